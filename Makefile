@@ -1,0 +1,42 @@
+# cardtable: `make run` sets up and runs the demo table; `make test` sets up and passes the tests.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run demo test test-py test-mpy bench draw flash clean
+
+$(STAMP): pyproject.toml package.json package-lock.json
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	npm ci --silent --no-audit --no-fund
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(BIN)/cardtable demo
+
+demo: run
+
+test: setup
+	$(BIN)/python -m pytest
+
+test-py: setup
+	$(BIN)/python -m pytest --ignore=tests/host/test_micropython_suite.py
+
+test-mpy: setup
+	$(BIN)/python tools/mpy/test_mpy.py
+
+bench: setup
+	$(BIN)/python bench/run.py
+
+draw: setup
+	$(BIN)/cardtable draw
+
+flash: setup
+	$(BIN)/cardtable flash
+
+clean:
+	rm -rf $(VENV) node_modules build .pytest_cache

@@ -1,0 +1,431 @@
+"""PN532 protocol core: frames, commands and NTAG reads; subclasses supply the bus."""
+# Protocol: NXP UM0701-02 (PN532 User Manual) section 6; NTAG21x: NXP datasheet 265330.
+from cardtable.compat import const, ticks_ms, ticks_diff
+from cardtable.drivers import ndef
+from cardtable.drivers.ndef import NdefError  # noqa: F401  (re-exported for callers)
+
+try:
+    from time import sleep_ms
+except ImportError:  # CPython
+    from time import sleep as _sleep
+
+    def sleep_ms(ms):
+        _sleep(ms / 1000)
+
+
+CMD_FIRMWARE = const(0x02)
+CMD_STATUS = const(0x04)
+CMD_SAM = const(0x14)
+CMD_RFCONFIG = const(0x32)
+CMD_EXCHANGE = const(0x40)
+CMD_LIST = const(0x4A)
+CMD_RELEASE = const(0x52)
+
+ACK = b"\x00\x00\xff\x00\xff\x00"
+NACK = b"\x00\x00\xff\xff\x00\x00"
+
+# InDataExchange status codes (low 6 bits of the status byte)
+ST_TIMEOUT = const(0x01)  # the target did not answer (gone, or field off)
+ST_NAK = const(0x14)  # tag refused: MIFARE auth error / NAK
+ST_NO_TARGET = const(0x27)  # target number not listed
+
+RXMAX = const(64)  # largest frame read (a 4-page READ answer is 26 bytes)
+TXMAX = const(40)
+MEMMAX = const(128)  # NDEF bytes read for a card code: 8 READs at most
+
+# Scratch shared by all readers: polls run one reader at a time, nothing survives a call.
+RX = bytearray(RXMAX + 1)  # +1: the I2C status byte comes first
+TX = bytearray(TXMAX)
+_rxm = memoryview(RX)
+_txm = memoryview(TX)
+RXV = [_rxm[:n] for n in range(RXMAX + 2)]  # RXV[n] = first n bytes, no slicing per read
+TXV = [_txm[:n] for n in range(TXMAX + 1)]
+_MEM = bytearray(MEMMAX)
+
+_P_LIST = b"\x01\x00"  # MaxTg 1, 106 kbps type A
+_P_RFOFF = b"\x01\x00"  # CfgItem 1 (RF field): off, no auto RFCA
+_P_RELEASE = b"\x00"  # all targets
+_P_READ = bytearray(b"\x01\x30\x00")  # Tg 1, NTAG READ, page (patched)
+_P_WRITE = bytearray(b"\x01\xa2\x00\x00\x00\x00\x00")  # Tg 1, NTAG WRITE, page, 4 bytes
+
+ERRORS = ("no_answer", "frame", "nack", "error_frame", "tag")
+
+
+class PN532Error(OSError):
+    """A PN532 reader failed; KIND indexes reader.counts."""
+
+    KIND = 0
+
+
+class NoAnswer(PN532Error):
+    """No ACK or no response within timeout_ms (or the bus itself failed)."""
+
+    KIND = 0
+
+
+class FrameError(PN532Error):
+    """A frame from the PN532 was malformed or not the expected response."""
+
+    KIND = 1
+
+
+class ChecksumError(FrameError):
+    """A frame's LCS or DCS was wrong, also after asking for it again."""
+
+
+class Nack(PN532Error):
+    """The PN532 answered a command with NACK twice."""
+
+    KIND = 2
+
+
+class ErrorFrame(PN532Error):
+    """The PN532 answered with the application-level error frame (syntax error)."""
+
+    KIND = 3
+
+
+class TagError(PN532Error):
+    """The tag exchange failed; `status` is the PN532 status code (0x01: tag gone)."""
+
+    KIND = 4
+
+    def __init__(self, status, msg="tag exchange failed"):
+        super().__init__("%s (status 0x%02x)" % (msg, status))
+        self.status = status
+
+
+class PN532:
+    """One PN532 reader. Subclasses implement _write, _ready and _txn (or _fetch)."""
+
+    OFF = 0  # where frame bytes start in RX (1 on I2C: the status byte)
+    STREAM = False  # True when the bus is a byte stream (UART): read frames incrementally
+
+    def __init__(self, timeout_ms=30, retries=1, irq=None):
+        self.timeout_ms = timeout_ms
+        self.retries = retries  # MxRtyPassiveActivation: 0x00..0xFE, small keeps poll() bounded
+        self.irq = irq
+        self._uid = bytearray(10)
+        m = memoryview(self._uid)
+        self._uidv = (m[:4], m[:7], m[:10])
+        self.tg = 0  # listed target (1) or 0
+        self.atqa = 0
+        self.sak = -1
+        self.polls = 0
+        self.fails = 0  # consecutive failed commands; 0 after any good answer
+        self.errors = 0  # failed commands since start
+        self.counts = [0, 0, 0, 0, 0]  # per ERRORS kind, recovered retries included
+        self._have = 0
+        self._ro = 0
+
+    # -- bus template methods -------------------------------------------------
+
+    def wake(self):
+        """Bus-specific wake-up before the first command."""
+
+    def _write(self, buf):
+        """Send one frame."""
+        raise NotImplementedError
+
+    def _ready(self):
+        """True when the PN532 has a frame for us."""
+        raise NotImplementedError
+
+    def _txn(self, n):
+        """Read the first n bytes of the pending frame into RX[OFF:] in one transaction."""
+        raise NotImplementedError
+
+    def _fetch(self, n):
+        """Make RX[OFF:OFF+n] hold the first n bytes of the current frame."""
+        if n <= self._have:
+            return
+        if n > RXMAX:
+            raise FrameError("frame longer than %d bytes" % RXMAX)
+        if self._have:
+            # the last transaction consumed the frame: NACK makes the PN532 send it again
+            self._write(NACK)
+            if not self._wait():
+                raise NoAnswer("no resend after NACK")
+        self._txn(n)
+        self._have = n
+
+    # -- frames ---------------------------------------------------------------
+
+    def _wait(self):
+        if self._ready():
+            return True
+        t0 = ticks_ms()
+        while ticks_diff(ticks_ms(), t0) < self.timeout_ms:
+            sleep_ms(1)
+            if self._ready():
+                return True
+        return False
+
+    def _build(self, cmd, params):
+        n = len(params)
+        tx = TX
+        tx[0] = 0
+        tx[1] = 0
+        tx[2] = 0xFF
+        tx[3] = n + 2
+        tx[4] = (-(n + 2)) & 0xFF
+        tx[5] = 0xD4
+        tx[6] = cmd
+        s = 0xD4 + cmd
+        for i in range(n):
+            b = params[i]
+            tx[7 + i] = b
+            s += b
+        tx[7 + n] = (-s) & 0xFF
+        tx[8 + n] = 0
+        return n + 9
+
+    def _frame(self, hint):
+        """Read one frame: -1 for ACK, -2 for NACK, else its TFI+data length (at self._ro)."""
+        self._have = 0
+        if not self.STREAM:
+            self._fetch(hint)
+        rx = RX
+        o = self.OFF
+        i = 0
+        while True:
+            self._fetch(i + 1)
+            if rx[o + i]:
+                break
+            i += 1
+            if i > 6:
+                raise FrameError("no start code")
+        if i == 0 or rx[o + i] != 0xFF:
+            raise FrameError("no start code")
+        self._fetch(i + 3)
+        ln = rx[o + i + 1]
+        lcs = rx[o + i + 2]
+        if ln == 0 and lcs == 0xFF:
+            self._fetch(i + 4)  # postamble
+            return -1
+        if ln == 0xFF and lcs == 0:
+            self._fetch(i + 4)
+            return -2
+        if (ln + lcs) & 0xFF:
+            raise ChecksumError("bad length checksum")
+        b = i + 3
+        self._fetch(b + ln + 1)
+        s = 0
+        for k in range(o + b, o + b + ln + 1):
+            s += rx[k]
+        if s & 0xFF:
+            raise ChecksumError("bad data checksum")
+        self._ro = o + b
+        if ln == 1 and rx[o + b] == 0x7F:
+            raise ErrorFrame("PN532 error frame")
+        return ln
+
+    def _exchange(self, cmd, params, hint):
+        n = self._build(cmd, params)
+        nacked = False
+        while True:
+            self._write(TXV[n])
+            if not self._wait():
+                raise NoAnswer("no ACK for command 0x%02x" % cmd)
+            k = self._frame(6)
+            if k == -1:
+                break
+            if k != -2:
+                raise FrameError("expected ACK for command 0x%02x" % cmd)
+            self.counts[2] += 1
+            if nacked:
+                raise Nack("command 0x%02x NACKed twice" % cmd)
+            nacked = True
+        if not self._wait():
+            self._write(ACK)  # an ACK from the host aborts the running command
+            raise NoAnswer("no response to command 0x%02x" % cmd)
+        bad = False
+        while True:
+            try:
+                k = self._frame(hint)
+                break
+            except ChecksumError:
+                self.counts[1] += 1
+                if bad:
+                    raise
+                bad = True
+                self._have = 0
+                self._write(NACK)
+                if not self._wait():
+                    raise NoAnswer("no resend after NACK")
+        ro = self._ro
+        if k < 2 or RX[ro] != 0xD5 or RX[ro + 1] != cmd + 1:
+            raise FrameError("unexpected response to command 0x%02x" % cmd)
+        self._ro = ro + 2
+        return k - 2
+
+    def _call(self, cmd, params, hint):
+        """Run one command; return the response length (data at RX[self._ro:])."""
+        try:
+            n = self._exchange(cmd, params, hint)
+        except OSError as e:
+            if not isinstance(e, PN532Error):
+                e = NoAnswer("bus error: %s" % e)
+            self._fail(e)
+            raise e
+        self.fails = 0
+        return n
+
+    def _fail(self, e):
+        self.fails += 1
+        self.errors += 1
+        if not (isinstance(e, ChecksumError) or isinstance(e, Nack)):
+            self.counts[e.KIND] += 1  # those two are counted as they happen (retries too)
+
+    def call(self, cmd, params=b"", hint=RXMAX):
+        """Run any PN532 command; return its response data as bytes (allocates)."""
+        n = self._call(cmd, params, hint)
+        return bytes(RX[self._ro:self._ro + n])
+
+    # -- reader API -----------------------------------------------------------
+
+    def init(self):
+        """Wake, configure (SAM normal mode, bounded retries, RF off); return firmware()."""
+        self.wake()
+        self._call(CMD_SAM, b"\x01\x14\x01", 9)
+        fw = self.firmware()
+        self._call(CMD_RFCONFIG, bytes((5, 0xFF, 0x01, self.retries)), 9)
+        self.release()
+        return fw
+
+    def firmware(self):
+        """(IC, version, revision, support) from GetFirmwareVersion, e.g. (0x32, 1, 6, 7)."""
+        n = self._call(CMD_FIRMWARE, b"", 13)
+        ro = self._ro
+        if n != 4:
+            raise self._bad("bad firmware answer")
+        return (RX[ro], RX[ro + 1], RX[ro + 2], RX[ro + 3])
+
+    def poll(self):
+        """The UID of a type A tag in the field (a memoryview valid until the next poll) or None.
+
+        Bounded: the PN532 gives up after `retries` activation attempts. The RF field is
+        left on and the tag selected for read_text(); call release() before the next reader.
+        """
+        self.polls += 1
+        self.tg = 0
+        n = self._call(CMD_LIST, _P_LIST, 22)
+        ro = self._ro
+        if n < 1 or RX[ro] == 0:
+            return None
+        ln = RX[ro + 5] if n >= 6 else 0
+        if (ln != 4 and ln != 7 and ln != 10) or n < 6 + ln:
+            raise self._bad("malformed target data")
+        self.tg = RX[ro + 1]
+        self.atqa = (RX[ro + 2] << 8) | RX[ro + 3]
+        self.sak = RX[ro + 4]
+        u = self._uid
+        for k in range(ln):
+            u[k] = RX[ro + 6 + k]
+        if ln == 4:
+            return self._uidv[0]
+        if ln == 7:
+            return self._uidv[1]
+        return self._uidv[2]
+
+    def release(self, rf_off=True):
+        """Forget the tag; switch the RF field off (or only InRelease with rf_off=False)."""
+        self.tg = 0
+        if rf_off:
+            self._call(CMD_RFCONFIG, _P_RFOFF, 9)
+        else:
+            self._call(CMD_RELEASE, _P_RELEASE, 10)
+
+    def read_pages(self, page, dst=None, off=0):
+        """READ 4 pages from `page` (16 bytes) into dst[off:off+16]; returns dst."""
+        if dst is None:
+            dst = bytearray(16)
+        self._need_tag()
+        _P_READ[2] = page
+        n = self._call(CMD_EXCHANGE, _P_READ, 26)
+        if n < 1:
+            raise self._bad("empty InDataExchange answer")
+        self._status()
+        if n != 17:
+            raise NdefError("tag answered READ with %d bytes: not an NTAG21x" % (n - 1))
+        ro = self._ro + 1
+        for k in range(16):
+            dst[off + k] = RX[ro + k]
+        return dst
+
+    def write_page(self, page, data):
+        """NTAG WRITE of 4 bytes at `page`."""
+        self._need_tag()
+        p = _P_WRITE
+        p[2] = page
+        for k in range(4):
+            p[3 + k] = data[k]
+        if self._call(CMD_EXCHANGE, p, 10) < 1:
+            raise self._bad("empty InDataExchange answer")
+        self._status()
+
+    def read_text(self):
+        """The NDEF text (card code) of the tag found by the last poll().
+
+        Raises NdefError for a tag without a text record (blank, foreign, not an NTAG),
+        TagError when the tag stops answering, other PN532Error when the reader fails.
+        """
+        self._need_tag()
+        if self.sak & 0x7F:
+            raise NdefError("not an NFC Forum Type 2 tag (SAK 0x%02x)" % self.sak)
+        mem = _MEM
+        self.read_pages(3, mem, 0)  # CC + first 12 bytes of the TLV area
+        ndef.check_cc(mem, 0)
+        have = 16
+        while True:
+            off, n = ndef.message_span(mem, 4, have)
+            if off >= 0:
+                if off + n > MEMMAX:
+                    raise NdefError("NDEF message too long for a card code")
+                if off + n <= have:
+                    return ndef.text(mem, off, n)
+            if have + 16 > MEMMAX:
+                raise NdefError("NDEF message too long for a card code")
+            self.read_pages(3 + have // 4, mem, have)
+            have += 16
+
+    def write_text(self, text, lang="en"):
+        """Store `text` as the tag's NDEF text record (for enrolment); checks capacity."""
+        self._need_tag()
+        cc = self.read_pages(3)
+        ndef.check_cc(cc, 0)
+        if cc[3] & 0x0F:
+            raise NdefError("NDEF area is read-only")
+        data = ndef.padded(ndef.text_tlv(text, lang))
+        if len(data) > cc[2] * 8:
+            raise NdefError("text does not fit on this tag")
+        for i in range(0, len(data), 4):
+            self.write_page(4 + i // 4, data[i:i + 4])
+
+    def stats(self):
+        """Counters as a dict (for fault reports)."""
+        d = {"polls": self.polls, "fails": self.fails, "errors": self.errors}
+        for i in range(len(ERRORS)):
+            d[ERRORS[i]] = self.counts[i]
+        return d
+
+    # -- helpers --------------------------------------------------------------
+
+    def _need_tag(self):
+        if not self.tg:
+            self.counts[4] += 1
+            raise TagError(ST_NO_TARGET, "no tag selected (poll first)")
+
+    def _status(self):
+        st = RX[self._ro] & 0x3F
+        if st:
+            self.counts[4] += 1
+            if st == ST_TIMEOUT:
+                self.tg = 0
+                raise TagError(st, "tag did not answer (removed?)")
+            raise TagError(st, "tag refused the command")
+
+    def _bad(self, msg):
+        e = FrameError(msg)
+        self._fail(e)
+        return e

@@ -1,0 +1,44 @@
+"""The games: a registry from game id to rules module, and ``load`` to start one.
+
+Every game has the same shape (``games/base.py``): ``turn``, ``check``, ``apply``, ``legal``,
+``undo``, ``scores``, ``over``, ``winner``, ``view``.
+"""
+from cardtable.games.base import IllegalAction  # noqa: F401
+
+# game id -> (module, class name); modules are imported only when a game is loaded.
+GAMES = {
+    "nexus": ("cardtable.games.nexus", "Nexus"),
+    "fairies": ("cardtable.games.fairies", "Fairies"),
+    "nonesuch": ("cardtable.games.nonesuch", "Nonesuch"),
+    "nerts": ("cardtable.games.nerts", "Nerts"),
+    "california-jacks": ("cardtable.games.caljacks", "CaliforniaJacks"),
+    "fortyfives": ("cardtable.games.fortyfives", "FortyFives"),
+}
+
+
+def game_class(name):
+    """The rules class of a game id; raises ValueError naming the games there are."""
+    try:
+        modname, clsname = GAMES[name]
+    except KeyError:
+        raise ValueError("unknown game %r: the games are %s" % (name, ", ".join(sorted(GAMES))))
+    mod = __import__(modname, None, None, [clsname])
+    return getattr(mod, clsname)
+
+
+def available():
+    """Ids of the games whose rules module is present, in registry order."""
+    out = []
+    for name in GAMES:
+        try:
+            game_class(name)
+        except ImportError:
+            continue
+        out.append(name)
+    return out
+
+
+def load(name, seats=None, dealer=0, rules=None):
+    """A new game state: ``load("fortyfives", seats=4, dealer=0, rules={...})``."""
+    cls = game_class(name)
+    return cls(cls.SEATS[0] if seats is None else seats, dealer, rules)

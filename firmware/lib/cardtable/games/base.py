@@ -1,0 +1,190 @@
+"""The shape every game shares: options, the action log, undo by replay, and the public API.
+
+An action is a tuple ``(seat, verb, field, ...)`` whose fields follow ``VERBS[verb]``; a deal is
+``(None, "deal", piles)`` with piles a dict of pile name -> list of cards (a pile the table did not
+see may be absent or None). Events are small dicts such as ``{"ev": "trick", "seat": 1}``.
+"""
+
+
+class IllegalAction(ValueError):
+    """An action the rules do not allow; ``reason`` says why in words a player understands."""
+
+    def __init__(self, reason, action=None):
+        super().__init__(reason)  # MicroPython: ValueError has no __init__ attribute
+        self.reason = reason
+        self.action = action
+
+
+class Game:
+    """Base class of every game's rules. Subclasses fill in the hooks marked 'subclass'."""
+
+    ID = ""
+    DECK = "standard"           # card family of cardtable.cards
+    SEATS = (2, 2)              # fewest and most players
+    HAS_DEALER = True
+    TEAMS = False               # True: seats s and s+2 are partners and share a score
+    OPTIONS = {}                # rule option name -> seed-literal default
+    VERBS = {}                  # verb -> field names; a name ending in '?' is optional
+    PILES = ()                  # piles a deal may name
+
+    def __init__(self, seats, dealer=0, rules=None):
+        lo, hi = self.SEATS
+        if not isinstance(seats, int) or not lo <= seats <= hi:
+            if lo == hi:
+                raise ValueError("%s is for %d players, not %r" % (self.ID, lo, seats))
+            raise ValueError("%s is for %d to %d players, not %r" % (self.ID, lo, hi, seats))
+        if not isinstance(dealer, int) or not 0 <= dealer < seats:
+            raise ValueError("dealer must be a seat 0..%d, not %r" % (seats - 1, dealer))
+        self.seats = seats
+        self.first_dealer = dealer
+        self.rules = self.check_rules(rules or {})
+        from cardtable.cards import deck
+        self.deck = deck(self.DECK)
+        self.history = []
+        self.reset()
+
+    @classmethod
+    def check_rules(cls, rules):
+        """The full option dict: defaults overridden by rules; raises ValueError on a bad one."""
+        out = dict(cls.OPTIONS)
+        for key in rules:
+            if key not in out:
+                raise ValueError("unknown rule option %r for %s (options: %s)"
+                                 % (key, cls.ID, ", ".join(sorted(out)) or "none"))
+            want, got = out[key], rules[key]
+            if type(want) is bool and type(got) is not bool \
+                    or type(want) is int and type(got) is not int \
+                    or type(want) is str and type(got) is not str:
+                raise ValueError("rule option %r takes a %s like %r, not %r"
+                                 % (key, type(want).__name__, want, got))
+            out[key] = got
+        cls.check_rule_values(out)
+        return out
+
+    @classmethod
+    def check_rule_values(cls, rules):
+        """Subclass: raise ValueError for option values that make no sense together."""
+
+    # -- subclass hooks ----------------------------------------------------------------------
+    def reset(self):
+        """Subclass: set up the state before the first action."""
+        raise NotImplementedError
+
+    def _check(self, action):
+        """None if action is legal now, else the reason: calls the game's ``check_<verb>``."""
+        return getattr(self, "check_" + action[1])(action)
+
+    def _apply(self, action):
+        """Make a legal action happen and return its events: calls the game's ``do_<verb>``."""
+        return getattr(self, "do_" + action[1])(action)
+
+    @property
+    def turn(self):
+        """Subclass: tuple of seats that may act now (empty while a deal is awaited or at the end)."""
+        raise NotImplementedError
+
+    def legal(self, seat):
+        """Subclass: the legal actions of seat now, as far as the table knows its cards."""
+        raise NotImplementedError
+
+    def random_deal(self, rng):
+        """Subclass: a complete deal action from a seeded shuffle."""
+        raise NotImplementedError
+
+    def view(self, seat=None):
+        """Subclass: what seat (None = a spectator) may see, as a JSON-ready dict."""
+        raise NotImplementedError
+
+    def dump(self):
+        """Subclass: the whole state as a JSON-ready dict (never leaves the device)."""
+        raise NotImplementedError
+
+    dealing = False             # subclass: True while the next action must be a deal
+    over = False
+    winner = None
+
+    @property
+    def scores(self):
+        """Subclass: cumulative score per seat (partners share theirs)."""
+        raise NotImplementedError
+
+    # -- the API -------------------------------------------------------------------------------
+    def check(self, action):
+        """None if action is legal now, else a short reason a player understands."""
+        reason = self._shape(action)
+        if reason:
+            return reason
+        if self.over:
+            return "the game is over"
+        if action[1] == "deal":
+            if not self.dealing:
+                return "no deal is due now"
+        elif self.dealing:
+            return "the cards must be dealt first"
+        elif action[0] not in self.turn:
+            return self.not_your_turn(action[0])
+        return self._check(action)
+
+    def apply(self, action):
+        """Make action happen and return its events; raises IllegalAction (state unchanged)."""
+        reason = self.check(action)
+        if reason:
+            raise IllegalAction(reason, action)
+        events = self._apply(action)
+        self.history.append(action)
+        return events
+
+    def undo(self):
+        """Take back the last action (replays the rest from the start); returns it."""
+        if not self.history:
+            raise IllegalAction("nothing to undo")
+        keep = self.history[:-1]
+        last = self.history[-1]
+        self.history = []
+        self.reset()
+        for action in keep:
+            self._apply(action)
+            self.history.append(action)
+        return last
+
+    def bot_action(self, rng):
+        """A random legal action (or a random deal) for the seats whose turn it is."""
+        if self.dealing:
+            return self.random_deal(rng)
+        seats = self.turn
+        choices = self.legal(seats[rng.below(len(seats))])
+        return choices[rng.below(len(choices))]
+
+    def not_your_turn(self, seat):
+        """The reason given to a seat that acts out of turn."""
+        turn = self.turn
+        if len(turn) == 1:
+            return "not your turn: seat %d is to play" % turn[0]
+        return "not your turn"
+
+    def team(self, seat):
+        """The seat's team number (its own seat number when there are no teams)."""
+        return seat % 2 if self.TEAMS else seat
+
+    def card_code(self, c):
+        """Canonical code of a card of this game's deck."""
+        return self.deck.fmt(c)
+
+    def codes(self, cards):
+        """Codes of a list of cards."""
+        return [self.deck.fmt(c) for c in cards]
+
+    def _shape(self, action):
+        if not isinstance(action, tuple) or len(action) < 2:
+            return "an action is a tuple (seat, verb, ...)"
+        seat, verb = action[0], action[1]
+        fields = self.VERBS.get(verb)
+        if fields is None:
+            return "%s has no action %r" % (self.ID, verb)
+        if len(action) != len(fields) + 2:
+            return "%r takes %s" % (verb, ", ".join(fields) or "nothing")
+        if verb == "deal":
+            return None if seat is None else "a deal has no seat"
+        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+            return "no seat %r at a %d-player table" % (seat, self.seats)
+        return None

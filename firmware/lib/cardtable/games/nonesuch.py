@@ -1,0 +1,399 @@
+"""Nonesuch (P.D. Magnus): a Decktet trick-taking game for 3 or 4 players, bids SOME/MOST/NONE.
+
+As refereed (seed 'NONESUCH'; research/rules-decisions.md section 3):
+- Deck: the 36 basic Decktet cards plus the Excuse (37). Ranks Ace 1 < 2 .. 9 < Crown; Aces and
+  Crowns carry one suit, number cards two. Each seat is dealt 12 (3 players) or 9 (4 players);
+  the 37th card is the up card, face up.
+- Trump: an Ace or Crown up card fixes its suit; a number up card lets the Excuse holder choose
+  one of its two suits after the bidding; the Excuse up means no trump this hand (D7).
+- Bidding from the dealer's left, one bid each: ``some`` (1 per trick taken), ``most`` (2 per
+  trick if at least the threshold: 6 with 3 players, 5 with 4; else lose one per trick short,
+  D1), ``none`` (the number of tricks in the hand if no trick is taken, else lose one per trick).
+- After the bids the Excuse holder reveals and discards the Excuse and takes the up card (D8,
+  also when the up card is an Ace or Crown; nobody does when the Excuse is up).
+- Play: the dealer's left leads first, then each trick's winner. The leader names one suit of
+  the card led (a one-suit card names its own); the others follow the named suit if they can,
+  else play anything. A card is a trump when it carries the trump suit, whatever was named.
+  A trump-bearing card may not be led until a trump has been played this hand (any way: D5),
+  unless the leader holds only trumps (D10; that lead breaks trumps). The highest trump wins,
+  else the highest card of the named suit; ties cannot happen: each suit is on exactly one card
+  of each rank (D4). With unknown hands a trump led before trumps are broken proves the leader
+  held only trumps, and showing out proves a void: a later contradiction is a revoke.
+- After each hand: if someone has ``target`` (31) or more, the highest total wins; a tie at the
+  top plays on (D9). The deal passes to the left.
+
+Rule options:
+
+| option                | default (seed) | variant                                              | decision |
+|-----------------------|----------------|------------------------------------------------------|----------|
+| ``most_threshold``    | 0 = half the tricks rounded up (6 or 5) | n: MOST needs n tricks      | D1 |
+| ``most_penalty``      | "short": lose 1 per trick short of the threshold | "taken": lose 1 per trick taken | D1 |
+| ``some_zero_points``  | 0: SOME with no trick scores 0 | -1: a failed SOME loses a point        | D2 |
+| ``none_points``       | 0 = the tricks in the hand (12 or 9) | n: a made NONE scores n          | D3 |
+| ``trump_broken_by``   | "any": any trump-bearing card played | "ruff": only one played to a trick whose named suit it lacks (Spades style) | D5, D10 |
+| ``trump_lead_suit``   | "either": a trump led names either of its suits | "trump": it must name trumps | D6 |
+| ``reveal_before_bids``| False: Excuse and trump choice after the bids | True: before the bids | D8 |
+| ``tie``               | "play_on": play hands until one leader | "shared": the tied leaders share the win (winner None) | D9 |
+| ``target``            | 31             | any positive total                                   | game end |
+
+D4 (no ties in a trick) and D7 (Excuse up: no trump, no swap; Ace/Crown up: still swap) are
+facts of the deck and the seed, not options.
+
+Verbs (a suit is 0..5 = M S W L Y K in actions, a letter in records):
+- ``deal`` (piles): ``hands`` (3 or 4 lists of 12 or 9 cards; a list or a seat's entry may be
+  null = not seen) and ``up`` (a list of the one up card; required).
+- ``bid`` (bid): "some", "most" or "none".
+- ``excuse`` (): the Excuse holder reveals and discards it and takes the up card.
+- ``trump`` (suit): the Excuse holder's choice, one of the number up card's two suits.
+- ``play`` (card, suit?): suit is the suit the leader names; required when leading a two-suit
+  card, absent when following.
+"""
+from cardtable.cards import decktet as dk
+from cardtable.games.trick import OUT, UP, TrickGame
+
+BIDS = ("some", "most", "none")
+
+
+def _trumpless(trump):
+    def plain(c):
+        return not dk.has_suit(c, trump)
+    return plain
+
+
+class Nonesuch(TrickGame):
+    """Nonesuch on the trick core."""
+
+    ID = "nonesuch"
+    DECK = "decktet"
+    SEATS = (3, 4)
+    CARDS = dk.DECK
+    OPTIONS = {
+        "most_threshold": 0,
+        "most_penalty": "short",
+        "some_zero_points": 0,
+        "none_points": 0,
+        "trump_broken_by": "any",
+        "trump_lead_suit": "either",
+        "reveal_before_bids": False,
+        "tie": "play_on",
+        "target": 31,
+    }
+    VERBS = {"deal": ("piles",), "bid": ("bid",), "excuse": (), "trump": ("suit",),
+             "play": ("card", "suit?")}
+    PILES = ("hands", "up")
+
+    @classmethod
+    def check_rule_values(cls, rules):
+        for key, allowed in (("most_penalty", ("short", "taken")), ("trump_broken_by", ("any", "ruff")),
+                             ("trump_lead_suit", ("either", "trump")), ("tie", ("play_on", "shared"))):
+            if rules[key] not in allowed:
+                raise ValueError("%s is %s, not %r" % (key, " or ".join(repr(a) for a in allowed), rules[key]))
+        if not 0 <= rules["most_threshold"] <= 12:
+            raise ValueError("most_threshold is 0 (half the tricks) or 1..12")
+        if rules["target"] < 1 or rules["none_points"] < 0:
+            raise ValueError("target must be positive and none_points not negative")
+
+    def reset(self):
+        n = self.seats
+        self.score = [0] * n
+        self.dealer = self.first_dealer
+        self.over = False
+        self.winner = None
+        self.reset_tricks()
+        self.reset_hand()
+        self.bids = [None] * n
+        self.up = -1
+        self.trump = -1              # suit number; -1 while undecided or with no trump
+        self.excuse_seat = -1        # who revealed the Excuse this hand
+        self.broken = False          # a trump-bearing card has been played this hand
+        self.phase = "deal"
+
+    @property
+    def dealing(self):
+        return self.phase == "deal"
+
+    @property
+    def scores(self):
+        return list(self.score)
+
+    @property
+    def tricks_per_hand(self):
+        """12 with three players, 9 with four."""
+        return 36 // self.seats
+
+    @property
+    def threshold(self):
+        """Tricks a MOST bid needs (D1)."""
+        return self.rules["most_threshold"] or (self.tricks_per_hand + 1) // 2
+
+    @property
+    def turn(self):
+        phase = self.phase
+        if phase == "bid":
+            return ((self.dealer + 1 + self.seats - self.bids.count(None)) % self.seats,)
+        if phase == "excuse":
+            w = self.where[dk.EXCUSE]
+            if 1 <= w <= self.seats:
+                return (w - 1,)
+            return tuple(s for s in range(self.seats) if not self.known[s])
+        if phase == "trump":
+            return (self.excuse_seat,)
+        if phase == "play":
+            return (self.next_in_trick(),)
+        return ()
+
+    def not_your_turn(self, seat):
+        if self.phase == "excuse":
+            turn = self.turn
+            return "seat %d holds the Excuse" % turn[0] if len(turn) == 1 else "you do not hold the Excuse"
+        return TrickGame.not_your_turn(self, seat)
+
+    def _advance(self):
+        """Go to the next step of the hand that is still due: bids, Excuse, trump, play."""
+        steps = ("excuse", "trump", "bid") if self.rules["reveal_before_bids"] else ("bid", "excuse", "trump")
+        for step in steps:
+            if step == "bid" and None in self.bids \
+                    or step == "excuse" and self.up != dk.EXCUSE and self.excuse_seat < 0 \
+                    or step == "trump" and self.trump < 0 and self.up != dk.EXCUSE:
+                self.phase = step
+                return
+        self.phase = "play"
+        self.leader = (self.dealer + 1) % self.seats
+
+    # -- the deal -------------------------------------------------------------------------
+    def check_deal(self, action):
+        piles = action[2]
+        if not isinstance(piles, dict):
+            return "a deal is a dict of piles"
+        hands = piles.get("hands")
+        if hands is not None and (not isinstance(hands, (list, tuple))
+                                  or any(h is not None and not isinstance(h, (list, tuple)) for h in hands)):
+            return "hands is a list of one list of cards per seat"
+        reason = self.check_deal_piles(piles, {"hands": self.tricks_per_hand, "up": 1})
+        if reason:
+            return reason
+        if piles.get("up") is None:
+            return "the deal must show the up card"
+        return None
+
+    def do_deal(self, action):
+        piles = action[2]
+        self.reset_hand()
+        self.hand_no += 1
+        self.deal_hands(piles.get("hands"), self.tricks_per_hand)
+        up = piles["up"][0]
+        self.up = up
+        self.where[up] = UP
+        self.bids = [None] * self.seats
+        self.excuse_seat = -1
+        self.broken = False
+        r = dk.rank(up)
+        self.trump = dk.suits(up)[0] if r == 1 or r == dk.CROWN else -1
+        self._advance()
+        return [{"ev": "deal", "hand": self.hand_no, "dealer": self.dealer, "up": self.card_code(up),
+                 "trump": self._trump_letter()}]
+
+    def random_deal(self, rng):
+        cards = rng.shuffle(list(dk.DECK))
+        k = self.tricks_per_hand
+        return (None, "deal", {"hands": [cards[i * k:(i + 1) * k] for i in range(self.seats)],
+                               "up": [cards[-1]]})
+
+    # -- bids, the Excuse, trump ------------------------------------------------------------
+    def check_bid(self, action):
+        if self.phase != "bid":
+            return "no bidding now"
+        bid = action[2]
+        if not isinstance(bid, str) or bid.lower() not in BIDS:
+            return "a bid is some, most or none, not %r" % (bid,)
+        return None
+
+    def do_bid(self, action):
+        seat, bid = action[0], action[2].lower()
+        self.bids[seat] = bid
+        self._advance()
+        return [{"ev": "bid", "seat": seat, "bid": bid}]
+
+    def check_excuse(self, action):
+        if self.phase != "excuse":
+            return "no Excuse to reveal now"
+        reason = self.where_reason(action[0], dk.EXCUSE)
+        return reason and "you cannot hold the Excuse: " + reason
+
+    def do_excuse(self, action):
+        seat = action[0]
+        self.take(seat, dk.EXCUSE)
+        self.where[dk.EXCUSE] = OUT
+        self.give(seat, (self.up,))
+        self.excuse_seat = seat
+        self._advance()
+        return [{"ev": "excuse", "seat": seat}]
+
+    def check_trump(self, action):
+        if self.phase != "trump":
+            return "no trump to choose now"
+        suit, options = action[2], dk.suits(self.up)
+        if suit not in options or type(suit) is not int:
+            return "trump is %s or %s, the suits of the up card" % (
+                dk.SUIT_NAMES[options[0]], dk.SUIT_NAMES[options[1]])
+        return None
+
+    def do_trump(self, action):
+        self.trump = action[2]
+        self._advance()
+        return [{"ev": "trump", "seat": action[0], "suit": self._trump_letter()}]
+
+    def _trump_letter(self):
+        return dk.fmt_suit(self.trump) if self.trump >= 0 else None
+
+    # -- play -----------------------------------------------------------------------------
+    def is_trump(self, card):
+        """True if card carries the trump suit (whatever suit was named when it was led)."""
+        return self.trump >= 0 and dk.has_suit(card, self.trump)
+
+    def follow_rules(self, seat):
+        led = self.led
+
+        def follows(c):
+            return dk.has_suit(c, led)
+        return ((follows, follows, "must follow %s" % dk.SUIT_NAMES[led]),)
+
+    def lead_reason(self, seat, card, action):
+        suit, own = action[3], dk.suits(card)
+        if suit is None:
+            if len(own) > 1:
+                return "name the suit you lead: %s or %s" % (dk.SUIT_NAMES[own[0]], dk.SUIT_NAMES[own[1]])
+        elif suit not in own:
+            return "the %s has no %s" % (self.card_code(card), dk.SUIT_NAMES[suit])
+        if self.is_trump(card):
+            if not self.broken and self.holds(seat, _trumpless(self.trump)):
+                return "trumps cannot be led until a trump has been played"
+            if self.rules["trump_lead_suit"] == "trump" and suit is not None and suit != self.trump:
+                return "a trump led must name %s" % dk.SUIT_NAMES[self.trump]
+        return None
+
+    def led_suit(self, card, action):
+        return dk.suits(card)[0] if action[3] is None else action[3]
+
+    def power(self, card):
+        if self.is_trump(card):
+            return 100 + dk.rank(card)
+        return dk.rank(card) if dk.has_suit(card, self.led) else 0
+
+    def check_play(self, action):
+        if self.phase != "play":
+            return "no play now"
+        card, suit = action[2], action[3]
+        if type(card) is not int or not 0 <= card < len(dk.DECK):
+            return "not a Decktet card: %r" % (card,)
+        if suit is not None and (type(suit) is not int or not 0 <= suit < 6):
+            return "not a Decktet suit: %r" % (suit,)
+        if self.trick and suit is not None:
+            return "only the leader names a suit"
+        return self.check_play_card(action[0], card, action)
+
+    def do_play(self, action):
+        seat, card = action[0], action[2]
+        if self.is_trump(card):
+            if not self.trick and not self.broken and not self.known[seat]:
+                self._prove_only_trumps(seat)
+            if self.rules["trump_broken_by"] == "any" or self.trick and not dk.has_suit(card, self.led):
+                self.broken = True
+        return self.play_card(seat, card, action)
+
+    def _prove_only_trumps(self, seat):
+        """A trump led before trumps are broken proves the unseen rest of the hand is all trumps."""
+        n = len(self.hand_tricks) + 1
+        mark, trump, where = self.absent[seat], self.trump, self.where
+        for c in self.CARDS:
+            if where[c] == 0 and not mark[c] and not dk.has_suit(c, trump):
+                mark[c] = n
+
+    def legal(self, seat):
+        if seat not in self.turn:
+            return []
+        phase = self.phase
+        if phase == "bid":
+            return [(seat, "bid", b) for b in BIDS]
+        if phase == "excuse":
+            return [(seat, "excuse")] if self.check((seat, "excuse")) is None else []
+        if phase == "trump":
+            return [(seat, "trump", s) for s in dk.suits(self.up)]
+        if phase != "play" or not self.known[seat]:
+            return []
+        out = []
+        for c in sorted(self.hands[seat]):
+            suits = dk.suits(c) if not self.trick and len(dk.suits(c)) > 1 else (None,)
+            for s in suits:
+                a = (seat, "play", c, s)
+                if self.check_play(a) is None:
+                    out.append(a)
+        return out
+
+    # -- scoring --------------------------------------------------------------------------
+    def points_for(self, bid, taken):
+        """What a bid scores with taken tricks this hand."""
+        rules = self.rules
+        if bid == "some":
+            return taken if taken else rules["some_zero_points"]
+        if bid == "most":
+            need = self.threshold
+            if taken >= need:
+                return 2 * taken
+            return -taken if rules["most_penalty"] == "taken" else taken - need
+        if taken == 0:
+            return rules["none_points"] or self.tricks_per_hand
+        return -taken
+
+    def tricks_taken(self):
+        """Tricks each seat took this hand."""
+        out = [0] * self.seats
+        for t in self.hand_tricks:
+            out[t[2]] += 1
+        return out
+
+    def end_hand(self):
+        taken = self.tricks_taken()
+        points = [self.points_for(self.bids[s], taken[s]) for s in range(self.seats)]
+        for s in range(self.seats):
+            self.score[s] += points[s]
+        events = [{"ev": "hand", "hand": self.hand_no, "bids": list(self.bids), "tricks": taken,
+                   "points": points, "scores": list(self.score)}]
+        events.extend(self.settle())
+        return events
+
+    def settle(self):
+        """After a hand: end the game if someone reached the target (D9), else pass the deal left."""
+        top = max(self.score)
+        leaders = [s for s in range(self.seats) if self.score[s] == top]
+        if top >= self.rules["target"] and (len(leaders) == 1 or self.rules["tie"] == "shared"):
+            self.over = True
+            self.winner = leaders[0] if len(leaders) == 1 else None
+            self.phase = "over"
+            return [{"ev": "over", "winner": self.winner, "leaders": leaders, "scores": list(self.score)}]
+        self.dealer = (self.dealer + 1) % self.seats
+        self.phase = "deal"
+        return []
+
+    # -- views ----------------------------------------------------------------------------
+    def view(self, seat=None):
+        out = self.trick_view(seat)
+        up = self.up
+        out["dealer"] = self.dealer
+        out["bids"] = list(self.bids)
+        # Once taken into the Excuse holder's hand the up card is a hand card: only its seat shows it.
+        out["up"] = self.card_code(up) if up >= 0 and self.where[up] == UP else None
+        out["excuse"] = None if self.excuse_seat < 0 else self.excuse_seat
+        out["trump"] = self._trump_letter()
+        out["no_trump"] = up == dk.EXCUSE
+        out["trump_broken"] = self.broken
+        out["most_threshold"] = self.threshold
+        return out
+
+    def dump(self):
+        out = self.trick_dump()
+        out.update(self.view(None))
+        out["up"] = self.card_code(self.up) if self.up >= 0 else None
+        out["score"] = list(self.score)
+        out["rules"] = dict(self.rules)
+        return out

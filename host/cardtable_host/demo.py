@@ -1,0 +1,92 @@
+"""`cardtable demo`: seeded games played out by bots in the terminal, move by move."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from cardtable import games
+from cardtable.rng import Random
+
+from cardtable_host.narrate import action_text, event_text
+from cardtable_host.term import paint, use_colour
+
+HELP = "watch bots play a full seeded game of each game, with the referee's verdicts"
+DESCRIPTION = """\
+Bots play seeded games on the same rules code the table runs. Now and then a bot tries
+an illegal card, so you see the referee reject it with its reason. The same seed gives
+the same game on every machine (and on MicroPython).
+
+example:  cardtable demo                    # every game, one after another
+          cardtable demo fortyfives --seed 7 --delay 0.2
+"""
+
+# Seeds whose games end at a watchable length (a seed-literal California Jacks game can run
+# to dozens of hands: its void penalty keeps scores down).
+DEMO_SEEDS = {"california-jacks": 7}
+MAX_ACTIONS = 5000
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", nargs="*", help="game ids (default: every game)")
+    p.add_argument("--seed", type=int, help="shuffle seed (default: a seed per game)")
+    p.add_argument("--delay", type=float, default=None,
+                   help="seconds between moves (default 0.01 on a terminal, else 0)")
+    p.add_argument("--quiet", "-q", action="store_true", help="only hands and results")
+
+
+def run(args: argparse.Namespace) -> int:
+    names = args.game or games.available()
+    delay = args.delay if args.delay is not None else (0.01 if use_colour() else 0.0)
+    for name in names:
+        try:
+            games.game_class(name)
+        except (ValueError, ImportError) as e:
+            print("cardtable demo: %s" % e, file=sys.stderr)
+            return 2
+        seed = args.seed if args.seed is not None else DEMO_SEEDS.get(name, 1)
+        play_one(name, seed, delay, args.quiet)
+    return 0
+
+
+def _mistake(g, rng: Random):
+    """Now and then, an illegal card a careless player might put down (trick games)."""
+    hands = getattr(g, "hands", None)
+    if hands is None or getattr(g, "phase", "") != "play" or rng.below(8):
+        return None
+    seat = g.turn[0]
+    legal = g.legal(seat)
+    wrong = [(seat, "play", c) for c in hands[seat] if (seat, "play", c) not in legal]
+    return wrong[rng.below(len(wrong))] if wrong else None
+
+
+def play_one(name: str, seed: int, delay: float, quiet: bool) -> None:
+    """Play one seeded game to the end, printing each move and verdict."""
+    g = games.load(name)
+    rng = Random(seed)
+    print(paint("== %s, %d players, seed %d ==" % (name, g.seats, seed), "bold"))
+    n = 0
+    while not g.over and n < MAX_ACTIONS:
+        n += 1
+        wrong = _mistake(g, rng)
+        if wrong is not None:
+            reason = g.check(wrong)
+            if reason and not quiet:
+                print("  %s  %s" % (action_text(g, wrong), paint("REJECTED: " + reason, "red")))
+        action = g.bot_action(rng)
+        text = action_text(g, action)
+        events = g.apply(action)
+        if not quiet and action[1] != "deal":
+            print("  " + text)
+        for ev in events:
+            msg = event_text(ev)
+            if msg and (not quiet or ev.get("ev") in ("hand", "over", "deal")):
+                colour = "yellow" if ev.get("ev") in ("hand", "over") else "cyan"
+                print("    " + paint(msg, colour))
+        if delay:
+            time.sleep(delay)
+    if not g.over:
+        print(paint("(stopped after %d actions)" % n, "dim"))
+    w = g.winner
+    print(paint("result: %s, scores %s" % ("a draw" if w is None else "seat %d wins" % w, g.scores), "green"))
+    print()

@@ -1,0 +1,24 @@
+"""`cardtable draw`: regenerate hardware/ wiring tables and SVG drawings from firmware/boards/."""
+from __future__ import annotations
+
+import argparse
+
+from cardtable_host import drawings
+
+HELP = "regenerate hardware/ wiring tables and table drawings from the board files"
+DESCRIPTION = """\
+The pin map and every table layout live once, in firmware/boards/*.json. This writes the
+wiring tables, the BOM and the SVG drawings under hardware/ from them; --check only
+reports drawings that are stale (exit 1), as the tests do.
+
+example:  cardtable draw
+          cardtable draw --check
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--check", action="store_true", help="only report stale files (exit 1 if any)")
+
+
+def run(args: argparse.Namespace) -> int:
+    return drawings.main(["--check"] if args.check else [])

@@ -1,0 +1,52 @@
+"""Words for actions and events, shared by `referee`, `demo` and `monitor`."""
+from __future__ import annotations
+
+from typing import Any
+
+from cardtable import record
+
+
+def action_text(game: Any, action: tuple) -> str:
+    """A short sentence for an action, e.g. 'seat 1 plays 10H'."""
+    obj = record.encode(game, action)
+    verb = obj.pop("act")
+    if verb == "deal":
+        return "deal (hand %d)" % (getattr(game, "hand_no", 0) + 1) if hasattr(game, "hand_no") else "deal"
+    who = "seat %d" % obj.pop("seat")
+    if verb == "play":
+        s = "%s plays %s" % (who, obj.pop("card"))
+        if "suit" in obj:
+            s += " calling %s" % obj.pop("suit")
+        return s
+    if verb == "bid":
+        return "%s bids %s" % (who, obj.pop("bid"))
+    if verb == "pass":
+        return "%s passes" % who
+    if verb == "trump":
+        return "%s names trump %s" % (who, obj.pop("suit"))
+    if verb == "discard":
+        cards = obj.pop("cards")
+        return "%s discards %s" % (who, " ".join(cards) if cards else "nothing")
+    rest = " ".join("%s=%s" % (k, v) for k, v in obj.items())
+    return ("%s %s %s" % (who, verb, rest)).rstrip()
+
+
+def event_text(ev: dict) -> str | None:
+    """A short sentence for an event, or None for events the action text already says."""
+    kind = ev.get("ev")
+    if kind == "play":
+        return None
+    if kind == "trick":
+        return "trick %s to seat %s" % (ev.get("trick"), ev.get("seat"))
+    if kind == "revoke":
+        return "REVOKE proven: seat %s revoked in trick %s of hand %s (now plays %s)" % (
+            ev.get("seat"), ev.get("trick"), ev.get("hand"), ev.get("card"))
+    if kind == "over":
+        w = ev.get("winner")
+        return "game over: %s; scores %s" % ("a draw" if w is None else "seat %s wins" % w,
+                                             ev.get("scores", ""))
+    if kind == "hand":
+        extra = {k: v for k, v in ev.items() if k not in ("ev", "hand", "scores")}
+        return "hand %s scored %s -> scores %s" % (ev.get("hand", ""), extra, ev.get("scores"))
+    rest = ", ".join("%s %s" % (k, v) for k, v in ev.items() if k != "ev")
+    return "%s: %s" % (kind, rest)

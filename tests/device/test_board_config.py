@@ -1,0 +1,294 @@
+"""Board configs: shipped boards validate; each mistake a maker can make gets a clear error."""
+import os
+
+from support import raises
+
+from cardtable.table import config
+from cardtable.table.config import ConfigError
+
+SHIPPED = ("pico-i2c-2seat", "pico-i2c-4seat", "pico-spi-4seat", "pico-nerts-6")
+
+
+def _boards_dir():
+    tried = []
+    try:
+        tried.append(__file__.replace("\\", "/").rsplit("/", 1)[0] + "/../../firmware/boards")
+    except NameError:
+        pass
+    tried += ["/boards", "boards", "firmware/boards"]  # the board's layout, then the repo's
+    for d in tried:
+        try:
+            if [n for n in os.listdir(d) if n.endswith(".json")]:
+                return d
+        except OSError:
+            pass
+    raise AssertionError("no board files found (tried %s)" % ", ".join(tried))
+
+
+def base():
+    """A small valid four-seat board for Forty-Fives; each test breaks one thing."""
+    return {
+        "format": 1,
+        "board": "test-4seat",
+        "table": {"w": 900, "h": 900},
+        "seats": [{"name": "S", "at": [450, 890]}, {"name": "W", "at": [10, 450]},
+                  {"name": "N", "at": [450, 10]}, {"name": "E", "at": [890, 450]}],
+        "buses": {"i2c0": {"kind": "i2c", "id": 0, "sda": 4, "scl": 5}},
+        "readers": [{"bus": "i2c0", "mux": "0x70", "ch": c} for c in range(5)],
+        "zones": {
+            "s0": {"reader": 0, "led": 0, "at": [450, 640]},
+            "s1": {"reader": 1, "led": 1, "at": [260, 450]},
+            "s2": {"reader": 2, "led": 2, "at": [450, 260]},
+            "s3": {"reader": 3, "led": 3, "at": [640, 450]},
+            "c": {"reader": 4, "led": 4, "at": [450, 450]},
+        },
+        "leds": {"pin": 22, "count": 5},
+        "buttons": {"k0": {"pin": 6, "at": [40, 860]}, "k1": {"pin": 7, "at": [80, 860]}},
+        "piezo": {"pin": 15},
+        "layouts": {
+            "fortyfives": {
+                "seats": [0, 1, 2, 3],
+                "zones": {"s0": "play 0", "s1": "play 1", "s2": "play 2", "s3": "play 3",
+                          "c": "kitty"},
+                "buttons": {"k0": "bid 15", "k1": "pass"},
+            },
+        },
+    }
+
+
+def problems(cfg):
+    """The ConfigError message lines for cfg (fails if cfg is accepted)."""
+    e = raises(ConfigError, config.validate, cfg, "test-4seat.json")
+    assert str(e).startswith("test-4seat.json: "), str(e)
+    return str(e)
+
+
+def test_all_shipped_boards_validate():
+    d = _boards_dir()
+    names = config.board_names(d)
+    for name in SHIPPED:
+        assert name in names, (name, names)
+    for name in names:
+        b = config.load_board(name, d)
+        assert b.name == name
+        assert b.layouts, name
+        assert len(b.reader_zone) == len(b.readers)
+        for lay in b.layouts.values():
+            for role, kind in config.REQUIRED_ROLES[lay.game]:
+                seats = range(len(lay.seats)) if kind == config.SEAT else (None,)
+                for s in seats:
+                    assert lay.zone(role, s) is not None, (name, lay.name, role, s)
+
+
+def test_shipped_fortyfives_table_maps_zones_leds_and_buttons():
+    b = config.load_board("pico-i2c-4seat", _boards_dir())
+    lay = b.layout("fortyfives")
+    assert lay.zone("kitty") == "c"
+    assert lay.zone("play", 2) == "s2"
+    assert b.zone_led["s2"] == 2
+    assert b.reader_label(b.zone_reader["s2"]) == "mux 0x70 ch 2 on i2c0"
+    assert b.reader_label(b.zone_reader["t3"]) == "mux 0x71 ch 3 on i2c0"
+    assert lay.reader_roles[b.zone_reader["c"]] == ("kitty", None)
+    assert lay.button("k0") == ("bid", 15)
+    assert lay.button("k4") == ("pass", None)
+    assert lay.button("k7") == ("trump", "H")
+    assert lay.host_verbs == ()
+    assert b.layout("nexus").role("s2") == ("play", 1)  # two players face each other
+    assert b.layout("nexus").role("s1") is None
+
+
+def test_shipped_spi_and_nerts_boards():
+    d = _boards_dir()
+    spi = config.load_board("pico-spi-4seat", d)
+    assert spi.buses["spi0"]["kind"] == "spi"
+    assert spi.reader_label(0) == "CS GP17 on spi0"
+    nerts = config.load_board("pico-nerts-6", d)
+    lay = nerts.layout("nerts")
+    assert len(lay.zones("foundation")) == 6
+    assert lay.button("n3") == ("nerts", 3)
+    assert nerts.button_led["n3"] == 15
+    # the same mux address on two buses is two different readers
+    assert nerts.reader_label(0) == "mux 0x70 ch 0 on i2c0"
+    assert nerts.reader_label(6) == "mux 0x70 ch 0 on i2c1"
+
+
+def test_base_board_is_valid_and_host_types_the_missing_inputs():
+    b = config.validate(base(), "test-4seat.json")
+    lay = b.layout("fortyfives")
+    assert lay.host_verbs == ("bid", "trump")  # bid 20..30 and the trump suit have no buttons
+    cfg = base()
+    del cfg["layouts"]["fortyfives"]["buttons"]
+    assert config.validate(cfg).layout("fortyfives").host_verbs == ("bid", "pass", "trump")
+
+
+def test_two_zones_on_one_reader_channel():
+    cfg = base()
+    cfg["zones"]["s1"]["reader"] = 3
+    msg = problems(cfg)
+    assert "zones 's1' and 's3' share reader channel mux 0x70 ch 3 on i2c0" in msg, msg
+
+
+def test_two_readers_on_one_mux_channel():
+    cfg = base()
+    cfg["readers"][4]["ch"] = 1
+    msg = problems(cfg)
+    assert "readers[1] and readers[4] share reader channel mux 0x70 ch 1 on i2c0" in msg, msg
+
+
+def test_a_pin_used_twice():
+    cfg = base()
+    cfg["buttons"]["k1"]["pin"] = 22
+    msg = problems(cfg)
+    assert "GP22 is used twice: by leds.pin and by buttons.k1.pin" in msg, msg
+
+
+def test_spi_chip_select_on_a_bus_pin():
+    cfg = base()
+    cfg["buses"] = {"spi0": {"kind": "spi", "id": 0, "sck": 18, "mosi": 19, "miso": 16}}
+    cfg["readers"] = [{"bus": "spi0", "cs": cs} for cs in (17, 20, 21, 26, 18)]
+    msg = problems(cfg)
+    assert "GP18 is used twice: by buses.spi0.sck and by readers[4].cs" in msg, msg
+
+
+def test_pin_that_cannot_carry_the_bus():
+    cfg = base()
+    cfg["buses"]["i2c0"]["sda"] = 6
+    msg = problems(cfg)
+    assert ("buses.i2c0.sda: GP6 cannot be I2C0 SDA"
+            " (I2C0 SDA pins: GP0 GP4 GP8 GP12 GP16 GP20 GP28)") in msg, msg
+    cfg = base()
+    cfg["buses"] = {"spi1": {"kind": "spi", "id": 1, "sck": 10, "mosi": 11, "miso": 16}}
+    cfg["readers"] = [{"bus": "spi1", "cs": cs} for cs in (17, 20, 21, 26, 27)]
+    msg = problems(cfg)
+    assert "buses.spi1.miso: GP16 cannot be SPI1 MISO (SPI1 MISO pins: GP8 GP12 GP28)" in msg, msg
+
+
+def test_pin_not_on_the_header():
+    cfg = base()
+    cfg["piezo"]["pin"] = 25
+    msg = problems(cfg)
+    assert "piezo.pin: GP25 is not on the header (it drives the on-board LED)" in msg, msg
+    cfg["piezo"]["pin"] = 30
+    assert "piezo.pin: expected a Pico GP number 0..29, got 30" in problems(cfg)
+
+
+def test_led_index_out_of_range():
+    cfg = base()
+    cfg["zones"]["c"]["led"] = 5
+    msg = problems(cfg)
+    assert "zones.c.led: LED 5 is out of range: leds.count is 5 (LEDs 0..4)" in msg, msg
+
+
+def test_two_zones_on_one_led():
+    cfg = base()
+    cfg["zones"]["s3"]["led"] = 0
+    msg = problems(cfg)
+    assert "zone 's0' and zone 's3' share LED 0" in msg, msg
+
+
+def test_layout_missing_a_zone_its_rules_need():
+    cfg = base()
+    del cfg["layouts"]["fortyfives"]["zones"]["c"]
+    msg = problems(cfg)
+    assert ("layouts.fortyfives: no zone plays 'kitty'"
+            " (fortyfives needs play per seat, kitty)") in msg, msg
+    cfg = base()
+    del cfg["layouts"]["fortyfives"]["zones"]["s2"]
+    assert "layouts.fortyfives: no zone plays 'play 2'" in problems(cfg)
+
+
+def test_layout_roles_and_seats_are_checked():
+    cfg = base()
+    z = cfg["layouts"]["fortyfives"]["zones"]
+    z["c"] = "up"
+    msg = problems(cfg)
+    assert ("layouts.fortyfives.zones.c: fortyfives has no role 'up'"
+            " (roles: kitty, play, tap)") in msg, msg
+    cfg = base()
+    cfg["layouts"]["fortyfives"]["zones"]["s3"] = "play"
+    assert "layouts.fortyfives.zones.s3: 'play' needs a seat 0..3" in problems(cfg)
+    cfg = base()
+    cfg["layouts"]["fortyfives"]["zones"]["s3"] = "play 0"
+    assert "layouts.fortyfives: 'play 0' is played by both zones 's0' and 's3'" in problems(cfg)
+    cfg = base()
+    cfg["layouts"]["fortyfives"]["seats"] = [0, 1, 2]
+    assert "layouts.fortyfives.seats: fortyfives is for 4 players" in problems(cfg)
+    cfg = base()
+    cfg["layouts"]["fortyfives"]["zones"]["x9"] = "tap 0"
+    assert "layouts.fortyfives.zones.x9: no zone 'x9' on this board" in problems(cfg)
+    cfg = base()
+    cfg["layouts"]["poker"] = cfg["layouts"]["fortyfives"]
+    assert "layouts.poker: unknown game \"poker\"" in problems(cfg)
+
+
+def test_button_meanings_are_checked():
+    cfg = base()
+    cfg["layouts"]["fortyfives"]["buttons"]["k1"] = "bid 35"
+    msg = problems(cfg)
+    assert "layouts.fortyfives.buttons.k1: fortyfives has no button meaning \"bid 35\"" in msg
+    cfg = base()
+    cfg["layouts"]["fortyfives"]["buttons"]["k1"] = "bid 15"
+    assert "buttons 'k0' and 'k1' both mean 'bid 15'" in problems(cfg)
+    cfg = base()
+    cfg["layouts"]["fortyfives"]["buttons"]["k9"] = "pass"
+    assert "layouts.fortyfives.buttons.k9: no button 'k9' on this board" in problems(cfg)
+
+
+def test_readers_too_close_for_one_field_at_a_time():
+    cfg = base()
+    cfg["zones"]["c"]["at"] = [450, 580]
+    msg = problems(cfg)
+    assert ("zones 'c' and 's0' are 60 mm apart centre to centre; keep readers at least 100 mm"
+            " apart against cross-talk") in msg, msg
+
+
+def test_direct_reader_beside_a_mux_and_unused_reader():
+    cfg = base()
+    cfg["readers"].append({"bus": "i2c0"})
+    msg = problems(cfg)
+    assert "readers[5]: sits on i2c0 at 0x24 with no mux" in msg, msg
+    assert "readers[5]: no zone uses this reader" in msg, msg
+
+
+def test_every_problem_is_reported_at_once():
+    cfg = base()
+    cfg["zones"]["c"]["led"] = 9
+    cfg["buttons"]["k1"]["pin"] = 6
+    cfg["readers"][0]["mux"] = "0x80"
+    msg = problems(cfg)
+    lines = msg.split("\n")
+    assert len(lines) >= 3, msg
+    assert "readers[0].mux: expected a TCA9548A address \"0x70\"..\"0x77\", got \"0x80\"" in msg
+    assert "GP6 is used twice" in msg and "LED 9 is out of range" in msg
+
+
+def test_typos_and_missing_keys_are_named():
+    cfg = base()
+    cfg["zones"]["s0"]["ledd"] = 1
+    msg = problems(cfg)
+    assert "zones.s0: unknown key 'ledd'" in msg, msg
+    cfg = base()
+    del cfg["zones"]["s0"]["reader"]
+    assert "zones.s0: missing 'reader'" in problems(cfg)
+    cfg = base()
+    cfg["format"] = 2
+    assert "format: expected 1, got 2" in problems(cfg)
+
+
+def test_load_names_the_file_and_checks_its_name():
+    e = raises(ConfigError, config.load, "no-such-dir/missing-board.json")
+    assert str(e).startswith("missing-board.json: cannot read the file"), str(e)
+    cfg = base()
+    e = raises(ConfigError, config.validate, cfg, "other.json", "other")
+    assert "other.json: board: 'test-4seat' does not match the file name 'other'" in str(e)
+    e = raises(ConfigError, config.load_board("pico-i2c-2seat", _boards_dir()).layout, "fortyfives")
+    assert "no layout 'fortyfives' (has: california-jacks, fairies, nexus)" in str(e), str(e)
+
+
+def test_pin_functions_follow_the_rp2040_pin_mux():
+    assert config.pins_for("i2c", 1, "scl") == [3, 7, 11, 15, 19, 27]
+    assert config.pins_for("spi", 0, "sck") == [2, 6, 18, 22]
+    assert config.pins_for("uart", 0, "tx") == [0, 12, 16, 28]
+    assert config.parse_role("bid some") == ("bid", "some")
+    assert config.parse_role("nerts 4") == ("nerts", 4)
+    assert config.parse_role("kitty") == ("kitty", None)

@@ -1,0 +1,144 @@
+"""`cardtable draw`: committed hardware docs match firmware/boards/; generation is repeatable."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from cardtable_host import drawings
+
+BOARDS = drawings.BOARDS_DIR
+HARDWARE = drawings.HARDWARE_DIR
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def _readme() -> str:
+    return (HARDWARE / "README.md").read_text(encoding="utf-8")
+
+
+def test_committed_drawings_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = drawings.main(["--check"])
+    out = capsys.readouterr()
+    assert rc == 0, "stale hardware docs, run `cardtable draw`:\n" + out.out + out.err
+
+
+def test_generation_is_deterministic() -> None:
+    first = drawings.generate(BOARDS, _readme())
+    second = drawings.generate(BOARDS, _readme())
+    assert first == second
+    assert "pico-i2c-4seat/layout.svg" in first
+    assert "pico-nerts-6/layout-nerts.svg" in first
+    assert "README.md" in first
+
+
+@pytest.fixture()
+def copy(tmp_path: Path) -> tuple[Path, Path]:
+    boards = tmp_path / "boards"
+    hw = tmp_path / "hardware"
+    shutil.copytree(BOARDS, boards)
+    shutil.copytree(HARDWARE, hw)
+    return boards, hw
+
+
+def _edit(path: Path, change) -> None:
+    cfg = json.loads(path.read_text(encoding="utf-8"))
+    change(cfg)
+    path.write_text(json.dumps(cfg, indent=1), encoding="utf-8")
+
+
+def test_check_names_the_stale_files_and_draw_fixes_them(
+        copy: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    boards, hw = copy
+    args = ["--boards", str(boards), "--out", str(hw)]
+    assert drawings.main(["--check"] + args) == 0
+    capsys.readouterr()
+
+    def move_kitty(cfg):
+        cfg["zones"]["c"]["at"] = [450, 470]
+    _edit(boards / "pico-spi-4seat.json", move_kitty)
+    assert drawings.main(["--check"] + args) == 1
+    out = capsys.readouterr().out
+    assert "stale: %s" % (hw / "pico-spi-4seat" / "layout.svg").as_posix() in out
+    assert "stale: %s" % (hw / "pico-spi-4seat" / "wiring.md").as_posix() in out
+    assert "pico-i2c-4seat" not in out  # other boards are untouched
+    assert drawings.main(args) == 0
+    assert "450, 470" in (hw / "pico-spi-4seat" / "wiring.md").read_text(encoding="utf-8")
+    assert drawings.main(["--check"] + args) == 0
+
+
+def test_check_catches_a_hand_edit_and_a_removed_layout(
+        copy: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    boards, hw = copy
+    args = ["--boards", str(boards), "--out", str(hw)]
+    wiring = hw / "pico-i2c-2seat" / "wiring.md"
+    wiring.write_text(wiring.read_text(encoding="utf-8").replace("GP22", "GP21"), encoding="utf-8")
+
+    def drop_fairies(cfg):
+        del cfg["layouts"]["fairies"]
+    _edit(boards / "pico-i2c-2seat.json", drop_fairies)
+    assert drawings.main(["--check"] + args) == 1
+    out = capsys.readouterr().out
+    assert "stale: %s" % wiring.as_posix() in out
+    assert "orphan: %s" % (hw / "pico-i2c-2seat" / "layout-fairies.svg").as_posix() in out
+    assert drawings.main(args) == 0
+    assert not (hw / "pico-i2c-2seat" / "layout-fairies.svg").exists()
+    assert "GP22" in wiring.read_text(encoding="utf-8")
+
+
+def test_an_invalid_board_is_refused_with_the_validator_message(
+        copy: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+    boards, hw = copy
+
+    def clash(cfg):
+        cfg["zones"]["s1"]["reader"] = cfg["zones"]["s0"]["reader"]
+    _edit(boards / "pico-i2c-4seat.json", clash)
+    assert drawings.main(["--boards", str(boards), "--out", str(hw)]) == 2
+    err = capsys.readouterr().err
+    assert ("pico-i2c-4seat.json: zones 's0' and 's1' share reader channel"
+            " mux 0x70 ch 0 on i2c0") in err
+
+
+def test_svgs_are_well_formed_and_label_every_zone_and_role() -> None:
+    files = drawings.generate(BOARDS, None)
+    for board in drawings.load_boards(BOARDS):
+        root = ET.fromstring(files["%s/layout.svg" % board.name])
+        assert root.tag == SVG + "svg"
+        texts = {t.text for t in root.iter(SVG + "text")}
+        for zone in board.raw["zones"]:
+            assert zone in texts, (board.name, zone)
+        for name, lay in board.board.layouts.items():
+            root = ET.fromstring(files["%s/layout-%s.svg" % (board.name, name)])
+            texts = {t.text for t in root.iter(SVG + "text")}
+            for role, seat in lay.roles.values():
+                assert (role if seat is None else "%s %d" % (role, seat)) in texts
+
+
+def test_wiring_lists_every_pin_of_the_board_file() -> None:
+    files = drawings.generate(BOARDS, None)
+    for board in drawings.load_boards(BOARDS):
+        md = files["%s/wiring.md" % board.name]
+        b = board.board
+        pins = [b.led_pin] + list(b.buttons.values())
+        pins += [p for bus in b.buses.values() for k, p in bus.items()
+                 if k in ("sda", "scl", "sck", "mosi", "miso", "tx", "rx")]
+        pins += [r[3] for r in b.readers if r[3] is not None]
+        for gp in pins:
+            assert "| GP%d | %d |" % (gp, drawings.HEADER_PIN[gp]) in md, (board.name, gp)
+        for zone, reader in b.zone_reader.items():
+            assert "| %d | %s | %s |" % (reader, zone, b.readers[reader][0]) in md
+
+
+def test_readme_bom_counts_come_from_the_boards() -> None:
+    boards = drawings.load_boards(BOARDS)
+    readme = drawings.generate(BOARDS, _readme())["README.md"]
+    row = [ln for ln in readme.splitlines() if ln.startswith("| PN532 NFC reader module |")]
+    assert len(row) == 1
+    cells = [c.strip() for c in row[0].strip("|").split("|")]
+    assert cells[2:] == [str(len(d.board.readers)) for d in boards]
+    assert "<!-- END GENERATED power -->" in readme
+    with pytest.raises(ValueError, match="block markers"):
+        drawings.fill_readme("# no markers\n", {"bom": "x"})

@@ -1,0 +1,68 @@
+"""Nerts game records (tests/fixtures/nerts) through the record reader and the referee."""
+from support import raises
+
+from cardtable import record, referee
+from cardtable.games import load
+from cardtable.rng import Random
+
+
+def fixture(name):
+    """The lines of a fixture, found from this file or from the repository root."""
+    try:
+        here = __file__.replace("\\", "/").rsplit("/", 1)[0]
+    except NameError:
+        here = "tests/rules"
+    for base in (here + "/../fixtures/nerts/", "tests/fixtures/nerts/", "fixtures/nerts/"):
+        try:
+            with open(base + name) as f:
+                return f.read().split("\n")
+        except OSError:
+            pass
+    raise OSError("fixture %s not found" % name)
+
+
+def test_a_legal_record_scores_as_counted_by_hand():
+    # Seed scoring, seat 1 calls Nerts. Centre cards: seat 0 AS AD 3S = 3, seat 1 2S AS = 2,
+    # seat 2 AH 2H 2S = 3. Nerts left: seat 0 4, seat 2 7, the caller 0.
+    # Seat 0: 3 - 4 = -1; seat 1: 2 + 10 = 12; seat 2: 3 - 7 = -4. 12 >= target 10: seat 1 wins.
+    out = referee.referee(fixture("legal.jsonl"))
+    assert out["ok"] and out["rejected"] == [] and out["revokes"] == []
+    assert out["scores"] == [-1, 12, -4]
+    assert out["over"] and out["winner"] == 1
+
+
+def test_an_illegal_record_names_each_rejected_line():
+    # Line 5 loses the race for the 2♠ slot; line 6 plays another seat's card; line 9 comes
+    # after the call. Seat 0: 1 - 5 = -4; seat 1: 1 + 10 = 11; seat 2: 1 - 8 = -7.
+    out = referee.referee(fixture("illegal.jsonl"))
+    assert not out["ok"]
+    assert out["rejected"] == [
+        {"line": 5, "seat": 2, "reason": "too late: 2\u2660 pile already at 2"},
+        {"line": 6, "seat": 0, "reason": "the AH#1 is seat 1's card"},
+        {"line": 9, "seat": 0, "reason": "too late: seat 1 called Nerts at t=6000"},
+    ]
+    assert out["scores"] == [-4, 11, -7] and out["over"] and out["winner"] == 1
+
+
+def test_a_malformed_record_names_the_line():
+    err = raises(record.RecordError, referee.referee, fixture("malformed.jsonl"))
+    assert err.line == 4 and "'t'" in err.message
+
+
+def test_a_simulated_race_round_trips_through_the_record():
+    # Bots race with known layouts; the record written from the game replays to the same
+    # scores, with and without the layouts.
+    g = load("nerts", seats=3, rules={"target": 15})
+    rng = Random(11)
+    while not g.over:
+        g.apply(g.bot_action(rng))
+    lines = record.dump(g)
+    out = referee.referee(lines)
+    assert out["ok"] and out["scores"] == g.scores and out["winner"] == g.winner
+    hidden = []
+    for line in lines:
+        if '"deal"' in line:
+            line = '{"act": "deal"}'
+        hidden.append(line)
+    out = referee.referee(hidden)
+    assert out["ok"] and out["scores"] == g.scores

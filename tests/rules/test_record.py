@@ -1,0 +1,74 @@
+"""The game record: line-numbered errors, round trips, journal checksums, the referee."""
+from cardtable import games, record, referee
+from cardtable.rng import Random
+
+from playout import play
+from support import raises
+
+HEAD = '{"game": "california-jacks", "seats": 2, "dealer": 0, "rules": {}}'
+
+
+def test_round_trip_of_a_whole_game():
+    g = play("california-jacks", 2, rules={"void_penalty": 0})
+    lines = record.dump(g)
+    again, actions = record.load(lines)
+    assert [a for _, a in actions] == g.history
+    assert record.dump(again, [a for _, a in actions]) == lines
+
+
+def test_malformed_lines_name_the_line_and_what_was_expected():
+    cases = [
+        (["", "  "], 2, "the record is empty"),
+        (["{not json"], 1, "not a JSON object"),
+        (["[1, 2]"], 1, "expected a JSON object"),
+        (['{"game": "poker"}'], 1, "unknown game 'poker'"),
+        (['{"game": "nexus", "players": 2}'], 1, "unknown header key 'players'"),
+        (['{"game": "california-jacks", "rules": {"trumps": 1}}'], 1, "unknown rule option 'trumps'"),
+        ([HEAD, '{"seat": 0, "act": "bid", "bid": 15}'], 2, "unknown action 'bid'"),
+        ([HEAD, '{"seat": 5, "act": "play", "card": "AS"}'], 2, "seat number 0..1"),
+        ([HEAD, '{"seat": 0, "act": "play"}'], 2, "'play' needs 'card'"),
+        ([HEAD, '{"seat": 0, "act": "play", "card": "ZZ"}'], 2, "bad card code 'ZZ'"),
+        ([HEAD, '{"seat": 0, "act": "play", "card": 10}'], 2, "a card must be a code in quotes"),
+        ([HEAD, '{"seat": 0, "act": "play", "card": "AS", "why": 1}'], 2, "'play' takes no 'why'"),
+        ([HEAD, '{"act": "deal", "kitty": []}'], 2, "no pile 'kitty'"),
+        ([HEAD, '{"act": "deal", "seat": 0, "up": ["AS"]}'], 2, "a deal has no seat"),
+        ([HEAD, '{"act": "deal", "hands": "AS"}'], 2, "one list of cards per seat"),
+    ]
+    for lines, line, words in cases:
+        e = raises(record.RecordError, record.load, lines)
+        assert e.line == line and words in str(e), (str(e), words)
+        assert str(e).startswith("line %d: " % line)
+
+
+def test_journal_lines_carry_a_sequence_and_a_checksum():
+    obj = {"seat": 1, "act": "play", "card": "10H"}
+    line = record.format_line(obj, 7)
+    assert record.parse_line(line, 1) == {"seq": 7, "seat": 1, "act": "play", "card": "10H"}
+    for i in range(len(line) - 1):
+        torn = line[:i]
+        e = raises(record.RecordError, record.parse_line, torn, 3) if torn.strip() else None
+        assert e is None or e.line == 3
+    flipped = line.replace("10H", "10D")
+    assert "checksum mismatch" in str(raises(record.RecordError, record.parse_line, flipped, 4))
+
+
+def test_referee_rejects_illegal_play_and_goes_on():
+    g = games.load("california-jacks")
+    deal = g.random_deal(Random(9))
+    g.apply(deal)
+    lines = [HEAD, record.format_line(record.encode(g, deal))]
+    seat = g.turn[0]
+    lead = g.hands[seat][0]
+    lines.append('{"seat": %d, "act": "play", "card": "%s"}' % (1 - seat, g.card_code(g.hands[1 - seat][0])))
+    lines.append('{"seat": %d, "act": "play", "card": "%s"}' % (seat, g.card_code(lead)))
+    r = referee.referee(lines)
+    assert not r["ok"]
+    assert r["rejected"] == [{"line": 3, "seat": 1 - seat, "reason": "not your turn: seat %d is to play" % seat}]
+    assert r["tricks"] == [] and r["over"] is False
+
+
+def test_every_game_has_a_unique_id_and_loads_by_it():
+    for name in games.available():
+        cls = games.game_class(name)
+        assert cls.ID == name
+    raises(ValueError, games.load, "bridge")

@@ -1,0 +1,183 @@
+"""Run the two-runtime tests on real MicroPython (WebAssembly port) under the Pico's heap cap.
+
+Every tests/rules/test_*.py and tests/device/test_*.py runs in its own Node process
+(tools/mpy/run.mjs --test), once against firmware/lib as .py and once against the
+mpy-cross build (.mpy), in parallel. Prints one line per file and run, the failures,
+and a closing `N passed, M failed` line; exits non-zero if anything failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+TOOLS = Path(__file__).resolve().parent
+REPO_ROOT = TOOLS.parents[1]
+RUN_MJS = TOOLS / "run.mjs"
+TEST_DIRS = ("tests/rules", "tests/device")
+PACKAGE_MJS = REPO_ROOT / "node_modules" / "@micropython" / "micropython-webassembly-pyscript" / "micropython.mjs"
+SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
+
+
+
+def _load_build() -> ModuleType:
+    """tools/mpy/build.py under a private name (a top-level `build` could be pypa's)."""
+    spec = importlib.util.spec_from_file_location("cardtable_mpy_build", TOOLS / "build.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@dataclass
+class Result:
+    file: str
+    mode: str
+    rc: int
+    seconds: float
+    stdout: str
+    stderr: str
+    passed: int = 0
+    failed: int = 0
+    complete: bool = field(default=False)
+
+    def failure_text(self) -> str:
+        """The FAIL lines with their tracebacks, or everything if the run broke off."""
+        if not self.complete:
+            return (self.stdout + self.stderr).rstrip()
+        keep: list[str] = []
+        showing = False
+        for line in self.stdout.splitlines():
+            if line.startswith("FAIL "):
+                showing = True
+            elif not line.startswith("    "):
+                showing = False
+            if showing:
+                keep.append(line)
+        if self.stderr.strip():
+            keep.append(self.stderr.rstrip())
+        return "\n".join(keep)
+
+
+def node_binary() -> str | None:
+    return os.environ.get("NODE") or shutil.which("node")
+
+
+def package_available() -> bool:
+    override = os.environ.get("CARDTABLE_MICROPYTHON_WASM")
+    return Path(override).exists() if override else PACKAGE_MJS.exists()
+
+
+def discover(paths: list[str]) -> list[Path]:
+    if not paths:
+        paths = [str(REPO_ROOT / d) for d in TEST_DIRS]
+    files: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            files += sorted(p.glob("test_*.py"))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise SystemExit(f"test_mpy.py: no such test file or directory: {p}")
+    return [f.resolve() for f in files]
+
+
+def shown(path: Path) -> str:
+    try:
+        return path.relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def run_file(node: str, path: Path, mode: str, args: argparse.Namespace) -> Result:
+    cmd = [node, str(RUN_MJS), "--test", "--heap", args.heap, "--timeout", str(args.timeout)]
+    if not args.no_cap:
+        cmd.append("--cap")
+    if mode == "mpy":
+        cmd.append("--mpy")
+    if args.k:
+        cmd += ["-k", args.k]
+    cmd.append(str(path))
+    t0 = time.monotonic()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT)
+    result = Result(shown(path), mode, proc.returncode, time.monotonic() - t0, proc.stdout, proc.stderr)
+    summaries = SUMMARY.findall(proc.stdout)
+    if summaries:
+        result.passed, result.failed = map(int, summaries[-1])
+        result.complete = proc.returncode in (0, 1)
+    if not result.complete or (proc.returncode != 0 and result.failed == 0):
+        result.failed = max(result.failed, 1)  # crashed, killed or refused to run
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("paths", nargs="*", help="test files or directories (default: tests/rules tests/device)")
+    ap.add_argument("-k", metavar="TEXT", help="only tests whose id (file::name) contains TEXT")
+    ap.add_argument("--mode", choices=("py", "mpy", "both"), default="both", help="lib as .py, .mpy or both (default)")
+    ap.add_argument("--heap", default="192k", help="MicroPython heap (default 192k, the Pico's)")
+    ap.add_argument("--no-cap", action="store_true", help="let the heap grow (debugging only)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2, help="parallel Node processes")
+    ap.add_argument("--timeout", type=int, default=300, help="seconds per test file (default 300)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every test line of every file")
+    args = ap.parse_args(argv)
+
+    node = node_binary()
+    if not node:
+        print("test_mpy.py: node is not installed (Node 20 is needed for the MicroPython runner)", file=sys.stderr)
+        return 2
+    if not package_available():
+        print("test_mpy.py: MicroPython (npm @micropython/micropython-webassembly-pyscript) is missing: "
+              "run `npm ci` in the repository root", file=sys.stderr)
+        return 2
+    files = discover(args.paths)
+    if not files:
+        print("test_mpy.py: no test files found")
+        return 5
+
+    t0 = time.monotonic()
+    modes = ["py", "mpy"] if args.mode == "both" else [args.mode]
+    build_failed = False
+    if "mpy" in modes:
+        build_failed = _load_build().build() != 0
+        if build_failed:
+            modes.remove("mpy")
+            print("mpy build failed: the .mpy runs are skipped and count as failed", file=sys.stderr)
+
+    jobs = [(f, m) for f in files for m in modes]
+    results: list[Result] = []
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        futures = [pool.submit(run_file, node, f, m, args) for f, m in jobs]
+        for fut in as_completed(futures):
+            r = fut.result()
+            results.append(r)
+            status = "ok  " if r.failed == 0 else "FAIL"
+            print(f"{status} [{r.mode:<3}] {r.file}  {r.passed} passed, {r.failed} failed  ({r.seconds:.1f} s)", flush=True)
+            if args.verbose:
+                print(r.stdout.rstrip())
+            if r.failed:
+                print("\n".join("    " + line for line in r.failure_text().splitlines()), flush=True)
+
+    passed = sum(r.passed for r in results)
+    failed = sum(r.failed for r in results) + (1 if build_failed else 0)
+    empty = [r for r in results if r.complete and r.passed + r.failed == 0 and not args.k]
+    for r in empty:
+        print(f"note: {r.file} [{r.mode}] has no tests")
+    print(f"{len(files)} files x {len(modes)} runs (heap {args.heap}{'' if args.no_cap else ' capped'}) "
+          f"in {time.monotonic() - t0:.1f} s")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
