@@ -13,6 +13,15 @@ def raises(exc, fn, *args, **kw):
     raise AssertionError("%s not raised by %r" % (exc.__name__, fn))
 
 
+def scaled(n):
+    """How many seeded play-outs to run: n on CPython, a quarter of n on MicroPython.
+
+    The WebAssembly MicroPython is about ten times slower than CPython; it runs the same tests
+    to prove the device runtime and heap, while CPython runs the full statistical sweep.
+    """
+    return max(1, n // 4) if MICROPYTHON else n
+
+
 def stepped(gen_fn):
     """Mark a long test written as a generator; each yield lets MicroPython collect garbage.
 

@@ -147,7 +147,7 @@ def test_emulator_timing_model():
     feed(emu, b"\xd4\x40\x01\x30\x03")
     uart_read = emu.last_us
     assert activate >= T_ACTIVATE_US and uart_read >= T_READ_US
-    # 26-byte answer + request + ACK at 115200 baud is ~3.5 ms on the wire (embedded-facts §6)
+    # request, ACK and the 26-byte answer at 115200 baud: ~3.8 ms on the wire (embedded-facts §6)
     assert 3000 < uart_read - T_READ_US < 4500
     emu2, bus, r = i2c_reader(Tag(UID_AS, text="AS"))
     r.poll()
@@ -188,8 +188,9 @@ def test_no_tag_poll_is_bounded():
     for _ in range(5):
         assert r.poll() is None
         r.release()
-    assert ticks_diff(ticks_ms(), t0) < 200
+    assert ticks_diff(ticks_ms(), t0) < 500
     assert r.fails == 0 and r.polls == 5
+    assert emu.max_retries == 1 and list(emu.log[-2:]) == [0x4A, 0x32]
 
 
 def test_read_uid_and_card_code():
@@ -327,10 +328,10 @@ def test_nack_is_retried_once():
     emu, bus, r = i2c_reader(Tag(UID_AS, text="AS"))
     emu.nacks = 1
     assert bytes(r.poll()) == UID_AS
-    assert r.counts[2] == 1 and r.fails == 0
+    assert r.retried == 1 and r.counts[2] == 0 and r.fails == 0
     emu.nacks = 2
     raises(Nack, r.poll)
-    assert r.counts[2] == 3 and r.fails == 1
+    assert r.retried == 2 and r.counts[2] == 1 and r.fails == 1
 
 
 def test_wrong_checksum_is_asked_again_then_reported():
@@ -338,10 +339,11 @@ def test_wrong_checksum_is_asked_again_then_reported():
         emu, r = make(Tag(UID_AS, text="AS"))
         emu.corrupt = 1
         assert bytes(r.poll()) == UID_AS  # NACK made the PN532 send it again
-        assert r.counts[1] == 1 and r.fails == 0
+        assert r.retried == 1 and r.counts[1] == 0 and r.fails == 0
         emu.corrupt = 2
         raises(ChecksumError, r.poll)
-        assert r.counts[1] == 3 and r.fails == 1 and r.tg == 0
+        assert r.retried == 2 and r.counts[1] == 1 and r.fails == 1 and r.tg == 0
+        assert r.stats()["frame"] == 1
 
 
 def spi_reader(*tags):
@@ -375,7 +377,7 @@ def test_no_answer_times_out_and_counts_consecutive_failures():
             e = raises(NoAnswer, r.poll)
             assert "no ACK" in str(e)
             assert r.fails == n + 1
-        assert ticks_diff(ticks_ms(), t0) < 3 * 5 + 60
+        assert ticks_diff(ticks_ms(), t0) < 500  # three 5 ms timeouts, not a hang
         emu.mute = 0
         assert bytes(r.poll()) == UID_AS
         assert r.fails == 0 and r.errors == 3 and r.counts[0] == 3
@@ -391,6 +393,16 @@ def test_slow_answer_is_aborted_and_the_next_command_is_clean():
         emu.slow_ms = 0
         assert bytes(r.poll()) == UID_AS
         assert r.read_text() == "AS"
+
+
+def test_reader_that_lost_its_config_is_stopped_and_recovered():
+    emu, bus, r = i2c_reader()
+    emu.max_retries = 0xFF  # a brown-out reset the PN532: it would search for ever
+    e = raises(NoAnswer, r.poll)
+    assert "no response" in str(e)
+    assert emu.aborts == 1 and not emu.searching  # the driver's ACK stopped the search
+    r.init()
+    assert emu.max_retries == 1 and r.poll() is None and r.fails == 0
 
 
 def test_error_frame():
@@ -544,8 +556,8 @@ def test_poll_allocates_nothing():
         finally:
             tracemalloc.stop()
         only = [tracemalloc.Filter(True, "*drivers*")]
-        grown = [s for s in snap1.filter_traces(only).compare_to(snap0.filter_traces(only), "lineno")
-                 if s.size_diff > 0]
+        diff = snap1.filter_traces(only).compare_to(snap0.filter_traces(only), "lineno")
+        grown = [s for s in diff if s.size_diff > 0]
         assert grown == [], grown
     assert r.polls == 202 or MICROPYTHON
     assert bytes(r.poll()) == UID_AS

@@ -83,7 +83,7 @@ def test_chosen_play_keeps_the_books(seed: int, picks: list[int], double: bool) 
         if not g.over:
             assert (n % 2 == 1) == (g.turn == (0,))
             assert n + sum(held) == 13 + 2 * g.refills
-        seen = [c for c in g.nexus + g.parade + g.deck + g.hands[0] + g.hands[1]]
+        seen = [c for c in g.nexus + g.parade + g.deck_cards + g.hands[0] + g.hands[1]]
         for zone in g.zones:
             for p in zone:
                 seen.extend(p)

@@ -49,8 +49,11 @@ def test_any_bot_race_keeps_the_invariants_and_undoes_exactly(seed, seats, rules
         g.apply(a)
         centre_ok(g)
         steps += 1
-    assert g.over
+    # (weak bots under harsh options can lose points every round and never reach the target)
+    assert g.over or steps == 4000
     assert [sum(r[s] for r in g.rounds) for s in range(seats)] == g.scores
+    if g.over:
+        assert g.scores.count(max(g.scores)) == 1 and g.scores[g.winner] >= rules["target"]
 
 
 CENTRE_PLAY = st.tuples(st.integers(0, 3), st.integers(0, 51), st.integers(0, 5000))

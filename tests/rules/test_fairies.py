@@ -87,7 +87,7 @@ def test_setup_is_the_seeds():
     g.apply(deal)
     assert g.turn == (0,)
     assert g.owner == 1 and g.parade == piles["parade"]
-    assert g.held == [3, 3] and len(g.nexus) == 7 and len(g.deck) == 22
+    assert g.held == [3, 3] and len(g.nexus) == 7 and len(g.deck_cards) == 22
     assert not g.dealing and g.scores == [0, 0]
 
 
@@ -165,12 +165,12 @@ def test_meditation_example():
     assert zone_codes(g, 1) == [["19"], ["13"]] and g.owner == 0 and g.parade == [9]
     # Alice: 28 follows 9. "The Nexus has only 2 cards left so Alice refills 2 cards ... Alice
     # also draws a card": resolve, then refill to the bottom, then draw (F1).
-    deck_top = [fc.fmt(c) for c in g.deck[:3]]
+    deck_top = [fc.fmt(c) for c in g.deck_cards[:3]]
     e = meditate(g, 0)
     assert [x["ev"] for x in e] == ["meditate", "join", "refill", "draw"]
     assert nexus_codes(g) == ["M1", "25"] + deck_top[:2]
     assert fc.fmt(g.hands[0][-1]) == deck_top[2]
-    assert g.refills == 1 and len(g.deck) == 22 - 5 - 2
+    assert g.refills == 1 and len(g.deck_cards) == 22 - 5 - 2
     # F4: "28 -> Mushroom -> 25 joins".
     meditate(g, 1)
     e = meditate(g, 0)
@@ -227,7 +227,7 @@ def test_sow_chaos_example():
     assert nexus_codes(g) == ["6", "8", "24", "17", "13", "9", "28", "M1", "25", "M2"]
     e = meditate(g, 1)
     assert ev(e, "new_parade")[0]["card"] == "6"
-    assert len(g.deck) == 21            # sowing never touches the deck
+    assert len(g.deck_cards) == 21            # sowing never touches the deck
 
 
 def test_sow_is_checked():
@@ -236,7 +236,7 @@ def test_sow_is_checked():
     assert why_sow(g, 0, "6", 0) == "the 6 is in seat 1's hand (seen in the deal)"
     assert why_sow(g, 0, "8", 0) == "the 8 is in the Nexus (seen in the deal)"
     assert why_sow(g, 0, "19", 0) == "the 19 is in the Active Parade (seen in the deal)"
-    assert "is in the Deck" in why_sow(g, 0, fc.fmt(g.deck[0]), 0)
+    assert "is in the Deck" in why_sow(g, 0, fc.fmt(g.deck_cards[0]), 0)
     assert "0..7" in why_sow(g, 0, "3", 8)
     assert "0..7" in why_sow(g, 0, "3", -1)
     assert why_sow(g, 1, "6", 0) == "not your turn: seat 0 is to play"
@@ -263,7 +263,7 @@ def test_draw_first_variant():
     g.apply(make_deal("1 2 3 4 5 6 7", "30"))
     for i in range(4):
         meditate(g, i % 2)
-    top = g.deck[:3]
+    top = g.deck_cards[:3]
     e = meditate(g, 0)
     assert [x["ev"] for x in e] == ["meditate", "join", "draw", "refill"]
     assert g.hands[0][-1] == top[0] and g.nexus == [6, 7, top[1], top[2]]
@@ -286,7 +286,7 @@ def meditate_12(g):
     """Twelve meditations from a fresh deal: the Nexus has 3 cards and the Deck 2."""
     for i in range(12):
         meditate(g, i % 2)
-    assert (len(g.nexus), len(g.deck), g.refills) == (3, 2, 4)
+    assert (len(g.nexus), len(g.deck_cards), g.refills) == (3, 2, 4)
 
 
 def test_game_ends_when_deck_is_empty_after_the_action():
@@ -297,8 +297,8 @@ def test_game_ends_when_deck_is_empty_after_the_action():
     sow(g, 0, fc.fmt(g.hands[0][0]), 0)
     meditate(g, 1)
     sow(g, 0, fc.fmt(g.hands[0][0]), 0)
-    assert (len(g.nexus), len(g.deck)) == (4, 1) and not g.over
-    last = g.deck[0]
+    assert (len(g.nexus), len(g.deck_cards)) == (4, 1) and not g.over
+    last = g.deck_cards[0]
     e = meditate(g, 1)                  # draws the last card, then the game is over
     assert g.over and g.turn == () and g.hands[1][-1] == last
     assert [x["ev"] for x in e][-2:] == ["draw", "over"]
@@ -323,7 +323,7 @@ def test_short_refill_then_skipped_draw():
     meditate_12(g)
     sow(g, 0, fc.fmt(g.hands[0][0]), 0)
     meditate(g, 1)
-    assert (len(g.nexus), len(g.deck)) == (3, 1) and not g.over
+    assert (len(g.nexus), len(g.deck_cards)) == (3, 1) and not g.over
     held = g.held
     e = meditate(g, 0)
     assert len(ev(e, "refill")[0]["cards"]) == 1 and not ev(e, "draw")
@@ -365,7 +365,7 @@ def test_double_ended_meditate_and_middle_refill():
     meditate(g, 1, "top")
     meditate(g, 0, "bottom")
     meditate(g, 1, "bottom")
-    top = g.deck[:2]
+    top = g.deck_cards[:2]
     e = meditate(g, 0, "top")
     assert ev(e, "refill") == [{"ev": "refill", "cards": [fc.fmt(c) for c in top], "at": 1}]
     assert g.nexus == [3, top[0], top[1], 4]
@@ -504,7 +504,7 @@ def test_unseen_hands_are_checked_for_what_is_provable():
     g.apply(hide(deal, hands=True, deck=False))
     assert g.held == [3, 3] and g.unseen == [3, 3]
     assert why_sow(g, 0, "8", 0) == "the 8 is in the Nexus (seen in the deal)"
-    assert why_sow(g, 0, fc.fmt(g.deck[0]), 0).startswith("the %s is in the Deck" % fc.fmt(g.deck[0]))
+    assert why_sow(g, 0, fc.fmt(g.deck_cards[0]), 0).startswith("the %s is in the Deck" % fc.fmt(g.deck_cards[0]))
     sow(g, 0, "3", 0)                                   # unseen: the table believes it
     # A card seen twice: Bella cannot sow the 3 that Alice sowed on move 1.
     assert why_sow(g, 1, "3", 0) == "the 3 is in the Nexus (seen on move 1)"
@@ -546,7 +546,7 @@ def test_unseen_deck_draws_and_refills():
     g.apply(hide(deal, hands=False, deck=True))
     for i in range(5):
         meditate(g, i % 2)
-    assert g.unseen == [3, 2] and len(g.deck) == 22 - 7
+    assert g.unseen == [3, 2] and len(g.deck_cards) == 22 - 7
     assert nexus_codes(g) == ["M1", "25", None, None]
     view = g.view(None)
     assert view["nexus"] == ["M1", "25", None, None] and view["deck"] == 15
@@ -562,7 +562,7 @@ def test_views_hide_hands_deck_and_score_zones():
     spectator = json.dumps(g.view(None))
     for code in ("3", "17", "M2", "6", "21", "30"):
         assert '"%s"' % code not in spectator
-    for c in g.deck:
+    for c in g.deck_cards:
         assert '"%s"' % fc.fmt(c) not in spectator
     assert '"19"' not in spectator                 # banked in Bella's face-down Score Zone
     v = g.view(None)
@@ -597,7 +597,7 @@ def check_invariants(g):
         # "This breaks only on a final meditate whose draw is skipped" (or whose refill is short).
         assert 13 + g.refilled - (n + held[0] + held[1]) in (0, 1)
     # Every card accounted for exactly once.
-    places = list(g.nexus) + list(g.parade) + list(g.deck) + g.hands[0] + g.hands[1]
+    places = list(g.nexus) + list(g.parade) + list(g.deck_cards) + g.hands[0] + g.hands[1]
     for zone in g.zones:
         for p in zone:
             places.extend(p)
@@ -618,7 +618,7 @@ def check_invariants(g):
             code = '"%s"' % fc.fmt(c)
             assert code not in spectator and code not in seat_views[1 - s]
             assert code in seat_views[s]
-    for c in g.deck:
+    for c in g.deck_cards:
         if c:
             assert '"%s"' % fc.fmt(c) not in spectator
 
@@ -645,7 +645,7 @@ def play_out(seed, rules, undo_every, out):
         named.append(a)
         check_invariants(g)
         yield
-    assert len(g.deck) == 0 and g.turn == ()
+    assert len(g.deck_cards) == 0 and g.turn == ()
     if g.winner is None:
         assert g.scores[0] == g.scores[1]
     else:

@@ -1,7 +1,7 @@
 """The seeded generator gives the same numbers on every runtime and deals fairly."""
 from cardtable.rng import Random
 
-from support import raises
+from support import raises, stepped
 
 
 def _reference(seed, n):
@@ -16,12 +16,14 @@ def _reference(seed, n):
     return out
 
 
+@stepped
 def test_matches_the_32_bit_reference():
     for seed in (0, 1, 42, 99999):
         r = Random(seed)
         for want in _reference(seed, 200):
             hi, lo = r.next32()
             assert (hi << 16) | lo == want
+        yield
 
 
 def test_shuffle_is_a_permutation_and_seeded():

@@ -98,4 +98,7 @@ def finish(shown, status, ms, steps):
     for line in text.split("\n"):
         if line:
             print("    " + line)
+    if isinstance(e, MemoryError):
+        print("    (heap full. This port collects garbage only between top-level calls, so all")
+        print("    garbage of one call counts: split long tests into steps with support.stepped)")
     return False

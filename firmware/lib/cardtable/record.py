@@ -19,7 +19,7 @@ class RecordError(ValueError):
     """A malformed record line: names the line and what was expected."""
 
     def __init__(self, line, message):
-        ValueError.__init__(self, "line %d: %s" % (line, message))
+        super().__init__("line %d: %s" % (line, message))
         self.line = line
         self.message = message
 
@@ -232,10 +232,9 @@ def _encode_piles(game, piles):
 
 
 # -- whole records --------------------------------------------------------------------------
-def load(lines):
-    """(game, [(line number, action), ...]) from an iterable of text lines; raises RecordError."""
+def reading(lines):
+    """Yield the game (from the header), then (line number, action) per line; raises RecordError."""
     game = None
-    actions = []
     lineno = 0
     for text in lines:
         lineno += 1
@@ -244,11 +243,18 @@ def load(lines):
         obj = parse_line(text, lineno)
         if game is None:
             game = game_from_header(obj, lineno)
+            yield game
         else:
-            actions.append((lineno, decode(game, obj, lineno)))
+            yield lineno, decode(game, obj, lineno)
     if game is None:
         raise RecordError(max(lineno, 1), "the record is empty: the first line must be a header")
-    return game, actions
+
+
+def load(lines):
+    """(game, [(line number, action), ...]) from an iterable of text lines; raises RecordError."""
+    it = reading(lines)
+    game = next(it)
+    return game, list(it)
 
 
 def dump(game, actions=None):

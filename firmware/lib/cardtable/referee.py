@@ -12,26 +12,43 @@ def replay(game, actions):
             yield lineno, action, None, game.apply(action)
 
 
-def verdict(game, steps):
-    """The referee's summary of a replay: rejected actions, revokes, tricks, scores, result."""
-    rejected = []
-    revokes = []
-    for lineno, action, reason, events in steps:
+class Verdict:
+    """The referee's findings, gathered one replay step at a time."""
+
+    def __init__(self, game):
+        self.game = game
+        self.rejected = []
+        self.revokes = []
+
+    def add(self, lineno, action, reason, events):
+        """Take in one step of a replay."""
         if reason:
-            rejected.append({"line": lineno, "seat": action[0], "reason": reason})
+            self.rejected.append({"line": lineno, "seat": action[0], "reason": reason})
         for ev in events:
             if ev.get("ev") == "revoke":
                 rv = dict(ev)
                 rv["line"] = lineno
-                revokes.append(rv)
-    out = {"ok": not rejected and not revokes, "game": game.ID, "rejected": rejected,
-           "revokes": revokes}
-    if hasattr(game, "trick_winners"):
-        out["tricks"] = list(game.trick_winners)
-    out["scores"] = game.scores
-    out["over"] = game.over
-    out["winner"] = game.winner
-    return out
+                self.revokes.append(rv)
+
+    def result(self):
+        """The summary: ok, rejected actions, revokes, trick winners, scores, over, winner."""
+        game = self.game
+        out = {"ok": not self.rejected and not self.revokes, "game": game.ID,
+               "rejected": self.rejected, "revokes": self.revokes}
+        if hasattr(game, "trick_winners"):
+            out["tricks"] = list(game.trick_winners)
+        out["scores"] = game.scores
+        out["over"] = game.over
+        out["winner"] = game.winner
+        return out
+
+
+def verdict(game, steps):
+    """The summary of a whole replay."""
+    v = Verdict(game)
+    for step in steps:
+        v.add(*step)
+    return v.result()
 
 
 def referee(lines):

@@ -199,6 +199,7 @@ class PN532Emu:
         self.frames = []  # host frames (TFI..data) as bytes, the last 64
         self.bad_frames = 0
         self.rf_switches = 0
+        self.aborts = 0  # host ACKs that cancelled a command
         self._in = bytearray()
         self._out = []  # [frame, ready tick or None]
         self._last = None  # last answer data, for a host NACK
@@ -294,6 +295,11 @@ class PN532Emu:
             return None
         return self._out.pop(0)[0]
 
+    @property
+    def searching(self):
+        """True while an InListPassiveTarget waits for a tag (retries 0xFF)."""
+        return self._waiting != 0
+
     def irq(self):
         """A Pin-like P70_IRQ line: value() is 0 while a frame is ready."""
         return _IRQ(self)
@@ -301,6 +307,7 @@ class PN532Emu:
     # -- internals ------------------------------------------------------------
 
     def _host_ack(self):
+        self.aborts += 1
         self._waiting = 0  # the host aborts the running command
         self._out = [f for f in self._out if f[0] == ACK]
 

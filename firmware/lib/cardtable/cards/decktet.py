@@ -57,7 +57,10 @@ def has_suit(c, s):
 def name(c):
     """The card's Decktet name ('Ace of Moons' for an Ace)."""
     r, ss, n = CARDS[c]
-    return n if n else "Ace of " + SUIT_NAMES[SUIT_LETTERS.index(ss)].capitalize()
+    if n:
+        return n
+    word = SUIT_NAMES[SUIT_LETTERS.index(ss)]
+    return "Ace of " + word[0].upper() + word[1:]   # MicroPython's str has no capitalize()
 
 
 def _squash(text):

@@ -2,11 +2,10 @@
 
 
 class Mux:
-    """A TCA9548A at `addr`; muxes sharing one bus pass the same `peers` list.
+    """A TCA9548A at `addr`; muxes on one bus share a `peers` list so one channel is on."""
 
-    select() first turns off any peer's channels, so only one PN532 at 0x24 is ever
-    visible. The selection is cached; a bus error forgets it.
-    """
+    # select() turns off any peer's channels first: two PN532s at 0x24 would garble the
+    # bus. The selection is cached (one write per switch); a bus error forgets it.
 
     def __init__(self, i2c, addr=0x70, peers=None):
         self.i2c = i2c

@@ -49,7 +49,7 @@ def record(tnf, rtype, payload, mb=True, me=True):
     if n < 256:
         head = bytes((hdr | 0x10, len(rtype), n))
     else:
-        head = bytes((hdr, len(rtype), (n >> 24) & 0xFF, (n >> 16) & 0xFF, (n >> 8) & 0xFF, n & 0xFF))
+        head = bytes((hdr, len(rtype), n >> 24, (n >> 16) & 0xFF, (n >> 8) & 0xFF, n & 0xFF))
     return head + bytes(rtype) + bytes(payload)
 
 
@@ -93,11 +93,7 @@ def padded(data):
 
 
 def message_span(buf, start, end):
-    """Find the NDEF message in the TLV area buf[start:end].
-
-    Returns (offset, length) of the message; offset is -1 when the TLV header runs
-    past `end` (read more pages and call again). Raises NdefError when there is no message.
-    """
+    """(offset, length) of the NDEF message in the TLV area buf[start:end]; (-1, 0): read more."""
     i = start
     while i < end:
         t = buf[i]

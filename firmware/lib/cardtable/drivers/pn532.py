@@ -98,10 +98,17 @@ class TagError(PN532Error):
 class PN532:
     """One PN532 reader. Subclasses implement _write, _ready and _txn (or _fetch)."""
 
+    # A scanner polls readers round-robin with one RF field on at a time:
+    #     uid = r.poll()                     # bounded; None when the field is empty
+    #     if uid != last: code = r.read_text()
+    #     r.release()                        # field off before the next reader
+    # r.fails counts consecutive failed commands (mark the reader faulty past a limit,
+    # r.init() later to bring it back); r.counts and r.stats() keep totals per kind.
+
     OFF = 0  # where frame bytes start in RX (1 on I2C: the status byte)
     STREAM = False  # True when the bus is a byte stream (UART): read frames incrementally
 
-    def __init__(self, timeout_ms=30, retries=1, irq=None):
+    def __init__(self, timeout_ms=50, retries=1, irq=None):
         self.timeout_ms = timeout_ms
         self.retries = retries  # MxRtyPassiveActivation: 0x00..0xFE, small keeps poll() bounded
         self.irq = irq
@@ -114,7 +121,8 @@ class PN532:
         self.polls = 0
         self.fails = 0  # consecutive failed commands; 0 after any good answer
         self.errors = 0  # failed commands since start
-        self.counts = [0, 0, 0, 0, 0]  # per ERRORS kind, recovered retries included
+        self.counts = [0, 0, 0, 0, 0]  # failures per ERRORS kind
+        self.retried = 0  # second tries after a NACK or a bad checksum (line noise)
         self._have = 0
         self._ro = 0
 
@@ -163,6 +171,8 @@ class PN532:
 
     def _build(self, cmd, params):
         n = len(params)
+        if n > TXMAX - 9:
+            raise ValueError("command too long")
         tx = TX
         tx[0] = 0
         tx[1] = 0
@@ -232,10 +242,10 @@ class PN532:
                 break
             if k != -2:
                 raise FrameError("expected ACK for command 0x%02x" % cmd)
-            self.counts[2] += 1
             if nacked:
                 raise Nack("command 0x%02x NACKed twice" % cmd)
             nacked = True
+            self.retried += 1
         if not self._wait():
             self._write(ACK)  # an ACK from the host aborts the running command
             raise NoAnswer("no response to command 0x%02x" % cmd)
@@ -245,10 +255,10 @@ class PN532:
                 k = self._frame(hint)
                 break
             except ChecksumError:
-                self.counts[1] += 1
                 if bad:
                     raise
                 bad = True
+                self.retried += 1
                 self._have = 0
                 self._write(NACK)
                 if not self._wait():
@@ -274,8 +284,7 @@ class PN532:
     def _fail(self, e):
         self.fails += 1
         self.errors += 1
-        if not (isinstance(e, ChecksumError) or isinstance(e, Nack)):
-            self.counts[e.KIND] += 1  # those two are counted as they happen (retries too)
+        self.counts[e.KIND] += 1
 
     def call(self, cmd, params=b"", hint=RXMAX):
         """Run any PN532 command; return its response data as bytes (allocates)."""
@@ -302,11 +311,9 @@ class PN532:
         return (RX[ro], RX[ro + 1], RX[ro + 2], RX[ro + 3])
 
     def poll(self):
-        """The UID of a type A tag in the field (a memoryview valid until the next poll) or None.
-
-        Bounded: the PN532 gives up after `retries` activation attempts. The RF field is
-        left on and the tag selected for read_text(); call release() before the next reader.
-        """
+        """UID of the type A tag in the field (memoryview, valid until the next poll) or None."""
+        # Bounded: the PN532 gives up after `retries` activation attempts. The field stays
+        # on and the tag selected for read_text(); release() before polling the next reader.
         self.polls += 1
         self.tg = 0
         n = self._call(CMD_LIST, _P_LIST, 22)
@@ -365,11 +372,9 @@ class PN532:
         self._status()
 
     def read_text(self):
-        """The NDEF text (card code) of the tag found by the last poll().
-
-        Raises NdefError for a tag without a text record (blank, foreign, not an NTAG),
-        TagError when the tag stops answering, other PN532Error when the reader fails.
-        """
+        """The NDEF text (card code) of the tag found by the last poll()."""
+        # NdefError: no text record (blank, foreign, not an NTAG); TagError: the tag stopped
+        # answering; other PN532Error: the reader failed.
         self._need_tag()
         if self.sak & 0x7F:
             raise NdefError("not an NFC Forum Type 2 tag (SAK 0x%02x)" % self.sak)
@@ -404,7 +409,8 @@ class PN532:
 
     def stats(self):
         """Counters as a dict (for fault reports)."""
-        d = {"polls": self.polls, "fails": self.fails, "errors": self.errors}
+        d = {"polls": self.polls, "fails": self.fails, "errors": self.errors,
+             "retried": self.retried}
         for i in range(len(ERRORS)):
             d[ERRORS[i]] = self.counts[i]
         return d

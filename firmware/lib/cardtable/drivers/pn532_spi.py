@@ -1,7 +1,5 @@
-"""PN532 on SPI, one chip select per reader; bytes are LSB first on the wire.
-
-The rp2 SPI is MSB-first only, so every byte is bit-reversed in software (table lookup).
-"""
+"""PN532 on SPI, one chip select per reader; bytes are LSB first on the wire."""
+# The rp2 SPI is MSB-first only, so every byte is bit-reversed in software (table lookup).
 from cardtable.drivers.pn532 import PN532, RX, RXV, TXMAX, sleep_ms
 
 

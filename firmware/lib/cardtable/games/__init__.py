@@ -26,6 +26,19 @@ def game_class(name):
     return getattr(mod, clsname)
 
 
+def unload(name):
+    """Forget a game's rules module so its memory can be reclaimed (one game at a time on a Pico)."""
+    import sys
+
+    modname = GAMES[name][0]
+    if modname in sys.modules:
+        del sys.modules[modname]
+    pkg = sys.modules[__name__]
+    short = modname.rsplit(".", 1)[1]
+    if hasattr(pkg, short):
+        delattr(pkg, short)
+
+
 def available():
     """Ids of the games whose rules module is present, in registry order."""
     out = []
@@ -34,6 +47,7 @@ def available():
             game_class(name)
         except ImportError:
             continue
+        unload(name)
         out.append(name)
     return out
 

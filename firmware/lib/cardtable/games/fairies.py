@@ -273,7 +273,7 @@ class Fairies(Game):
         self.zone_scores = [[], []]
         self.hands = [[], []]           # cards the table knows each seat holds
         self.unseen = [0, 0]            # cards each seat holds that the table has not seen
-        self.deck = []                  # top first; 0 = unseen
+        self.deck_cards = []            # the Deck, top first; 0 = unseen
         self.where = bytearray(37)      # card -> _HIDDEN (0), seat + 1, or an _IN_ place
         self.seen_at = bytearray(37)    # card -> move (1-based, 0 = the deal) it was first seen
         self.moves = 0
@@ -370,12 +370,12 @@ class Fairies(Game):
             for c in self.hands[s]:
                 self._see(c, s + 1)
         deck = piles.get("deck") or [None] * 22
-        self.deck = [c or 0 for c in deck]
+        self.deck_cards = [c or 0 for c in deck]
         for c in self.nexus:
             if c:
                 self._see(c, _IN_NEXUS)
         self._see(self.parade[0], _IN_PARADE)
-        for c in self.deck:
+        for c in self.deck_cards:
             if c:
                 self._see(c, _IN_DECK)
         self.dealt = True
@@ -440,7 +440,7 @@ class Fairies(Game):
             events.extend(self._draw(seat))
             events.extend(self._refill())
         self.moves += 1
-        if not self.deck:
+        if not self.deck_cards:
             self.over = True
             s0, s1 = self.scores
             self.winner = None if s0 == s1 else (0 if s0 > s1 else 1)
@@ -448,11 +448,11 @@ class Fairies(Game):
         return events
 
     def _refill(self):
-        if len(self.nexus) != 2 or not self.deck:
+        if len(self.nexus) != 2 or not self.deck_cards:
             return []
         cards = []
-        while self.deck and len(cards) < 2:
-            c = self.deck.pop(0)
+        while self.deck_cards and len(cards) < 2:
+            c = self.deck_cards.pop(0)
             if c:
                 self._see(c, _IN_NEXUS)
             cards.append(c)
@@ -464,9 +464,9 @@ class Fairies(Game):
         return [{"ev": "refill", "cards": self._codes(cards), "at": at}]
 
     def _draw(self, seat):
-        if not self.deck:
+        if not self.deck_cards:
             return []
-        c = self.deck.pop(0)
+        c = self.deck_cards.pop(0)
         if c:
             self.hands[seat].append(c)
             self.where[c] = seat + 1
@@ -525,7 +525,7 @@ class Fairies(Game):
             "game": self.ID, "seats": 2, "turn": list(self.turn), "dealt": self.dealt,
             "rules": {"double_ended": self.rules["double_ended"]},
             "nexus": self._codes(self.nexus), "parade": self._codes(self.parade),
-            "parade_owner": self.owner, "deck": len(self.deck), "held": self.held,
+            "parade_owner": self.owner, "deck": len(self.deck_cards), "held": self.held,
             "zones": [[len(p) for p in self.zones[s]] for s in (0, 1)],
             "refills": self.refills, "moves": self.moves,
             "scores": self.scores if self.over else None,
@@ -541,7 +541,7 @@ class Fairies(Game):
         out["scores"] = self.scores
         out["hands"] = [self._codes(h) for h in self.hands]
         out["unseen"] = list(self.unseen)
-        out["deck_cards"] = self._codes(self.deck)
+        out["deck_cards"] = self._codes(self.deck_cards)
         out["zone_cards"] = [[self._codes(p) for p in self.zones[s]] for s in (0, 1)]
         out["zone_scores"] = [list(z) for z in self.zone_scores]
         out["where"] = hexlify(self.where).decode()

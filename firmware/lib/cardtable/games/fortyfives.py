@@ -138,6 +138,7 @@ class FortyFives(TrickGame):
         self.over = False
         self.winner = None
         self.results = []                    # one public summary dict per hand played
+        self.make_rules()
         self.reset_tricks()
         self.new_hand()
         self.phase = "deal"
@@ -470,29 +471,32 @@ class FortyFives(TrickGame):
         p = self.pw[c]
         return p >= 118 and p > self.pw[lead]
 
+    def make_rules(self):
+        """The follow obligations, built once: (holds, allowed, reason) per led suit."""
+        out = []
+        for s in range(4):
+            name = std.SUIT_NAMES[s]
+            if self.rules["may_trump_when_following"]:
+                out.append(((self.follows, self.follows_or_trumps,
+                             "must follow %s or trump" % name),))
+            else:
+                out.append(((self.follows, self.follows, "must follow %s" % name),))
+        out.append(((self.owes_trump, self.is_trump, "must follow trumps"),))
+        self._rules = tuple(out)
+
     def follow_rules(self, seat):
-        led = self.led
-        if led == TRUMPS:
-            lead = self.trick[0][1]
-            pw = self.pw
+        return self._rules[self.led]
 
-            def must(c):
-                return pw[c] != 0 and not self.privileged(c, lead)
+    def follows(self, c):
+        """c follows the plain suit led (the A of hearts never does)."""
+        return std.suit(c) == self.led and not self.pw[c]
 
-            def trumps(c):
-                return pw[c] != 0
-            return ((must, trumps, "must follow trumps"),)
-        pw = self.pw
+    def follows_or_trumps(self, c):
+        return self.pw[c] != 0 or std.suit(c) == self.led
 
-        def follows(c):
-            return std.suit(c) == led and not pw[c]
-
-        name = std.SUIT_NAMES[led]
-        if self.rules["may_trump_when_following"]:
-            def either(c):
-                return pw[c] != 0 or std.suit(c) == led
-            return ((follows, either, "must follow %s or trump" % name),)
-        return ((follows, follows, "must follow %s" % name),)
+    def owes_trump(self, c):
+        """c is a trump its holder must play to the trump led (not a privileged one)."""
+        return self.pw[c] != 0 and not self.privileged(c, self.trick[0][1])
 
     def check_play(self, action):
         if self.phase != "play":
@@ -644,7 +648,7 @@ class FortyFives(TrickGame):
         out["stock_left"] = self.stock_left
         out["discarded"] = list(self.ndiscarded)
         out["drawn"] = list(self.drawn)
-        out["results"] = [dict(r) for r in self.results]
+        out["last_hand"] = self.results[-1] if self.results else None
         out["revokes"] = list(self.revokes)
         if seat is not None:
             out["my_discards"] = self.codes(self.discarded[seat])
@@ -661,4 +665,5 @@ class FortyFives(TrickGame):
         out["high_seat"] = self.high_seat
         out["order_turn"] = self.order_turn
         out["rules"] = dict(self.rules)
+        out["results"] = self.results
         return out

@@ -1,0 +1,204 @@
+"""The small hardware interfaces the table runs on, and readers built from a board config.
+
+Each interface is a tiny base class: ``hw_rp2`` implements it on a Raspberry Pi Pico and
+``hw_sim`` in memory (tests, the virtual board). Rules never touch these; the controller does.
+
+- Clock:   ``ticks_ms()`` (wrapping, compare with ``ticks_diff``), ``sleep_ms(ms)``.
+- Storage: ``open(path, mode)`` with binary modes "rb", "wb", "ab" giving a file with
+  ``read(n)`` (b"" at the end), ``write(b)``, ``flush()`` (the commit point on littlefs),
+  ``close()``; ``listdir``, ``remove``, ``rename`` (replaces the target), ``mkdir``,
+  ``size(path)`` (-1 if missing) and ``free()`` (bytes, -1 if unknown). Errors are OSError.
+- Pixels:  ``n`` LEDs; ``set(i, rgb)`` with rgb a (r, g, b) tuple of 0..255; ``show()``.
+- Buzzer:  ``tone(freq)`` (0 = silent); ``play(pattern)`` queues ((freq, ms), ...) and
+  ``update(now)`` advances it without blocking.
+- Inputs:  ``next()`` returns the next input event or None: (BUTTON, name) for a press,
+  (TURN, name, steps) for an encoder.
+- Serial:  ``read_byte()`` returns a byte or -1 without blocking; ``write(data)``.
+- Watchdog: ``feed()``.
+- Hal:     holds one of each plus ``readers`` (PN532-like: ``init()``, ``poll()`` -> UID or
+  None, ``read_text()``, ``release()``; errors are OSError) and ``mem_free()``.
+"""
+from cardtable.compat import ticks_add, ticks_diff
+from cardtable.compat import ticks_ms as _ticks_ms
+
+BUTTON = 1
+TURN = 2
+
+
+class Clock:
+    """Milliseconds that wrap; real time by default."""
+
+    def ticks_ms(self):
+        return _ticks_ms()
+
+    def sleep_ms(self, ms):
+        try:
+            from time import sleep_ms
+        except ImportError:  # CPython
+            from time import sleep
+
+            sleep(ms / 1000)
+            return
+        sleep_ms(ms)
+
+
+class Storage:
+    """Files on the board's flash (paths relative to the filesystem root)."""
+
+    def open(self, path, mode):
+        raise NotImplementedError
+
+    def listdir(self, path):
+        raise NotImplementedError
+
+    def remove(self, path):
+        raise NotImplementedError
+
+    def rename(self, src, dst):
+        raise NotImplementedError
+
+    def mkdir(self, path):
+        raise NotImplementedError
+
+    def size(self, path):
+        raise NotImplementedError
+
+    def free(self):
+        return -1
+
+
+class Pixels:
+    """A chain of RGB LEDs (one per zone, some per button)."""
+
+    n = 0
+
+    def set(self, i, rgb):
+        raise NotImplementedError
+
+    def show(self):
+        raise NotImplementedError
+
+
+class Buzzer:
+    """A piezo: plays a pattern of (freq Hz, ms) steps in the background of step()."""
+
+    def __init__(self):
+        self._pat = ()
+        self._i = 0
+        self._until = 0
+        self.busy = False
+
+    def tone(self, freq):
+        """Sound freq Hz until the next call (0: silence)."""
+
+    def play(self, pattern, now):
+        """Start pattern ((freq, ms), ...) at tick now, replacing any pattern playing."""
+        self._pat = pattern
+        self._i = 0
+        self.busy = bool(pattern)
+        if pattern:
+            self.tone(pattern[0][0])
+            self._until = ticks_add(now, pattern[0][1])
+        else:
+            self.tone(0)
+
+    def update(self, now):
+        """Move to the next step of the pattern when its time is up."""
+        if not self.busy:
+            return
+        if ticks_diff(now, self._until) < 0:
+            return
+        self._i += 1
+        if self._i >= len(self._pat):
+            self.busy = False
+            self.tone(0)
+            return
+        freq, ms = self._pat[self._i]
+        self.tone(freq)
+        self._until = ticks_add(now, ms)
+
+
+class Inputs:
+    """Buttons and rotary encoders, debounced; next() hands out one event at a time."""
+
+    def next(self):
+        return None
+
+
+class Serial:
+    """The host link's byte pipe (USB CDC on the Pico)."""
+
+    def read_byte(self):
+        return -1
+
+    def write(self, data):
+        raise NotImplementedError
+
+
+class Watchdog:
+    """Resets the board when step() stops feeding it; a no-op until started."""
+
+    def feed(self):
+        pass
+
+
+class Hal:
+    """One of each interface plus the board's readers."""
+
+    def __init__(self, clock, storage, pixels, buzzer, inputs, serial, readers, wdt=None):
+        self.clock = clock
+        self.storage = storage
+        self.pixels = pixels
+        self.buzzer = buzzer
+        self.inputs = inputs
+        self.serial = serial
+        self.readers = readers
+        self.wdt = wdt or Watchdog()
+
+    def mem_free(self):
+        """Free heap in bytes, -1 where the port cannot say (WebAssembly grows its heap)."""
+        import sys
+
+        if sys.implementation.name != "micropython" or sys.platform == "webassembly":
+            return -1
+        import gc
+
+        return gc.mem_free()
+
+
+def make_readers(board, buses, make_pin, timeout_ms=50, retries=1):
+    """PN532 drivers for board.readers over buses (name -> machine.I2C/SPI/UART-like object).
+
+    make_pin(gp) gives a Pin-like chip select. Readers behind muxes on one bus share a
+    peer list, so selecting one channel turns every other mux off.
+    """
+    out = []
+    muxes = {}
+    peers = {}
+    for rec in board.readers:
+        bus_name, mux_addr, ch, cs = rec
+        bus = buses[bus_name]
+        kind = board.buses[bus_name]["kind"]
+        if kind == "i2c":
+            from cardtable.drivers.pn532_i2c import PN532I2C
+
+            mux = None
+            if mux_addr is not None:
+                key = (bus_name, mux_addr)
+                mux = muxes.get(key)
+                if mux is None:
+                    from cardtable.drivers.mux import Mux
+
+                    mux = Mux(bus, mux_addr, peers.setdefault(bus_name, []))
+                    muxes[key] = mux
+            out.append(PN532I2C(bus, mux=mux, channel=ch or 0, timeout_ms=timeout_ms,
+                                retries=retries))
+        elif kind == "spi":
+            from cardtable.drivers.pn532_spi import PN532SPI
+
+            out.append(PN532SPI(bus, make_pin(cs), timeout_ms=timeout_ms, retries=retries))
+        else:
+            from cardtable.drivers.pn532_uart import PN532UART
+
+            out.append(PN532UART(bus, timeout_ms=timeout_ms, retries=retries))
+    return out

@@ -1,0 +1,191 @@
+"""The serial link (DESIGN section 4): JSON Lines both ways over USB CDC, protocol version 1.
+
+Every line is one JSON object. The link shares the USB serial port with the MicroPython
+REPL: the host ignores lines that are not JSON objects with a "type", and Ctrl-C (0x03)
+still stops the table and drops to the REPL, so mpremote can always break in. The device
+never blocks on the link: it reads the bytes that are waiting, up to a budget per step().
+
+Device -> host ("type" names the message):
+
+- ``hello``: ``fw`` firmware version, ``proto`` (1), ``board``, ``layout``, ``game`` (the
+  current game's record header or null), ``seq`` (its last journal line). Sent at boot
+  and in answer to the ``hello`` command.
+- ``event``: an accepted action. ``seq`` (its journal line), ``action`` (the action as a
+  record line, e.g. ``{"seat": 1, "act": "play", "card": "5H"}``), ``events`` (what the
+  rules said happened: ``{"ev": "trick", "seat": 1, ...}``, hand scored, game over),
+  ``from`` (``"zone s1"``, ``"button k4"``, ``"tap t2"``, ``"host"``, ``"auto"``).
+- ``verdict``: a rejected action. ``action`` (record form, or null when the input made no
+  action), ``seat``, ``reason`` (in words a player understands), ``from``.
+- ``state``: ``seq`` and ``view``, the spectator view (``view(None)``: never a hand, the
+  kitty's hidden cards or the deck order). Sent after every change and on request.
+- ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a tag with no card
+  code; ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
+  ``error``: the firmware caught an error), ``msg``, and ``zone`` where there is one.
+  ``cleared: true`` says the fault is over (the reader answers again).
+- ``log``: one journal line, in answer to ``log``: ``id``, ``game`` (its number), ``line``
+  (the journal line's exact text, seq and CRC included).
+- ``ok``: ``id`` echoed, plus the command's answer fields.
+- ``error``: ``id`` echoed (null when the line had none or was not JSON), ``msg``.
+
+Host -> device: ``{"cmd": NAME, "id": ID, ...}``; ID is any JSON number or string, echoed in
+exactly one ``ok`` or ``error``. Lines longer than LINE_MAX bytes, lines that are not JSON
+objects, unknown commands and bad fields get an ``error``, never a crash.
+
+- ``hello``: sends a ``hello``; ok.
+- ``new``: ``game`` (id), optional ``seats``, ``dealer``, ``rules`` (options), ``layout``
+  (the board layout to use; default: the board's layout for that game and seat count).
+  Starts a new game and journal; ok with ``game`` (the header) and ``number``.
+- ``act``: ``action`` as a record line, for inputs the table has no button for:
+  ``{"cmd": "act", "id": 7, "action": {"seat": 1, "act": "bid", "bid": 20}}``.
+  ok with ``seq`` and ``events``; error with the reason if the rules reject it.
+- ``undo``: takes back the last action; ok with ``action`` (what was undone) and ``seq``.
+- ``state``: ok with ``seq`` and ``view`` (spectator).
+- ``log``: optional ``game`` (a number from ``games``; default the current game). Streams
+  the journal as ``log`` messages, a few per step, then ok with ``lines``.
+- ``config``: ok with ``board``, ``layout``, ``layouts``, ``zones`` (zone -> role),
+  ``buttons`` (button -> meaning) and ``host_verbs`` (what the host must type for this
+  layout). With ``set`` (an object of ``board``, ``layout``): saves them to the board's
+  config file, used from the next boot.
+- ``games``: ok with ``games``: ``[{"number": 3, "bytes": 2048, "current": true}, ...]``.
+- ``health``: ok with ``readers`` (per zone: ``zone``, ``up``, ``polls``, ``failures``,
+  ``card``, driver counters), ``journal`` (``number``, ``seq``, ``bytes``, ``dropped``,
+  ``error``), ``flash_free``, ``heap_free`` (-1 if unknown), ``uptime_ms``, ``steps``.
+"""
+import json
+
+from cardtable.compat import const
+
+PROTO = const(1)
+LINE_MAX = const(1024)
+COMMANDS = ("hello", "new", "act", "undo", "state", "log", "config", "games", "health")
+
+
+class LinkError(ValueError):
+    """A host line the device cannot take; `id` is the command's id, if it had one."""
+
+    def __init__(self, msg, cid=None):
+        super().__init__(msg)
+        self.msg = msg
+        self.id = cid
+
+
+class LineReader:
+    """Assembles host lines from a non-blocking byte source (read_byte() -> int or -1)."""
+
+    def __init__(self, source, limit=LINE_MAX):
+        self.source = source
+        self.limit = limit
+        self.buf = bytearray(limit)
+        self.n = 0
+        self.overflow = False
+
+    def poll(self, budget=256):
+        """Read up to budget waiting bytes; a complete line (str), TOO_LONG, or None."""
+        src = self.source
+        buf = self.buf
+        for _ in range(budget):
+            b = src.read_byte()
+            if b < 0:
+                return None
+            if b == 10 or b == 13:
+                if self.overflow:
+                    self.overflow = False
+                    self.n = 0
+                    return TOO_LONG
+                if self.n == 0:
+                    continue
+                n = self.n
+                self.n = 0
+                try:
+                    return bytes(buf[:n]).decode()
+                except UnicodeError:
+                    return BAD_TEXT
+            if self.overflow:
+                continue
+            if self.n >= self.limit:
+                self.overflow = True
+                continue
+            buf[self.n] = b
+            self.n += 1
+        return None
+
+
+TOO_LONG = "\x00too long"
+BAD_TEXT = "\x00not utf-8"
+
+
+def parse(line):
+    """The command object of a host line; raises LinkError (with the id once it is known)."""
+    if line == TOO_LONG:
+        raise LinkError("line too long (at most %d bytes)" % LINE_MAX)
+    if line == BAD_TEXT:
+        raise LinkError("the line is not UTF-8 text")
+    try:
+        obj = json.loads(line)
+    except ValueError:
+        raise LinkError("not JSON: send one object per line, e.g. {\"cmd\": \"state\", \"id\": 1}")
+    if not isinstance(obj, dict):
+        raise LinkError("expected a JSON object {\"cmd\": ..., \"id\": ...}")
+    cid = obj.get("id")
+    if cid is not None and not isinstance(cid, (int, str)) or isinstance(cid, bool):
+        raise LinkError("\"id\" must be a number or a string")
+    cmd = obj.get("cmd")
+    if not isinstance(cmd, str):
+        raise LinkError("missing \"cmd\" (commands: %s)" % ", ".join(COMMANDS), cid)
+    if cmd not in COMMANDS:
+        raise LinkError("unknown command %r (commands: %s)" % (cmd, ", ".join(COMMANDS)), cid)
+    if "id" not in obj:
+        raise LinkError("missing \"id\": every command needs one, echoed in the answer")
+    return obj
+
+
+def encode(msg):
+    """The bytes of one message line."""
+    return (json.dumps(msg) + "\n").encode()
+
+
+def ok(cid, fields=None):
+    out = {"type": "ok", "id": cid}
+    if fields:
+        out.update(fields)
+    return out
+
+
+def error(cid, msg):
+    return {"type": "error", "id": cid, "msg": msg}
+
+
+def fault(kind, msg, zone=None, cleared=False):
+    out = {"type": "fault", "kind": kind, "msg": msg}
+    if zone is not None:
+        out["zone"] = zone
+    if cleared:
+        out["cleared"] = True
+    return out
+
+
+class Link:
+    """Reads host commands and writes device messages over a hal Serial."""
+
+    def __init__(self, serial, limit=LINE_MAX):
+        self.serial = serial
+        self.reader = LineReader(serial, limit)
+        self.sent = 0
+        self.received = 0
+        self.errors = 0
+
+    def poll(self, budget=256):
+        """The next host command (dict), a LinkError for a bad line, or None."""
+        line = self.reader.poll(budget)
+        if line is None:
+            return None
+        self.received += 1
+        try:
+            return parse(line)
+        except LinkError as e:
+            self.errors += 1
+            return e
+
+    def send(self, msg):
+        self.serial.write(encode(msg))
+        self.sent += 1

@@ -1,0 +1,99 @@
+"""What the table shows and sounds: LED colours per zone and buzzer patterns, as data.
+
+A zone's LED shows, by priority: its reader is down (``fault``), a short flash after
+something happened there (``accepted``, ``rejected``, ``unknown`` tag), else its steady
+colour: ``turn`` (the seat there is to act, or the zone waits for the deal), ``pending``
+(cards collected for an action not yet confirmed), ``winner``, or off.
+"""
+from cardtable.compat import ticks_add, ticks_diff
+
+OFF = (0, 0, 0)
+COLOURS = {
+    "off": OFF,
+    "turn": (0, 0, 48),
+    "accepted": (0, 64, 0),
+    "rejected": (96, 0, 0),
+    "unknown": (64, 0, 64),
+    "fault": (72, 28, 0),
+    "pending": (0, 40, 40),
+    "winner": (64, 52, 0),
+}
+FLASH_MS = {"accepted": 600, "rejected": 1500, "unknown": 1500}
+
+# (frequency Hz, ms) steps; 0 Hz is a rest.
+PATTERNS = {
+    "accepted": (),
+    "rejected": ((392, 120), (0, 60), (262, 260)),
+    "unknown": ((1047, 60), (0, 60), (1047, 60), (0, 60), (1047, 60)),
+    "fault": ((880, 200), (0, 100), (660, 300)),
+    "over": ((523, 120), (659, 120), (784, 120), (1047, 320)),
+}
+
+
+class Feedback:
+    """LED colours and buzzer patterns over hal Pixels and Buzzer; update() draws changes only."""
+
+    def __init__(self, pixels, buzzer):
+        n = pixels.n
+        self.pixels = pixels
+        self.buzzer = buzzer
+        self.n = n
+        self.base = [OFF] * n
+        self.fault = bytearray(n)
+        self._flash = [OFF] * n
+        self._until = [0] * n
+        self._flashing = bytearray(n)
+        self._shown = [None] * n
+        self.last_sound = None
+
+    def steady(self, led, name):
+        """Set an LED's steady colour by name."""
+        if 0 <= led < self.n:
+            self.base[led] = COLOURS[name]
+
+    def clear(self):
+        """All steady colours off (faults stay)."""
+        for i in range(self.n):
+            self.base[i] = OFF
+
+    def set_fault(self, led, on):
+        if 0 <= led < self.n:
+            self.fault[led] = 1 if on else 0
+
+    def flash(self, led, name, now):
+        """Flash an LED in the colour called name for FLASH_MS[name]."""
+        if 0 <= led < self.n:
+            self._flash[led] = COLOURS[name]
+            self._until[led] = ticks_add(now, FLASH_MS.get(name, 600))
+            self._flashing[led] = 1
+
+    def sound(self, name, now):
+        """Play the pattern called name."""
+        pat = PATTERNS.get(name, ())
+        self.last_sound = name
+        if pat and self.buzzer is not None:
+            self.buzzer.play(pat, now)
+
+    def colour(self, led, now):
+        """What the LED should show at tick now."""
+        if self.fault[led]:
+            return COLOURS["fault"]
+        if self._flashing[led]:
+            if ticks_diff(now, self._until[led]) < 0:
+                return self._flash[led]
+            self._flashing[led] = 0
+        return self.base[led]
+
+    def update(self, now):
+        """Write changed LEDs and show them; advance the buzzer."""
+        changed = False
+        for i in range(self.n):
+            c = self.colour(i, now)
+            if c is not self._shown[i]:
+                self._shown[i] = c
+                self.pixels.set(i, c)
+                changed = True
+        if changed:
+            self.pixels.show()
+        if self.buzzer is not None:
+            self.buzzer.update(now)

@@ -1,0 +1,214 @@
+"""The scanner: polls the readers one at a time, debounces, and reports zone events.
+
+One reader per poll, round robin, and its RF field is switched off again before the next
+(``release()``), so only one field is ever on. A card counts as placed once it is seen in
+``place_polls`` consecutive polls of its reader and as lifted after ``lift_polls`` consecutive
+empty polls: a card flickering at the edge of a field is no play, and a card that a reader
+sometimes misses while it lies still is not lifted and placed again. A reader that fails
+``fail_limit`` polls in a row is reported down and then only retried every ``retry_ms``, so
+a dead reader costs the others almost nothing.
+
+Events are tuples ``(kind, reader, t, text, key)``: t is the tick of the first sighting (of
+the failure, of the lift), text the card code read from the tag (PLACED), the reason
+(UNKNOWN: a tag with no card code; DOWN: the error), key a small int naming the tag's UID.
+"""
+from cardtable.compat import const, ticks_add, ticks_diff
+
+PLACED = const(1)
+LIFTED = const(2)
+UNKNOWN = const(3)
+DOWN = const(4)
+UP = const(5)
+
+NAMES = ("", "placed", "lifted", "unknown", "down", "up")
+_UIDMAX = const(10)
+
+
+def uid_key(buf, n):
+    """A small int (< 2**30) standing for the first n bytes of a UID."""
+    h = n
+    for k in range(n):
+        h = (h * 31 + buf[k]) & 0x3FFFFFFF
+    return h
+
+
+def _same(a, n, b):
+    if len(b) != n:
+        return False
+    for k in range(n):
+        if a[k] != b[k]:
+            return False
+    return True
+
+
+class Scanner:
+    """Round-robin debounced polling of PN532-like readers (init, poll, read_text, release)."""
+
+    def __init__(self, readers, clock, place_polls=2, lift_polls=3, fail_limit=3, retry_ms=2000):
+        n = len(readers)
+        self.readers = readers
+        self.clock = clock
+        self.n = n
+        self.place_polls = place_polls
+        self.lift_polls = lift_polls
+        self.fail_limit = fail_limit
+        self.retry_ms = retry_ms
+        self._uid = [bytearray(_UIDMAX) for _ in range(n)]  # the card lying on each reader
+        self._ulen = bytearray(n)  # its UID length, 0 = nothing there
+        self._cand = [bytearray(_UIDMAX) for _ in range(n)]  # a card being debounced
+        self._clen = bytearray(n)
+        self._hits = bytearray(n)
+        self._miss = bytearray(n)
+        self._fails = bytearray(n)
+        self._t0 = [0] * n
+        self._retry = [0] * n
+        self.down = bytearray(n)
+        self.polls = [0] * n
+        self.failures = [0] * n
+        self.last_error = [None] * n
+        self.events = []
+        self._next = 0
+
+    def start(self):
+        """Initialise every reader; one that does not answer is reported down at once."""
+        now = self.clock.ticks_ms()
+        for i in range(self.n):
+            try:
+                self.readers[i].init()
+            except OSError as e:
+                self.failures[i] += 1
+                self._go_down(i, now, e)
+
+    def step(self, budget=1):
+        """Poll the next `budget` readers; returns how many events are waiting."""
+        for _ in range(budget):
+            i = self._next
+            self._next = i + 1 if i + 1 < self.n else 0
+            self._poll(i)
+        return len(self.events)
+
+    def next_event(self):
+        """The oldest waiting event, or None."""
+        if self.events:
+            return self.events.pop(0)
+        return None
+
+    def present(self, i):
+        """True if a card lies on reader i."""
+        return self._ulen[i] != 0
+
+    def status(self, i):
+        """Reader i's health as a dict (for `health` and faults)."""
+        r = self.readers[i]
+        out = {"up": not self.down[i], "polls": self.polls[i], "failures": self.failures[i],
+               "card": self._ulen[i] != 0}
+        if self.last_error[i] is not None:
+            out["error"] = self.last_error[i]
+        if hasattr(r, "stats"):
+            out["driver"] = r.stats()
+        return out
+
+    # -- one poll -------------------------------------------------------------------------
+
+    def _poll(self, i):
+        r = self.readers[i]
+        now = self.clock.ticks_ms()
+        if self.down[i]:
+            if ticks_diff(now, self._retry[i]) < 0:
+                return
+            self._retry[i] = ticks_add(now, self.retry_ms)
+            try:
+                r.init()
+            except OSError as e:
+                self.failures[i] += 1
+                self.last_error[i] = str(e)
+                return
+        self.polls[i] += 1
+        try:
+            uid = r.poll()
+            if uid is None:
+                self._empty(i, now)
+            else:
+                self._seen(i, r, uid, now)
+            r.release()
+        except OSError as e:
+            self._failed(i, now, e)
+            return
+        self._fails[i] = 0
+        if self.down[i]:
+            self.down[i] = 0
+            self.last_error[i] = None
+            self.events.append((UP, i, now, None, 0))
+
+    def _seen(self, i, r, uid, now):
+        self._miss[i] = 0
+        n = len(uid)
+        if n > _UIDMAX:
+            n = _UIDMAX
+        if _same(self._uid[i], self._ulen[i], uid):
+            self._clen[i] = 0
+            self._hits[i] = 0
+            return
+        cand = self._cand[i]
+        if _same(cand, self._clen[i], uid):
+            if self._hits[i] < 255:
+                self._hits[i] += 1
+        else:
+            for k in range(n):
+                cand[k] = uid[k]
+            self._clen[i] = n
+            self._hits[i] = 1
+            self._t0[i] = now
+        if self._hits[i] < self.place_polls:
+            return
+        kind = PLACED
+        try:
+            text = r.read_text()
+        except ValueError as e:  # NdefError: no card code on this tag
+            kind = UNKNOWN
+            text = str(e)
+        except OSError as e:
+            if hasattr(e, "status"):
+                return  # the tag left mid-read: try again next poll
+            raise
+        if self._ulen[i]:
+            self.events.append((LIFTED, i, now, None, uid_key(self._uid[i], self._ulen[i])))
+        stable = self._uid[i]
+        for k in range(n):
+            stable[k] = cand[k]
+        self._ulen[i] = n
+        self._clen[i] = 0
+        self._hits[i] = 0
+        self.events.append((kind, i, self._t0[i], text, uid_key(stable, n)))
+
+    def _empty(self, i, now):
+        self._clen[i] = 0
+        self._hits[i] = 0
+        if self._ulen[i]:
+            self._miss[i] += 1
+            if self._miss[i] >= self.lift_polls:
+                key = uid_key(self._uid[i], self._ulen[i])
+                self._ulen[i] = 0
+                self._miss[i] = 0
+                self.events.append((LIFTED, i, now, None, key))
+
+    def _failed(self, i, now, e):
+        self.failures[i] += 1
+        self.last_error[i] = str(e) or type(e).__name__
+        if self.down[i]:
+            return
+        if self._fails[i] < 255:
+            self._fails[i] += 1
+        if self._fails[i] >= self.fail_limit:
+            self._go_down(i, now, e)
+
+    def _go_down(self, i, now, e):
+        self.down[i] = 1
+        self._fails[i] = 0
+        self._ulen[i] = 0
+        self._clen[i] = 0
+        self._hits[i] = 0
+        self._miss[i] = 0
+        self._retry[i] = ticks_add(now, self.retry_ms)
+        self.last_error[i] = str(e) or type(e).__name__
+        self.events.append((DOWN, i, now, self.last_error[i], 0))

@@ -1,0 +1,175 @@
+"""The scanner: debounce, lifts, dead readers, unknown tags, one field at a time."""
+from support import MICROPYTHON
+
+from cardtable.hw_sim import SimClock, SimReader, uid_for
+from cardtable.table.scanner import DOWN, LIFTED, PLACED, UNKNOWN, UP, Scanner
+
+
+def table(n=3, **kw):
+    readers = [SimReader() for _ in range(n)]
+    clock = SimClock(1000)
+    sc = Scanner(readers, clock, **kw)
+    sc.start()
+    return readers, clock, sc
+
+
+def put(reader, text):
+    reader.card = (uid_for(text), text)
+
+
+def rounds(sc, clock, k, ms=10):
+    """k full rounds (every reader polled once per round); returns the events."""
+    out = []
+    for _ in range(k * sc.n):
+        clock.advance(ms)
+        sc.step()
+        ev = sc.next_event()
+        while ev is not None:
+            out.append(ev)
+            ev = sc.next_event()
+    return out
+
+
+def kinds(events):
+    return [(e[0], e[1]) for e in events]
+
+
+def test_a_card_held_still_is_one_placement():
+    readers, clock, sc = table()
+    put(readers[1], "AS")
+    events = rounds(sc, clock, 50)
+    assert kinds(events) == [(PLACED, 1)]
+    assert events[0][3] == "AS"
+    assert readers[1].reads == 1  # the tag's text is read once, not at every poll
+
+
+def test_the_placement_is_stamped_with_the_first_sighting():
+    readers, clock, sc = table(n=1, place_polls=3)
+    rounds(sc, clock, 2)
+    put(readers[0], "KH")
+    first = clock.now + 10
+    events = rounds(sc, clock, 5)
+    assert kinds(events) == [(PLACED, 0)]
+    assert events[0][2] == first
+
+
+def test_a_flicker_at_the_field_edge_is_no_placement():
+    readers, clock, sc = table(n=1)
+    put(readers[0], "QD")
+    readers[0].script = [True, False, True, False, False, True, False, True, False]
+    assert rounds(sc, clock, 9) == []
+    readers[0].card = None
+    assert rounds(sc, clock, 10) == []
+
+
+def test_a_card_seen_once_in_passing_is_nothing():
+    readers, clock, sc = table(n=2)
+    put(readers[0], "2C")
+    rounds(sc, clock, 1)
+    readers[0].card = None
+    assert rounds(sc, clock, 10) == []
+
+
+def test_a_missed_poll_under_a_still_card_is_no_lift():
+    readers, clock, sc = table(n=1, lift_polls=3)
+    put(readers[0], "JC")
+    assert kinds(rounds(sc, clock, 3)) == [(PLACED, 0)]
+    readers[0].script = [False, True, False, False, True, False, True] * 3
+    assert rounds(sc, clock, 21) == []
+
+
+def test_lifting_a_card_is_reported_once():
+    readers, clock, sc = table(n=2, lift_polls=3)
+    put(readers[0], "10S")
+    rounds(sc, clock, 3)
+    readers[0].card = None
+    events = rounds(sc, clock, 20)
+    assert kinds(events) == [(LIFTED, 0)]
+    assert not sc.present(0)
+
+
+def test_swapping_cards_is_a_lift_then_a_placement():
+    readers, clock, sc = table(n=1)
+    put(readers[0], "AH")
+    rounds(sc, clock, 3)
+    put(readers[0], "KH")
+    events = rounds(sc, clock, 5)
+    assert kinds(events) == [(LIFTED, 0), (PLACED, 0)]
+    assert events[1][3] == "KH"
+
+
+def test_a_tag_without_a_card_code_is_reported_unknown_not_placed():
+    readers, clock, sc = table(n=1)
+    readers[0].card = (b"\x08\x11\x22\x33", None)  # a bank card
+    events = rounds(sc, clock, 10)
+    assert kinds(events) == [(UNKNOWN, 0)]
+    assert "not a card" in events[0][3]
+
+
+def test_a_dead_reader_is_reported_and_the_others_keep_working():
+    readers, clock, sc = table(n=3, fail_limit=3, retry_ms=1000)
+    rounds(sc, clock, 2)
+    readers[1].dead = True
+    events = rounds(sc, clock, 4)
+    assert kinds(events) == [(DOWN, 1)]
+    assert "5" in events[0][3] or "EIO" in events[0][3]
+    polls_before = readers[1].inits
+    put(readers[0], "9D")
+    put(readers[2], "8D")
+    events = rounds(sc, clock, 30, ms=5)  # 450 ms: no retry of the dead one yet
+    assert sorted(kinds(events)) == [(PLACED, 0), (PLACED, 2)]
+    assert readers[1].inits == polls_before
+    assert sc.status(1)["up"] is False and sc.status(0)["up"] is True
+    assert sc.status(1)["failures"] >= 3
+
+
+def test_a_dead_reader_is_retried_slowly_and_comes_back():
+    readers, clock, sc = table(n=2, fail_limit=2, retry_ms=1000)
+    readers[0].dead = True
+    rounds(sc, clock, 3)
+    inits = readers[0].inits
+    rounds(sc, clock, 100)  # 2 s
+    assert 1 <= readers[0].inits - inits <= 3
+    readers[0].dead = False
+    put(readers[0], "7H")
+    events = rounds(sc, clock, 60)
+    assert kinds(events) == [(UP, 0), (PLACED, 0)]
+
+
+def test_a_reader_dead_at_boot_is_reported_at_start():
+    readers = [SimReader(), SimReader()]
+    readers[1].dead = True
+    sc = Scanner(readers, SimClock())
+    sc.start()
+    ev = sc.next_event()
+    assert ev[0] == DOWN and ev[1] == 1
+    assert sc.next_event() is None
+
+
+def test_only_one_field_is_on_at_a_time():
+    readers, clock, sc = table(n=4)
+    put(readers[2], "3S")
+    for _ in range(40):
+        sc.step()
+        assert sum(1 for r in readers if r.field) == 0  # released before the next reader
+
+
+def test_polling_an_idle_table_allocates_nothing():
+    readers, clock, sc = table(n=4)
+    put(readers[1], "AS")
+    rounds(sc, clock, 3)
+    sc.events.clear()
+    if MICROPYTHON:
+        import micropython
+
+        micropython.heap_lock()
+        try:
+            for _ in range(40):
+                sc.step()
+        finally:
+            micropython.heap_unlock()
+    else:
+        for _ in range(40):
+            sc.step()
+    assert sc.events == []
+    assert sc.polls[1] >= 13
