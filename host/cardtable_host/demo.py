@@ -8,7 +8,7 @@ import time
 from cardtable import games
 from cardtable.rng import Random
 
-from cardtable_host.narrate import action_text, event_text
+from cardtable_host.narrate import action_text, event_text, result_text
 from cardtable_host.term import paint, use_colour
 
 HELP = "watch bots play a full seeded game of each game, with the referee's verdicts"
@@ -24,12 +24,14 @@ example:  cardtable demo                    # every game, one after another
 # Seeds whose games end at a watchable length (a seed-literal California Jacks game can run
 # to dozens of hands: its void penalty keeps scores down).
 DEMO_SEEDS = {"california-jacks": 7}
+DEMO_SEATS = {"nerts": 3}          # the seed's stated minimum for Nerts
 MAX_ACTIONS = 5000
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", nargs="*", help="game ids (default: every game)")
     p.add_argument("--seed", type=int, help="shuffle seed (default: a seed per game)")
+    p.add_argument("--seats", type=int, help="number of players (default: the game's usual)")
     p.add_argument("--delay", type=float, default=None,
                    help="seconds between moves (default 0.01 on a terminal, else 0)")
     p.add_argument("--quiet", "-q", action="store_true", help="only hands and results")
@@ -45,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
             print("cardtable demo: %s" % e, file=sys.stderr)
             return 2
         seed = args.seed if args.seed is not None else DEMO_SEEDS.get(name, 1)
-        play_one(name, seed, delay, args.quiet)
+        play_one(name, seed, delay, args.quiet, args.seats or DEMO_SEATS.get(name))
     return 0
 
 
@@ -60,9 +62,9 @@ def _mistake(g, rng: Random):
     return wrong[rng.below(len(wrong))] if wrong else None
 
 
-def play_one(name: str, seed: int, delay: float, quiet: bool) -> None:
+def play_one(name: str, seed: int, delay: float, quiet: bool, seats: int | None = None) -> None:
     """Play one seeded game to the end, printing each move and verdict."""
-    g = games.load(name)
+    g = games.load(name, seats=seats)
     rng = Random(seed)
     print(paint("== %s, %d players, seed %d ==" % (name, g.seats, seed), "bold"))
     n = 0
@@ -87,6 +89,5 @@ def play_one(name: str, seed: int, delay: float, quiet: bool) -> None:
             time.sleep(delay)
     if not g.over:
         print(paint("(stopped after %d actions)" % n, "dim"))
-    w = g.winner
-    print(paint("result: %s, scores %s" % ("a draw" if w is None else "seat %d wins" % w, g.scores), "green"))
+    print(paint("result: %s, scores %s" % (result_text(g), g.scores), "green"))
     print()

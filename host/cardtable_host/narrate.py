@@ -11,7 +11,8 @@ def action_text(game: Any, action: tuple) -> str:
     obj = record.encode(game, action)
     verb = obj.pop("act")
     if verb == "deal":
-        return "deal (hand %d)" % (getattr(game, "hand_no", 0) + 1) if hasattr(game, "hand_no") else "deal"
+        seen = [k for k in obj if obj[k] is not None]
+        return "deal (%s)" % ", ".join(seen) if seen else "deal"
     who = "seat %d" % obj.pop("seat")
     if verb == "play":
         s = "%s plays %s" % (who, obj.pop("card"))
@@ -50,3 +51,14 @@ def event_text(ev: dict) -> str | None:
         return "hand %s scored %s -> scores %s" % (ev.get("hand", ""), extra, ev.get("scores"))
     rest = ", ".join("%s %s" % (k, v) for k, v in ev.items() if k != "ev")
     return "%s: %s" % (kind, rest)
+
+
+def result_text(game) -> str:
+    """Who won, in words: 'seat 1 wins', 'seats 1 & 3 win', 'a draw'."""
+    w = game.winner
+    if w is None:
+        return "a draw" if game.over else "not over yet"
+    if getattr(game, "TEAMS", False):
+        mates = [s for s in range(game.seats) if game.team(s) == game.team(w)]
+        return "seats %s win" % " & ".join(str(s) for s in mates)
+    return "seat %d wins" % w

@@ -685,7 +685,7 @@ def play_race(out, seed, seats, rules, undo_every=0, view_every=0):
             races += race(g, rng)
             check_invariants(g)
         a = g.bot_action(rng)
-        if undo_every and step % undo_every == 0 and len(g.history) < 300:
+        if undo_every and step % undo_every == 0 and len(g.history) < 150:
             # Undo replays the history: keep it short enough that the replay's garbage fits the
             # wasm heap, which is only collected between steps (see support.stepped).
             yield
@@ -736,6 +736,30 @@ def test_random_races_with_2_to_6_bots_keep_every_invariant():
                 yield
             races += out[0][1]
     assert races > 10
+
+
+@stepped
+def test_undo_restores_the_exact_state_anywhere_in_a_short_game():
+    # Undo at every few actions of whole two-seat games, the round's end and the game's end
+    # included (short games: undo replays the history from the start).
+    for seed in (3, 4, 5):
+        g = new(2, {"target": 1, "layout": "standard" if seed % 2 else "seed"})
+        rng = Random(seed)
+        checked = 0
+        while not g.over:
+            a = g.bot_action(rng)
+            if rng.below(3) == 0 or a[1] in ("nerts", "stuck", "left"):
+                before = g.dump()
+                yield
+                g.apply(a)
+                assert g.undo() == a
+                yield
+                assert g.dump() == before
+                before = None
+                checked += 1
+                yield
+            g.apply(a)
+        assert checked > 10 and g.rounds
 
 
 @stepped

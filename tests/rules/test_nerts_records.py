@@ -1,9 +1,8 @@
 """Nerts game records (tests/fixtures/nerts) through the record reader and the referee."""
-from support import raises
+from playout import playing, refereeing
+from support import raises, stepped
 
 from cardtable import record, referee
-from cardtable.games import load
-from cardtable.rng import Random
 
 
 def fixture(name):
@@ -49,20 +48,19 @@ def test_a_malformed_record_names_the_line():
     assert err.line == 4 and "'t'" in err.message
 
 
+@stepped
 def test_a_simulated_race_round_trips_through_the_record():
     # Bots race with known layouts; the record written from the game replays to the same
     # scores, with and without the layouts.
-    g = load("nerts", seats=3, rules={"target": 15})
-    rng = Random(11)
-    while not g.over:
-        g.apply(g.bot_action(rng))
+    g = yield from playing("nerts", 11, seats=3, rules={"target": 15})
     lines = record.dump(g)
-    out = referee.referee(lines)
+    out = yield from refereeing(lines)
     assert out["ok"] and out["scores"] == g.scores and out["winner"] == g.winner
     hidden = []
     for line in lines:
         if '"deal"' in line:
             line = '{"act": "deal"}'
         hidden.append(line)
-    out = referee.referee(hidden)
+    lines = None
+    out = yield from refereeing(hidden)
     assert out["ok"] and out["scores"] == g.scores
