@@ -23,6 +23,7 @@ if not (PACKAGE.exists() or os.environ.get("CARDTABLE_MICROPYTHON_WASM")):
 
 
 def run(*args: str | Path, timeout: float = 60) -> subprocess.CompletedProcess[str]:
+    assert NODE
     return subprocess.run(
         [NODE, str(RUN_MJS), *map(str, args)], capture_output=True, text=True, timeout=timeout, cwd=REPO
     )

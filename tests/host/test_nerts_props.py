@@ -34,7 +34,7 @@ def centre_ok(g):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(1, 2**30), seats=st.integers(2, 6), rules=OPTIONS,
+@given(seed=st.integers(1, 2**30), seats=st.integers(2, 8), rules=OPTIONS,
        undo_at=st.integers(1, 150))
 def test_any_bot_race_keeps_the_invariants_and_undoes_exactly(seed, seats, rules, undo_at):
     g = games.load("nerts", seats=seats, rules=rules)

@@ -141,7 +141,7 @@ def test_every_position_of_every_plain_ladder():
                     assert g.best([lo, hi]) == 1, (trump, std.fmt(hi), std.fmt(lo))
                     assert g.best([hi, lo]) == 0, (trump, std.fmt(hi), std.fmt(lo))
             for c in ladder:
-                # the lowest trump beats the best plain card; a card of another plain suit never wins
+                # the lowest trump beats the best plain card; another plain suit never wins
                 assert g.best([c, lowest_trump]) == 1
                 for other in "CDHS":
                     if other != suit and other != trump:
@@ -625,11 +625,13 @@ def test_unknown_discards_and_draws_are_counted():
     assert g.held == [5, 5, 8, 5]
     g.apply((1, "discard", tuple(cs("2C")), 2))    # one seen, one unseen
     assert g.check((2, "discard", (), 2)) == "keep 1 to 5 cards: discard 3 to 7"
-    assert g.check((2, "discard", tuple(cs("3C")), 0)) == "n counts every card discarded, the seen ones too"
+    assert g.check((2, "discard", tuple(cs("3C")), 0)) == \
+        "n counts every card discarded, the seen ones too"
     g.apply((2, "discard", tuple(cs("3C")), 4))
     g.apply((3, "discard", (), 1))
     events = g.apply((0, "discard", (), None))
-    assert [(e["seat"], e["n"]) for e in events if e["ev"] == "draw"] == [(1, 2), (2, 1), (3, 1), (0, 0)]
+    draws = [(e["seat"], e["n"]) for e in events if e["ev"] == "draw"]
+    assert draws == [(1, 2), (2, 1), (3, 1), (0, 0)]
     assert g.held == [5, 5, 5, 5]
     play(g, 2, "4C")
     assert why(g, 3, "2C") == "the 2C is out of play"
@@ -699,8 +701,10 @@ def test_mixed_known_hands_and_unseen_stock():
 # -- malformed actions --------------------------------------------------------------------
 def test_malformed_actions_and_options():
     g = new()
-    assert g.check((None, "deal", {"hands": [[0, 1, 2, 3, 4]]})) == "the deal has 1 hands for 4 seats"
-    assert g.check((None, "deal", {"kitty": cs("2C 3C")})) == "the kitty pile must hold 3 cards, not 2"
+    assert g.check((None, "deal", {"hands": [[0, 1, 2, 3, 4]]})) == \
+        "the deal has 1 hands for 4 seats"
+    assert g.check((None, "deal", {"kitty": cs("2C 3C")})) == \
+        "the kitty pile must hold 3 cards, not 2"
     assert g.check((None, "deal", {"kitty": ["2C", "3C", "4C"]})) == \
         "the kitty pile holds something that is not a card"
     assert g.check((None, "deal", {"hands": [cs("2C 3C 4C 5C 6C"), cs("2C 7C 8C 9C 10C"),

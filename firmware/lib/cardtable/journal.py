@@ -179,6 +179,15 @@ class Journal:
         A bad tail is cut off first. A file without a readable header gives None (the
         caller starts a new game in a new file; the bad one stays for inspection).
         """
+        it = self.resuming()
+        while True:
+            try:
+                next(it)
+            except StopIteration as stop:
+                return stop.value
+
+    def resuming(self):
+        """resume() as a generator that yields after each line (its return value is resume's)."""
         self.close()
         kept = self.numbers()
         if not kept:
@@ -210,6 +219,7 @@ class Journal:
                         break
                     seq += 1
                     good = line[1]
+                    yield
             finally:
                 rd.close()
             total = self.fs.size(path)

@@ -1,4 +1,4 @@
-"""Forty-Fives ("Nevins House Rules" auction 45s): four players, partners 0&2 against 1&3, game 120.
+"""Forty-Fives ("Nevins House Rules" auction 45s): 4 players, partners 0&2 against 1&3, to 120.
 
 As refereed (research/rules-decisions.md section 6):
 - Deal 3-kitty-2: five cards each, three to a face-down kitty, the rest is the stock.
@@ -24,24 +24,23 @@ As refereed (research/rules-decisions.md section 6):
 
 Rule options:
 
-| option                     | default (seed)  | variant                                             | decision |
-|----------------------------|-----------------|-----------------------------------------------------|----------|
-| ``kitty``                  | "bidder"        | "none": no kitty, 5 each and a 32-card stock        | F45-1 |
-| ``min_keep``               | 1               | 0: a player may discard the whole hand              | F45-2 |
-| ``highest_trump_bonus``    | True            | False: every trick 5, 25 a hand                     | F45-3 |
-| ``renege``                 | "led"           | "none": the top three must follow trumps too        | F45-4 |
-| ``may_trump_when_following`` | False         | True: a plain lead may be trumped (standard)        | F45-5 |
-| ``lead``                   | "bidder"        | "left_of_bidder" (standard)                         | F45-6 |
-| ``all_pass``               | "stuck"         | "redeal": the hand is thrown in, the deal passes on | F45-7 |
-| ``dealer_hold``            | False           | True: the dealer may hold (match the bid); then     | F45-7 |
-|                            |                 | those who did not pass bid again until one is left  |       |
-| ``target``                 | 120             | any positive score, e.g. 125                        | F45-8 |
-| ``thirty_for_sixty``       | False           | True: a made bid of 30 scores 60 (Bicycle)          | F45-8 |
-| ``min_bid_from_100``       | 15              | 20: a side with 100 or more may not bid 15 (Bicycle)| F45-8 |
-| ``defence_cap``            | 0 (none)        | 100: the side that did not win the bid cannot score | F45-8 |
-|                            |                 | past 100                                            |       |
-| ``name_trump_first``       | True            | False: the bidder takes the kitty, then names trump | F45-9 |
-| ``rotate_dealer``          | True            | False: the same dealer every hand                   | F45-10 |
+| option                       | seed     | variant                                    | decision |
+|------------------------------|----------|--------------------------------------------|----------|
+| ``kitty``                    | "bidder" | "none": no kitty; 5 each, a 32-card stock  | F45-1    |
+| ``min_keep``                 | 1        | 0: a player may discard the whole hand     | F45-2    |
+| ``highest_trump_bonus``      | True     | False: every trick 5, 25 a hand            | F45-3    |
+| ``renege``                   | "led"    | "none": the top three must follow too      | F45-4    |
+| ``may_trump_when_following`` | False    | True: may trump a plain lead (standard)    | F45-5    |
+| ``lead``                     | "bidder" | "left_of_bidder" (standard)                | F45-6    |
+| ``all_pass``                 | "stuck"  | "redeal": thrown in, the deal passes on    | F45-7    |
+| ``dealer_hold``              | False    | True: the dealer may hold (bid the amount  | F45-7    |
+|                              |          | to beat), then all not passed bid on       |          |
+| ``target``                   | 120      | any positive score, e.g. 125               | F45-8    |
+| ``thirty_for_sixty``         | False    | True: a made bid of 30 scores 60           | F45-8    |
+| ``min_bid_from_100``         | 15       | 20: a side on 100+ may not bid 15          | F45-8    |
+| ``defence_cap``              | 0 (none) | 100: the side without the bid stops at 100 | F45-8    |
+| ``name_trump_first``         | True     | False: take the kitty, then name trump     | F45-9    |
+| ``rotate_dealer``            | True     | False: the same dealer every hand          | F45-10   |
 
 Verbs: ``bid`` (bid: 15/20/25/30; with dealer_hold the dealer holds by bidding the amount to
 beat), ``pass``, ``trump`` (suit), ``discard`` (cards: the cards the table saw discarded, maybe

@@ -22,11 +22,12 @@ As refereed (seed "Two Card Games"; research/rules-decisions.md section 4, R1-R7
   otherwise the late arrival is rejected as too late. After the round ends nothing is
   displaced, and a play timed after the end is too late.
 - Round end (R5): a player with no nerts left may call Nerts (optional: she may play on).
-  When nobody can move, ``stuck``: every stock's top card goes to its bottom once; stuck again
-  with no centre play in between ends the round with no caller. Then every seat but the
-  caller reports its nerts ``left`` (scanned or counted), and the round is scored (R6): seed:
-  +1 per own card in the centre, -1 per nert left, +10 to the caller; standard: +1, -2, no
-  bonus. The game ends when a round leaves a single highest score at ``target`` or more.
+  When nobody can move, ``stuck`` (refused while a known layout has a card that fits the
+  centre): every stock's top card goes to its bottom; stuck again with no centre play in
+  between ends the round with no caller. Then every seat but the caller reports its nerts
+  ``left`` (scanned or counted), and the round is scored (R6): seed: +1 per own card in the
+  centre, -1 per nert left, +10 to the caller; standard: +1, -2, no bonus. The game ends when
+  a round leaves a single highest score at ``target`` or more (a tie at the top plays on).
 
 Known and unknown layouts: with a seat's deck in the deal the table follows that seat's
 private play (``draw`` and ``move`` lines), so a card that is not free, a wrong build, a call
@@ -60,14 +61,15 @@ order they are laid out: the nerts first (seed: 4 slots, then the stack top firs
 the pile top first), then the work piles one after the other (bottom card first), then the
 stock top first.
 
-Seats: 2 to 6. The issue allows any number; six decks (312 tagged cards, up to 24 foundation
-piles) is what one centre within everyone's reach holds.
+Seats: 2 to 8. The issue allows any number; eight is what one table holds: each seat has its own
+``left`` reader (one TCA9548A multiplexer has eight channels), and eight decks (416 tagged cards,
+up to 32 foundation piles) is about what one centre within everyone's reach takes.
 """
 from cardtable.cards import standard as std
 from cardtable.compat import const
 from cardtable.games.base import Game
 
-MAX_SEATS = const(6)
+MAX_SEATS = const(8)
 SLOT = const(0)      # where a card sits in a layout
 STACK = const(1)
 PILE = const(2)
@@ -149,7 +151,7 @@ class Layout:
         return out
 
     def take(self, c):
-        """Remove free card c (and the run on it); returns (run, undo) with undo = (kind, j, flag)."""
+        """Remove free card c (with the run on it); returns (run, undo), undo = (kind, j, flag)."""
         kind, j, pos = self.find(c)
         if kind == SLOT:
             refill = 1 if self.stack else 0
@@ -202,7 +204,8 @@ class Layout:
 
     def dump(self, fmt):
         return {"slots": [None if c < 0 else fmt(c) for c in self.slots],
-                "stack": [fmt(c) for c in self.stack], "piles": [[fmt(c) for c in p] for p in self.piles],
+                "stack": [fmt(c) for c in self.stack],
+                "piles": [[fmt(c) for c in p] for p in self.piles],
                 "down": list(self.down), "stock": [fmt(c) for c in self.stock],
                 "waste": [fmt(c) for c in self.waste]}
 
@@ -248,8 +251,8 @@ class Nerts(Game):
     def check_rule_values(cls, rules):
         for key in _CHOICES:
             if rules[key] not in _CHOICES[key]:
-                raise ValueError("%s is %s, not %r" % (key, " or ".join(repr(v) for v in _CHOICES[key]),
-                                                       rules[key]))
+                raise ValueError("%s is %s, not %r" % (
+                    key, " or ".join(repr(v) for v in _CHOICES[key]), rules[key]))
         if rules["target"] < 1 or rules["stock_turn"] < 1:
             raise ValueError("target and stock_turn must be positive")
 
@@ -358,8 +361,7 @@ class Nerts(Game):
     # -- shared checks --------------------------------------------------------------------
     def code(self, c):
         """Code of c if it is a card, else its repr (for reasons about bad input)."""
-        return self.card_code(c) if type(c) is int and 0 <= c < 64 * (MAX_SEATS + 1) \
-            and std.plain(c) < 52 else repr(c)
+        return self.card_code(c) if type(c) is int and c >= 0 and std.plain(c) < 52 else repr(c)
 
     def own_reason(self, seat, c):
         """None if c is one of seat's cards and not in the centre."""
@@ -425,14 +427,15 @@ class Nerts(Game):
             return None, disp, True
         sym = std.SUIT_SYMBOLS[s]
         if late < 99:
-            return "too late: %s pile already at %s" % (std.pretty(c), std.RANK_CODES[late]), -1, False
+            return ("too late: %s pile already at %s" % (std.pretty(c), std.RANK_CODES[late]),
+                    -1, False)
         if early:
             return "no %s pile was at %s by t=%d" % (sym, std.RANK_CODES[r - 1], t), -1, False
         return "nothing to play the %s on: no %s pile is at %s" % (std.pretty(c), sym,
                                                                    std.RANK_CODES[r - 1]), -1, False
 
     def wanted(self):
-        """bytearray by plain card: 1 where that card fits the centre now (an ace, or a pile below)."""
+        """bytearray by plain card: 1 where it fits the centre now (an ace, or a pile below it)."""
         out = bytearray(52)
         for s in range(4):
             out[s * 13] = 1
@@ -567,8 +570,9 @@ class Nerts(Game):
         if type(t) is not int or t < 0:
             return "t is the time in ms since the round began, not %r" % (t,)
         lay = self.layouts[seat]
-        if lay is not None and lay.nerts():
-            return "you still have %d nerts" % lay.nerts()
+        n = lay.nerts() if lay is not None else 0
+        if n:
+            return "you still have %d nert%s" % (n, "" if n == 1 else "s")
         return None
 
     def do_nerts(self, action):
@@ -645,9 +649,9 @@ class Nerts(Game):
             points.append(p)
             self.totals[s] += p
         self.rounds.append(points)
-        events = [{"ev": "hand", "hand": self.round_no, "points": points, "center": list(self.centre),
-                   "left": list(self.counted), "caller": None if self.caller < 0 else self.caller,
-                   "scores": list(self.totals)}]
+        events = [{"ev": "hand", "hand": self.round_no, "points": points,
+                   "center": list(self.centre), "left": list(self.counted),
+                   "caller": None if self.caller < 0 else self.caller, "scores": list(self.totals)}]
         best = max(self.totals)
         if best >= self.rules["target"] and self.totals.count(best) == 1:
             self.over = True
@@ -672,20 +676,14 @@ class Nerts(Game):
         t = self.clock
         out = []
         lay = self.layouts[seat]
-        if lay is None:
-            for c in self.CARDS[52 * seat:52 * seat + 52]:
-                a = (seat, "center", c, t)
-                if self.check_center(a) is None:
-                    out.append(a)
-            out.append((seat, "nerts", t))
-            out.append((seat, "stuck", t))
-            return out
-        for c in lay.free_cards(self.rules["from_waste"]):
+        # an unseen layout may hold any of its own cards not yet in the centre
+        cards = self.CARDS[52 * seat:52 * seat + 52] if lay is None \
+            else lay.free_cards(self.rules["from_waste"])
+        for c in cards:
             a = (seat, "center", c, t)
             if self.check_center(a) is None:
                 out.append(a)
-        for a in self.moves(seat):
-            out.append(a)
+        out.extend(self.moves(seat))
         for a in ((seat, "draw"), (seat, "nerts", t), (seat, "stuck", t)):
             if self.check(a) is None:
                 out.append(a)
@@ -775,7 +773,7 @@ class Nerts(Game):
                            (self.layouts[s].nerts() if self.layouts[s] is not None else None)
                            for s in range(self.seats)],
             "caller": None if self.caller < 0 else self.caller,
-            "last_hand": self.rounds[-1] if self.rounds else None,
+            "last_hand": list(self.rounds[-1]) if self.rounds else None,
             "scores": self.scores, "over": self.over, "winner": self.winner,
         }
         if seat is not None and self.layouts[seat] is not None:
@@ -791,8 +789,8 @@ class Nerts(Game):
         out["end_t"] = self.end_t
         out["counted"] = list(self.counted)
         out["ops"] = list(self.ops)
-        out["last"] = [None if x is None else [fmt(x[0]), x[1], None if x[2] is None else list(x[2])]
-                       for x in self.last]
+        out["last"] = [None if x is None else
+                       [fmt(x[0]), x[1], None if x[2] is None else list(x[2])] for x in self.last]
         out["idle"] = list(self.idle)
         out["stuck_at"] = self.stuck_at
         out["rounds"] = [list(r) for r in self.rounds]

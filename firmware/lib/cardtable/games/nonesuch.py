@@ -22,19 +22,23 @@ As refereed (seed 'NONESUCH'; research/rules-decisions.md section 3):
 - After each hand: if someone has ``target`` (31) or more, the highest total wins; a tie at the
   top plays on (D9). The deal passes to the left.
 
-Rule options:
+Rule options (default = the seed's reading; variant = the common standard or other reading):
 
-| option                | default (seed) | variant                                              | decision |
-|-----------------------|----------------|------------------------------------------------------|----------|
-| ``most_threshold``    | 0 = half the tricks rounded up (6 or 5) | n: MOST needs n tricks      | D1 |
-| ``most_penalty``      | "short": lose 1 per trick short of the threshold | "taken": lose 1 per trick taken | D1 |
-| ``some_zero_points``  | 0: SOME with no trick scores 0 | -1: a failed SOME loses a point        | D2 |
-| ``none_points``       | 0 = the tricks in the hand (12 or 9) | n: a made NONE scores n          | D3 |
-| ``trump_broken_by``   | "any": any trump-bearing card played | "ruff": only one played to a trick whose named suit it lacks (Spades style) | D5, D10 |
-| ``trump_lead_suit``   | "either": a trump led names either of its suits | "trump": it must name trumps | D6 |
-| ``reveal_before_bids``| False: Excuse and trump choice after the bids | True: before the bids | D8 |
-| ``tie``               | "play_on": play hands until one leader | "shared": the tied leaders share the win (winner None) | D9 |
-| ``target``            | 31             | any positive total                                   | game end |
+| option               | default                       | variant                            | id  |
+|----------------------|-------------------------------|------------------------------------|-----|
+| most_threshold       | 0: half the tricks, rounded   | n: MOST needs n tricks             | D1  |
+|                      | up (6 or 5)                   |                                    |     |
+| most_penalty         | "short": -1 per trick short   | "taken": -1 per trick taken        | D1  |
+| some_zero_points     | 0: SOME with no trick, 0      | -1: a failed SOME loses a point    | D2  |
+| none_points          | 0: the tricks in the hand     | n: a made NONE scores n            | D3  |
+| trump_broken_by      | "any": any trump-bearing card | "ruff": only one played to a trick | D5, |
+|                      | played in any way             | whose named suit it lacks (Spades) | D10 |
+| trump_lead_suit      | "either": a trump led names   | "trump": it must name trumps       | D6  |
+|                      | either of its suits           |                                    |     |
+| reveal_before_bids   | False: Excuse and trump after | True: before the bids              | D8  |
+| tie                  | "play_on": until one leader   | "shared": tied leaders share the   | D9  |
+|                      |                               | win (winner None)                  |     |
+| target               | 31                            | any positive total                 | end |
 
 D4 (no ties in a trick) and D7 (Excuse up: no trump, no swap; Ace/Crown up: still swap) are
 facts of the deck and the seed, not options.
@@ -84,10 +88,13 @@ class Nonesuch(TrickGame):
 
     @classmethod
     def check_rule_values(cls, rules):
-        for key, allowed in (("most_penalty", ("short", "taken")), ("trump_broken_by", ("any", "ruff")),
-                             ("trump_lead_suit", ("either", "trump")), ("tie", ("play_on", "shared"))):
+        for key, allowed in (("most_penalty", ("short", "taken")),
+                             ("trump_broken_by", ("any", "ruff")),
+                             ("trump_lead_suit", ("either", "trump")),
+                             ("tie", ("play_on", "shared"))):
             if rules[key] not in allowed:
-                raise ValueError("%s is %s, not %r" % (key, " or ".join(repr(a) for a in allowed), rules[key]))
+                raise ValueError("%s is %s, not %r"
+                                 % (key, " or ".join(repr(a) for a in allowed), rules[key]))
         if not 0 <= rules["most_threshold"] <= 12:
             raise ValueError("most_threshold is 0 (half the tricks) or 1..12")
         if rules["target"] < 1 or rules["none_points"] < 0:
@@ -145,12 +152,17 @@ class Nonesuch(TrickGame):
     def not_your_turn(self, seat):
         if self.phase == "excuse":
             turn = self.turn
-            return "seat %d holds the Excuse" % turn[0] if len(turn) == 1 else "you do not hold the Excuse"
+            if len(turn) == 1:
+                return "seat %d holds the Excuse" % turn[0]
+            return "you do not hold the Excuse"
         return TrickGame.not_your_turn(self, seat)
 
     def _advance(self):
         """Go to the next step of the hand that is still due: bids, Excuse, trump, play."""
-        steps = ("excuse", "trump", "bid") if self.rules["reveal_before_bids"] else ("bid", "excuse", "trump")
+        if self.rules["reveal_before_bids"]:
+            steps = ("excuse", "trump", "bid")
+        else:
+            steps = ("bid", "excuse", "trump")
         for step in steps:
             if step == "bid" and None in self.bids \
                     or step == "excuse" and self.up != dk.EXCUSE and self.excuse_seat < 0 \
@@ -166,9 +178,12 @@ class Nonesuch(TrickGame):
         if not isinstance(piles, dict):
             return "a deal is a dict of piles"
         hands = piles.get("hands")
-        if hands is not None and (not isinstance(hands, (list, tuple))
-                                  or any(h is not None and not isinstance(h, (list, tuple)) for h in hands)):
-            return "hands is a list of one list of cards per seat"
+        if hands is not None:
+            ok = isinstance(hands, (list, tuple))
+            for h in hands if ok else ():
+                ok = ok and (h is None or isinstance(h, (list, tuple)))
+            if not ok:
+                return "hands is a list of one list of cards per seat"
         reason = self.check_deal_piles(piles, {"hands": self.tricks_per_hand, "up": 1})
         if reason:
             return reason
@@ -190,8 +205,8 @@ class Nonesuch(TrickGame):
         r = dk.rank(up)
         self.trump = dk.suits(up)[0] if r == 1 or r == dk.CROWN else -1
         self._advance()
-        return [{"ev": "deal", "hand": self.hand_no, "dealer": self.dealer, "up": self.card_code(up),
-                 "trump": self._trump_letter()}]
+        return [{"ev": "deal", "hand": self.hand_no, "dealer": self.dealer,
+                 "up": self.card_code(up), "trump": self._trump_letter()}]
 
     def random_deal(self, rng):
         cards = rng.shuffle(list(dk.DECK))
@@ -233,7 +248,7 @@ class Nonesuch(TrickGame):
         if self.phase != "trump":
             return "no trump to choose now"
         suit, options = action[2], dk.suits(self.up)
-        if suit not in options or type(suit) is not int:
+        if type(suit) is not int or suit not in options:
             return "trump is %s or %s, the suits of the up card" % (
                 dk.SUIT_NAMES[options[0]], dk.SUIT_NAMES[options[1]])
         return None
@@ -262,7 +277,8 @@ class Nonesuch(TrickGame):
         suit, own = action[3], dk.suits(card)
         if suit is None:
             if len(own) > 1:
-                return "name the suit you lead: %s or %s" % (dk.SUIT_NAMES[own[0]], dk.SUIT_NAMES[own[1]])
+                return "name the suit you lead: %s or %s" % (dk.SUIT_NAMES[own[0]],
+                                                              dk.SUIT_NAMES[own[1]])
         elif suit not in own:
             return "the %s has no %s" % (self.card_code(card), dk.SUIT_NAMES[suit])
         if self.is_trump(card):
@@ -297,9 +313,16 @@ class Nonesuch(TrickGame):
         if self.is_trump(card):
             if not self.trick and not self.broken and not self.known[seat]:
                 self._prove_only_trumps(seat)
-            if self.rules["trump_broken_by"] == "any" or self.trick and not dk.has_suit(card, self.led):
+            ruff = self.trick and not dk.has_suit(card, self.led)
+            if ruff or self.rules["trump_broken_by"] == "any":
                 self.broken = True
-        return self.play_card(seat, card, action)
+        named = -1 if self.trick else self.led_suit(card, action)
+        events = self.play_card(seat, card, action)
+        if named >= 0:
+            for e in events:
+                if e["ev"] == "play":
+                    e["suit"] = dk.fmt_suit(named)   # the suit the leader named, for the table
+        return events
 
     def _prove_only_trumps(self, seat):
         """A trump led before trumps are broken proves the unseen rest of the hand is all trumps."""
@@ -363,14 +386,15 @@ class Nonesuch(TrickGame):
         return events
 
     def settle(self):
-        """After a hand: end the game if someone reached the target (D9), else pass the deal left."""
+        """After a hand: end the game if someone reached the target (D9), else deal to the left."""
         top = max(self.score)
         leaders = [s for s in range(self.seats) if self.score[s] == top]
         if top >= self.rules["target"] and (len(leaders) == 1 or self.rules["tie"] == "shared"):
             self.over = True
             self.winner = leaders[0] if len(leaders) == 1 else None
             self.phase = "over"
-            return [{"ev": "over", "winner": self.winner, "leaders": leaders, "scores": list(self.score)}]
+            return [{"ev": "over", "winner": self.winner, "leaders": leaders,
+                     "scores": list(self.score)}]
         self.dealer = (self.dealer + 1) % self.seats
         self.phase = "deal"
         return []
@@ -381,12 +405,13 @@ class Nonesuch(TrickGame):
         up = self.up
         out["dealer"] = self.dealer
         out["bids"] = list(self.bids)
-        # Once taken into the Excuse holder's hand the up card is a hand card: only its seat shows it.
+        # Once in the Excuse holder's hand the up card is a hand card: only that seat shows it.
         out["up"] = self.card_code(up) if up >= 0 and self.where[up] == UP else None
         out["excuse"] = None if self.excuse_seat < 0 else self.excuse_seat
         out["trump"] = self._trump_letter()
         out["no_trump"] = up == dk.EXCUSE
         out["trump_broken"] = self.broken
+        out["led"] = dk.fmt_suit(self.led) if self.trick else None
         out["most_threshold"] = self.threshold
         return out
 

@@ -150,16 +150,14 @@ class TrickGame(Game):
 
     def where_reason(self, seat, card):
         """None if the table may believe seat holds card, else why it cannot."""
-        code = self.card_code(card)
         w = self.where[card]
+        if w == seat + 1 or w == UNKNOWN and not self.known[seat]:
+            return None if self.held[seat] else "you have no cards left"
+        code = self.card_code(card)
         if self.known[seat]:
-            if w == seat + 1:
-                return None
             if w == PLAYED:
                 return "the %s was already played" % code
             return "you do not hold the %s" % code
-        if w == UNKNOWN or w == seat + 1:
-            return None if self.held[seat] else "you have no cards left"
         if w <= self.seats:
             return "the %s is in seat %d's hand" % (code, w - 1)
         return "the %s %s" % (code, _PLACES.get(w, "is not in play"))

@@ -1,0 +1,291 @@
+"""Placement-to-verdict latency of the real table: a Monte Carlo over the scanner's poll cycle.
+
+What happens between a card landing on a pad and its LED changing colour:
+
+1. The scanner polls the readers round robin, one RF field on at a time (DESIGN §6). Each
+   poll is InListPassiveTarget (bounded: MxRtyPassiveActivation=1) and RFConfiguration
+   "field off"; a reader with a card on it takes longer than an empty one.
+2. The card lands at a uniformly random moment of that cycle. Its reader sees it at its next
+   poll and must see it again in `place_polls` consecutive polls (debounce, scanner.py),
+   i.e. place_polls - 1 whole cycles later; in that last poll it also reads the card code
+   (one NTAG READ of 4 pages: a code like "10H" fits, embedded-facts §6).
+3. The controller turns the event into a play in the same step. Rejected: check(), the
+   verdict. Accepted: check() + apply(), the journal line flushed to flash, the event and
+   the state report over USB. The LEDs are written at the end of that step.
+
+Bus times come from byte counts of the real driver (drivers/pn532.py), PN532 and tag times
+from the parameters below (cited; ranges are sampled uniformly), and the firmware's CPU terms
+from what bench/probe.py measured on the WebAssembly MicroPython, scaled to an RP2040 by a
+factor that is an estimate (see bench/README.md, "From wasm to an RP2040").
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from benchlib import summary
+
+READERS = tuple(range(2, 17))
+
+
+@dataclass(frozen=True)
+class Bus:
+    key: str
+    label: str
+    byte_us: float  # wire time of one byte
+    head: int = 1  # per transaction: the I2C address byte, or the SPI direction prefix
+    status: int = 0  # I2C reads start with the PN532's status byte
+    switch: int = 0  # bytes to switch the TCA9548A to the reader's channel (address + control)
+    cpu: str = "i2c"  # which measured driver CPU applies
+
+
+def i2c_bus(hz: int = 400_000) -> Bus:
+    # 8 data bits + ACK = 9 clocks per byte: 22.5 us at 400 kHz (embedded-facts §6).
+    return Bus(f"i2c-{hz // 1000}k", f"I2C {hz // 1000} kHz, TCA9548A", 9e6 / hz, 1, 1, 2, "i2c")
+
+
+def spi_bus(hz: int) -> Bus:
+    # SPI mode 0, 8 clocks per byte; the PN532 takes 1-5 MHz (embedded-facts §6).
+    return Bus(f"spi-{hz // 1_000_000}m", f"SPI {hz / 1e6:g} MHz", 8e6 / hz, 1, 0, 0, "spi")
+
+
+BUSES = (i2c_bus(400_000), spi_bus(1_000_000), spi_bus(5_000_000))
+
+# (frame bytes sent, answer bytes read) per command, as drivers/pn532.py does it: a frame is
+# 9 bytes + parameters; answers are read with the driver's length hint in one transaction.
+LIST = (11, 22)  # InListPassiveTarget 4A 01 00
+RF_OFF = (11, 9)  # RFConfiguration 32 01 00: field off before the next reader
+READ = (12, 26)  # InDataExchange 40 01 30 page: NTAG READ of 16 bytes
+ACK_BYTES = 6
+
+
+@dataclass(frozen=True)
+class Timing:
+    """PN532, tag, flash, LED and USB times in ms; (lo, hi) ranges are sampled uniformly."""
+
+    ack: tuple[float, float] = (0.2, 1.0)  # ACK after a command frame: estimate
+    # InListPassiveTarget with an empty field and MxRtyPassiveActivation=1: "a few ms"
+    # (field-notes §5, an inference; no datasheet figure).
+    list_empty: tuple[float, float] = (2.0, 6.0)
+    # ... with an NTAG21x (7-byte UID) in the field: 5-20 ms (embedded-facts §6, estimate).
+    list_tag: tuple[float, float] = (5.0, 20.0)
+    rf_off: tuple[float, float] = (0.1, 0.5)  # RFConfiguration: estimate
+    # NTAG READ: 368 us + 1,548 us on the air (NXP NTAG213/215/216 datasheet 265330),
+    # plus the PN532's own handling (estimate).
+    read: tuple[float, float] = (2.1, 3.0)
+    # drivers/pn532.py _wait(): the status is checked at once, then after each sleep_ms(1).
+    sleep: float = 1.0
+    # The journal's flush per accepted action: littlefs rewrites the file's tail block, one
+    # 4 KiB erase per flushed append (embedded-facts §7.6, measured) = W25Q16JV sector erase
+    # tSE 45 ms typical (400 ms max; Winbond W25Q16JV datasheet), plus re-programming up to
+    # 16 pages of 256 B at tPP 0.4 ms typical. The CPU stalls meanwhile (code runs from flash).
+    journal: tuple[float, float] = (45.0, 51.4)
+    # WS2812: 24 bits x 1.25 us per LED, then >= 50 us low to latch (WS2812B datasheet).
+    led_per_led: float = 0.030
+    led_latch: float = 0.050
+    # USB CDC to the host: ~500 kB/s of a 12 Mbit/s full-speed bulk endpoint (estimate).
+    usb_bytes_per_ms: float = 500.0
+    event_bytes: int = 160  # the "event" line sent before the state report (estimate)
+
+
+# RP2040 time = wasm time x factor: an estimate with a wide range (README, "From wasm to an
+# RP2040"); every CPU term of the model scales with it.
+RP2040_FACTORS = {"fast": 5.0, "nominal": 12.0, "slow": 30.0}
+# Used when the probe could not measure an idle controller step (wasm us).
+DEFAULT_STEP_US = 25.0
+
+
+@dataclass
+class Cpu:
+    """The firmware's CPU terms in ms on the target: measured wasm cost x factor."""
+
+    factor: float
+    poll: dict[str, dict[str, float]]  # bus cpu key -> poll kind -> ms (driver)
+    step: float  # the rest of one controller step (scanner bookkeeping, LEDs, link, watchdog)
+    check: Sequence[float]  # per-action samples, ms: check() (a rejected play)
+    action: Sequence[float]  # check() + apply()
+    view: Sequence[float]  # json of the spectator view (the state report)
+    view_len: Sequence[int]  # its length in bytes
+
+    @classmethod
+    def scaled(cls, factor: float, driver: dict[str, Any], rules: dict[str, Sequence[float]]) -> "Cpu":
+        poll = {bus: {kind: driver[bus][kind]["ns"] / 1e6 * factor for kind in ("empty", "tag", "read")}
+                for bus in ("i2c", "spi")}
+        step_us = (driver.get("step") or {}).get("ns", DEFAULT_STEP_US * 1000) / 1000
+        f = factor / 1000  # us -> ms
+        return cls(factor, poll, step_us * f, [x * f for x in rules["check_us"]],
+                   [x * f for x in rules["action_us"]], [x * f for x in rules["view_us"]],
+                   list(rules["view_len"]))
+
+
+def _wait(ready: float, check: float, t: Timing) -> float:
+    """Time until the driver sees the PN532 ready: a status check at once, then one after
+    every sleep_ms(1)."""
+    elapsed = check
+    while elapsed < ready:
+        elapsed += t.sleep + check
+    return elapsed
+
+
+def exchange(bus: Bus, cmd: tuple[int, int], busy: float, rng: random.Random, t: Timing) -> float:
+    """One command: send the frame, wait for and read the ACK, wait for and read the answer."""
+    tx, rx = cmd
+    byte = bus.byte_us / 1000
+    check = (bus.head + 1) * byte
+    ms = (bus.head + tx) * byte
+    ms += _wait(rng.uniform(*t.ack), check, t)
+    ms += (bus.head + bus.status + ACK_BYTES) * byte
+    ms += _wait(busy, check, t)
+    ms += (bus.head + bus.status + rx) * byte
+    return ms
+
+
+def poll_ms(bus: Bus, kind: str, rng: random.Random, t: Timing, cpu: Cpu) -> float:
+    """One reader's poll in one controller step. kind: empty, tag (a card lies there) or
+    read (the debounced sighting, which also reads the card code)."""
+    ms = bus.switch * bus.byte_us / 1000
+    ms += exchange(bus, LIST, rng.uniform(*(t.list_empty if kind == "empty" else t.list_tag)), rng, t)
+    if kind == "read":
+        ms += exchange(bus, READ, rng.uniform(*t.read), rng, t)
+    ms += exchange(bus, RF_OFF, rng.uniform(*t.rf_off), rng, t)
+    return ms + cpu.poll[bus.cpu][kind] + cpu.step
+
+
+def verdict_ms(accepted: bool, leds: int, rng: random.Random, t: Timing, cpu: Cpu) -> float:
+    """From the card code read to the LED showing the verdict (the rest of that step)."""
+    i = rng.randrange(len(cpu.action))
+    ms = leds * t.led_per_led + t.led_latch
+    if not accepted:
+        return ms + cpu.check[i]
+    report = cpu.view[i] + (cpu.view_len[i] + t.event_bytes) / t.usb_bytes_per_ms
+    return ms + cpu.action[i] + rng.uniform(*t.journal) + report
+
+
+def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_polls: int,
+              occupancy: float, cycle: float) -> tuple[float, float, float]:
+    """From the card landing on reader 0 to its debounced sighting's poll ending, in three
+    parts: waiting for the first sighting, the debounce polls, and the last poll (with the
+    READ)."""
+    occupied = [i > 0 and rng.random() < occupancy for i in range(n)]
+    land = rng.uniform(0.0, cycle)
+    now = 0.0
+    i = rng.randrange(n)
+    hits = 0
+    first = 0.0
+    while True:
+        if i == 0 and now >= land:
+            hits += 1
+            if hits == 1:
+                first = now
+            if hits == place_polls:
+                return first - land, now - first, poll_ms(bus, "read", rng, t, cpu)
+            now += poll_ms(bus, "tag", rng, t, cpu)
+        else:
+            now += poll_ms(bus, "tag" if occupied[i] else "empty", rng, t, cpu)
+        i = i + 1 if i + 1 < n else 0
+
+
+def mean_cycle(n: int, bus: Bus, t: Timing, cpu: Cpu, occupancy: float, rng: random.Random) -> float:
+    """Average time to poll all n readers once."""
+    k = 200
+    empty = sum(poll_ms(bus, "empty", rng, t, cpu) for _ in range(k)) / k
+    tag = sum(poll_ms(bus, "tag", rng, t, cpu) for _ in range(k)) / k
+    return n * (occupancy * tag + (1 - occupancy) * empty)
+
+
+def simulate(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, place_polls: int = 2,
+             occupancy: float = 0.5, leds: int | None = None, t: Timing = Timing()) -> dict[str, Any]:
+    """Latency distributions (ms) of a rejected and an accepted play with n readers."""
+    rng = random.Random(seed)
+    cycle = mean_cycle(n, bus, t, cpu, occupancy, rng)
+    leds = n if leds is None else leds
+    rejected = []
+    accepted = []
+    parts = [0.0, 0.0, 0.0, 0.0, 0.0]
+    for _ in range(trials):
+        wait, debounce, last = detect_ms(n, bus, rng, t, cpu, place_polls, occupancy, cycle)
+        d = wait + debounce + last
+        r = verdict_ms(False, leds, rng, t, cpu)
+        a = verdict_ms(True, leds, rng, t, cpu)
+        rejected.append(d + r)
+        accepted.append(d + a)
+        for k, v in enumerate((wait, debounce, last, r, a)):
+            parts[k] += v
+    names = ("first_sighting", "debounce", "read_poll", "verdict_rejected", "verdict_accepted")
+    return {"cycle_ms": round(cycle, 1), "rejected": summary(rejected), "accepted": summary(accepted),
+            "mean_parts_ms": {k: round(v / trials, 1) for k, v in zip(names, parts)}}
+
+
+@dataclass
+class Model:
+    """The whole grid: buses x reader counts x RP2040 factor."""
+
+    driver: dict[str, Any]
+    rules: dict[str, Sequence[float]]
+    place_polls: int = 2
+    occupancy: float = 0.5
+    trials: int = 2000
+    timing: Timing = field(default_factory=Timing)
+
+    def cpu(self, factor: float) -> Cpu:
+        return Cpu.scaled(factor, self.driver, self.rules)
+
+    def grid(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for b, bus in enumerate(BUSES):
+            per: dict[str, Any] = {}
+            for name, factor in RP2040_FACTORS.items():
+                cpu = self.cpu(factor)
+                counts = READERS if name == "nominal" else (2, 4, 8, 12, 16)
+                per[name] = {str(n): simulate(n, bus, cpu, self.trials if name == "nominal" else self.trials // 2,
+                                              seed=1000 * b + n, place_polls=self.place_polls,
+                                              occupancy=self.occupancy, t=self.timing)
+                             for n in counts}
+            # the worst table: every other pad holds a card, slow CPU
+            cpu = self.cpu(RP2040_FACTORS["slow"])
+            per["full_table_slow"] = {"8": simulate(8, bus, cpu, self.trials, seed=7000 + b,
+                                                    place_polls=self.place_polls, occupancy=1.0, t=self.timing)}
+            out[bus.key] = per
+        return out
+
+    def board(self, kind: str, hz: int, readers: int, leds: int, seed: int) -> dict[str, Any]:
+        bus = i2c_bus(hz) if kind == "i2c" else spi_bus(hz)
+        cpu = self.cpu(RP2040_FACTORS["nominal"])
+        res = simulate(readers, bus, cpu, self.trials, seed=seed, place_polls=self.place_polls,
+                       occupancy=self.occupancy, leds=leds, t=self.timing)
+        res["bus"] = bus.label
+        return res
+
+
+def parameters(model: Model) -> dict[str, Any]:
+    """The model's inputs, for the JSON."""
+    t = model.timing
+    return {
+        "place_polls": model.place_polls,
+        "occupancy": model.occupancy,
+        "trials": model.trials,
+        "rp2040_factors": RP2040_FACTORS,
+        "buses": {b.key: {"label": b.label, "byte_us": round(b.byte_us, 3)} for b in BUSES},
+        "timing_ms": {k: getattr(t, k) for k in t.__dataclass_fields__},
+        "commands_bytes": {"list": LIST, "rf_off": RF_OFF, "read": READ, "ack": ACK_BYTES},
+        "driver_wasm_ns": {bus: {k: model.driver[bus][k]["ns"] for k in ("empty", "tag", "read")}
+                           for bus in ("i2c", "spi")},
+        "step_wasm_ns": (model.driver.get("step") or {}).get("ns"),
+    }
+
+
+def place_polls_default() -> tuple[int, str]:
+    """The scanner's debounce count as the firmware sets it (2 if it cannot be read)."""
+    import inspect
+
+    for modname, clsname in (("cardtable.table.controller", "Controller"), ("cardtable.table.scanner", "Scanner")):
+        try:
+            mod = __import__(modname, fromlist=[clsname])
+            p = inspect.signature(getattr(mod, clsname).__init__).parameters.get("place_polls")
+            if p is not None and isinstance(p.default, int):
+                return p.default, f"{modname}.{clsname}(place_polls={p.default})"
+        except Exception:  # noqa: BLE001 - fall back to the documented default
+            continue
+    return 2, "default (scanner not importable)"

@@ -1,0 +1,426 @@
+"""Bench probe for MicroPython: rules cost and heap per action, boot heap, PN532 driver CPU.
+
+Run by bench/device.py through tools/mpy/run.mjs with ``--step step N``: each step is one
+top-level call from JavaScript, and the WebAssembly port collects garbage only between such
+calls, so a step ends with gc.collect() and the next step reads gc.mem_alloc() after it.
+Inside a step nothing is collected, which makes gc.mem_alloc() differences exact byte counts.
+
+On a Pico (firmware lib on the board): ``mpremote run bench/probe.py`` runs the default plan
+(every game, one seed, 300 actions, then the driver) and loops the steps itself; save the
+output and summarise it with ``python bench/device.py --summarize FILE``.
+
+Usage: probe.py boot MOD,MOD,...
+       probe.py game NAME SEATS SEED,SEED,... MAXACT [MOD,MOD,...]
+       probe.py driver [BOARDS_DIR]
+Output: one record per line, '@' followed by JSON; everything else is noise.
+"""
+import gc
+import json
+import sys
+
+try:
+    from js import performance
+
+    _now = performance.now  # ms as a float, microsecond resolution (ticks_us is ms-coarse here)
+
+    def stamp():
+        return _now()
+
+    def ns(a, b):
+        return int((b - a) * 1000000)
+
+    WASM = True
+except ImportError:
+    import time
+
+    stamp = time.ticks_us
+
+    def ns(a, b):
+        return time.ticks_diff(b, a) * 1000
+
+    WASM = False
+
+alloc = gc.mem_alloc
+
+
+def emit(obj):
+    print("@" + json.dumps(obj))
+
+
+def mem_info():
+    """Print the port's heap summary; the host reads 'GC: total: N' from it (gc.mem_free()
+    is meaningless in wasm, whose heap could grow in split areas were it not capped)."""
+    import micropython
+
+    micropython.mem_info()
+
+
+def _stamp_cost():
+    """Bytes one stamp() allocates (a boxed float in wasm, nothing with ticks_us)."""
+    a = alloc()
+    stamp()
+    stamp()
+    stamp()
+    stamp()
+    return (alloc() - a) // 4
+
+
+STAMP = _stamp_cost()
+
+
+def _modules(arg):
+    return [m for m in arg.split(",") if m] if arg else []
+
+
+def import_each(mods, failed, sizes=None):
+    """Import the modules one per step (wasm collects only between steps); records failures.
+
+    Yields after each module; ``failed`` gets {module: error} for those that do not import
+    here (e.g. ones that need ``machine``), ``sizes`` the heap each import kept (with the
+    modules it pulled in that were not loaded yet). Returns the largest heap in use during an
+    import (what was held before it plus everything it allocated), relative to the start.
+    """
+    gc.collect()
+    yield
+    base = alloc()
+    peak = 0
+    for m in mods:
+        before = alloc()
+        try:
+            __import__(m)
+        except Exception as e:  # noqa: BLE001 - any failure is reported, not fatal
+            failed[m] = "%s: %s" % (type(e).__name__, e)
+        peak = max(peak, alloc() - base)
+        gc.collect()
+        yield
+        if sizes is not None:
+            sizes[m] = alloc() - before
+    return peak
+
+
+# -- boot: heap taken by the firmware's modules ------------------------------------------------
+
+def boot_plan(mods):
+    gc.collect()
+    yield
+    base = alloc()
+    failed = {}
+    sizes = {}
+    peak = yield from import_each(mods, failed, sizes)
+    used = alloc()
+    emit({"k": "boot", "base": base, "peak": peak, "retained": used - base, "used": used,
+          "modules": sizes, "failed": failed, "wasm": WASM})
+    mem_info()
+
+
+# -- game: per-action cost, allocation and retained state --------------------------------------
+
+def game_plan(name, seats, seeds, maxact, boot):
+    from cardtable import games
+    from cardtable.rng import Random
+
+    failed = {}
+    yield from import_each(boot, failed)
+    base0 = alloc()
+    games.game_class(name)
+    gc.collect()
+    yield
+    base1 = alloc()
+    emit({"k": "module", "game": name, "bytes": base1 - base0, "used": base1,
+          "boot_failed": failed, "stamp": STAMP})
+    mem_info()
+    for seed in seeds:
+        g = games.load(name, seats=seats)
+        rng = Random(seed)
+        gc.collect()
+        yield
+        n = 0
+        oom = False
+        while True:
+            held = alloc() - base1  # the game (and its rng) after a collection
+            if g.over or n >= maxact:
+                break
+            try:
+                a = g.bot_action(rng)
+                m0 = alloc()
+                t0 = stamp()
+                reason = g.check(a)
+                t1 = stamp()
+                g.apply(a)
+                t2 = stamp()
+                m1 = alloc()
+                v0 = alloc()
+                t3 = stamp()
+                text = json.dumps(g.view(None))
+                t4 = stamp()
+                v1 = alloc()
+            except MemoryError:
+                oom = True
+                break
+            if reason:
+                raise AssertionError("the bot chose an illegal action %r: %s" % (a, reason))
+            print("@a %d %d %s %d %d %d %d %d %d %d" % (
+                seed, n, a[1], ns(t0, t1), ns(t1, t2), m1 - m0 - 3 * STAMP, ns(t3, t4),
+                v1 - v0 - 2 * STAMP, len(text), held))
+            n += 1
+            a = text = None
+            gc.collect()
+            yield
+        over = g.over
+        g = rng = a = text = None
+        gc.collect()
+        yield
+        emit({"k": "end", "game": name, "seed": seed, "actions": n, "over": over, "oom": oom,
+              "held_last": held})
+
+
+# -- driver: CPU of one poll of the real PN532 driver on a bus that answers at once ------------
+
+def _frame(data):
+    """A PN532 normal information frame around data (TFI first)."""
+    n = len(data)
+    s = 0
+    for b in data:
+        s += b
+    return bytes((0, 0, 0xFF, n, (-n) & 0xFF)) + bytes(data) + bytes(((-s) & 0xFF, 0))
+
+
+_ACK = b"\x00\x00\xff\x00\xff\x00"
+_UID = b"\x04\x11\x22\x33\x44\x55\x66"
+# Page 3 onwards of an NTAG213 holding the card code "AS": CC, then the NDEF text TLV.
+_PAGES = b"\xe1\x10\x12\x00\x03\x09\xd1\x01\x05\x54\x02\x65\x6e\x41\x53\xfe"
+
+
+def _answers(tag):
+    return {
+        0x4A: _frame(b"\xd5\x4b\x01\x01\x00\x44\x00\x07" + _UID) if tag else _frame(b"\xd5\x4b\x00"),
+        0x32: _frame(b"\xd5\x33"),
+        0x52: _frame(b"\xd5\x53\x00"),
+        0x40: _frame(b"\xd5\x41\x00" + _PAGES),
+    }
+
+
+def _padded(frame, n, head, conv):
+    out = bytearray(n)
+    for i in range(len(head)):
+        out[i] = head[i]
+    for i in range(min(len(frame), n - len(head))):
+        out[len(head) + i] = conv[frame[i]]
+    return bytes(out)
+
+
+class FakeI2C:
+    """machine.I2C-like: the PN532 at 0x24 answers every command at once; muxes just accept."""
+
+    def __init__(self, tag):
+        same = bytes(range(256))
+        self.tag = tag
+        self.frames = {False: {}, True: {}}
+        for tagged in (False, True):
+            for cmd, f in _answers(tagged).items():
+                self.frames[tagged][cmd] = {n: _padded(f, n, b"\x01", same) for n in (7, 10, 23, 27, 65)}
+        self.ack = {n: _padded(_ACK, n, b"\x01", same) for n in (7, 65)}
+        self.cur = None
+        self.k = 0
+
+    def writeto(self, addr, buf):
+        if addr != 0x24:
+            return
+        self.cur = self.frames[self.tag][buf[6]]
+        self.k = 0
+
+    def readfrom_into(self, addr, buf):
+        n = len(buf)
+        if n == 1:
+            buf[0] = 1
+            return
+        src = self.ack if self.k == 0 else self.cur
+        self.k += 1
+        buf[:] = src[n]
+
+
+class FakeSPI:
+    """machine.SPI-like, LSB-first bytes as the PN532 sends them; chip select ignored."""
+
+    def __init__(self, tag, rev):
+        self.tag = tag
+        self.rev = rev
+        self.dw, self.sr, self.dr = rev[1], rev[2], rev[3]
+        self.frames = {False: {}, True: {}}
+        for tagged in (False, True):
+            for cmd, f in _answers(tagged).items():
+                self.frames[tagged][cmd] = {n: _padded(f, n, b"", rev) for n in (6, 9, 22, 26, 64)}
+        self.ack = {n: _padded(_ACK, n, b"", rev) for n in (6, 64)}
+        self.mode = 0
+        self.cur = None
+        self.k = 0
+
+    def write(self, buf):
+        if len(buf) == 1:
+            self.mode = buf[0]
+            return
+        self.cur = self.frames[self.tag][self.rev[buf[6]]]
+        self.k = 0
+
+    def readinto(self, buf):
+        if self.mode == self.sr:
+            buf[0] = 0x80
+            return
+        src = self.ack if self.k == 0 else self.cur
+        self.k += 1
+        buf[:] = src[len(buf)]
+
+
+class Pin:
+    def __init__(self):
+        self.v = 1
+
+    def value(self, v=None):
+        if v is None:
+            return self.v
+        self.v = v
+
+
+def _time_polls(readers, bus, tag, read, n):
+    """Median ns and bytes allocated per poll over n polls (alternating readers)."""
+    bus.tag = tag
+    ts0 = [0] * n
+    ts1 = [0] * n
+    uid = text = None
+    a0 = alloc()
+    for i in range(n):
+        r = readers[i & 1]
+        t0 = stamp()
+        uid = r.poll()
+        if read:
+            text = r.read_text()
+        r.release()
+        ts1[i] = stamp()
+        ts0[i] = t0
+    a1 = alloc()
+    if (uid is not None) != tag or (read and text != "AS"):
+        raise AssertionError("fake bus answered wrongly")
+    times = sorted([ns(ts0[i], ts1[i]) for i in range(n)])
+    return times[n // 2], (a1 - a0) // n - 2 * STAMP
+
+
+def driver_plan(boards_dir):
+    from cardtable.drivers.mux import Mux
+    from cardtable.drivers.pn532_i2c import PN532I2C
+    from cardtable.drivers.pn532_spi import PN532SPI, REV
+
+    n = 200
+    i2c = FakeI2C(False)
+    peers = []
+    mux = Mux(i2c, 0x70, peers)
+    i2c_readers = [PN532I2C(i2c, mux=mux, channel=c, retries=1) for c in (0, 1)]
+    spi = FakeSPI(False, REV)
+    spi_readers = [PN532SPI(spi, Pin(), retries=1) for _ in (0, 1)]
+    out = {"k": "driver", "polls": n}
+    for bus_name, readers, bus in (("i2c", i2c_readers, i2c), ("spi", spi_readers, spi)):
+        res = {}
+        for kind, tag, read in (("empty", False, False), ("tag", True, False), ("read", True, True)):
+            gc.collect()
+            yield
+            t, a = _time_polls(readers, bus, tag, read, n)
+            res[kind] = {"ns": t, "alloc_per_poll": a}
+        out[bus_name] = res
+    out["step"] = None
+    try:
+        yield from _controller_steps(boards_dir, n, out)
+    except Exception as e:  # noqa: BLE001 - the controller is optional here
+        out["step_error"] = "%s: %s" % (type(e).__name__, e)
+    emit(out)
+
+
+def _controller_steps(boards_dir, n, out):
+    """Median ns of an idle controller.step() with fake readers (no PN532 driver)."""
+    gc.collect()
+    yield
+    from cardtable.hw_sim import SimHal
+    from cardtable.table import config
+    from cardtable.table.controller import Controller
+
+    gc.collect()
+    yield
+    board = config.load_board("pico-i2c-4seat", boards_dir)
+    gc.collect()
+    yield
+    hal = SimHal(board)
+    ctl = Controller(board, "nexus", hal)
+    gc.collect()
+    yield
+    for _ in range(20):
+        hal.clock.advance(5)
+        ctl.step()
+    hal.serial.take()
+    gc.collect()
+    yield
+    ts0 = [0] * n
+    ts1 = [0] * n
+    a0 = alloc()
+    for i in range(n):
+        hal.clock.advance(5)
+        t0 = stamp()
+        ctl.step()
+        ts1[i] = stamp()
+        ts0[i] = t0
+    a1 = alloc()
+    times = sorted([ns(ts0[i], ts1[i]) for i in range(n)])
+    out["step"] = {"ns": times[n // 2], "alloc_per_step": (a1 - a0) // n - 2 * STAMP,
+                   "board": board.name, "readers": len(board.readers)}
+
+
+# -- plans ---------------------------------------------------------------------------------------
+
+DEFAULT_GAMES = ("nexus", "fairies", "nonesuch", "nerts", "california-jacks", "fortyfives")
+
+
+def default_plan():
+    """Without arguments (e.g. on a Pico): every game briefly, then the driver."""
+    from cardtable import games
+
+    for name in DEFAULT_GAMES:
+        try:
+            cls = games.game_class(name)
+        except ImportError as e:
+            emit({"k": "skip", "game": name, "error": str(e)})
+            continue
+        yield from game_plan(name, cls.SEATS[1], (1,), 300, ())
+        games.unload(name)
+        gc.collect()
+        yield
+    yield from driver_plan("boards")
+
+
+def make_plan(argv):
+    if len(argv) < 2:
+        return default_plan()
+    mode = argv[1]
+    if mode == "boot":
+        return boot_plan(_modules(argv[2] if len(argv) > 2 else ""))
+    if mode == "game":
+        seeds = tuple(int(s) for s in argv[4].split(","))
+        boot = _modules(argv[6]) if len(argv) > 6 else []
+        return game_plan(argv[2], int(argv[3]), seeds, int(argv[5]), boot)
+    if mode == "driver":
+        return driver_plan(argv[2] if len(argv) > 2 else "boards")
+    raise SystemExit("probe.py: unknown mode %r" % mode)
+
+
+PLAN = make_plan(sys.argv)
+
+
+def step(i):
+    """One step of the plan (called from JavaScript); ends the run when the plan is done."""
+    try:
+        next(PLAN)
+    except StopIteration:
+        emit({"k": "done", "steps": i})
+        sys.exit(0)
+
+
+if sys.platform != "webassembly":  # a board: nothing calls step() from outside
+    for _ in PLAN:
+        pass
+    emit({"k": "done"})

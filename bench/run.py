@@ -1,0 +1,465 @@
+"""`make bench`: how fast and how small the firmware is, on CPython and MicroPython, and how
+long a card takes from landing on a pad to its LED verdict. Figures are reported, not
+asserted; those over a budget of bench/README.md are called out. Writes bench/results/bench.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import sys
+import time
+import traceback
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import benchlib  # noqa: E402
+from benchlib import PICO_HEAP, RESULTS, kib, micropython_missing, rel, table  # noqa: E402
+
+LATENCY_BUDGET_MS = 100.0  # placement to verdict with 8 readers (bench/README.md, Budgets)
+LATENCY_BUDGET_READERS = 8
+HEAP_BUDGET = PICO_HEAP // 2  # firmware + the largest game state within half the heap
+
+# When MicroPython cannot run, the latency model falls back to CPython's rules cost times the
+# wasm/CPython ratio of embedded-facts §1.6 (about 9), and to these driver figures, measured
+# with bench/probe.py on the WebAssembly port (ns per poll).
+FALLBACK_WASM_PER_CPYTHON = 9.0
+FALLBACK_DRIVER = {
+    "i2c": {"empty": {"ns": 65000}, "tag": {"ns": 68000}, "read": {"ns": 115000}},
+    "spi": {"empty": {"ns": 93000}, "tag": {"ns": 100000}, "read": {"ns": 169000}},
+    "step": {"ns": 23000},
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    quick: bool
+    seeds: tuple[int, ...]
+    max_actions: int
+    repeats: int  # runs per game whose per-action minimum is kept
+    throughput_s: float
+    throughput_cap: int
+    trials: int
+
+
+FULL = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000)
+QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="a fast pass (smoke test): fewer games, actions and trials")
+    ap.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {rel(RESULTS)})")
+    ap.add_argument("--no-micropython", action="store_true", help="CPython figures and the model only")
+    ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
+    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                    help="MicroPython processes at once (default 2)")
+    args = ap.parse_args(argv)
+    plan = QUICK if args.quick else FULL
+    t_start = time.monotonic()
+    errors: list[str] = []
+
+    def guard(section: str, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except Exception as e:  # noqa: BLE001 - one broken section must not lose the others
+            errors.append(f"{section}: {type(e).__name__}: {e}")
+            traceback.print_exc()
+            return {"error": f"{type(e).__name__}: {e}"}
+
+    games, skipped = benchlib.games_available()
+    if args.games:
+        want = [g.strip() for g in args.games.split(",") if g.strip()]
+        unknown = [g for g in want if g not in games and g not in skipped]
+        if unknown:
+            ap.error(f"unknown game(s): {', '.join(unknown)}")
+        games = {g: s for g, s in games.items() if g in want}
+    for name, why in skipped.items():
+        print(f"skipping {name}: {why}", file=sys.stderr)
+
+    import latency
+    import speed
+
+    # 1. CPython, alone on the machine (the MicroPython processes come after).
+    print(f"CPython: per-action cost and throughput of {len(games)} games ...", file=sys.stderr)
+    cpy = {g: guard(f"cpython {g}", lambda g=g, s=s: speed.per_action(g, s, plan.seeds, plan.max_actions,
+                                                                         3 if not plan.quick else 1))
+           for g, s in games.items()}
+    thr = {g: guard(f"throughput {g}", lambda g=g, s=s: speed.throughput(g, s, plan.throughput_s, plan.throughput_cap))
+           for g, s in games.items()}
+
+    # 2. The .mpy build and its size.
+    import footprint
+
+    journal_max = max((r.get("journal_game_bytes", 0) for r in cpy.values() if "error" not in r), default=None)
+    print("mpy-cross: building firmware/lib for armv6m ...", file=sys.stderr)
+    foot = guard("footprint", lambda: footprint.measure(journal_max))
+    if foot.get("build_status"):
+        errors.append("footprint: mpy-cross failed: " + foot.get("build_log", ""))
+
+    # 3. MicroPython (WebAssembly port, heap capped like a Pico's).
+    boot_mods, boot_source = benchlib.boot_modules()
+    missing = "disabled (--no-micropython)" if args.no_micropython else micropython_missing()
+    mpy_games: dict[str, Any] = {}
+    boot: dict[str, Any] = {}
+    driver: dict[str, Any] = {}
+    if missing:
+        print(f"MicroPython: skipped: {missing}", file=sys.stderr)
+    elif foot.get("error") or foot.get("build_status"):
+        missing = "the .mpy build failed"
+    else:
+        import device
+
+        print(f"MicroPython: {len(games)} games, boot heap and driver on the wasm port, "
+              f"{args.jobs} at a time ...", file=sys.stderr)
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            runs: dict[str, list[Future]] = {
+                g: [pool.submit(device.game_run, g, s, plan.seeds, plan.max_actions, boot_mods)
+                    for _ in range(plan.repeats)]
+                for g, s in games.items()}
+            f_boot = {k: pool.submit(device.boot, boot_mods, k == "mpy") for k in ("mpy", "py")}
+            f_drv = pool.submit(device.driver)
+            for g, fs in runs.items():
+                mpy_games[g] = guard(f"micropython {g}", lambda fs=fs: device.game_summary(device.merge([f.result() for f in fs])))
+            boot = {k: guard(f"boot {k}", f.result) for k, f in f_boot.items()}
+            driver = guard("driver", f_drv.result)
+        for section, res in [*(("micropython " + g, r) for g, r in mpy_games.items()),
+                             *(("boot " + k, r) for k, r in boot.items()), ("driver", driver)]:
+            if isinstance(res, dict) and res.get("error") and f"{section}:" not in " ".join(errors):
+                errors.append(f"{section}: {res['error']}")
+
+    # 4. The latency model.
+    place_polls, pp_source = latency.place_polls_default()
+    lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source))
+
+    speed_out = speed_section(games, cpy, mpy_games)
+    memory = memory_section(boot, boot_source, boot_mods, mpy_games)
+    results: dict[str, Any] = {
+        "meta": {
+            "schema": 1,
+            "quick": plan.quick,
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "python": platform.python_version(),
+            "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPUs",
+            "micropython": None if missing else "1.27 WebAssembly port, heap 192k capped",
+            "micropython_skipped": missing,
+            "seeds": list(plan.seeds),
+            "max_actions": plan.max_actions,
+            "repeats": plan.repeats,
+        },
+        "games": {"measured": games, "skipped": skipped},
+        "speed": speed_out,
+        "memory": memory,
+        "throughput": thr,
+        "footprint": foot,
+        "driver": driver or None,
+        "latency": lat,
+    }
+    results["budgets"] = budgets(results)
+    results["errors"] = errors
+    results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
+
+    print(report(results))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(_clean(results), indent=1, sort_keys=False) + "\n")
+    print(f"\nresults: {rel(args.out)} ({results['meta']['seconds']} s)")
+    if errors:
+        print("errors:\n  " + "\n  ".join(errors), file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _clean(obj: Any) -> Any:
+    """The results without the raw samples kept for the model, NaN as null."""
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items() if not str(k).startswith("_")}
+    if isinstance(obj, (list, tuple)):
+        return [_clean(v) for v in obj]
+    if isinstance(obj, float) and obj != obj:
+        return None
+    return obj
+
+
+# -- sections ------------------------------------------------------------------------------------
+
+def speed_section(games: dict[str, int], cpy: dict[str, Any], mpy: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for g in games:
+        c = cpy.get(g, {})
+        m = mpy.get(g)
+        entry: dict[str, Any] = {"seats": games[g], "cpython": c, "micropython": None, "ratio": None}
+        if m and m.get("action_us"):
+            entry["micropython"] = {k: m[k] for k in ("actions", "check_us", "apply_us", "action_us",
+                                                     "view_us", "view_json_bytes") if k in m}
+            try:
+                entry["ratio"] = round(m["action_us"]["p50"] / c["action_us"]["p50"], 1)
+                lo, nom, hi = (latency_factor(k) for k in ("fast", "nominal", "slow"))
+                p50 = m["action_us"]["p50"]
+                entry["rp2040_estimate_us"] = {"p50": round(p50 * nom), "range": [round(p50 * lo), round(p50 * hi)]}
+            except (KeyError, TypeError, ZeroDivisionError):
+                pass
+        out[g] = entry
+    return out
+
+
+def latency_factor(name: str) -> float:
+    import latency
+
+    return latency.RP2040_FACTORS[name]
+
+
+def memory_section(boot: dict[str, Any], source: str, mods: list[str], mpy: dict[str, Any]) -> dict[str, Any]:
+    per_game: dict[str, Any] = {}
+    for g, m in mpy.items():
+        if not m.get("module_bytes"):
+            per_game[g] = {"error": m.get("error")}
+            continue
+        oom = [x for x in m.get("games", []) if x.get("oom")]
+        per_game[g] = {
+            "module_bytes": m["module_bytes"],
+            "state_start": m["state_start"],
+            "state_max": m["state_max"],
+            "state_max_at": m["state_max_at"],
+            "retained_per_action": m["retained_per_action"],
+            "alloc_per_action": m["alloc_bytes"],
+            "report_alloc_per_action": m["view_alloc_bytes"],
+            "free_at_start": m["free_at_start"],
+            "without_gc": m["without_gc"],
+            "without_gc_with_report": m["without_gc_with_report"],
+            "capacity_actions": m["capacity_actions"],
+            "out_of_heap": [{"seed": x["seed"], "after_actions": x["actions"]} for x in oom],
+            "games": m.get("games", []),
+        }
+    return {
+        "heap_total": next((b["heap_total"] for b in boot.values() if isinstance(b, dict) and b.get("heap_total")), PICO_HEAP),
+        "boot_source": source,
+        "boot_modules": mods,
+        "boot": boot,
+        "games": per_game,
+    }
+
+
+def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: dict[str, Any],
+                place_polls: int, pp_source: str) -> dict[str, Any]:
+    import latency
+
+    rules, source, game = _rules_samples(cpy, mpy)
+    drv = driver if driver and driver.get("i2c") else FALLBACK_DRIVER
+    model = latency.Model(drv, rules, place_polls=place_polls, trials=plan.trials)
+    boards: dict[str, Any] = {}
+    from cardtable.table import config
+
+    for i, name in enumerate(config.board_names(str(benchlib.BOARDS))):
+        b = config.load_board(name, str(benchlib.BOARDS))
+        kinds = {bus["kind"] for bus in b.buses.values()}
+        kind = "spi" if kinds == {"spi"} else "i2c"
+        hz = min(int(bus.get("baud") or bus.get("freq") or 400_000) for bus in b.buses.values())
+        boards[name] = {"readers": len(b.readers), "leds": b.led_count,
+                        **model.board(kind, hz, len(b.readers), b.led_count, seed=9000 + i)}
+    return {
+        "params": latency.parameters(model),
+        "place_polls_source": pp_source,
+        "rules_source": source,
+        "rules_game": game,
+        "driver_source": "measured (bench/probe.py, wasm)" if drv is driver else "fallback constants (MicroPython not run)",
+        "grid": model.grid(),
+        "boards": boards,
+    }
+
+
+def _rules_samples(cpy: dict[str, Any], mpy: dict[str, Any]) -> tuple[dict[str, list[float]], str, str | None]:
+    """Per-action samples for the model from the game with the slowest check+apply (p90)."""
+    measured = {g: m for g, m in mpy.items() if m.get("_samples")}
+    if measured:
+        g = max(measured, key=lambda k: measured[k]["action_us"]["p90"])
+        return dict(measured[g]["_samples"]), "measured on MicroPython (wasm), slowest game", g
+    # no MicroPython: CPython's medians scaled to wasm by embedded-facts §1.6
+    ok = {g: c for g, c in cpy.items() if c.get("action_us")}
+    if not ok:
+        raise RuntimeError("no rules measurements at all")
+    g = max(ok, key=lambda k: ok[k]["action_us"]["p90"])
+    c = ok[g]
+    k = FALLBACK_WASM_PER_CPYTHON
+    return ({"check_us": [c["check_us"]["p90"] * k], "action_us": [c["action_us"]["p90"] * k],
+             "view_us": [c["view_us"]["p90"] * k], "view_len": [400]},
+            f"CPython p90 x {k} (embedded-facts §1.6), MicroPython not run", g)
+
+
+# -- budgets ---------------------------------------------------------------------------------------
+
+def budgets(r: dict[str, Any]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    lat = r.get("latency") or {}
+    grid = lat.get("grid") or {}
+    for bus, per in grid.items():
+        cell = (per.get("nominal") or {}).get(str(LATENCY_BUDGET_READERS))
+        if not cell:
+            continue
+        for kind in ("rejected", "accepted"):
+            v = cell[kind]["p95"]
+            out.append({"budget": f"placement to verdict, {LATENCY_BUDGET_READERS} readers, {bus}, {kind} play (p95)",
+                        "limit": LATENCY_BUDGET_MS, "value": v, "unit": "ms", "ok": v <= LATENCY_BUDGET_MS,
+                        "note": f"p50 {cell[kind]['p50']} ms; model with the nominal RP2040 factor"})
+    mem = r.get("memory") or {}
+    boot = mem.get("boot") or {}
+    games = mem.get("games") or {}
+    largest = max(((g, m["module_bytes"] + m["state_max"]) for g, m in games.items() if "module_bytes" in m),
+                  key=lambda x: x[1], default=None)
+    for kind in ("mpy", "py"):
+        b = boot.get(kind) or {}
+        if "retained" not in b or largest is None:
+            continue
+        v = b["retained"] + largest[1]
+        out.append({"budget": f"firmware (.{kind}) + largest game state ({largest[0]}) within half the heap",
+                    "limit": HEAP_BUDGET, "value": v, "unit": "bytes", "ok": v <= HEAP_BUDGET,
+                    "note": f"boot {b['retained']} B ({mem.get('boot_source')}), game module + state {largest[1]} B"})
+    for g, m in games.items():
+        for o in m.get("out_of_heap", []):
+            out.append({"budget": f"{g} fits the heap (seed {o['seed']}, capped at the bench's action limit)",
+                        "limit": None, "value": o["after_actions"], "unit": "actions", "ok": False,
+                        "note": "MemoryError with the firmware loaded after this many actions: the game's "
+                                "history outgrew the 192 KB heap"})
+    foot = r.get("footprint") or {}
+    if "fs_fraction_blocks" in foot:
+        j = (foot.get("journal") or {}).get("fs_fraction", 0.0)
+        v = foot["fs_fraction_blocks"] + j
+        out.append({"budget": "firmware files + kept journals within the flash filesystem", "limit": 1.0,
+                    "value": round(v, 3), "unit": "fraction of 1408 KiB", "ok": v <= 1.0,
+                    "note": f"firmware {foot['fs_fraction_blocks']:.1%} (4 KiB blocks), journals {j:.1%}"})
+    return out
+
+
+# -- the printed report ----------------------------------------------------------------------------
+
+def report(r: dict[str, Any]) -> str:
+    parts: list[str] = []
+    meta = r["meta"]
+    parts.append(f"cardtable bench ({'quick' if meta['quick'] else 'full'}): seeds {meta['seeds']}, "
+                 f"at most {meta['max_actions']} actions per game; MicroPython: "
+                 f"{meta['micropython'] or 'skipped (' + str(meta['micropython_skipped']) + ')'}")
+    if r["games"]["skipped"]:
+        parts.append("skipped games: " + "; ".join(f"{g} ({w})" for g, w in r["games"]["skipped"].items()))
+
+    rows = []
+    for g, s in r["speed"].items():
+        c = s.get("cpython") or {}
+        m = s.get("micropython") or {}
+        est = s.get("rp2040_estimate_us") or {}
+        rows.append([g, s["seats"], m.get("actions") or c.get("actions"), _p(c, "action_us", "p50"),
+                     _p(m, "action_us", "p50"), _p(m, "action_us", "p90"), s.get("ratio"),
+                     est.get("p50"), "-".join(str(x) for x in est.get("range", [])) or None])
+    parts.append(table("\nPer action: check+apply, microseconds (medians over seeded random games)",
+                       ["game", "seats", "actions", "CPython", "MPy wasm", "wasm p90", "ratio",
+                        "RP2040 est", "range"], rows))
+
+    mem = r["memory"]
+    boot = mem.get("boot") or {}
+    if boot:
+        rows = [[k, kib(b.get("retained")), kib(b.get("peak")), len(b.get("failed") or {})]
+                for k, b in boot.items() if isinstance(b, dict) and "retained" in b]
+        parts.append(table(f"\nHeap at boot, KiB of {kib(mem['heap_total']):.1f} ({mem['boot_source']})",
+                           ["from", "retained", "peak", "failed"], rows))
+        top = next((b.get("by_module") for b in boot.values() if isinstance(b, dict) and b.get("by_module")), None)
+        if top:
+            parts.append("  largest (.mpy, in import order): " + ", ".join(
+                f"{m.replace('cardtable.', '')} {v / 1024:.1f}" for m, v in list(top.items())[:6]))
+    rows = []
+    for g, m in mem.get("games", {}).items():
+        if "module_bytes" not in m:
+            rows.append([g, None, None, None, None, None, None, None, m.get("error")])
+            continue
+        wg = m["without_gc"]
+        wr = m["without_gc_with_report"]
+        oom = ", ".join(f"seed {o['seed']} @{o['after_actions']}" for o in m["out_of_heap"]) or "-"
+        rows.append([g, kib(m["module_bytes"]), kib(m["state_max"]), m["retained_per_action"],
+                     m["alloc_per_action"].get("p50"), _no_gc(wg), _no_gc(wr), m["capacity_actions"], oom])
+    if rows:
+        parts.append(table("\nHeap per game on MicroPython, firmware loaded (KiB / bytes / actions)",
+                           ["game", "module", "state max", "kept/act", "alloc/act", "no-GC acts",
+                            "+report", "capacity", "out of heap"], rows))
+
+    rows = [[g, t.get("games_per_s"), t.get("actions_per_s"), t.get("mean_actions"), t.get("capped")]
+            for g, t in r["throughput"].items() if "error" not in t]
+    parts.append(table("\nThroughput on CPython: seeded random full games per CPU second",
+                       ["game", "games/s", "actions/s", "actions/game", "capped"], rows))
+
+    f = r.get("footprint") or {}
+    if "total_bytes" in f:
+        lines = [f"\nFlash: {f['mpy_cross']} -march={f['march']}: {len(f['modules'])} modules "
+                 f"{f['py_bytes']:,} B .py -> {f['mpy_bytes']:,} B .mpy; with main.py and boards "
+                 f"{f['total_bytes']:,} B = {f['fs_fraction']:.1%} of the {f['fs_bytes'] // 1024} KiB filesystem "
+                 f"({f['blocks_4k']} blocks of 4 KiB = {f['fs_fraction_blocks']:.1%})"]
+        j = f.get("journal")
+        if j:
+            lines.append(f"Journal: largest game here {j['largest_game_bytes']:,} B; {j['keep_games']} kept "
+                         f"= {j['bytes']:,} B ({j['fs_fraction']:.1%} of the filesystem)")
+        parts.append("\n".join(lines))
+
+    d = r.get("driver") or {}
+    if d.get("i2c"):
+        rows = [[bus, d[bus]["empty"]["ns"] / 1000, d[bus]["tag"]["ns"] / 1000, d[bus]["read"]["ns"] / 1000,
+                 d[bus]["empty"]["alloc_per_poll"], d[bus]["read"]["alloc_per_poll"]] for bus in ("i2c", "spi")]
+        step = d.get("step") or {}
+        parts.append(table("\nPN532 driver CPU per poll on wasm (us; bus answering at once), bytes allocated",
+                           ["bus", "empty", "card", "card+READ", "alloc empty", "alloc READ"], rows)
+                     + (f"\n  idle controller step ({step.get('readers')} fake readers): {step['ns'] / 1000:.1f} us"
+                        if step.get("ns") else ""))
+
+    lat = r.get("latency") or {}
+    if lat.get("grid"):
+        p = lat["params"]
+        parts.append(f"\nPlacement to verdict (model, ms): debounce {p['place_polls']} polls "
+                     f"({lat['place_polls_source']}); half the other pads hold a card; RP2040 = wasm x "
+                     f"{p['rp2040_factors']['nominal']:g}; rules: {lat['rules_source']} ({lat['rules_game']})")
+        for bus, per in lat["grid"].items():
+            nom = per["nominal"]
+            rows = [[n, c["cycle_ms"], c["rejected"]["p50"], c["rejected"]["p95"], c["accepted"]["p50"],
+                     c["accepted"]["p95"], c["accepted"]["max"]]
+                    for n, c in nom.items() if int(n) in (2, 3, 4, 6, 8, 10, 12, 16)]
+            parts.append(table(f"  {p['buses'][bus]['label']}",
+                               ["readers", "cycle", "reject p50", "p95", "accept p50", "p95", "max"], rows))
+            e8 = [f"{k} p95 {per[k]['8']['accepted']['p95']:.0f}" for k in ("fast", "slow", "full_table_slow")
+                  if "8" in per.get(k, {})]
+            parts.append("  8 readers, accepted: " + ", ".join(e8))
+        parts_8 = lat["grid"][next(iter(lat["grid"]))]["nominal"].get("8", {}).get("mean_parts_ms")
+        if parts_8:
+            parts.append("  where the time goes (8 readers, first bus, means): " +
+                         ", ".join(f"{k} {v:.0f}" for k, v in parts_8.items()))
+        rows = [[b, c["bus"], c["readers"], c["rejected"]["p50"], c["rejected"]["p95"], c["accepted"]["p50"],
+                 c["accepted"]["p95"]] for b, c in lat.get("boards", {}).items()]
+        if rows:
+            parts.append(table("  the boards in firmware/boards",
+                               ["board", "bus", "readers", "reject p50", "p95", "accept p50", "p95"], rows))
+
+    rows = []
+    for b in r["budgets"]:
+        mark = "ok" if b["ok"] else "OVER"
+        limit = "-" if b["limit"] is None else f"{b['limit']:g}"
+        rows.append([mark, b["budget"], f"{b['value']:g} {b['unit']}", limit])
+    parts.append(table("\nBudgets (bench/README.md)", ["", "budget", "value", "limit"], rows))
+    over = [b for b in r["budgets"] if not b["ok"]]
+    if over:
+        parts.append(f"\n{len(over)} figure(s) over budget: " + "; ".join(b["budget"] for b in over))
+    return "\n".join(parts)
+
+
+def _no_gc(w: dict[str, Any]) -> str:
+    """'85' (the heap filled after 85 actions) or '37+ (2.8 games)' (whole games fit)."""
+    if w["heap_filled"]:
+        return str(w["actions"])
+    return f"{w['actions']}+" + (f" ({w['games']:g} games)" if w.get("games") else "")
+
+
+def _p(d: dict[str, Any], key: str, q: str) -> float | None:
+    v = d.get(key)
+    return v.get(q) if isinstance(v, dict) else None
+
+
+if __name__ == "__main__":
+    sys.exit(main())

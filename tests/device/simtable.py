@@ -1,0 +1,213 @@
+"""A simulated table for the device tests (both runtimes): board, hal, controller, and a log of
+what the device said. Everything heavy is set up step by step from generators, because the
+WebAssembly MicroPython collects garbage only between the steps of a `stepped` test."""
+import json
+import sys
+
+from support import MICROPYTHON
+
+MODULES = ("cardtable.record", "cardtable.games", "cardtable.table.config", "cardtable.journal",
+           "cardtable.link", "cardtable.table.scanner", "cardtable.table.feedback",
+           "cardtable.hal", "cardtable.hw_sim", "cardtable.table.controller")
+
+
+def _boards_dir():
+    try:
+        return __file__.replace("\\", "/").rsplit("/", 1)[0] + "/../../firmware/boards"
+    except NameError:
+        return "firmware/boards"
+
+
+BOARDS = _boards_dir()
+
+
+def collect():
+    """Ask for a garbage collection; the WebAssembly port runs it as the next step starts."""
+    if MICROPYTHON:
+        import gc
+
+        gc.collect()
+
+
+def collecting(gen):
+    """Run a generator, asking for a collection before each of its yields reaches the runner."""
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+        collect()
+        yield
+
+
+def loading(extra=()):
+    """Import the table's modules one per step (each .py compiles in its own step)."""
+    for name in MODULES + tuple(extra):
+        if name not in sys.modules:
+            __import__(name)
+            collect()
+            yield
+
+
+def board(name):
+    """A board config, loaded in a step of its own (validation makes a lot of garbage)."""
+    yield from loading()
+    from cardtable.table import config
+
+    b = config.load_board(name, BOARDS)
+    collect()
+    yield
+    return b
+
+
+def only_game(game):
+    """Unload the rules modules of other games: on the Pico a table runs one game at a time,
+    and a test process that played several would hold them all in the heap."""
+    if "cardtable.games" not in sys.modules:
+        __import__("cardtable.games")
+        collect()
+        yield
+    from cardtable import games
+
+    keep = games.GAMES[game][0]
+    for gid in games.GAMES:
+        name = games.GAMES[gid][0]
+        if name != keep and name in sys.modules:
+            del sys.modules[name]
+            short = name.rsplit(".", 1)[1]
+            if hasattr(games, short):
+                delattr(games, short)
+            collect()
+            yield  # the collector frees it before the next import
+    if keep not in sys.modules:
+        __import__(keep)
+        collect()
+        yield
+
+
+def scratch():
+    """An empty directory for a test's files: (path, object to keep alive while it is used)."""
+    if MICROPYTHON:
+        import os
+
+        n = 0
+        while True:
+            d = "/tmp/ct%d" % n
+            try:
+                os.mkdir(d)
+                return d, None
+            except OSError:
+                n += 1
+    import tempfile
+
+    keep = tempfile.TemporaryDirectory()
+    return keep.name, keep
+
+
+def table(board_name, layout, storage=None, rules=None, emu=None, budget=None, game=None):
+    """A Table, built over a few steps: t = yield from table(...); game defaults to layout."""
+    game = game or layout
+    yield from loading()
+    yield from only_game(game)
+    b = yield from board(board_name)
+    t = Table(b, layout, storage, rules, emu, budget)
+    collect()
+    yield
+    t.run(1)
+    return t
+
+
+class Table:
+    """A simulated table and its controller; collects what the device says."""
+
+    def __init__(self, b, layout, storage=None, rules=None, emu=None, budget=None):
+        from cardtable.hal import FileStorage
+        from cardtable.hw_sim import SimHal
+        from cardtable.table.controller import Controller
+
+        self._keep = None
+        if storage is None:
+            root, self._keep = scratch()
+            storage = FileStorage(root)
+        self.board = b
+        self.hal = SimHal(b, emu=emu, storage=storage)
+        self.ctl = Controller(b, layout, self.hal, rules=rules,
+                              budget=len(b.readers) if budget is None else budget)
+        self.said = []  # every message but state and event (those are counted)
+        self.events = 0
+        self.states = 0
+        self.last_state = None
+
+    def run(self, n, ms=10):
+        collect()  # (the test runner does not ask for one between steps by itself)
+        for _ in range(n):
+            self.hal.clock.advance(ms)
+            self.ctl.step()
+            self.listen()
+
+    def listen(self):
+        for line in self.hal.serial.lines():
+            if '"type": "state"' in line:
+                self.states += 1  # big: kept as text, parsed only when asked for
+                self.last_state = line
+                continue
+            msg = json.loads(line)
+            if msg["type"] == "event":
+                self.events += 1
+            else:
+                self.said.append(msg)
+
+    def put(self, zone, code, uid=None):
+        """Lay a card on a zone until it is read, then take it away."""
+        self.hal.place(zone, code, uid)
+        self.run(3)
+        self.hal.lift(zone)
+        self.run(4)
+
+    def tap(self, seat):
+        """A player taps any card on its tap pad."""
+        self.put(self.zone("tap", seat), "AS", uid=b"\x04\x70\x61\x70\x00\x00" + bytes((seat,)))
+
+    def press(self, button):
+        self.hal.press(button)
+        self.run(1)
+
+    def zone(self, role, seat=None):
+        return self.ctl.layout.zone(role, seat)
+
+    def button(self, meaning):
+        lay = self.ctl.layout
+        for name in lay.buttons:
+            m = lay.buttons[name]
+            if m[1] is None and m[0] == meaning or "%s %s" % m == meaning:
+                return name
+        return None
+
+    def kinds(self, kind):
+        return [m for m in self.said if m["type"] == kind]
+
+    def led(self, zone):
+        return self.hal.pixels.shown[self.board.zone_led[zone]]
+
+    def send(self, obj, steps=2):
+        """Send a host command; the answers that carry its id."""
+        self.hal.serial.feed(json.dumps(obj) + "\n")
+        self.run(steps)
+        return [m for m in self.said if m.get("id") == obj.get("id")]
+
+    def state(self):
+        return json.loads(self.last_state)
+
+
+def journal_lines(store, number=1):
+    """The text lines of a journal file, as `cardtable pull` would fetch them."""
+    from cardtable.journal import Journal
+
+    rd = Journal(store).reader(number)
+    out = []
+    line = rd.next()
+    while line is not None:
+        out.append(line[0])
+        line = rd.next()
+    rd.close()
+    return out

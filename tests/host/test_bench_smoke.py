@@ -1,0 +1,168 @@
+"""`make bench` in its quick mode: it runs, prints its tables and writes every JSON section.
+
+Speed is never asserted (the figures are reported, not tested); what is checked is what a
+reader of bench/results/bench.json relies on: every section there, numbers where numbers
+belong, and a latency model that behaves like the table it describes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+BENCH = REPO / "bench"
+
+
+def _bench_module(name: str) -> ModuleType:
+    if str(BENCH) not in sys.path:
+        sys.path.insert(0, str(BENCH))  # the bench modules import each other by name
+    spec = importlib.util.spec_from_file_location(f"cardtable_bench_{name}", BENCH / f"{name}.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, str]:
+    out = tmp_path_factory.mktemp("bench") / "bench.json"
+    proc = subprocess.run([sys.executable, str(BENCH / "run.py"), "--quick", "--out", str(out)],
+                          capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return json.loads(out.read_text()), proc.stdout
+
+
+def _num(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _dist(d: dict) -> None:
+    for k in ("p50", "p95", "max"):
+        assert _num(d[k]), (k, d)
+    assert d["p50"] <= d["p95"] <= d["max"]
+
+
+def test_every_section_is_written(quick: tuple[dict, str]) -> None:
+    r, _ = quick
+    for key in ("meta", "games", "speed", "memory", "throughput", "footprint", "driver", "latency",
+                "budgets", "errors"):
+        assert key in r, key
+    assert r["meta"]["quick"] is True
+    assert r["errors"] == []
+    assert r["games"]["measured"], "no game was measured"
+
+
+def test_speed_has_both_runtimes_per_game(quick: tuple[dict, str]) -> None:
+    r, _ = quick
+    skipped_mpy = r["meta"]["micropython_skipped"]
+    for game in r["games"]["measured"]:
+        s = r["speed"][game]
+        _dist(s["cpython"]["action_us"])
+        assert s["cpython"]["actions"] > 0
+        if skipped_mpy:
+            assert s["micropython"] is None
+        else:
+            _dist(s["micropython"]["action_us"])
+            assert _num(s["ratio"]) and s["ratio"] > 0
+            lo, hi = s["rp2040_estimate_us"]["range"]
+            assert lo <= s["rp2040_estimate_us"]["p50"] <= hi
+        t = r["throughput"][game]
+        assert _num(t["games_per_s"]) and t["games_per_s"] > 0
+        assert t["games"] >= 1
+
+
+def test_memory_figures_fit_the_pico_heap(quick: tuple[dict, str]) -> None:
+    r, _ = quick
+    mem = r["memory"]
+    assert mem["heap_total"] == 192064  # the capped wasm heap is the Pico's
+    assert mem["boot_modules"] and mem["boot_source"]
+    if r["meta"]["micropython_skipped"]:
+        return
+    py, mpy = mem["boot"]["py"], mem["boot"]["mpy"]
+    assert 0 < mpy["retained"] < mem["heap_total"]
+    # bytecode loaded from .mpy keeps less heap than compiling the same modules from source
+    assert mpy["retained"] < py["retained"]
+    for game in r["games"]["measured"]:
+        g = mem["games"][game]
+        assert g["module_bytes"] > 0
+        assert 0 < g["state_start"] <= g["state_max"] < mem["heap_total"]
+        assert g["alloc_per_action"]["p50"] >= 0
+        assert g["without_gc"]["actions"] >= 1
+        assert isinstance(g["without_gc"]["heap_filled"], bool)
+
+
+def test_footprint_is_the_armv6m_build(quick: tuple[dict, str]) -> None:
+    f = quick[0]["footprint"]
+    assert f["march"] == "armv6m"
+    assert f["build_status"] == 0
+    assert 0 < f["mpy_bytes"] < f["py_bytes"]
+    assert 0 < f["fs_fraction"] <= f["fs_fraction_blocks"]
+    assert f["fs_bytes"] == 1408 * 1024
+
+
+def test_latency_grid_covers_2_to_16_readers(quick: tuple[dict, str]) -> None:
+    lat = quick[0]["latency"]
+    assert lat["params"]["place_polls"] >= 1
+    assert set(lat["grid"]) == {"i2c-400k", "spi-1m", "spi-5m"}
+    for per in lat["grid"].values():
+        assert sorted(int(n) for n in per["nominal"]) == list(range(2, 17))
+        for cell in per["nominal"].values():
+            _dist(cell["rejected"])
+            _dist(cell["accepted"])
+    assert lat["boards"], "no board of firmware/boards was modelled"
+
+
+def test_budgets_are_called_out(quick: tuple[dict, str]) -> None:
+    r, printed = quick
+    names = [b["budget"] for b in r["budgets"]]
+    assert any("8 readers" in n for n in names)
+    assert any("half the heap" in n for n in names) or r["meta"]["micropython_skipped"]
+    for b in r["budgets"]:
+        assert isinstance(b["ok"], bool) and _num(b["value"])
+    assert "Budgets" in printed
+    for b in r["budgets"]:
+        if not b["ok"]:
+            assert "OVER" in printed and b["budget"] in printed
+    for game in r["games"]["measured"]:
+        assert game in printed
+
+
+# -- the latency model on its own (fixed inputs, no measurement) ------------------------------
+
+def _model_cpu(latency: ModuleType, factor: float = 12.0):
+    driver = {"i2c": {k: {"ns": 70000} for k in ("empty", "tag", "read")},
+              "spi": {k: {"ns": 90000} for k in ("empty", "tag", "read")}, "step": {"ns": 20000}}
+    rules = {"check_us": [30.0] * 10, "action_us": [90.0] * 10, "view_us": [120.0] * 10, "view_len": [400] * 10}
+    return latency.Cpu.scaled(factor, driver, rules)
+
+
+def test_more_readers_mean_a_slower_verdict() -> None:
+    latency = _bench_module("latency")
+    cpu = _model_cpu(latency)
+    bus = latency.BUSES[0]
+    p50 = [latency.simulate(n, bus, cpu, 400, seed=5)["rejected"]["p50"] for n in (2, 8, 16)]
+    assert p50[0] < p50[1] < p50[2]
+
+
+def test_an_accepted_play_waits_for_the_journal() -> None:
+    latency = _bench_module("latency")
+    res = latency.simulate(4, latency.BUSES[1], _model_cpu(latency), 400, seed=6)
+    gap = res["accepted"]["p50"] - res["rejected"]["p50"]
+    assert gap >= latency.Timing().journal[0] * 0.9  # the flash erase is in the accepted path
+
+
+def test_a_longer_debounce_costs_a_poll_cycle() -> None:
+    latency = _bench_module("latency")
+    cpu = _model_cpu(latency)
+    bus = latency.BUSES[2]
+    two = latency.simulate(6, bus, cpu, 400, seed=7, place_polls=2)
+    three = latency.simulate(6, bus, cpu, 400, seed=7, place_polls=3)
+    assert three["rejected"]["p50"] - two["rejected"]["p50"] > 0.5 * two["cycle_ms"]
