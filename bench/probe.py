@@ -130,8 +130,16 @@ def game_plan(name, seats, seeds, maxact, boot):
           "boot_failed": failed, "stamp": STAMP})
     mem_info()
     for seed in seeds:
-        g = games.load(name, seats=seats)
-        rng = Random(seed)
+        try:
+            g = games.load(name, seats=seats)
+            rng = Random(seed)
+        except MemoryError:
+            g = rng = None
+            gc.collect()
+            yield
+            emit({"k": "end", "game": name, "seed": seed, "actions": 0, "over": False, "oom": True,
+                  "held_last": 0, "freed_to": alloc() - base1})
+            continue
         gc.collect()
         yield
         n = 0
@@ -154,14 +162,14 @@ def game_plan(name, seats, seeds, maxact, boot):
                 text = json.dumps(g.view(None))
                 t4 = stamp()
                 v1 = alloc()
-            except MemoryError:
+                if reason:
+                    raise AssertionError("the bot chose an illegal action %r: %s" % (a, reason))
+                print("@a %d %d %s %d %d %d %d %d %d %d" % (
+                    seed, n, a[1], ns(t0, t1), ns(t1, t2), m1 - m0 - 3 * STAMP, ns(t3, t4),
+                    v1 - v0 - 2 * STAMP, len(text), held))
+            except MemoryError:  # the heap is full: this game is as long as it can get
                 oom = True
                 break
-            if reason:
-                raise AssertionError("the bot chose an illegal action %r: %s" % (a, reason))
-            print("@a %d %d %s %d %d %d %d %d %d %d" % (
-                seed, n, a[1], ns(t0, t1), ns(t1, t2), m1 - m0 - 3 * STAMP, ns(t3, t4),
-                v1 - v0 - 2 * STAMP, len(text), held))
             n += 1
             a = text = None
             gc.collect()
@@ -170,8 +178,12 @@ def game_plan(name, seats, seeds, maxact, boot):
         g = rng = a = text = None
         gc.collect()
         yield
+        # Once more: the collector is conservative, and a stale copy of a pointer can keep
+        # the dropped game alive through one collection.
+        gc.collect()
+        yield
         emit({"k": "end", "game": name, "seed": seed, "actions": n, "over": over, "oom": oom,
-              "held_last": held})
+              "held_last": held, "freed_to": alloc() - base1})
 
 
 # -- driver: CPU of one poll of the real PN532 driver on a bus that answers at once ------------

@@ -12,6 +12,7 @@ COMMANDS = {
     "rules": "cardtable_host.rulescmd",
     "test": "cardtable_host.testcmd",
     "draw": "cardtable_host.drawcmd",
+    "enroll": "cardtable_host.enroll",
 }
 
 

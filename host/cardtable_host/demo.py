@@ -58,7 +58,9 @@ def _mistake(g, rng: Random):
         return None
     seat = g.turn[0]
     legal = g.legal(seat)
-    wrong = [(seat, "play", c) for c in hands[seat] if (seat, "play", c) not in legal]
+    pad = (None,) * (len(g.VERBS["play"]) - 1)      # optional fields, e.g. Nonesuch's named suit
+    legal_cards = set(a[2] for a in legal)
+    wrong = [(seat, "play", c) + pad for c in hands[seat] if c not in legal_cards]
     return wrong[rng.below(len(wrong))] if wrong else None
 
 

@@ -140,11 +140,22 @@ async function runScript(o, session, runner) {
     }
     for (let i = 0; i < o.step.n && status === OK; i++) status = runner.call(o.step.fn, i);
   }
-  for (const out of o.outs) copyOut(FS, out.memfs, out.host);
-  if (status === OK) return 0;
-  if (status === EXITED) return runner.exitCode();
-  reportException(runner);
-  return 1;
+  let rc = 0;
+  if (status === EXITED) rc = runner.exitCode();
+  else if (status !== OK) {
+    reportException(runner);
+    rc = 1;
+  }
+  for (const out of o.outs) {
+    try {
+      copyOut(FS, out.memfs, out.host);
+    } catch (e) {
+      if (!(e instanceof RunnerError)) throw e;
+      session.stderr.write(`run.mjs: ${e.message}\n`);
+      if (rc === 0) rc = 2;
+    }
+  }
+  return rc;
 }
 
 // In test mode MEMFS mirrors the repository: /tests/... (without the CPython-only

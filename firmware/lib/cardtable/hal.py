@@ -180,8 +180,14 @@ class Serial:
 class Watchdog:
     """Resets the board when step() stops feeding it; a no-op until started."""
 
+    def start(self, ms):
+        """Start it: from now on a gap of ms between feeds resets the board."""
+
     def feed(self):
         pass
+
+    def keep_fed(self):
+        """Feed it from a timer from now on (the loop has stopped for the REPL)."""
 
 
 class Hal:

@@ -205,6 +205,10 @@ class SimSerial(hal.Serial):
             self._rd = 0
         self.inbox.extend(data)
 
+    def waiting(self):
+        """Host bytes the device has not read yet."""
+        return len(self.inbox) - self._rd
+
     def read_byte(self):
         if self._rd >= len(self.inbox):
             return -1
@@ -232,10 +236,14 @@ class SimSerial(hal.Serial):
 
 
 class SimWatchdog(hal.Watchdog):
-    """Counts feeds."""
+    """Counts feeds; remembers when it was started."""
 
     def __init__(self):
         self.feeds = 0
+        self.started = 0
+
+    def start(self, ms):
+        self.started = ms
 
     def feed(self):
         self.feeds += 1

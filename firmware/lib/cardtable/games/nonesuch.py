@@ -47,7 +47,8 @@ Verbs (a suit is 0..5 = M S W L Y K in actions, a letter in records):
 - ``deal`` (piles): ``hands`` (3 or 4 lists of 12 or 9 cards; a list or a seat's entry may be
   null = not seen) and ``up`` (a list of the one up card; required).
 - ``bid`` (bid): "some", "most" or "none".
-- ``excuse`` (): the Excuse holder reveals and discards it and takes the up card.
+- ``excuse`` (): the Excuse holder reveals and discards it and takes the up card. When the
+  Excuse is in no hand the table saw, any seat whose hand it did not see may make it.
 - ``trump`` (suit): the Excuse holder's choice, one of the number up card's two suits.
 - ``play`` (card, suit?): suit is the suit the leader names; required when leading a two-suit
   card, absent when following.

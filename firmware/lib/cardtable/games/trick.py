@@ -106,7 +106,7 @@ class TrickGame(Game):
                     return "the %s pile must hold %d cards, not %d" % (name, want, len(g))
                 for c in g:
                     if c not in self.CARDS:
-                        return "the %s is not in the %s deck" % (self.card_code(c), self.ID)
+                        return "a card of the deal is not in the %s deck" % self.ID
                     if seen[c]:
                         return "the %s is dealt twice" % self.card_code(c)
                     seen[c] = 1
@@ -165,7 +165,7 @@ class TrickGame(Game):
     def check_play_card(self, seat, card, action):
         """None if seat may play card to the current trick now."""
         if card not in self.CARDS:
-            return "the %s is not in the %s deck" % (self.card_code(card), self.ID)
+            return "that card is not in the %s deck" % self.ID
         reason = self.where_reason(seat, card)
         if reason:
             return reason

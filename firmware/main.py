@@ -1,0 +1,120 @@
+"""Boot entry of the card table: copied to the Pico as /main.py, beside /lib and /boards.
+
+Reads /config.json (``{"board": "pico-i2c-4seat", "layout": "fortyfives"}``; a missing file
+or key takes DEFAULT_BOARD and the board's first layout), builds the rp2 hal and the
+controller - which resumes the newest journaled game exactly where it was - and calls
+step() forever. The watchdog starts only after WDT_AFTER healthy steps, so a hang resets
+the board into its journal instead of losing the game.
+
+- Ctrl-C (mpremote sends it to connect) stops the loop and leaves the REPL. A started
+  watchdog cannot be stopped, so a timer feeds it while the REPL is in use; a soft reset
+  (Ctrl-D) ends that timer, and the watchdog then resets the board within 8 s.
+- Maintenance mode: if the file /maintenance exists, or the board's first button (by name)
+  is held at power-up, nothing starts and no watchdog runs, so mpremote can copy files at
+  leisure. ``mpremote rm :maintenance`` and a reset bring the table back.
+- An error escaping step() is reported on the link as a fault and the loop goes on; after
+  MAX_ERRORS in a row the board resets, and the journal brings the game back.
+"""
+import sys
+
+DEFAULT_BOARD = "pico-i2c-4seat"
+BOARDS = "boards"
+CONFIG = "config.json"
+MAINTENANCE = "maintenance"
+WDT_MS = 8000
+WDT_AFTER = 200
+MAX_ERRORS = 20
+
+
+def load_board(cfg, boards_dir=BOARDS):
+    """The board config cfg names (DEFAULT_BOARD if it names none)."""
+    from cardtable.table import config
+
+    return config.load_board(cfg.get("board") or DEFAULT_BOARD, boards_dir)
+
+
+def build(cfg, make_hal, boards_dir=BOARDS, stop=None, board=None):
+    """The controller for config cfg; make_hal(board) gives the hal (rp2 or simulated).
+
+    stop(hal, board), if given, is asked before anything starts; True returns None.
+    board: the loaded board, if the caller has it already (else load_board(cfg)).
+    """
+    if board is None:
+        board = load_board(cfg, boards_dir)
+    layout = cfg.get("layout")
+    if layout not in board.layouts:
+        layout = sorted(board.layouts)[0]
+    hal = make_hal(board)
+    if stop is not None and stop(hal, board):
+        return None
+    from cardtable.table.controller import Controller
+
+    return Controller(board, layout, hal, config=cfg, config_path=CONFIG)
+
+
+def maintenance(storage, hal=None, board=None):
+    """True if the maintenance flag file exists or the first button is held."""
+    if storage.size(MAINTENANCE) >= 0:
+        return True
+    if hal is not None and board is not None and board.buttons:
+        try:
+            return hal.inputs.held(sorted(board.buttons)[0])
+        except AttributeError:
+            return False
+    return False
+
+
+def run(ctl, wdt=None, steps=-1):
+    """Call ctl.step() forever (or `steps` times); KeyboardInterrupt ends it."""
+    from cardtable import link
+
+    errors = 0
+    n = 0
+    while n != steps:
+        n += 1
+        try:
+            ctl.step()
+            errors = 0
+        except Exception as e:  # noqa: BLE001 - the table must outlive a bug
+            errors += 1
+            try:
+                ctl.link.send(link.fault("error", "%s: %s" % (type(e).__name__, e)))
+            except Exception:  # noqa: BLE001
+                pass
+            if errors >= MAX_ERRORS:
+                from cardtable import hw_rp2
+
+                hw_rp2.reset()
+        if ctl.steps == WDT_AFTER and wdt is not None:
+            wdt.start(WDT_MS)  # late: boot, resume and the first polls are behind us
+
+
+def main():
+    from cardtable import hw_rp2
+    from cardtable.hal import FileStorage
+    from cardtable.table.controller import load_config
+
+    storage = FileStorage("")
+    cfg = load_config(storage, CONFIG)
+    if maintenance(storage):
+        print("cardtable: maintenance mode (/%s exists): the table is off" % MAINTENANCE)
+        return
+    try:
+        ctl = build(cfg, lambda board: hw_rp2.Rp2Hal(board, storage),
+                    stop=lambda hal, board: maintenance(storage, hal, board))
+    except ValueError as e:  # a board config the firmware cannot run
+        print("cardtable: cannot start: %s" % e)
+        return
+    if ctl is None:
+        print("cardtable: maintenance mode (button held at power-up): the table is off")
+        return
+    try:
+        run(ctl, ctl.hal.wdt)
+    except KeyboardInterrupt:
+        ctl.hal.wdt.keep_fed()
+        print("cardtable: stopped by Ctrl-C; the REPL is yours")
+
+
+if __name__ == "__main__":
+    if sys.implementation.name == "micropython":
+        main()

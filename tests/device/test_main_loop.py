@@ -1,0 +1,161 @@
+"""main.py end to end: the controller built as main.py builds it, on the real PN532 drivers over
+simulated buses with an emulated PN532 per zone, stepped a few hundred times by main.run()."""
+import sys
+
+from support import MICROPYTHON, stepped
+
+from simtable import BOARDS, collect, loading, scratch
+
+EXTRA = ("cardtable.drivers.ndef", "cardtable.drivers.pn532", "cardtable.drivers.mux",
+         "cardtable.drivers.pn532_i2c", "cardtable_host.sim.pn532_emu",
+         "cardtable.games.caljacks")
+
+
+def _firmware_dir():
+    try:
+        return __file__.replace("\\", "/").rsplit("/", 1)[0] + "/../../firmware"
+    except NameError:
+        return "firmware"
+
+
+def main_module():
+    """firmware/main.py, imported as the module `main`."""
+    if "main" not in sys.modules:
+        sys.path.insert(0, _firmware_dir())
+        try:
+            __import__("main")
+        finally:
+            sys.path.pop(0)
+        yield
+    return sys.modules["main"]
+
+
+def heap_in_use():
+    """Bytes of heap the live objects take (MicroPython; after the last step's collection)."""
+    if not MICROPYTHON:
+        return 0
+    import gc
+
+    return gc.mem_alloc()
+
+
+def steps(ctl, n, ms=5):
+    """n steps through main.run, the clock moving ms per step; yields so the GC can run."""
+    main = sys.modules["main"]
+    done = 0
+    while done < n:
+        k = min(20, n - done)
+        main.run(ctl, ctl.hal.wdt, k)
+        ctl.hal.clock.advance(ms * k)
+        assert ctl.hal.fields_on() == 0  # every reader's field is off again after its poll
+        done += k
+        collect()
+        yield
+
+
+def booted(storage, cfg):
+    """A controller on emulated readers, as main.py builds it on the board."""
+    from cardtable.hw_sim import SimHal
+    from cardtable.table.controller import save_config
+    from cardtable_host.sim import pn532_emu
+
+    main = yield from main_module()
+    save_config(storage, cfg, main.CONFIG)
+    from cardtable.table.controller import load_config
+
+    cfg = load_config(storage, main.CONFIG)
+    board = main.load_board(cfg, BOARDS)  # on the board this is part of build(); here a step
+    collect()
+    yield
+    ctl = main.build(cfg, lambda b: SimHal(b, emu=pn532_emu, storage=storage), BOARDS, board=board)
+    collect()
+    yield
+    return ctl
+
+
+@stepped
+def test_main_builds_the_table_and_its_loop_plays_a_game():
+    yield from loading(EXTRA)
+    from cardtable.hal import FileStorage
+
+    root, keep = scratch()
+    store = FileStorage(root)
+    ctl = yield from booted(store, {"board": "pico-i2c-2seat", "layout": "california-jacks"})
+    hal = ctl.hal
+    assert ctl.layout.name == "california-jacks" and len(hal.emus) == 6
+    assert [e.max_retries for e in hal.emus] == [1] * 6  # polls are bounded on every reader
+    yield from steps(ctl, 20)
+    base = heap_in_use()
+    hal.place("c", "9S")  # the cut card deals the hand
+    yield from steps(ctl, 40)
+    hal.lift("c")
+    g = ctl.game
+    assert g.phase == "play" and g.turn == (1,), hal.serial.lines()[-3:]
+    plays = (("s1", "KH"), ("s0", "QH"), ("s1", "2C"), ("s0", "3C"), ("s0", "4S"), ("s1", "5S"))
+    for zone, code in plays:
+        hal.place(zone, code)
+        yield from steps(ctl, 40)
+        hal.lift(zone)
+        yield from steps(ctl, 40)
+    assert len(g.history) == 7, g.history
+    assert g.trick_winners == [1, 0, 1] and g.turn == (1,)
+    assert ctl.steps > 500 and hal.wdt.started == 8000 and hal.wdt.feeds == ctl.steps
+    lines = hal.serial.lines()
+    assert sum(1 for ln in lines if '"type": "event"' in ln) == 7
+    assert not [ln for ln in lines if '"type": "fault"' in ln or '"type": "verdict"' in ln]
+    assert store.size("games/0001.jsonl") == ctl.journal.size and ctl.journal.seq == 7
+    used = heap_in_use()
+    if MICROPYTHON:
+        print("heap in use with the table running: %d bytes (before the game: %d)" % (used, base))
+        assert used < 150 * 1024
+    assert keep is keep
+
+
+@stepped
+def test_a_reboot_resumes_the_game_from_the_journal():
+    yield from loading(EXTRA)
+    from cardtable.hal import FileStorage
+
+    root, keep = scratch()
+    store = FileStorage(root)
+    cfg = {"board": "pico-i2c-2seat", "layout": "california-jacks"}
+    ctl = yield from booted(store, cfg)
+    ctl.hal.place("c", "9S")
+    yield from steps(ctl, 40)
+    ctl.hal.lift("c")
+    ctl.hal.place("s1", "KH")
+    yield from steps(ctl, 40)
+    view = ctl.game.view(None)
+    ctl = None
+    yield
+    ctl2 = yield from booted(store, cfg)  # power back: a new controller on the same flash
+    assert ctl2.game.view(None) == view and ctl2.journal.seq == 2
+    hello = [ln for ln in ctl2.hal.serial.lines() if '"type": "hello"' in ln]
+    assert len(hello) == 1 and '"seq": 2' in hello[0]
+    assert keep is keep
+
+
+@stepped
+def test_maintenance_mode_starts_nothing():
+    yield from loading(EXTRA)
+    from cardtable.hal import FileStorage
+    from cardtable.hw_sim import SimHal
+    from cardtable_host.sim import pn532_emu
+
+    main = yield from main_module()
+    root, keep = scratch()
+    store = FileStorage(root)
+    f = store.open(main.MAINTENANCE, "wb")
+    f.close()
+    made = []
+
+    def make_hal(board):
+        made.append(SimHal(board, emu=pn532_emu, storage=store))
+        return made[0]
+
+    ctl = main.build({"board": "pico-i2c-2seat"}, make_hal, BOARDS,
+                     stop=lambda hal, board: main.maintenance(store, hal, board))
+    assert ctl is None
+    assert [len(e.log) for e in made[0].emus] == [0] * 6  # no reader was even woken
+    assert store.size("games") < 0 and made[0].serial.take() == b""
+    assert keep is keep
