@@ -22,9 +22,10 @@ demo: run
 
 test: setup
 	$(BIN)/python -m pytest
+	$(BIN)/python tools/mpy/test_mpy.py
 
 test-py: setup
-	$(BIN)/python -m pytest --ignore=tests/host/test_micropython_suite.py
+	$(BIN)/python -m pytest
 
 test-mpy: setup
 	$(BIN)/python tools/mpy/test_mpy.py

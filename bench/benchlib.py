@@ -68,16 +68,22 @@ def _rng(seed: int) -> Any:
 def boot_modules() -> tuple[list[str], str]:
     """The modules the firmware loads at boot, and where that list came from.
 
-    With firmware/main.py: every module it imports that is part of the device package (or
-    another module under firmware/lib), in order. Without it: every device-package module
-    except the games' rules modules (loaded on demand, measured per game), the simulator and
-    the host-side referee -- an upper bound, as a board needs only one bus driver and deck.
+    With firmware/main.py: every device-package module it imports, the reader drivers its
+    default board needs (the hal imports them when it builds the readers) and `main` itself
+    (it runs from source on the board). Without it: every device-package module except the
+    games' rules modules (loaded on demand, measured per game), the simulator and the
+    host-side referee -- an upper bound, as a board needs one bus driver and one deck.
     """
     main = FIRMWARE / "main.py"
     if main.exists():
         mods = _imports_of(main)
         if mods:
-            return mods, "firmware/main.py imports"
+            board = _default_board(main)
+            drivers = _drivers_for(board) if board else []
+            mods += [d for d in drivers if d not in mods]
+            where = f"firmware/main.py, its imports and the {board} board's drivers" if drivers \
+                else "firmware/main.py and its imports"
+            return mods + ["main"], where
     mods = []
     for p in sorted(LIB.rglob("*.py")):
         relp = p.relative_to(LIB).with_suffix("")
@@ -91,6 +97,37 @@ def boot_modules() -> tuple[list[str], str]:
             continue
         mods.append(name)
     return mods, "device package (no main.py yet): all modules but the rules, simulator and referee"
+
+
+def _default_board(main: Path) -> str | None:
+    """The DEFAULT_BOARD = "..." of main.py."""
+    for node in ast.parse(main.read_text()).body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "DEFAULT_BOARD"
+                                                for t in node.targets):
+            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                return node.value.value
+    return None
+
+
+def _drivers_for(board_name: str) -> list[str]:
+    """Driver modules a board's readers use (as hal.make_readers imports them)."""
+    try:
+        from cardtable.table import config
+
+        board = config.load_board(board_name, str(BOARDS))
+    except Exception:  # noqa: BLE001 - no board, no drivers
+        return []
+    kinds = {b["kind"] for b in board.buses.values()}
+    out = []
+    if "i2c" in kinds:
+        out.append("cardtable.drivers.pn532_i2c")
+        if any(r[1] is not None for r in board.readers):
+            out.append("cardtable.drivers.mux")
+    if "spi" in kinds:
+        out.append("cardtable.drivers.pn532_spi")
+    if "uart" in kinds:
+        out.append("cardtable.drivers.pn532_uart")
+    return out
 
 
 def _imports_of(path: Path) -> list[str]:

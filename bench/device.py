@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchlib import BOARDS, LIB, MPY_LIB, PICO_HEAP, REPO_ROOT, RUN_MJS, node_binary, slope, summary
+from benchlib import BOARDS, FIRMWARE, LIB, MPY_LIB, PICO_HEAP, REPO_ROOT, RUN_MJS, node_binary, slope, summary
 
 PROBE = Path(__file__).resolve().parent / "probe.py"
+MAIN = FIRMWARE / "main.py"
 GC_TOTAL = re.compile(r"GC: total: (\d+)")
 MAX_STEPS = 10_000_000  # the probe ends the run itself (sys.exit) when its plan is done
 
@@ -53,8 +54,9 @@ def parse(text: str) -> ProbeRun:
 def run_probe(args: list[str], mpy: bool = True, timeout: float = 600) -> ProbeRun:
     """Run the probe with args on the capped WebAssembly MicroPython; lib from .mpy or .py."""
     lib = MPY_LIB if mpy else LIB
+    main = [] if not MAIN.exists() else ["--lib", f"{MAIN}:/"]  # /main.py, as on the board
     cmd = [node_binary() or "node", str(RUN_MJS), "--heap", "192k", "--cap",
-           "--lib", f"{lib}:/lib", "--lib", f"{BOARDS}:/boards",
+           "--lib", f"{lib}:/lib", "--lib", f"{BOARDS}:/boards", *main,
            "--timeout", str(int(timeout)), "--step", "step", str(MAX_STEPS), str(PROBE), *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT, timeout=timeout + 30)
     run = parse(proc.stdout)
