@@ -13,6 +13,7 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -51,12 +52,15 @@ def parse(text: str) -> ProbeRun:
     return run
 
 
-def run_probe(args: list[str], mpy: bool = True, timeout: float = 600) -> ProbeRun:
-    """Run the probe with args on the capped WebAssembly MicroPython; lib from .mpy or .py."""
+def run_probe(args: list[str], mpy: bool = True, timeout: float = 600,
+              extra: tuple[str, ...] = ()) -> ProbeRun:
+    """Run the probe with args on the capped WebAssembly MicroPython; lib from .mpy or .py;
+    extra: more `--lib HOST:MEMFS` copies."""
     lib = MPY_LIB if mpy else LIB
     main = [] if not MAIN.exists() else ["--lib", f"{MAIN}:/"]  # /main.py, as on the board
     cmd = [node_binary() or "node", str(RUN_MJS), "--heap", "192k", "--cap",
            "--lib", f"{lib}:/lib", "--lib", f"{BOARDS}:/boards", *main,
+           *(x for spec in extra for x in ("--lib", spec)),
            "--timeout", str(int(timeout)), "--step", "step", str(MAX_STEPS), str(PROBE), *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT, timeout=timeout + 30)
     run = parse(proc.stdout)
@@ -98,9 +102,30 @@ def boot(modules: list[str], mpy: bool) -> dict[str, Any]:
 # -- one game ----------------------------------------------------------------------------------
 
 def game_run(name: str, seats: int, seeds: tuple[int, ...], max_actions: int, boot_mods: list[str]) -> ProbeRun:
-    """One probe run of seeded games of one game, with the firmware's modules loaded first."""
-    return run_probe(["game", name, str(seats), ",".join(map(str, seeds)), str(max_actions),
-                      ",".join(boot_mods)])
+    """One probe run replaying seeded bot games of one game, the firmware's modules loaded.
+
+    The games are played here by the bots and written as records; the device decodes and
+    applies them, as it replays its journal, so the bots' own cost stays off the device.
+    """
+    with tempfile.TemporaryDirectory(prefix="cardtable-bench-") as tmp:
+        write_records(name, seats, seeds, max_actions, Path(tmp))
+        return run_probe(["replay", name, "/records", ",".join(map(str, seeds)), str(max_actions),
+                          ",".join(boot_mods)], extra=(f"{tmp}:/records",))
+
+
+def write_records(name: str, seats: int, seeds: tuple[int, ...], max_actions: int, folder: Path) -> None:
+    """FOLDER/SEED.jsonl: the record of each seeded bot game, at most max_actions actions."""
+    from cardtable import games, record
+    from cardtable.rng import Random
+
+    for seed in seeds:
+        g = games.load(name, seats=seats)
+        rng = Random(seed)
+        n = 0
+        while not g.over and n < max_actions:
+            g.apply(g.bot_action(rng))
+            n += 1
+        (folder / f"{seed}.jsonl").write_text("\n".join(record.dump(g)) + "\n")
 
 
 def merge(runs: list[ProbeRun]) -> ProbeRun:

@@ -250,6 +250,33 @@ class Model:
             out[bus.key] = per
         return out
 
+    def what_if(self, readers: int = 8) -> dict[str, Any]:
+        """The same table (I2C, nominal factor) with one thing changed at a time."""
+        import dataclasses
+
+        bus = BUSES[0]
+        cpu = self.cpu(RP2040_FACTORS["nominal"])
+        t = self.timing
+        cases = {
+            "as_built": dict(),
+            "debounce_1_poll": dict(place_polls=1),
+            "led_before_journal": dict(t=dataclasses.replace(t, journal=(0.0, 0.0))),
+            "only_3_readers_polled": dict(n=3, leds=readers),
+            "empty_table": dict(occupancy=0.0),
+            "debounce_1_led_first_3_readers": dict(place_polls=1, n=3, leds=readers,
+                                                   t=dataclasses.replace(t, journal=(0.0, 0.0))),
+        }
+        out = {}
+        for i, (name, kw) in enumerate(cases.items()):
+            args: dict[str, Any] = dict(n=readers, place_polls=self.place_polls, occupancy=self.occupancy,
+                                        t=t, leds=readers)
+            args.update(kw)
+            n = args.pop("n")
+            res = simulate(n, bus, cpu, self.trials, seed=8000 + i, **args)
+            out[name] = {"rejected_p95": res["rejected"]["p95"], "accepted_p95": res["accepted"]["p95"],
+                         "rejected_p50": res["rejected"]["p50"], "accepted_p50": res["accepted"]["p50"]}
+        return out
+
     def board(self, kind: str, hz: int, readers: int, leds: int, seed: int) -> dict[str, Any]:
         bus = i2c_bus(hz) if kind == "i2c" else spi_bus(hz)
         cpu = self.cpu(RP2040_FACTORS["nominal"])

@@ -10,7 +10,8 @@ On a Pico (firmware lib on the board): ``mpremote run bench/probe.py`` runs the 
 output and summarise it with ``python bench/device.py --summarize FILE``.
 
 Usage: probe.py boot MOD,MOD,...
-       probe.py game NAME SEATS SEED,SEED,... MAXACT [MOD,MOD,...]
+       probe.py replay NAME FOLDER SEED,SEED,... MAXACT [MOD,MOD,...]   (FOLDER/SEED.jsonl)
+       probe.py game NAME SEATS SEED,SEED,... MAXACT [MOD,MOD,...]     (bots on the device)
        probe.py driver [BOARDS_DIR]
 Output: one record per line, '@' followed by JSON; everything else is noise.
 """
@@ -115,9 +116,53 @@ def boot_plan(mods):
 
 # -- game: per-action cost, allocation and retained state --------------------------------------
 
-def game_plan(name, seats, seeds, maxact, boot):
+class Bots:
+    """Actions of a seeded game chosen by the random bots (the default plan on a board)."""
+
+    def __init__(self, name, seats, seed):
+        from cardtable import games
+        from cardtable.rng import Random
+
+        self.game = games.load(name, seats=seats)
+        self.rng = Random(seed)
+
+    def next(self):
+        return self.game.bot_action(self.rng)
+
+    def close(self):
+        self.game = self.rng = None
+
+
+class Replay:
+    """Actions of a record file (JSON Lines), decoded as the controller's journal replay does.
+
+    The host writes the records of the same seeded bot games, so the device does not pay for
+    the bots' move generation (a Forty-Fives discard has hundreds of legal choices)."""
+
+    def __init__(self, path):
+        from cardtable import record
+
+        self.record = record
+        self.f = open(path)
+        self.lineno = 1
+        self.game = record.game_from_header(record.parse_line(self.f.readline(), 1))
+
+    def next(self):
+        line = self.f.readline()
+        if not line.strip():
+            return None
+        self.lineno += 1
+        r = self.record
+        return r.decode(self.game, r.parse_line(line, self.lineno), self.lineno)
+
+    def close(self):
+        self.f.close()
+        self.game = self.f = None
+
+
+def game_plan(name, sources, maxact, boot):
+    """sources: (seed, function making the action source) per seeded game."""
     from cardtable import games
-    from cardtable.rng import Random
 
     failed = {}
     yield from import_each(boot, failed)
@@ -129,27 +174,34 @@ def game_plan(name, seats, seeds, maxact, boot):
     emit({"k": "module", "game": name, "bytes": base1 - base0, "used": base1,
           "boot_failed": failed, "stamp": STAMP})
     mem_info()
-    for seed in seeds:
+    for seed, make in sources:
+        src = g = None
         try:
-            g = games.load(name, seats=seats)
-            rng = Random(seed)
+            src = make()
+            g = src.game
         except MemoryError:
-            g = rng = None
+            src = g = None
             gc.collect()
             yield
-            emit({"k": "end", "game": name, "seed": seed, "actions": 0, "over": False, "oom": True,
+            emit({"k": "end", "game": name, "seed": seed, "actions": 0, "over": False, "oom": "start",
                   "held_last": 0, "freed_to": alloc() - base1})
             continue
         gc.collect()
         yield
         n = 0
-        oom = False
+        oom = None
         while True:
-            held = alloc() - base1  # the game (and its rng) after a collection
+            held = alloc() - base1  # the game (and its action source) after a collection
             if g.over or n >= maxact:
                 break
             try:
-                a = g.bot_action(rng)
+                a = src.next()
+            except MemoryError:
+                oom = "source"  # the bots or the record reader, not the rules
+                break
+            if a is None:
+                break
+            try:
                 m0 = alloc()
                 t0 = stamp()
                 reason = g.check(a)
@@ -163,19 +215,20 @@ def game_plan(name, seats, seeds, maxact, boot):
                 t4 = stamp()
                 v1 = alloc()
                 if reason:
-                    raise AssertionError("the bot chose an illegal action %r: %s" % (a, reason))
+                    raise AssertionError("an illegal action in the seeded game %r: %s" % (a, reason))
                 print("@a %d %d %s %d %d %d %d %d %d %d" % (
                     seed, n, a[1], ns(t0, t1), ns(t1, t2), m1 - m0 - 3 * STAMP, ns(t3, t4),
                     v1 - v0 - 2 * STAMP, len(text), held))
             except MemoryError:  # the heap is full: this game is as long as it can get
-                oom = True
+                oom = "rules"
                 break
             n += 1
             a = text = None
             gc.collect()
             yield
         over = g.over
-        g = rng = a = text = None
+        src.close()
+        g = src = a = text = None
         gc.collect()
         yield
         # Once more: the collector is conservative, and a stale copy of a pointer can keep
@@ -184,6 +237,14 @@ def game_plan(name, seats, seeds, maxact, boot):
         yield
         emit({"k": "end", "game": name, "seed": seed, "actions": n, "over": over, "oom": oom,
               "held_last": held, "freed_to": alloc() - base1})
+
+
+def bot_sources(name, seats, seeds):
+    return [(seed, lambda seed=seed: Bots(name, seats, seed)) for seed in seeds]
+
+
+def record_sources(seeds, folder):
+    return [(seed, lambda seed=seed: Replay("%s/%d.jsonl" % (folder, seed))) for seed in seeds]
 
 
 # -- driver: CPU of one poll of the real PN532 driver on a bus that answers at once ------------
@@ -398,7 +459,7 @@ def default_plan():
         except ImportError as e:
             emit({"k": "skip", "game": name, "error": str(e)})
             continue
-        yield from game_plan(name, cls.SEATS[1], (1,), 300, ())
+        yield from game_plan(name, bot_sources(name, cls.SEATS[1], (1,)), 300, ())
         games.unload(name)
         gc.collect()
         yield
@@ -411,10 +472,14 @@ def make_plan(argv):
     mode = argv[1]
     if mode == "boot":
         return boot_plan(_modules(argv[2] if len(argv) > 2 else ""))
-    if mode == "game":
+    if mode == "game":  # bots on the device
         seeds = tuple(int(s) for s in argv[4].split(","))
         boot = _modules(argv[6]) if len(argv) > 6 else []
-        return game_plan(argv[2], int(argv[3]), seeds, int(argv[5]), boot)
+        return game_plan(argv[2], bot_sources(argv[2], int(argv[3]), seeds), int(argv[5]), boot)
+    if mode == "replay":  # records written by the host: FOLDER/SEED.jsonl
+        seeds = tuple(int(s) for s in argv[4].split(","))
+        boot = _modules(argv[6]) if len(argv) > 6 else []
+        return game_plan(argv[2], record_sources(seeds, argv[3]), int(argv[5]), boot)
     if mode == "driver":
         return driver_plan(argv[2] if len(argv) > 2 else "boards")
     raise SystemExit("probe.py: unknown mode %r" % mode)

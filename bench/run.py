@@ -233,7 +233,7 @@ def memory_section(boot: dict[str, Any], source: str, mods: list[str], mpy: dict
             "without_gc": m["without_gc"],
             "without_gc_with_report": m["without_gc_with_report"],
             "capacity_actions": m["capacity_actions"],
-            "out_of_heap": [{"seed": x["seed"], "after_actions": x["actions"]} for x in oom],
+            "out_of_heap": [{"seed": x["seed"], "after_actions": x["actions"], "in": x["oom"]} for x in oom],
             "games": m.get("games", []),
         }
     return {
@@ -269,6 +269,7 @@ def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: di
         "rules_game": game,
         "driver_source": "measured (bench/probe.py, wasm)" if drv is driver else "fallback constants (MicroPython not run)",
         "grid": model.grid(),
+        "what_if_8_readers_i2c": model.what_if(LATENCY_BUDGET_READERS),
         "boards": boards,
     }
 
@@ -321,10 +322,10 @@ def budgets(r: dict[str, Any]) -> list[dict[str, Any]]:
                     "note": f"boot {b['retained']} B ({mem.get('boot_source')}), game module + state {largest[1]} B"})
     for g, m in games.items():
         for o in m.get("out_of_heap", []):
-            out.append({"budget": f"{g} fits the heap (seed {o['seed']}, capped at the bench's action limit)",
+            out.append({"budget": f"a {g} game fits the heap (seed {o['seed']})",
                         "limit": None, "value": o["after_actions"], "unit": "actions", "ok": False,
-                        "note": "MemoryError with the firmware loaded after this many actions: the game's "
-                                "history outgrew the 192 KB heap"})
+                        "note": f"MemoryError in the {o['in']} with the firmware loaded after this many "
+                                "actions (the bench stops games at its action limit)"})
     foot = r.get("footprint") or {}
     if "fs_fraction_blocks" in foot:
         j = (foot.get("journal") or {}).get("fs_fraction", 0.0)
@@ -431,6 +432,12 @@ def report(r: dict[str, Any]) -> str:
         if parts_8:
             parts.append("  where the time goes (8 readers, first bus, means): " +
                          ", ".join(f"{k} {v:.0f}" for k, v in parts_8.items()))
+        wi = lat.get("what_if_8_readers_i2c") or {}
+        if wi:
+            parts.append(table("  what if (8 readers, I2C; one change at a time)",
+                               ["change", "reject p50", "p95", "accept p50", "p95"],
+                               [[k.replace("_", " "), v["rejected_p50"], v["rejected_p95"], v["accepted_p50"],
+                                 v["accepted_p95"]] for k, v in wi.items()]))
         rows = [[b, c["bus"], c["readers"], c["rejected"]["p50"], c["rejected"]["p95"], c["accepted"]["p50"],
                  c["accepted"]["p95"]] for b, c in lat.get("boards", {}).items()]
         if rows:

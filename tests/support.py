@@ -13,6 +13,21 @@ def raises(exc, fn, *args, **kw):
     raise AssertionError("%s not raised by %r" % (exc.__name__, fn))
 
 
+def fixture(game, name):
+    """The lines of the fixture tests/fixtures/<game>/<name>."""
+    try:
+        here = __file__.replace("\\", "/").rsplit("/", 1)[0]
+    except NameError:
+        here = "tests"
+    for base in (here, "tests", "."):
+        try:
+            with open("%s/fixtures/%s/%s" % (base, game, name)) as f:
+                return f.read().split("\n")
+        except OSError:
+            pass
+    raise OSError("fixture %s/%s not found" % (game, name))
+
+
 def scaled(n):
     """How many seeded play-outs to run: n on CPython, a quarter of n on MicroPython.
 

@@ -126,7 +126,7 @@ def read_area(reader: Reader) -> tuple[int, bytes]:
             off, n = ndef.message_span(area, 0, len(area))
         except ndef.NdefError:
             break  # blank or foreign: what we have is enough to say so
-        if off >= 0 and off + n <= len(area):
+        if off >= 0 and off + n < len(area):  # the message and the byte after it (terminator)
             break
         more = reader.read(PAGE0 + len(area) // 4)
         if more is None or len(more) < 16:
@@ -241,7 +241,8 @@ class Enroller:
             self._refuse(uid, code, "it already holds %s, another card of the deck "
                                     "(use a fresh sticker, or --overwrite to re-tag)" % old)
             return None
-        data = ndef.padded(ndef.text_tlv(code))
+        tlv = ndef.text_tlv(code)
+        data = ndef.padded(tlv)
         if len(data) > size:
             self._refuse(uid, code, "%s does not fit in its %d bytes" % (code, size))
             return None
@@ -256,13 +257,13 @@ class Enroller:
             self.say("  could not read tag %s back: hold the card still, it will be written again"
                      % uid.hex(), "yellow")
             return None
-        if not self._verify(code, back, data):
+        if not self._verify(code, back, tlv):
             self.say("  tag %s reads back %r, not %s: trying again" % (uid.hex(), tag_text(back), code), "red")
             return None
         return True
 
-    def _verify(self, code: str, area: bytes, data: bytes | None = None) -> bool:
-        if data is not None and area[:len(data)] != data:
+    def _verify(self, code: str, area: bytes, tlv: bytes | None = None) -> bool:
+        if tlv is not None and area[:len(tlv)] != tlv:
             return False
         return tag_text(area) == code
 

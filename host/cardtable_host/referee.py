@@ -80,6 +80,8 @@ def _print_summary(r: dict) -> None:
         print("  line %d, seat %s: %s" % (rej["line"], rej["seat"], rej["reason"]))
     for rv in r["revokes"]:
         print("  line %d: seat %s revoked in trick %s of hand %s" % (rv["line"], rv["seat"], rv["trick"], rv["hand"]))
+    for d in r.get("displaced", ()):
+        print("  line %d: an earlier play took back a slot: %s" % (d["line"], {k: v for k, v in d.items() if k not in ("ev", "line")}))
     print("scores: %s" % r["scores"])
     if r["over"]:
         print("game over: %s" % ("a draw" if r["winner"] is None else "seat %s wins" % r["winner"]))

@@ -8,7 +8,8 @@ from support import MICROPYTHON
 
 MODULES = ("cardtable.record", "cardtable.games", "cardtable.table.config", "cardtable.journal",
            "cardtable.link", "cardtable.table.scanner", "cardtable.table.feedback",
-           "cardtable.hal", "cardtable.hw_sim", "cardtable.table.controller")
+           "cardtable.hal", "cardtable.hw_sim", "cardtable.table.inputs",
+           "cardtable.table.commands", "cardtable.table.controller")
 
 
 def _boards_dir():
@@ -41,8 +42,9 @@ def collecting(gen):
 
 
 def loading(extra=()):
-    """Import the table's modules one per step (each .py compiles in its own step)."""
-    for name in MODULES + tuple(extra):
+    """Import the table's modules one per step (each .py compiles in its own step); the
+    extra ones first, while the heap is emptiest (big modules need room to compile)."""
+    for name in tuple(extra) + MODULES:
         if name not in sys.modules:
             __import__(name)
             collect()

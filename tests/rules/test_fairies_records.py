@@ -1,6 +1,7 @@
 """NEXUS-Fairies game records (tests/fixtures/fairies) through the record reader and the referee."""
 import json
 
+import support
 from support import raises, stepped
 
 from cardtable import record, referee
@@ -9,18 +10,7 @@ from cardtable.rng import Random
 
 
 def fixture(name):
-    """The lines of a fixture, found from this file or from the repository root."""
-    try:
-        here = __file__.replace("\\", "/").rsplit("/", 1)[0]
-    except NameError:
-        here = "tests/rules"
-    for base in (here + "/../fixtures/fairies/", "tests/fixtures/fairies/", "fixtures/fairies/"):
-        try:
-            with open(base + name) as f:
-                return f.read().split("\n")
-        except OSError:
-            pass
-    raise OSError("fixture %s not found" % name)
+    return support.fixture("fairies", name)
 
 
 # The fixtures' game: the Meditation Example deal (Nexus 8 24 13 9 28 M1 25, Bella's Parade 19),

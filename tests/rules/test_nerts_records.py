@@ -1,23 +1,13 @@
 """Nerts game records (tests/fixtures/nerts) through the record reader and the referee."""
 from playout import playing, refereeing
+import support
 from support import raises, stepped
 
 from cardtable import record, referee
 
 
 def fixture(name):
-    """The lines of a fixture, found from this file or from the repository root."""
-    try:
-        here = __file__.replace("\\", "/").rsplit("/", 1)[0]
-    except NameError:
-        here = "tests/rules"
-    for base in (here + "/../fixtures/nerts/", "tests/fixtures/nerts/", "fixtures/nerts/"):
-        try:
-            with open(base + name) as f:
-                return f.read().split("\n")
-        except OSError:
-            pass
-    raise OSError("fixture %s not found" % name)
+    return support.fixture("nerts", name)
 
 
 def test_a_legal_record_scores_as_counted_by_hand():

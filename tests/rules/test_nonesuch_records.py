@@ -2,6 +2,7 @@
 import json
 
 from playout import refereeing
+import support
 from support import raises, stepped
 
 from cardtable import record, referee
@@ -10,18 +11,7 @@ from cardtable.rng import Random
 
 
 def fixture(name):
-    """The lines of a fixture, found from this file or from the repository root."""
-    try:
-        here = __file__.replace("\\", "/").rsplit("/", 1)[0]
-    except NameError:
-        here = "tests/rules"
-    for base in (here + "/../fixtures/nonesuch/", "tests/fixtures/nonesuch/", "fixtures/nonesuch/"):
-        try:
-            with open(base + name) as f:
-                return f.read().split("\n")
-        except OSError:
-            pass
-    raise OSError("fixture %s not found" % name)
+    return support.fixture("nonesuch", name)
 
 
 # legal.jsonl, worked by hand. Four players, dealer 0; the up card is the Cave (7 Waves/Wyrms).

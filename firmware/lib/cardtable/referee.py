@@ -19,22 +19,26 @@ class Verdict:
         self.game = game
         self.rejected = []
         self.revokes = []
+        self.displaced = []     # Nerts: a late-arriving earlier play took a slot back
 
     def add(self, lineno, action, reason, events):
         """Take in one step of a replay."""
         if reason:
             self.rejected.append({"line": lineno, "seat": action[0], "reason": reason})
         for ev in events:
-            if ev.get("ev") == "revoke":
+            kind = ev.get("ev")
+            if kind == "revoke" or kind == "displaced":
                 rv = dict(ev)
                 rv["line"] = lineno
-                self.revokes.append(rv)
+                (self.revokes if kind == "revoke" else self.displaced).append(rv)
 
     def result(self):
         """The summary: ok, rejected actions, revokes, trick winners, scores, over, winner."""
         game = self.game
         out = {"ok": not self.rejected and not self.revokes, "game": game.ID,
                "rejected": self.rejected, "revokes": self.revokes}
+        if self.displaced:
+            out["displaced"] = self.displaced
         if hasattr(game, "trick_winners"):
             out["tricks"] = list(game.trick_winners)
         out["scores"] = game.scores

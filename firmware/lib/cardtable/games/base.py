@@ -99,14 +99,18 @@ class Game:
         """Subclass: the whole state as a JSON-ready dict (never leaves the device)."""
         raise NotImplementedError
 
-    dealing = False             # subclass: True while the next action must be a deal
     over = False
     winner = None
 
     @property
+    def dealing(self):
+        """True while the next action must be a deal."""
+        return self.phase == "deal"
+
+    @property
     def scores(self):
-        """Subclass: cumulative score per seat (partners share theirs)."""
-        raise NotImplementedError
+        """Cumulative score per seat (partners share theirs)."""
+        return list(self.score)
 
     # -- the API -------------------------------------------------------------------------------
     def check(self, action):

@@ -70,14 +70,6 @@ class CaliforniaJacks(TrickGame):
         self.phase = "deal"
 
     @property
-    def dealing(self):
-        return self.phase == "deal"
-
-    @property
-    def scores(self):
-        return list(self.score)
-
-    @property
     def turn(self):
         if self.phase != "play":
             return ()

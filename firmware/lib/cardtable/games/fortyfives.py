@@ -164,10 +164,6 @@ class FortyFives(TrickGame):
         self.order_turn = -1                 # the seat to bid or discard
 
     @property
-    def dealing(self):
-        return self.phase == "deal"
-
-    @property
     def scores(self):
         return [self.score[s % 2] for s in range(4)]
 

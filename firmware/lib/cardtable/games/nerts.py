@@ -292,10 +292,6 @@ class Nerts(Game):
 
     # -- the API properties ---------------------------------------------------------------
     @property
-    def dealing(self):
-        return self.phase == "deal"
-
-    @property
     def scores(self):
         return list(self.totals)
 

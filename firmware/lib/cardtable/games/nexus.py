@@ -115,10 +115,6 @@ class Nexus(TrickGame):
         self.kitty_to = None
 
     @property
-    def dealing(self):
-        return self.phase == "deal"
-
-    @property
     def scores(self):
         if not self.round:
             return list(self.totals)

@@ -117,14 +117,6 @@ class Nonesuch(TrickGame):
         self.phase = "deal"
 
     @property
-    def dealing(self):
-        return self.phase == "deal"
-
-    @property
-    def scores(self):
-        return list(self.score)
-
-    @property
     def tricks_per_hand(self):
         """12 with three players, 9 with four."""
         return 36 // self.seats

@@ -1,0 +1,407 @@
+"""`cardtable monitor`: the live mirror of the table - state, verdicts, scores, faults."""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import re
+import select
+import sys
+import time
+from typing import Any
+
+from cardtable import record
+
+from cardtable_host import boardfind
+from cardtable_host.narrate import action_text, event_text
+from cardtable_host.term import paint
+
+HELP = "watch the table live: trick, turn, verdicts, scores, faults; type bids and trumps"
+DESCRIPTION = """\
+A full-screen mirror of the table as a spectator sees it (never a hand or the kitty): the
+game and hand, whose turn it is, the cards of the current trick, tricks and scores, every
+accepted action and every rejected one with its reason, and reader or journal faults. It
+reconnects by itself when the cable is pulled and re-syncs from the board's state.
+
+Keys, for what the table has no buttons for (they act for the seat whose turn it is):
+  b  bid: type the bid (15, 20 ... or some / most / none), then Enter
+  p  pass            t  trump: then the suit letter (C D H S; Decktet M S W L Y K)
+  u  undo the last action          r  re-sync the state from the board
+  q  quit (Esc cancels a half-typed key)
+With --plain (or when the output is not a terminal) it prints one line per event instead.
+
+example:  cardtable monitor
+          cardtable monitor --port /dev/ttyACM0 --plain
+"""
+
+LOG_KEEP = 200
+RECONNECT_S = 0.5
+SUITS = {"standard": "CDHS", "decktet": "MSWLYK"}
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+
+
+# -- the model: what the monitor knows, fed by link messages ------------------------------
+
+class Model:
+    """The mirror's state: the board's hello, the last spectator view, a log and faults."""
+
+    def __init__(self, port: str = "") -> None:
+        self.port = port
+        self.hello: dict[str, Any] | None = None
+        self.view: dict[str, Any] | None = None
+        self.seq = -1
+        self.log: collections.deque[tuple[str, str | None]] = collections.deque(maxlen=LOG_KEEP)
+        self.faults: dict[str, dict[str, Any]] = {}
+        self.connected = False
+        self.status = "connecting"
+        self.prompt: str | None = None  # "bid", "trump", while a key waits for more
+        self.entry = ""
+        self.note: tuple[str, str | None] = ("", None)
+        self.seat_names: list[str] = []
+        self._game: Any = None
+        self._game_id = None
+
+    def game(self) -> Any:
+        """A rules object for naming actions (from the hello's record header), or None."""
+        hdr = (self.hello or {}).get("game")
+        if not isinstance(hdr, dict):
+            return None
+        key = json.dumps(hdr, sort_keys=True)
+        if key != self._game_id:
+            try:
+                self._game = record.game_from_header(dict(hdr), 1)
+            except (ValueError, KeyError, TypeError):
+                self._game = None
+            self._game_id = key
+        return self._game
+
+    def add(self, text: str, colour: str | None = None) -> None:
+        self.log.append((text, colour))
+
+    def feed(self, msg: dict[str, Any]) -> bool:
+        """Take one device message; True if the screen changed."""
+        kind = msg.get("type")
+        if kind == "hello":
+            self.hello = msg
+            hdr = msg.get("game") or {}
+            self.seq = msg.get("seq", self.seq)
+            self.add("hello: firmware %s on %s, layout %s, %s" % (
+                msg.get("fw"), msg.get("board"), msg.get("layout"), hdr.get("game", "no game")), "dim")
+            return True
+        if kind == "state":
+            self.view = msg.get("view")
+            self.seq = msg.get("seq", self.seq)
+            return True
+        if kind == "event":
+            self.seq = msg.get("seq", self.seq)
+            src = msg.get("from")
+            self.add("%s%s" % (self.action_words(msg.get("action")),
+                               "  (%s)" % src if src and src != "auto" else ""))
+            for ev in msg.get("events") or []:
+                text = event_text(ev) if isinstance(ev, dict) else None
+                if text:
+                    self.add("  " + text, "red" if ev.get("ev") == "revoke" else "cyan")
+            return True
+        if kind == "verdict":
+            what = self.action_words(msg.get("action")) if msg.get("action") else "seat %s" % msg.get("seat")
+            self.add("REJECTED %s: %s" % (what, msg.get("reason")), "red")
+            return True
+        if kind == "fault":
+            key = "%s %s" % (msg.get("kind"), msg.get("zone") or "")
+            if msg.get("cleared"):
+                if self.faults.pop(key, None) is not None:
+                    self.add("fault cleared: %s%s" % (msg.get("kind"), _at(msg)), "green")
+            else:
+                self.faults[key] = msg
+                self.add("FAULT %s%s: %s" % (msg.get("kind"), _at(msg), msg.get("msg")), "yellow")
+            return True
+        if kind == "error" and msg.get("id") is None:
+            self.add("the board did not understand a line: %s" % msg.get("msg"), "yellow")
+            return True
+        return False
+
+    def action_words(self, obj: Any) -> str:
+        """'seat 1 plays 5H' for a record line, or its JSON if the game cannot say it."""
+        if not isinstance(obj, dict):
+            return str(obj)
+        g = self.game()
+        if g is not None:
+            try:
+                return action_text(g, record.decode(g, dict(obj), 1))
+            except (ValueError, KeyError, TypeError):
+                pass
+        return json.dumps(obj)
+
+
+def _at(msg: dict[str, Any]) -> str:
+    return " at %s" % msg["zone"] if msg.get("zone") else ""
+
+
+# -- the view as text ---------------------------------------------------------------------
+
+def _seat(view: dict[str, Any], s: Any, names: list[str]) -> str:
+    if not isinstance(s, int):
+        return str(s)
+    name = names[s] if s < len(names) and names[s] else ""
+    return "seat %d%s" % (s, " " + name if name else "")
+
+
+def _cards(pairs: list, names: list[str] | None = None) -> str:
+    return ", ".join("%s %s" % (p[1], "(%d)" % p[0]) for p in pairs) or "-"
+
+
+def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> list[str]:
+    """The spectator view as lines of plain text (no colour, no width limit)."""
+    names = names or []
+    if not view:
+        return ["(no game state yet)"]
+    game = view.get("game", "?")
+    seats = int(view.get("seats") or 0)
+    turn = view.get("turn") or []
+    head = [game]
+    if "hand_no" in view:
+        head.append("hand %s" % view["hand_no"])
+    if view.get("phase"):
+        head.append(str(view["phase"]))
+    if view.get("dealer") is not None:
+        head.append("dealer %s" % _seat(view, view["dealer"], names))
+    if view.get("trump"):
+        head.append("trump %s" % view["trump"])
+    elif view.get("no_trump"):
+        head.append("no trump")
+    if game == "fortyfives" and view.get("bidder") is not None:
+        head.append("bid %s by seat %s" % (view.get("bid"), view.get("bidder")))
+    lines = ["  ·  ".join(head)]
+    if view.get("over"):
+        w = view.get("winner")
+        lines.append("GAME OVER: %s" % ("a draw" if w is None else _winner(view, w, names)))
+    elif turn:
+        lines.append("to act: %s" % ", ".join(_seat(view, s, names) for s in turn))
+    if "trick" in view:
+        lines.extend(_trick_table(view, seats, turn, names))
+    elif game == "fairies":
+        lines.extend(_fairies(view, names))
+    elif game == "nerts":
+        lines.extend(_nerts(view, seats, turn, names))
+    lines.extend(_extras(view))
+    return lines
+
+
+def _winner(view: dict[str, Any], w: int, names: list[str]) -> str:
+    if view.get("game") == "fortyfives":
+        return "seats %d & %d win" % (w % 2, w % 2 + 2)
+    return "%s wins" % _seat(view, w, names)
+
+
+def _trick_table(view: dict[str, Any], seats: int, turn: list, names: list[str]) -> list[str]:
+    trick = {p[0]: p[1] for p in view.get("trick") or []}
+    lead = (view.get("trick") or [[None]])[0][0]
+    held = view.get("held") or [None] * seats
+    won = view.get("tricks_won") or [None] * seats
+    scores = view.get("scores") or [None] * seats
+    out = ["", "    %-16s %5s %6s %6s   %s" % ("seat", "cards", "tricks", "score", "in the trick")]
+    for s in range(seats):
+        card = trick.get(s, "")
+        if card and s == lead:
+            card += " (led)"
+        out.append("%s %-16s %5s %6s %6s   %s" % (
+            " >" if s in turn else "  ", _seat(view, s, names), _n(held, s), _n(won, s), _n(scores, s), card))
+    if view.get("team_scores"):
+        ts = view["team_scores"]
+        out.append("teams: seats 0 & 2: %s   seats 1 & 3: %s" % (ts[0], ts[1]))
+    if view.get("last_trick"):
+        out.append("last trick: %s" % _cards(view["last_trick"]))
+    return out
+
+
+def _n(xs: list, i: int) -> str:
+    return "" if i >= len(xs) or xs[i] is None else str(xs[i])
+
+
+def _fairies(view: dict[str, Any], names: list[str]) -> list[str]:
+    out = ["", "nexus:  %s" % (" ".join(view.get("nexus") or []) or "-"),
+           "parade: %s%s" % (" ".join(view.get("parade") or []) or "-",
+                             "  (seat %s's)" % view["parade_owner"] if view.get("parade_owner") is not None else ""),
+           "deck: %s cards   moves: %s   refills: %s" % (view.get("deck"), view.get("moves"), view.get("refills"))]
+    zones = view.get("zones") or []
+    for s, z in enumerate(zones):
+        out.append("%s: holds %s, score zones %s" % (_seat(view, s, names), _n(view.get("held") or [], s), z))
+    if view.get("scores"):
+        out.append("scores: %s" % view["scores"])
+    return out
+
+
+def _nerts(view: dict[str, Any], seats: int, turn: list, names: list[str]) -> list[str]:
+    clock = view.get("clock")
+    out = ["", "round clock: %s s" % ("%.1f" % (clock / 1000) if isinstance(clock, int) else "-"),
+           "centre: %s" % (" ".join("%s×%s" % (c, n) for c, n in view.get("center") or []) or "-"),
+           "    %-16s %9s %10s %6s" % ("seat", "in centre", "nerts left", "score")]
+    inc = view.get("in_center") or []
+    left = view.get("nerts_left") or []
+    scores = view.get("scores") or []
+    for s in range(seats):
+        out.append("%s %-16s %9s %10s %6s" % (" >" if s in turn else "  ", _seat(view, s, names),
+                                              _n(inc, s), _n(left, s), _n(scores, s)))
+    if view.get("caller") is not None:
+        out.append("Nerts! called by seat %s" % view["caller"])
+    return out
+
+
+def _extras(view: dict[str, Any]) -> list[str]:
+    out = []
+    game = view.get("game")
+    bids = view.get("bids")
+    if bids:
+        if bids and isinstance(bids[0], list):
+            out.append("bids: %s" % ", ".join("seat %s %s" % (s, b) for s, b in bids))
+        else:
+            out.append("bids: %s" % ", ".join("seat %d %s" % (s, b) for s, b in enumerate(bids) if b is not None))
+    facts = []
+    for key, label in (("up", "up"), ("kitty_left", "kitty"), ("stock_left", "stock"),
+                       ("stock_top", "stock top"), ("led", "led"), ("excuse", "Excuse with seat"),
+                       ("round", "round"), ("points", "points")):
+        v = view.get(key)
+        if v is None or v == [] or (key == "up" and game == "nexus" and not v):
+            continue
+        facts.append("%s %s" % (label, " ".join(v) if isinstance(v, list) and key == "up" else v))
+    if view.get("trump_broken"):
+        facts.append("trump broken")
+    if facts:
+        out.append("   ".join(facts))
+    if view.get("revokes"):
+        out.append("revokes proven: %s" % view["revokes"])
+    if view.get("last_hand"):
+        out.append("last hand: %s" % view["last_hand"])
+    return out
+
+
+def render(model: Model, width: int = 80, height: int = 24, colour: bool = False) -> list[str]:
+    """The whole screen as at most height lines of at most width columns."""
+    def c(text: str, col: str | None) -> str:
+        return paint(text, col, colour) if col else text
+
+    hello = model.hello or {}
+    title = "cardtable monitor - %s on %s (%s)" % (
+        (hello.get("game") or {}).get("game", "no game"), hello.get("board", "?"), model.port)
+    state = "live" if model.connected else model.status
+    top = [_fit(title, width - len(state) - 3) + "  " + c(state, "green" if model.connected else "yellow")]
+    body = [_fit(s, width) for s in table_lines(model.view, model.seat_names)]
+    if model.view and model.view.get("over"):
+        body = [body[0], c(body[1], "bold")] + body[2:]
+    faults = [c(_fit("FAULT %s%s: %s" % (f.get("kind"), _at(f), f.get("msg")), width), "yellow")
+              for f in model.faults.values()]
+    if model.prompt:
+        foot = c(_fit("%s: %s_   (Enter sends, Esc cancels)" % (model.prompt, model.entry), width), "bold")
+    elif model.note[0]:
+        foot = c(_fit(model.note[0], width), model.note[1])
+    else:
+        foot = c(_fit("keys: b bid  p pass  t trump  u undo  r re-sync  q quit", width), "dim")
+    room = height - len(top) - len(body) - len(faults) - 3
+    log = list(model.log)[-room:] if room > 0 else []
+    out = top + [""] + body + faults + [c("-" * min(width, 40), "dim")]
+    out += [c(_fit(t, width), col) for t, col in log]
+    out += [""] * max(0, height - len(out) - 1)
+    out.append(foot)
+    return out[:height]
+
+
+def _fit(s: str, width: int) -> str:
+    return s if len(s) <= width else s[:max(0, width - 1)] + "…"
+
+
+def plain(text: str) -> str:
+    """text without ANSI escapes (tests and logs)."""
+    return _ANSI.sub("", text)
+
+
+# -- keys -> link commands ------------------------------------------------------------------
+
+class Keys:
+    """Turns keystrokes into link commands for the seat whose turn it is."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+
+    def _seat(self) -> int | None:
+        turn = (self.model.view or {}).get("turn") or []
+        if len(turn) == 1:
+            return turn[0]
+        self.model.note = ("nobody is to act alone now: the table must take this" if not turn else
+                           "several seats may act: the table must take this", "yellow")
+        return None
+
+    def _suits(self) -> str:
+        g = self.model.game()
+        return SUITS.get(getattr(g, "DECK", "standard"), "CDHS")
+
+    def press(self, ch: str) -> dict[str, Any] | str | None:
+        """A command dict to send, "quit", or None (nothing to send yet)."""
+        m = self.model
+        if m.prompt:
+            return self._entry(ch)
+        m.note = ("", None)
+        if ch in ("q", "Q", "\x03", "\x04"):
+            return "quit"
+        if ch == "u":
+            return {"cmd": "undo"}
+        if ch == "r":
+            return {"cmd": "state"}
+        if ch == "p":
+            seat = self._seat()
+            return None if seat is None else {"cmd": "act", "action": {"seat": seat, "act": "pass"}}
+        if ch in ("b", "t"):
+            m.prompt = {"b": "bid", "t": "trump"}[ch]
+            m.entry = ""
+            return None
+        if ch == "s":
+            m.note = ("naming a suit for the lead takes the table's suit button "
+                      "(the link has no command for it)", "yellow")
+            return None
+        if ch.isprintable():
+            m.note = ("unknown key %r: b bid, p pass, t trump, u undo, r re-sync, q quit" % ch, "yellow")
+        return None
+
+    def _entry(self, ch: str) -> dict[str, Any] | None:
+        m = self.model
+        if ch in ("\x1b", "\x03"):
+            m.prompt, m.entry = None, ""
+            return None
+        if ch in ("\x7f", "\x08"):
+            m.entry = m.entry[:-1]
+            return None
+        if m.prompt == "trump":
+            suit = ch.upper()
+            if suit not in self._suits():
+                m.note = ("no suit %r here: %s" % (ch, " ".join(self._suits())), "yellow")
+                m.prompt = None
+                return None
+            m.prompt = None
+            seat = self._seat()
+            return None if seat is None else {"cmd": "act", "action": {"seat": seat, "act": "trump", "suit": suit}}
+        if ch in ("\r", "\n"):
+            text, m.prompt, m.entry = m.entry.strip().lower(), None, ""
+            if not text:
+                return None
+            words = {"s": "some", "m": "most", "n": "none"}
+            bid: Any = int(text) if text.isdigit() else words.get(text, text)
+            seat = self._seat()
+            return None if seat is None else {"cmd": "act", "action": {"seat": seat, "act": "bid", "bid": bid}}
+        if ch.isprintable():
+            m.entry += ch
+        return None
+
+
+def seat_names(board: str | None, layout: str | None) -> list[str]:
+    """Seat names ("South", ...) from the repository's board file, if it is there."""
+    if not board or not layout:
+        return []
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "firmware", "boards", board + ".json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            data = json.load(f)
+        names = [s.get("name", "") for s in data.get("seats", [])]
+        order = data["layouts"][layout].get("seats", list(range(len(names))))
+        return [names[i] if isinstance(i, int) and i < len(names) else "" for i in order]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []

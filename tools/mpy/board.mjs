@@ -1,0 +1,884 @@
+#!/usr/bin/env node
+// The virtual board: firmware/main.py's table running on the real MicroPython (the pinned
+// WebAssembly port, heap capped like a Pico's) with simulated hardware, its USB serial on
+// this process's stdin/stdout. host/cardtable_host/sim/board.py puts that on a pty.
+//
+// - The flash: /main.py, /lib, /boards and /config.json in MEMFS, as on a Pico; optionally
+//   loaded from and kept in step with a host directory (--flash), so files written by
+//   mpremote or the journal survive a restart.
+// - The table: main.build() with cardtable.hw_sim.SimHal over emulated PN532s (inside
+//   MicroPython, behind the simulated buses the board config describes); main.run() is
+//   called from JavaScript on a timer, one top-level call per tick, so the GC runs.
+// - Ctrl-C (0x03) on the serial stops the table and starts the real MicroPython REPL,
+//   with two shims for mpremote: raw-paste is declined (the wasm REPL cannot block for
+//   input) and Emscripten errno values in OSError messages become MicroPython's.
+//   Ctrl-D at an empty friendly prompt, machine.reset() and the control channel's reset
+//   restart the table on a fresh MicroPython; Ctrl-D in the raw REPL soft-reboots without
+//   starting it, as a board does.
+// - The control channel (--control-fd, default 3 when open): JSON lines in, one reply per
+//   request ({"id": ..., "ok": true, ...} or {"id": ..., "ok": false, "error": "..."}),
+//   and unsolicited {"event": "mode", "mode": "table" | "repl" | "stopped"} lines.
+//   Requests: place {zone, uid, text, kind, wait}, lift {zone, wait}, press {button},
+//   turn {encoder, steps}, kill / revive {reader | zone}, reset, powercut {off_ms},
+//   status, pixels, sync, quit. `wait`: reply once the firmware has polled that reader
+//   often enough to have seen the change.
+
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import {
+  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, copyIn, loadMicroPython, memfsMkdirs, parseSize,
+} from './mp.mjs';
+
+const USAGE = `usage: node tools/mpy/board.mjs [options]
+
+  --board NAME        board config firmware/boards/NAME.json (default pico-i2c-4seat)
+  --game ID           play this game: the board's layout named ID, or its first layout for ID
+  --layout NAME       play this layout of the board
+  --flash DIR         host directory holding the board's flash: loaded at start, kept in
+                      step with every change; filled from the firmware tree when empty
+  --install           (re)install main.py, lib and boards from the firmware tree into the
+                      flash, keeping the other files (journals); implied when it is empty
+  --lib DIR           device package to install as /lib (default firmware/lib)
+  --emu FILE          PN532 emulator module (default host/cardtable_host/sim/pn532_emu.py)
+  --heap SIZE         MicroPython GC heap (default 192k, the Pico's)
+  --no-cap            let the heap grow (the port's default; for measuring)
+  --period MS         milliseconds between ticks of the table's loop (default 1)
+  --steps N           main.run() steps per tick (default 1)
+  --control-fd N      the control channel (default 3 when open; -1: none)
+  --repl              power up into the REPL without starting the table
+
+stdin/stdout: the board's USB serial. stderr: the bridge's own diagnostics.`;
+
+const OK = 0;
+const FAILED = 1;
+const MORE = 2;
+const STOPPED = 3;
+const SIM_DIR = '/.sim';
+const HIDE = new Set(['tmp', 'home', 'dev']);
+const SYNC_MS = 50;
+// A change on a reader is seen by the scanner within this many polls of it (place_polls /
+// lift_polls + 1 of the controller's defaults).
+const PLACE_POLLS = 3;
+const LIFT_POLLS = 4;
+// Emscripten errno -> MicroPython (Linux) errno, for OSError messages shown to mpremote.
+const ERRNO = new Map([[44, 2], [20, 17], [31, 21], [54, 20], [55, 39], [28, 22], [2, 13],
+  [63, 1], [8, 9], [51, 28], [29, 5], [10, 16], [6, 11], [48, 12], [75, 18], [37, 36]]);
+
+const MACHINE_PY = `"""machine on the virtual board: only what mpremote and a REPL user need."""
+import js
+
+
+def reset():
+    js.globalThis.cardtableBoard.request("reset")
+
+
+def soft_reset():
+    js.globalThis.cardtableBoard.request("soft_reset")
+
+
+def bootloader():
+    js.globalThis.cardtableBoard.request("reset")
+
+
+def freq(hz=None):
+    return 125000000
+
+
+def unique_id():
+    return b"\\xe6\\x61\\x38\\x52\\x83\\x2a\\x5d\\x2c"
+`;
+
+function parseArgs(argv) {
+  const o = {
+    board: null, game: null, layout: null, flash: null, install: false, lib: null, emu: null,
+    heap: 192 * 1024, cap: true, period: 1, steps: 1, controlFd: null, repl: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => {
+      if (i + 1 >= argv.length) throw new RunnerError(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '-h' || a === '--help') o.help = true;
+    else if (a === '--board') o.board = val();
+    else if (a === '--game') o.game = val();
+    else if (a === '--layout') o.layout = val();
+    else if (a === '--flash') o.flash = path.resolve(val());
+    else if (a === '--install') o.install = true;
+    else if (a === '--lib') o.lib = path.resolve(val());
+    else if (a === '--emu') o.emu = path.resolve(val());
+    else if (a === '--heap') o.heap = parseSize(val());
+    else if (a === '--no-cap') o.cap = false;
+    else if (a === '--period') o.period = Number(val());
+    else if (a === '--steps') o.steps = Math.max(1, Number(val()) | 0);
+    else if (a === '--control-fd') o.controlFd = Number(val());
+    else if (a === '--repl') o.repl = true;
+    else throw new RunnerError(`unknown option ${a}`);
+  }
+  if (!(o.period >= 0)) throw new RunnerError('--period: expected milliseconds');
+  return o;
+}
+
+// --- the flash image --------------------------------------------------------------------
+
+// Every file of a host directory: Map of flash path ('/lib/x.py') -> Buffer.
+function readTree(dir, base = '/', out = new Map()) {
+  for (const ent of fs.readdirSync(dir, { withFileTypes: true })) {
+    const src = path.join(dir, ent.name);
+    const dst = path.posix.join(base, ent.name);
+    if (ent.isDirectory()) {
+      out.set(dst + '/', null);
+      readTree(src, dst, out);
+    } else if (ent.isFile()) out.set(dst, fs.readFileSync(src));
+  }
+  return out;
+}
+
+// The firmware tree as `cardtable flash` would lay it out on the board.
+function firmwareFiles(o) {
+  const fw = path.join(REPO_ROOT, 'firmware');
+  const files = new Map();
+  files.set('/main.py', fs.readFileSync(path.join(fw, 'main.py')));
+  const lib = o.lib || path.join(fw, 'lib');
+  const keep = (name) => /\.(py|mpy|json|txt|bin)$/.test(name);
+  for (const [p, data] of readTree(lib, '/lib')) {
+    if (p.includes('__pycache__')) continue;
+    if (data === null || keep(p)) files.set(p, data);
+  }
+  for (const [p, data] of readTree(path.join(fw, 'boards'), '/boards')) files.set(p, data);
+  return files;
+}
+
+function boardJson(files, name) {
+  const data = files.get(`/boards/${name}.json`);
+  if (!data) {
+    const names = [...files.keys()].filter((p) => /^\/boards\/[^/]+\.json$/.test(p))
+      .map((p) => path.posix.basename(p, '.json'));
+    throw new RunnerError(`no board ${name} (boards: ${names.join(', ') || 'none'})`);
+  }
+  return JSON.parse(data.toString());
+}
+
+function chooseLayout(board, game, layout) {
+  const layouts = board.layouts || {};
+  if (layout) {
+    if (!layouts[layout]) throw new RunnerError(`board ${board.board} has no layout ${layout}`);
+    return layout;
+  }
+  if (!game) return null;
+  if (layouts[game]) return game;
+  const names = Object.keys(layouts).sort().filter((n) => (layouts[n].game || n) === game);
+  if (!names.length) {
+    throw new RunnerError(`board ${board.board} has no layout for ${game} (layouts: ${Object.keys(layouts).sort().join(', ')})`);
+  }
+  return names[0];
+}
+
+// --- the board ----------------------------------------------------------------------------
+
+class Board {
+  constructor(o) {
+    this.o = o;
+    this.out = new FdWriter(1);
+    this.mode = 'off';
+    this.session = null;
+    this.glue = null;
+    this.files = null; // Map flash path -> Buffer: the flash while no MicroPython runs
+    this.synced = new Map(); // flash path -> 'size:mtime' last mirrored to --flash
+    this.cards = new Map(); // zone -> {uid, text, kind}: what lies on the table
+    this.deadReaders = new Set();
+    this.input = []; // serial bytes waiting to be handled (Buffers)
+    this.serialIn = []; // serial bytes for the running table
+    this.waits = []; // control replies waiting for polls
+    this.request = null; // 'reset' | 'soft_reset' from machine.*
+    this.replOut = null; // REPL output being collected (byte array) or null
+    this.raw = false;
+    this.rawLen = 0;
+    this.paste = 0; // bytes of the raw-paste request \x05 A \x01 seen so far
+    this.lineEmpty = true;
+    this.control = null;
+    this.lastSync = 0;
+    this.timer = null;
+    this.booting = null;
+    this.steps = 0;
+    this.boardInfo = null;
+    globalThis.cardtableBoard = { request: (kind) => { this.request = kind; } };
+  }
+
+  // -- files ---------------------------------------------------------------------------
+
+  loadFlash() {
+    const o = this.o;
+    let files = new Map();
+    let empty = true;
+    if (o.flash) {
+      fs.mkdirSync(o.flash, { recursive: true });
+      files = readTree(o.flash);
+      empty = ![...files.values()].some((d) => d !== null);
+    }
+    if (empty || o.install) {
+      for (const [p, data] of firmwareFiles(o)) {
+        if (o.install && (p === '/main.py' || p.startsWith('/lib/') || p.startsWith('/boards/'))) files.set(p, data);
+        else if (!files.has(p)) files.set(p, data);
+      }
+      if (o.install) {
+        // Library files the firmware tree no longer has would still import: drop them.
+        const fresh = firmwareFiles(o);
+        for (const p of [...files.keys()]) if (p.startsWith('/lib/') && !fresh.has(p)) files.delete(p);
+      }
+    }
+    let cfg = {};
+    if (files.get('/config.json')) {
+      try { cfg = JSON.parse(files.get('/config.json').toString()); } catch { cfg = {}; }
+    }
+    if (o.board || o.game || o.layout || !files.get('/config.json')) {
+      const name = o.board || cfg.board || 'pico-i2c-4seat';
+      const board = boardJson(files, name);
+      const layout = chooseLayout(board, o.game, o.layout) || (o.board && o.board !== cfg.board ? null : cfg.layout);
+      cfg = { ...cfg, board: name };
+      if (layout) cfg.layout = layout;
+      else delete cfg.layout;
+      files.set('/config.json', Buffer.from(JSON.stringify(cfg)));
+    }
+    this.files = files;
+    if (o.flash) this.mirrorFiles(files);
+  }
+
+  boardConfig() {
+    let cfg = {};
+    try { cfg = JSON.parse(this.readFile('/config.json').toString()); } catch { cfg = {}; }
+    try {
+      return boardJson(new Map([[`/boards/${cfg.board}.json`, this.readFile(`/boards/${cfg.board}.json`)]]), cfg.board);
+    } catch {
+      return null;
+    }
+  }
+
+  readFile(p) {
+    if (this.session) return Buffer.from(this.session.mp.FS.readFile(p));
+    const d = this.files.get(p);
+    if (!d) throw new Error(`no ${p}`);
+    return d;
+  }
+
+  // The flash as it is in MEMFS now.
+  snapshot() {
+    const FS = this.session.mp.FS;
+    const out = new Map();
+    const walk = (dir) => {
+      for (const name of FS.readdir(dir)) {
+        if (name === '.' || name === '..') continue;
+        const p = path.posix.join(dir, name);
+        if (p === SIM_DIR) continue;
+        const st = FS.stat(p);
+        if (FS.isDir(st.mode)) {
+          out.set(p + '/', null);
+          walk(p);
+        } else out.set(p, Buffer.from(FS.readFile(p)));
+      }
+    };
+    walk('/');
+    return out;
+  }
+
+  // Mirror MEMFS (or a file map) to the --flash directory: changed files only.
+  syncFlash(force = false) {
+    if (!this.o.flash || !this.session) return;
+    const now = Date.now();
+    if (!force && now - this.lastSync < SYNC_MS) return;
+    this.lastSync = now;
+    const FS = this.session.mp.FS;
+    const seen = new Set();
+    const walk = (dir) => {
+      for (const name of FS.readdir(dir)) {
+        if (name === '.' || name === '..') continue;
+        const p = path.posix.join(dir, name);
+        if (p === SIM_DIR) continue;
+        const st = FS.stat(p);
+        const host = path.join(this.o.flash, p);
+        if (FS.isDir(st.mode)) {
+          seen.add(p + '/');
+          if (!this.synced.has(p + '/')) {
+            fs.mkdirSync(host, { recursive: true });
+            this.synced.set(p + '/', 'dir');
+          }
+          walk(p);
+          continue;
+        }
+        seen.add(p);
+        const key = `${st.size}:${st.mtime.getTime()}`;
+        if (this.synced.get(p) !== key) {
+          fs.mkdirSync(path.dirname(host), { recursive: true });
+          fs.writeFileSync(host, FS.readFile(p));
+          this.synced.set(p, key);
+        }
+      }
+    };
+    walk('/');
+    const gone = [...this.synced.keys()].filter((p) => !seen.has(p)).sort().reverse();
+    for (const p of gone) {
+      const host = path.join(this.o.flash, p);
+      try {
+        if (p.endsWith('/')) fs.rmSync(host, { recursive: true, force: true });
+        else fs.rmSync(host, { force: true });
+      } catch { /* already gone */ }
+      this.synced.delete(p);
+    }
+  }
+
+  mirrorFiles(files) {
+    const want = new Set(files.keys());
+    for (const [p] of readTree(this.o.flash)) {
+      if (!want.has(p)) fs.rmSync(path.join(this.o.flash, p), { recursive: true, force: true });
+    }
+    for (const [p, data] of files) {
+      const host = path.join(this.o.flash, p);
+      if (data === null) fs.mkdirSync(host, { recursive: true });
+      else {
+        fs.mkdirSync(path.dirname(host), { recursive: true });
+        const old = fs.existsSync(host) ? fs.readFileSync(host) : null;
+        if (!old || !old.equals(data)) fs.writeFileSync(host, data);
+      }
+    }
+  }
+
+  // -- power ---------------------------------------------------------------------------
+
+  // Start a fresh MicroPython on the current flash: the table (table=true) or the REPL.
+  powerOn({ table = true, raw = false } = {}) {
+    const run = async () => {
+      this.stopTable();
+      if (this.session) {
+        this.syncFlash(true);
+        this.files = this.snapshot();
+      }
+      this.session = null;
+      this.glue = null;
+      this.setMode('boot');
+      const session = await loadMicroPython({
+        heap: this.o.heap, cap: this.o.cap, stdin: () => null,
+        stdout: { byte: (c) => this.outByte(c), flush: () => this.outFlush(), write: (d) => this.outWrite(d) },
+        stderr: { byte: (c) => this.outByte(c), flush: () => this.outFlush(), write: (d) => this.outWrite(d) },
+      });
+      this.session = session;
+      this.synced = new Map();
+      const FS = session.mp.FS;
+      for (const d of HIDE) this.rmTree(FS, '/' + d);
+      this.rmTree(FS, '/proc', true);
+      for (const [p, data] of this.files) {
+        if (data === null) memfsMkdirs(FS, p);
+        else {
+          memfsMkdirs(FS, path.posix.dirname(p));
+          FS.writeFile(p, data);
+        }
+      }
+      this.syncFlash(true);
+      this.files = null;
+      this.boardInfo = this.boardConfig();
+      this.installGlue(table);
+      if (!table) this.enterRepl({ raw, banner: !raw });
+      else this.bootTable();
+    };
+    this.booting = run().catch((e) => {
+      process.stderr.write(`board.mjs: power-on failed: ${e.stack || e}\n`);
+      process.exit(1);
+    }).finally(() => {
+      this.booting = null;
+      this.pump();
+    });
+    return this.booting;
+  }
+
+  rmTree(FS, p, special = false) {
+    if (!FS.analyzePath(p).exists) return;
+    const st = FS.lstat(p);
+    if (FS.isDir(st.mode)) {
+      for (const n of FS.readdir(p)) if (n !== '.' && n !== '..') this.rmTree(FS, `${p}/${n}`, special);
+      FS.rmdir(p);
+    } else if (!special) FS.unlink(p);
+  }
+
+  installGlue(table) {
+    const { mp } = this.session;
+    const FS = mp.FS;
+    memfsMkdirs(FS, SIM_DIR);
+    FS.writeFile(`${SIM_DIR}/boardglue.py`, fs.readFileSync(path.join(TOOLS_DIR, 'boardglue.py')));
+    const emu = this.o.emu || path.join(REPO_ROOT, 'host', 'cardtable_host', 'sim', 'pn532_emu.py');
+    const haveEmu = table && fs.existsSync(emu);
+    if (haveEmu) FS.writeFile(`${SIM_DIR}/pn532_emu${path.extname(emu)}`, fs.readFileSync(emu));
+    mp.runPython(`import sys\nsys.path.clear()\nsys.path.extend(['${SIM_DIR}', '', '.frozen', '/lib'])\nimport boardglue\n`);
+    this.glue = mp.pyimport('boardglue');
+    const kinds = new Set(Object.values(this.boardInfo?.buses || {}).map((b) => b.kind));
+    this.glue.begin(haveEmu ? 1 : 0, [...kinds].join(','));
+    this.haveEmu = haveEmu;
+  }
+
+  // The Pico's sys.path, the sim's own modules out of sight.
+  hideGlue() {
+    const { mp } = this.session;
+    mp.runPython("import sys\nif sys.path and sys.path[0] == '/.sim':\n    sys.path.pop(0)\n");
+    this.rmTree(mp.FS, SIM_DIR);
+  }
+
+  bootTable() {
+    const g = this.glue;
+    let st = MORE;
+    while (st === MORE) {
+      st = g.stage();
+      if (st === MORE && g.S.get('i') === 1 && this.haveEmu) this.hideSimFile('pn532_emu');
+    }
+    this.hideGlue();
+    this.outFlush();
+    if (st === OK) {
+      for (const r of this.deadReaders) g.dead(r, 1);
+      for (const [zone, c] of this.cards) g.place(zone, c.uid, c.text, String(c.kind));
+      this.steps = 0;
+      this.setMode('table');
+      this.scheduleTick(0);
+      return;
+    }
+    if (st === STOPPED) this.outWrite(g.note() + '\r\n');
+    else g.report();
+    this.outFlush();
+    this.enterRepl({ raw: false, banner: true });
+  }
+
+  hideSimFile() { /* the whole /.sim directory goes once the boot is done */ }
+
+  stopTable() {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  scheduleTick(ms = this.o.period) {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.tick(), ms);
+  }
+
+  tick() {
+    this.timer = null;
+    if (this.mode !== 'table') return;
+    const g = this.glue;
+    if (this.serialIn.length) {
+      g.feed(Buffer.concat(this.serialIn).toString('hex'));
+      this.serialIn = [];
+    }
+    const st = g.step(this.o.steps);
+    this.steps += this.o.steps;
+    this.outFlush();
+    if (st !== OK) {
+      g.report();
+      this.outFlush();
+      this.enterRepl({ raw: false, banner: true });
+      return;
+    }
+    this.checkWaits();
+    this.syncFlash();
+    this.scheduleTick();
+  }
+
+  // -- the serial ------------------------------------------------------------------------
+
+  outByte(c) {
+    if (this.replOut) this.replOut.push(c);
+    else this.out.byte(c);
+  }
+
+  outWrite(d) {
+    const b = typeof d === 'string' ? Buffer.from(d) : d;
+    if (this.replOut) for (const c of b) this.replOut.push(c);
+    else this.out.write(b);
+  }
+
+  outFlush() {
+    if (this.replOut && this.replOut.length) {
+      let text = Buffer.from(this.replOut).toString('latin1');
+      this.replOut = [];
+      text = text.replace(/OSError: (\d+)/g, (m, n) => `OSError: ${ERRNO.get(Number(n)) ?? n}`)
+        .replace(/\[Errno (\d+)\]/g, (m, n) => `[Errno ${ERRNO.get(Number(n)) ?? n}]`);
+      this.out.write(Buffer.from(text, 'latin1'));
+    }
+    this.out.flush();
+  }
+
+  onSerial(data) {
+    this.input.push(data);
+    this.pump();
+  }
+
+  // Hand waiting serial bytes to the table or the REPL; stops while a MicroPython boots.
+  pump() {
+    while (this.input.length && !this.booting) {
+      const chunk = this.input.shift();
+      if (this.mode === 'table') {
+        const at = chunk.indexOf(0x03);
+        if (at < 0) {
+          this.serialIn.push(chunk);
+          continue;
+        }
+        if (at > 0) this.serialIn.push(chunk.subarray(0, at));
+        this.interrupt();
+        if (at + 1 < chunk.length) this.input.unshift(chunk.subarray(at + 1));
+      } else if (this.mode === 'repl') {
+        const rest = this.replInput(chunk);
+        if (rest && rest.length) this.input.unshift(rest);
+      } else {
+        // off, boot or stopped: bytes sent to a board that is not listening are lost
+      }
+    }
+  }
+
+  interrupt() {
+    this.stopTable();
+    this.serialIn = [];
+    const g = this.glue;
+    this.outWrite('Traceback (most recent call last):\r\n  File "main.py", in <module>\r\nKeyboardInterrupt: \r\n');
+    g.interrupt();
+    this.outFlush();
+    this.enterRepl({ raw: false, banner: true });
+  }
+
+  enterRepl({ raw, banner }) {
+    this.stopTable();
+    this.failWaits('the table stopped');
+    const { mp } = this.session;
+    const FS = mp.FS;
+    memfsMkdirs(FS, SIM_DIR);
+    FS.writeFile(`${SIM_DIR}/machine.py`, MACHINE_PY);
+    mp.runPython(`import sys\nsys.path.insert(0, '${SIM_DIR}')\ntry:\n    import machine\nfinally:\n    sys.path.pop(0)\n`);
+    this.rmTree(FS, SIM_DIR);
+    this.replOut = banner ? null : [];
+    mp.replInit();
+    this.replOut = [];
+    this.raw = false;
+    this.lineEmpty = true;
+    this.paste = 0;
+    if (raw) this.replChar(0x01);
+    this.outFlush();
+    this.setMode('repl');
+  }
+
+  replChar(c) {
+    if (c === 0x01) {
+      this.raw = true;
+      this.rawLen = 0;
+    } else if (c === 0x02) {
+      this.raw = false;
+      this.lineEmpty = true;
+    } else if (this.raw) {
+      if (c === 0x04) this.rawLen = 0;
+      else if (c !== 0x03) this.rawLen += 1;
+    } else if (c === 13 || c === 10 || c === 0x03) this.lineEmpty = true;
+    else if (c >= 32) this.lineEmpty = false;
+    return this.session.mp.replProcessChar(c);
+  }
+
+  // Feed REPL bytes; returns the bytes left over when the board rebooted part-way.
+  replInput(chunk) {
+    this.replOut = this.replOut || [];
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      // Raw-paste shim: decline \x05 A \x01 with R\x00; mpremote falls back to the raw REPL.
+      if (this.raw && this.rawLen === 0 && (this.paste > 0 || c === 0x05)) {
+        const want = [0x05, 0x41, 0x01][this.paste];
+        if (c === want) {
+          this.paste += 1;
+          if (this.paste === 3) {
+            this.paste = 0;
+            this.outWrite(Buffer.from('R\x00', 'latin1'));
+          }
+          continue;
+        }
+        const held = [0x05, 0x41].slice(0, this.paste);
+        this.paste = 0;
+        for (const h of held) this.replChar(h);
+      }
+      const softRaw = this.raw && c === 0x04 && this.rawLen === 0;
+      const softFriendly = !this.raw && c === 0x04 && this.lineEmpty;
+      if (softFriendly) {
+        this.outWrite('MPY: soft reboot\r\n');
+        this.outFlush();
+        this.powerOn({ table: true });
+        return chunk.subarray(i + 1);
+      }
+      this.replChar(c);
+      if (softRaw) {
+        // The raw REPL said OK; a board reboots and, in raw mode, does not run main.py.
+        this.outWrite('MPY: soft reboot\r\n');
+        this.outFlush();
+        this.powerOn({ table: false, raw: true });
+        return chunk.subarray(i + 1);
+      }
+      if (this.request) {
+        const kind = this.request;
+        this.request = null;
+        this.replOut = [];
+        this.outFlush();
+        if (kind === 'reset') this.powerOn({ table: true });
+        else {
+          this.outWrite('MPY: soft reboot\r\n');
+          this.outFlush();
+          this.powerOn({ table: !this.raw, raw: this.raw });
+        }
+        return chunk.subarray(i + 1);
+      }
+    }
+    this.outFlush();
+    this.syncFlash(true);
+    return null;
+  }
+
+  setMode(mode) {
+    if (this.mode === mode) return;
+    this.mode = mode;
+    if (mode !== 'boot') this.notify({ event: 'mode', mode });
+  }
+
+  // -- the control channel ----------------------------------------------------------------
+
+  notify(obj) {
+    if (this.control && !this.control.destroyed) this.control.write(JSON.stringify(obj) + '\n');
+  }
+
+  reply(req, fields = {}) {
+    this.notify({ id: req.id ?? null, ok: true, ...fields });
+  }
+
+  fail(req, error) {
+    this.notify({ id: req.id ?? null, ok: false, error });
+  }
+
+  readerOf(req) {
+    const b = this.boardInfo;
+    if (req.zone !== undefined) {
+      const z = b?.zones?.[req.zone];
+      if (!z) throw new RunnerError(`no zone ${JSON.stringify(req.zone)} on ${b?.board} (zones: ${Object.keys(b?.zones || {}).sort().join(', ')})`);
+      return z.reader;
+    }
+    const n = Number(req.reader);
+    if (!Number.isInteger(n) || n < 0 || n >= (b?.readers?.length || 0)) {
+      throw new RunnerError(`no reader ${JSON.stringify(req.reader)} (readers 0..${(b?.readers?.length || 1) - 1})`);
+    }
+    return n;
+  }
+
+  zoneOf(reader) {
+    const zones = this.boardInfo?.zones || {};
+    return Object.keys(zones).find((z) => zones[z].reader === reader);
+  }
+
+  running() {
+    return this.mode === 'table' && this.haveEmu;
+  }
+
+  waitPolls(req, reader, n) {
+    if (!req.wait || !this.running()) {
+      this.reply(req);
+      return;
+    }
+    this.waits.push({ req, reader, until: this.glue.polls(reader) + n, t0: Date.now() });
+  }
+
+  checkWaits() {
+    if (!this.waits.length) return;
+    const left = [];
+    for (const w of this.waits) {
+      if (this.glue.polls(w.reader) >= w.until) this.reply(w.req);
+      else if (this.deadReaders.has(w.reader) || Date.now() - w.t0 > 10000) this.reply(w.req, { seen: false });
+      else left.push(w);
+    }
+    this.waits = left;
+  }
+
+  failWaits(why) {
+    for (const w of this.waits) this.reply(w.req, { seen: false, note: why });
+    this.waits = [];
+  }
+
+  onControl(req) {
+    try {
+      this.handle(req);
+    } catch (e) {
+      if (e instanceof RunnerError) this.fail(req, e.message);
+      else this.fail(req, String(e.stack || e));
+    }
+  }
+
+  handle(req) {
+    const op = req.op;
+    if (this.booting && !['status', 'quit', 'powercut', 'sync'].includes(op)) {
+      this.booting.then(() => this.onControl(req));
+      return;
+    }
+    const g = this.glue;
+    switch (op) {
+      case 'place': {
+        const reader = this.readerOf(req);
+        const zone = this.zoneOf(reader);
+        const kind = req.kind ?? 213;
+        const uid = String(req.uid || '').toLowerCase();
+        if (!/^[0-9a-f]+$/.test(uid) || ![8, 14, 20].includes(uid.length)) throw new RunnerError('uid: 4, 7 or 10 bytes in hex');
+        if ([213, 215, 216].includes(kind) && uid.length !== 14) throw new RunnerError('an NTAG has a 7-byte uid');
+        const card = { uid, text: req.text ?? null, kind };
+        this.cards.set(zone, card);
+        if (this.running()) {
+          if (g.place(zone, uid, card.text, String(kind)) !== OK) {
+            g.report();
+            this.outFlush();
+          }
+        }
+        this.waitPolls(req, reader, PLACE_POLLS);
+        return;
+      }
+      case 'lift': {
+        const reader = this.readerOf(req);
+        const zone = this.zoneOf(reader);
+        const had = this.cards.delete(zone);
+        if (this.running()) g.lift(zone);
+        if (!had) this.reply(req, { lifted: false });
+        else this.waitPolls(req, reader, LIFT_POLLS);
+        return;
+      }
+      case 'press': {
+        const buttons = this.boardInfo?.buttons || {};
+        if (!buttons[req.button]) throw new RunnerError(`no button ${JSON.stringify(req.button)} (buttons: ${Object.keys(buttons).sort().join(', ') || 'none'})`);
+        if (this.mode === 'table') g.press(req.button);
+        this.reply(req, { seen: this.mode === 'table' });
+        return;
+      }
+      case 'turn': {
+        if (this.mode === 'table') g.turn(req.encoder, Number(req.steps) | 0);
+        this.reply(req, { seen: this.mode === 'table' });
+        return;
+      }
+      case 'kill':
+      case 'revive': {
+        const reader = this.readerOf(req);
+        if (op === 'kill') this.deadReaders.add(reader);
+        else this.deadReaders.delete(reader);
+        if (this.running()) g.dead(reader, op === 'kill' ? 1 : 0);
+        this.reply(req, { reader, zone: this.zoneOf(reader) });
+        return;
+      }
+      case 'reset':
+        this.powerOn({ table: !req.repl }).then(() => this.reply(req, { mode: this.mode }));
+        return;
+      case 'powercut': {
+        // Power gone at once: no Ctrl-C, no last sync; MEMFS keeps what was written, as
+        // littlefs keeps what was flushed. Back after off_ms unless off_ms < 0.
+        this.stopTable();
+        this.failWaits('power cut');
+        const off = Number(req.off_ms ?? 0);
+        if (this.session) this.files = this.snapshot();
+        this.session = null;
+        this.glue = null;
+        this.setMode('off');
+        this.reply(req);
+        if (off >= 0) setTimeout(() => this.powerOn({ table: true }), off);
+        return;
+      }
+      case 'status': {
+        const heap = this.mode === 'table' ? g.heap() : null;
+        this.reply(req, {
+          mode: this.mode, steps: this.steps, heap, board: this.boardInfo?.board ?? null,
+          cards: Object.fromEntries([...this.cards].map(([z, c]) => [z, c.text])),
+          dead: [...this.deadReaders], emulated: !!this.haveEmu,
+        });
+        return;
+      }
+      case 'pixels': {
+        const text = this.mode === 'table' ? g.pixels() : '';
+        this.reply(req, { pixels: text ? text.split(';').map((t) => t.split(',').map(Number)) : [] });
+        return;
+      }
+      case 'sync':
+        this.syncFlash(true);
+        this.reply(req);
+        return;
+      case 'quit':
+        this.syncFlash(true);
+        this.reply(req);
+        this.quit(0);
+        return;
+      default:
+        throw new RunnerError(`unknown op ${JSON.stringify(op)}`);
+    }
+  }
+
+  quit(code) {
+    this.stopTable();
+    try { this.outFlush(); } catch { /* the reader is gone */ }
+    const end = () => process.exit(code);
+    if (this.control && !this.control.destroyed) this.control.end(end);
+    else end();
+    setTimeout(end, 200).unref();
+  }
+}
+
+function controlFd(o) {
+  if (o.controlFd !== null) return o.controlFd;
+  try {
+    fs.fstatSync(3);
+    return 3;
+  } catch {
+    return -1;
+  }
+}
+
+async function main() {
+  let o;
+  try {
+    o = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof RunnerError)) throw e;
+    process.stderr.write(`board.mjs: ${e.message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (o.help) {
+    process.stdout.write(USAGE + '\n');
+    return 0;
+  }
+  const board = new Board(o);
+  try {
+    board.loadFlash();
+  } catch (e) {
+    if (!(e instanceof RunnerError)) throw e;
+    process.stderr.write(`board.mjs: ${e.message}\n`);
+    return 2;
+  }
+  const fd = controlFd(o);
+  if (fd >= 0) {
+    const sock = new net.Socket({ fd, readable: true, writable: true });
+    board.control = sock;
+    let buf = '';
+    sock.setEncoding('utf8');
+    sock.on('data', (text) => {
+      buf += text;
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (!line) continue;
+        let req;
+        try {
+          req = JSON.parse(line);
+        } catch {
+          board.notify({ id: null, ok: false, error: `not JSON: ${line.slice(0, 60)}` });
+          continue;
+        }
+        board.onControl(req);
+      }
+    });
+    sock.on('end', () => board.quit(0));
+    sock.on('error', () => board.quit(0));
+  }
+  process.stdin.on('data', (data) => board.onSerial(data));
+  process.stdin.on('end', () => board.quit(0));
+  process.on('SIGTERM', () => board.quit(0));
+  await board.powerOn({ table: !o.repl });
+  return null;
+}
+
+const code = await main();
+if (code !== null) process.exit(code);

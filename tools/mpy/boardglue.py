@@ -1,0 +1,365 @@
+"""MicroPython side of tools/mpy/board.mjs: boot firmware/main.py's table on simulated hardware.
+
+Every function here is one top-level call from JavaScript, so the garbage of each is
+collected before the next (the WebAssembly port collects only between top-level calls).
+Functions return a status (OK, or FAILED with the exception kept for report()); none raises.
+The table is built the way main.py builds it (main.build), with the simulated hal
+(cardtable.hw_sim.SimHal) over emulated PN532s (the host's pn532_emu module, passed in),
+files on the MEMFS root (cardtable.hal.FileStorage), real time, and the board's USB serial
+as this process's stdin (fed by JS) and stdout.
+"""
+import gc
+import sys
+
+OK = 0
+FAILED = 1
+MORE = 2
+STOPPED = 3  # main.py would not start the table (maintenance mode, bad config)
+
+# Tidy the emulators' debugging logs every this many steps, so they do not fill the heap.
+_TIDY_EVERY = 64
+_LOG_KEEP = 16
+_FRAMES_KEEP = 2
+_GC_AT = 96 * 1024  # ask for a collection when this much heap is in use
+
+S = {"exc": None, "ctl": None, "stages": None, "emu": None, "note": "", "steps": 0}
+_POLLS = []  # InListPassiveTarget commands each reader's emulator has answered
+
+
+class PipeSerial:
+    """The board's USB CDC: host bytes fed from JS, device bytes out on stdout."""
+
+    def __init__(self):
+        self.inbox = bytearray()
+        self.rd = 0
+        self.out = sys.stdout.buffer
+
+    def feed(self, data):
+        if self.rd:
+            self.inbox = self.inbox[self.rd:]
+            self.rd = 0
+        self.inbox.extend(data)
+
+    def read_byte(self):
+        if self.rd >= len(self.inbox):
+            return -1
+        b = self.inbox[self.rd]
+        self.rd += 1
+        return b
+
+    def write(self, data):
+        if isinstance(data, str):
+            data = data.encode()
+        self.out.write(data)
+
+
+def _guard(fn, *args):
+    try:
+        r = fn(*args)
+        return OK if r is None else r
+    except BaseException as e:  # noqa: B036 - reported by report() in the next call
+        S["exc"] = e
+        return FAILED
+
+
+def report():
+    """Print the pending exception (traceback) to stdout, as a board prints a crash."""
+    e = S["exc"]
+    S["exc"] = None
+    if e is not None:
+        sys.print_exception(e, sys.stdout)
+    return OK
+
+
+def note():
+    """Why the table did not start (STOPPED), as main.py would print it."""
+    return S["note"]
+
+
+# -- boot -------------------------------------------------------------------------------
+
+
+def _import(name):
+    __import__(name)
+
+
+def _stages(emu, board_kinds):
+    out = []
+    if emu:
+        out.append(("emu",))
+    for name in ("cardtable.drivers.ndef", "cardtable.drivers.pn532", "cardtable.drivers.mux"):
+        out.append(("import", name))
+    for kind in ("i2c", "spi", "uart"):
+        if kind in board_kinds:
+            out.append(("import", "cardtable.drivers.pn532_" + kind))
+    for name in ("cardtable.record", "cardtable.games", "cardtable.table.config",
+                 "cardtable.journal", "cardtable.link", "cardtable.table.scanner",
+                 "cardtable.table.feedback", "cardtable.hal", "cardtable.hw_sim",
+                 "cardtable.table.controller"):
+        out.append(("import", name))
+    out.append(("config",))
+    out.append(("main",))
+    out.append(("board",))
+    out.append(("game",))
+    out.append(("build",))
+    return out
+
+
+def begin(emu, board_kinds):
+    """Plan the boot: emu is 1 if pn532_emu is importable, board_kinds e.g. 'i2c,spi'."""
+    S["stages"] = _stages(emu, board_kinds.split(","))
+    S["i"] = 0
+    return OK
+
+
+def stage():
+    """Run the next boot stage: MORE, OK (the table runs), STOPPED or FAILED."""
+    return _guard(_stage)
+
+
+def _stage():
+    st = S["stages"]
+    i = S["i"]
+    if i >= len(st):
+        return OK
+    S["i"] = i + 1
+    kind = st[i][0]
+    if kind == "emu":
+        import pn532_emu
+
+        S["emu"] = pn532_emu
+    elif kind == "import":
+        _import(st[i][1])
+    elif kind == "config":
+        from cardtable.hal import FileStorage
+        from cardtable.table.controller import load_config
+
+        S["storage"] = FileStorage("")
+        S["cfg"] = load_config(S["storage"], "config.json")
+    elif kind == "main":
+        import main
+
+        S["main"] = main
+        if main.maintenance(S["storage"]):
+            S["note"] = "cardtable: maintenance mode (/%s exists): the table is off" % main.MAINTENANCE
+            return STOPPED
+    elif kind == "board":
+        try:
+            S["board"] = S["main"].load_board(S["cfg"])
+        except ValueError as e:
+            S["note"] = "cardtable: cannot start: %s" % e
+            return STOPPED
+    elif kind == "game":
+        from cardtable import games
+
+        b = S["board"]
+        lay = b.layouts.get(S["cfg"].get("layout")) or b.layouts[sorted(b.layouts)[0]]
+        games.game_class(lay.game)
+    elif kind == "build":
+        _build()
+        S["stages"] = None
+        gc.collect()
+        return OK
+    gc.collect()
+    return MORE
+
+
+def _build():
+    from cardtable import hal as halmod
+    from cardtable.hw_sim import SimHal
+
+    main = S["main"]
+    emu = S["emu"]
+
+    def make_hal(board):
+        h = SimHal(board, emu=emu, storage=S["storage"], clock=halmod.Clock())
+        h.serial = PipeSerial()
+        return h
+
+    def stop(h, board):
+        return main.maintenance(S["storage"], h, board)
+
+    ctl = main.build(S["cfg"], make_hal, stop=stop, board=S["board"])
+    if ctl is None:
+        S["note"] = "cardtable: maintenance mode (button held at power-up): the table is off"
+        return STOPPED
+    S["ctl"] = ctl
+    S["steps"] = 0
+    del _POLLS[:]
+    if ctl.hal.emus:
+        for _ in ctl.hal.emus:
+            _POLLS.append(0)
+    return OK
+
+
+# -- running ----------------------------------------------------------------------------
+
+
+def feed(hexdata):
+    """Bytes from the host (hex text) into the board's serial input."""
+    from binascii import unhexlify
+
+    ctl = S["ctl"]
+    if ctl is not None:
+        ctl.hal.serial.feed(unhexlify(hexdata))
+    return OK
+
+
+def step(n):
+    """n turns of main.py's loop (main.run), then housekeeping."""
+    return _guard(_step, n)
+
+
+def _step(n):
+    ctl = S["ctl"]
+    S["main"].run(ctl, ctl.hal.wdt, n)
+    S["steps"] += n
+    emus = ctl.hal.emus
+    if emus and S["steps"] % _TIDY_EVERY < n:
+        _tidy(emus)
+    if gc.mem_alloc() > _GC_AT:
+        gc.collect()
+    return OK
+
+
+def _tidy(emus):
+    """Count each emulator's polls from its command log, then cut the log short."""
+    for i in range(len(emus)):
+        e = emus[i]
+        log = e.log
+        c = 0
+        for b in log:
+            if b == 0x4A:
+                c += 1
+        _POLLS[i] += c
+        if len(log) > _LOG_KEEP:
+            e.log = bytearray()
+        if len(e.frames) > _FRAMES_KEEP:
+            e.frames = e.frames[-_FRAMES_KEEP:]
+
+
+def polls(reader):
+    """How many times the firmware has polled a reader (InListPassiveTarget) so far."""
+    ctl = S["ctl"]
+    if ctl is None or not ctl.hal.emus:
+        return 0
+    c = _POLLS[reader]
+    for b in ctl.hal.emus[reader].log:
+        if b == 0x4A:
+            c += 1
+    return c
+
+
+def interrupt():
+    """Ctrl-C: the loop stops as main.py's does (the watchdog kept fed for the REPL)."""
+    ctl = S["ctl"]
+    if ctl is not None:
+        try:
+            ctl.hal.wdt.keep_fed()
+        except AttributeError:
+            pass
+    print("cardtable: stopped by Ctrl-C; the REPL is yours")
+    return OK
+
+
+# -- the table: cards, buttons, readers -------------------------------------------------
+
+
+def _reader(zone):
+    b = S["board"]
+    i = b.zone_reader.get(zone)
+    if i is None:
+        raise ValueError("no zone %r on board %s" % (zone, b.name))
+    return i
+
+
+def place(zone, uid_hex, text, kind):
+    """Lay a tag on a zone's reader: kind 213/215/216 (NTAG), 'bank', 'classic' or 'blank'."""
+    return _guard(_place, zone, uid_hex, text, kind)
+
+
+def _place(zone, uid_hex, text, kind):
+    ctl = S["ctl"]
+    if ctl is None or not ctl.hal.emus:
+        return OK
+    emu = S["emu"]
+    i = _reader(zone)
+    e = ctl.hal.emus[i]
+    e.remove()
+    if kind == "bank" or kind == "classic":
+        tag = emu.Tag(uid_hex[:8], kind=kind)
+    elif kind == "blank":
+        tag = emu.Tag(uid_hex, kind=213, blank=True)
+    else:
+        tag = emu.Tag(uid_hex, kind=int(kind), text=text)
+    e.place(tag)
+    return OK
+
+
+def lift(zone):
+    return _guard(_lift, zone)
+
+
+def _lift(zone):
+    ctl = S["ctl"]
+    if ctl is not None and ctl.hal.emus:
+        ctl.hal.emus[_reader(zone)].remove()
+    return OK
+
+
+def press(button):
+    return _guard(_press, button)
+
+
+def _press(button):
+    ctl = S["ctl"]
+    if ctl is not None:
+        if button not in S["board"].buttons:
+            raise ValueError("no button %r on board %s" % (button, S["board"].name))
+        ctl.hal.press(button)
+    return OK
+
+
+def turn(encoder, steps):
+    return _guard(_turn, encoder, steps)
+
+
+def _turn(encoder, steps):
+    ctl = S["ctl"]
+    if ctl is not None:
+        ctl.hal.turn(encoder, steps)
+    return OK
+
+
+def dead(reader, on):
+    """Cut (on=1) or mend (on=0) a reader's cable."""
+    return _guard(_dead, reader, on)
+
+
+def _dead(reader, on):
+    ctl = S["ctl"]
+    if ctl is not None and ctl.hal.emus:
+        ctl.hal.emus[reader].mute = -1 if on else 0
+    return OK
+
+
+def zone_reader(zone):
+    """The reader index of a zone, -1 if the board has no such zone."""
+    b = S.get("board")
+    if b is None:
+        return -1
+    i = b.zone_reader.get(zone)
+    return -1 if i is None else i
+
+
+def pixels():
+    """The colours the LEDs show, as 'r,g,b;r,g,b;...'."""
+    ctl = S["ctl"]
+    if ctl is None:
+        return ""
+    return ";".join(["%d,%d,%d" % c for c in ctl.hal.pixels.shown])
+
+
+def heap():
+    """Bytes of heap in use (after the collection at this call's start, if one was due)."""
+    return gc.mem_alloc()
