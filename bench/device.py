@@ -104,28 +104,40 @@ def boot(modules: list[str], mpy: bool) -> dict[str, Any]:
 def game_run(name: str, seats: int, seeds: tuple[int, ...], max_actions: int, boot_mods: list[str]) -> ProbeRun:
     """One probe run replaying seeded bot games of one game, the firmware's modules loaded.
 
-    The games are played here by the bots and written as records; the device decodes and
-    applies them, as it replays its journal, so the bots' own cost stays off the device.
+    The bots play here and their action tuples are written one per line; the device applies
+    the same tuples, so the bots' own cost (and memory) stays off the device.
     """
     with tempfile.TemporaryDirectory(prefix="cardtable-bench-") as tmp:
-        write_records(name, seats, seeds, max_actions, Path(tmp))
-        return run_probe(["replay", name, "/records", ",".join(map(str, seeds)), str(max_actions),
-                          ",".join(boot_mods)], extra=(f"{tmp}:/records",))
+        write_actions(name, seats, seeds, max_actions, Path(tmp))
+        return run_probe(["replay", name, str(seats), "/actions", ",".join(map(str, seeds)),
+                          str(max_actions), ",".join(boot_mods)], extra=(f"{tmp}:/actions",))
 
 
-def write_records(name: str, seats: int, seeds: tuple[int, ...], max_actions: int, folder: Path) -> None:
-    """FOLDER/SEED.jsonl: the record of each seeded bot game, at most max_actions actions."""
-    from cardtable import games, record
+def tag(x: Any) -> Any:
+    """An action in JSON form: a tuple becomes {"()": [items]} (probe.untag reverses it)."""
+    if isinstance(x, tuple):
+        return {"()": [tag(v) for v in x]}
+    if isinstance(x, list):
+        return [tag(v) for v in x]
+    if isinstance(x, dict):
+        return {k: tag(v) for k, v in x.items()}
+    return x
+
+
+def write_actions(name: str, seats: int, seeds: tuple[int, ...], max_actions: int, folder: Path) -> None:
+    """FOLDER/SEED.jsonl: the actions of each seeded bot game, at most max_actions."""
+    from cardtable import games
     from cardtable.rng import Random
 
     for seed in seeds:
         g = games.load(name, seats=seats)
         rng = Random(seed)
-        n = 0
-        while not g.over and n < max_actions:
-            g.apply(g.bot_action(rng))
-            n += 1
-        (folder / f"{seed}.jsonl").write_text("\n".join(record.dump(g)) + "\n")
+        lines: list[str] = []
+        while not g.over and len(lines) < max_actions:
+            a = g.bot_action(rng)
+            lines.append(json.dumps(tag(a), separators=(",", ":")))
+            g.apply(a)
+        (folder / f"{seed}.jsonl").write_text("\n".join(lines) + "\n")
 
 
 def merge(runs: list[ProbeRun]) -> ProbeRun:
@@ -231,7 +243,7 @@ def driver() -> dict[str, Any]:
     r = _record(run, "driver")
     if r is None:
         return {"error": run.error or "no driver record"}
-    out = {k: r[k] for k in ("i2c", "spi", "step", "polls") if k in r}
+    out: dict[str, Any] = {k: r[k] for k in ("i2c", "spi", "step", "polls") if k in r}
     if "step_error" in r:
         out["step_error"] = r["step_error"]
     out["error"] = run.error
@@ -255,7 +267,7 @@ def summarize_file(path: Path) -> str:
         elif line.startswith("@a "):
             by_game.setdefault(current, []).append(run.actions[i])
             i += 1
-    lines = []
+    lines: list[str] = []
     for name, acts in by_game.items():
         s = summary([(a[3] + a[4]) / 1000 for a in acts], 1)
         al = summary([a[5] for a in acts], 0)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from benchlib import summary
 
@@ -107,10 +107,10 @@ class Cpu:
     check: Sequence[float]  # per-action samples, ms: check() (a rejected play)
     action: Sequence[float]  # check() + apply()
     view: Sequence[float]  # json of the spectator view (the state report)
-    view_len: Sequence[int]  # its length in bytes
+    view_len: Sequence[float]  # its length in bytes
 
     @classmethod
-    def scaled(cls, factor: float, driver: dict[str, Any], rules: dict[str, Sequence[float]]) -> "Cpu":
+    def scaled(cls, factor: float, driver: Mapping[str, Any], rules: Mapping[str, Sequence[float]]) -> "Cpu":
         poll = {bus: {kind: driver[bus][kind]["ns"] / 1e6 * factor for kind in ("empty", "tag", "read")}
                 for bus in ("i2c", "spi")}
         step_us = (driver.get("step") or {}).get("ns", DEFAULT_STEP_US * 1000) / 1000
@@ -222,8 +222,8 @@ def simulate(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, place_polls: in
 class Model:
     """The whole grid: buses x reader counts x RP2040 factor."""
 
-    driver: dict[str, Any]
-    rules: dict[str, Sequence[float]]
+    driver: Mapping[str, Any]
+    rules: Mapping[str, Sequence[float]]
     place_polls: int = 2
     occupancy: float = 0.5
     trials: int = 2000
@@ -257,7 +257,7 @@ class Model:
         bus = BUSES[0]
         cpu = self.cpu(RP2040_FACTORS["nominal"])
         t = self.timing
-        cases = {
+        cases: dict[str, dict[str, Any]] = {
             "as_built": dict(),
             "debounce_1_poll": dict(place_polls=1),
             "led_before_journal": dict(t=dataclasses.replace(t, journal=(0.0, 0.0))),

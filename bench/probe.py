@@ -10,8 +10,8 @@ On a Pico (firmware lib on the board): ``mpremote run bench/probe.py`` runs the 
 output and summarise it with ``python bench/device.py --summarize FILE``.
 
 Usage: probe.py boot MOD,MOD,...
-       probe.py replay NAME FOLDER SEED,SEED,... MAXACT [MOD,MOD,...]   (FOLDER/SEED.jsonl)
-       probe.py game NAME SEATS SEED,SEED,... MAXACT [MOD,MOD,...]     (bots on the device)
+       probe.py replay NAME SEATS FOLDER SEED,... MAXACT [MOD,...]  (actions in FOLDER/SEED.jsonl)
+       probe.py game NAME SEATS SEED,... MAXACT [MOD,...]  (bots on the device)
        probe.py driver [BOARDS_DIR]
 Output: one record per line, '@' followed by JSON; everything else is noise.
 """
@@ -133,27 +133,43 @@ class Bots:
         self.game = self.rng = None
 
 
+def untag(x):
+    """An action from its JSON form, in which a tuple is {"()": [items]}."""
+    if isinstance(x, list):
+        return [untag(v) for v in x]
+    if isinstance(x, dict):
+        if len(x) == 1 and "()" in x:
+            return tuple([untag(v) for v in x["()"]])
+        return {k: untag(v) for k, v in x.items()}
+    return x
+
+
 class Replay:
-    """Actions of a record file (JSON Lines), decoded as the controller's journal replay does.
+    """The actions of a seeded game as the host's bots played it: one JSON action per line.
 
-    The host writes the records of the same seeded bot games, so the device does not pay for
-    the bots' move generation (a Forty-Fives discard has hundreds of legal choices)."""
+    The device does not pay for the bots' move generation (a Forty-Fives discard has hundreds
+    of legal choices), nor for decoding card codes (a deal of eight Nerts decks in record
+    form makes ~70 KB of garbage, more than the heap has free with the firmware loaded)."""
 
-    def __init__(self, path):
-        from cardtable import record
+    def __init__(self, name, seats, path):
+        from cardtable import games
 
-        self.record = record
         self.f = open(path)
-        self.lineno = 1
-        self.game = record.game_from_header(record.parse_line(self.f.readline(), 1))
+        self.obj = None
+        self.game = games.load(name, seats=seats)
 
-    def next(self):
+    def fetch(self):
+        """Read the next line (in a step of its own); False at the end."""
         line = self.f.readline()
         if not line.strip():
-            return None
-        self.lineno += 1
-        r = self.record
-        return r.decode(self.game, r.parse_line(line, self.lineno), self.lineno)
+            return False
+        self.obj = json.loads(line)
+        return True
+
+    def next(self):
+        obj = self.obj
+        self.obj = None
+        return untag(obj)
 
     def close(self):
         self.f.close()
@@ -174,13 +190,12 @@ def game_plan(name, sources, maxact, boot):
     emit({"k": "module", "game": name, "bytes": base1 - base0, "used": base1,
           "boot_failed": failed, "stamp": STAMP})
     mem_info()
+    cur = [None]  # the action source (and its game): only ever reached through this list
     for seed, make in sources:
-        src = g = None
         try:
-            src = make()
-            g = src.game
+            _start(cur, make)
         except MemoryError:
-            src = g = None
+            cur[0] = None
             gc.collect()
             yield
             emit({"k": "end", "game": name, "seed": seed, "actions": 0, "over": False, "oom": "start",
@@ -192,43 +207,32 @@ def game_plan(name, sources, maxact, boot):
         oom = None
         while True:
             held = alloc() - base1  # the game (and its action source) after a collection
-            if g.over or n >= maxact:
+            if _over(cur) or n >= maxact:
                 break
             try:
-                a = src.next()
+                if not _fetch(cur):
+                    break
+                gc.collect()
+                yield
+                a = _next(cur)
             except MemoryError:
-                oom = "source"  # the bots or the record reader, not the rules
+                oom = "source"  # the bots or the action reader, not the rules
                 break
-            if a is None:
-                break
+            # the action in hand, its making's garbage collected before the rules run
+            gc.collect()
+            yield
             try:
-                m0 = alloc()
-                t0 = stamp()
-                reason = g.check(a)
-                t1 = stamp()
-                g.apply(a)
-                t2 = stamp()
-                m1 = alloc()
-                v0 = alloc()
-                t3 = stamp()
-                text = json.dumps(g.view(None))
-                t4 = stamp()
-                v1 = alloc()
-                if reason:
-                    raise AssertionError("an illegal action in the seeded game %r: %s" % (a, reason))
-                print("@a %d %d %s %d %d %d %d %d %d %d" % (
-                    seed, n, a[1], ns(t0, t1), ns(t1, t2), m1 - m0 - 3 * STAMP, ns(t3, t4),
-                    v1 - v0 - 2 * STAMP, len(text), held))
+                print(_measure(cur, a, seed, n, held))
             except MemoryError:  # the heap is full: this game is as long as it can get
                 oom = "rules"
                 break
             n += 1
-            a = text = None
+            a = None
             gc.collect()
             yield
-        over = g.over
-        src.close()
-        g = src = a = text = None
+        over = _over(cur)
+        _stop(cur)
+        a = None
         gc.collect()
         yield
         # Once more: the collector is conservative, and a stale copy of a pointer can keep
@@ -239,12 +243,60 @@ def game_plan(name, sources, maxact, boot):
               "held_last": held, "freed_to": alloc() - base1})
 
 
+# The game is reached only through `cur` and inside these functions: a MemoryError unwinding
+# through the generator's own frame leaves what was on its value stack in stale slots, which
+# the collector scans, and a game left there would stay alive after the run drops it.
+
+def _start(cur, make):
+    cur[0] = make()
+
+
+def _over(cur):
+    return cur[0].game.over
+
+
+def _fetch(cur):
+    src = cur[0]
+    return src.fetch() if hasattr(src, "fetch") else True
+
+
+def _next(cur):
+    return cur[0].next()
+
+
+def _stop(cur):
+    cur[0].close()
+    cur[0] = None
+
+
+def _measure(cur, a, seed, n, held):
+    """Check, apply and report one action; returns its '@a' line."""
+    g = cur[0].game
+    m0 = alloc()
+    t0 = stamp()
+    reason = g.check(a)
+    t1 = stamp()
+    g.apply(a)
+    t2 = stamp()
+    m1 = alloc()
+    v0 = alloc()
+    t3 = stamp()
+    text = json.dumps(g.view(None))
+    t4 = stamp()
+    v1 = alloc()
+    if reason:
+        raise AssertionError("an illegal action in the seeded game %r: %s" % (a, reason))
+    return "@a %d %d %s %d %d %d %d %d %d %d" % (
+        seed, n, a[1], ns(t0, t1), ns(t1, t2), m1 - m0 - 3 * STAMP, ns(t3, t4),
+        v1 - v0 - 2 * STAMP, len(text), held)
+
+
 def bot_sources(name, seats, seeds):
     return [(seed, lambda seed=seed: Bots(name, seats, seed)) for seed in seeds]
 
 
-def record_sources(seeds, folder):
-    return [(seed, lambda seed=seed: Replay("%s/%d.jsonl" % (folder, seed))) for seed in seeds]
+def replay_sources(name, seats, seeds, folder):
+    return [(seed, lambda seed=seed: Replay(name, seats, "%s/%d.jsonl" % (folder, seed))) for seed in seeds]
 
 
 # -- driver: CPU of one poll of the real PN532 driver on a bus that answers at once ------------
@@ -378,10 +430,17 @@ def _time_polls(readers, bus, tag, read, n):
 
 
 def driver_plan(boards_dir):
+    gc.collect()
+    yield
     from cardtable.drivers.mux import Mux
     from cardtable.drivers.pn532_i2c import PN532I2C
+
+    gc.collect()
+    yield
     from cardtable.drivers.pn532_spi import PN532SPI, REV
 
+    gc.collect()
+    yield
     n = 200
     i2c = FakeI2C(False)
     peers = []
@@ -401,8 +460,12 @@ def driver_plan(boards_dir):
     out["step"] = None
     try:
         yield from _controller_steps(boards_dir, n, out)
+    except MemoryError:
+        out["step_error"] = "MemoryError"
     except Exception as e:  # noqa: BLE001 - the controller is optional here
         out["step_error"] = "%s: %s" % (type(e).__name__, e)
+    gc.collect()
+    yield
     emit(out)
 
 
@@ -455,11 +518,14 @@ def default_plan():
 
     for name in DEFAULT_GAMES:
         try:
-            cls = games.game_class(name)
+            seats = games.game_class(name).SEATS[1]
         except ImportError as e:
             emit({"k": "skip", "game": name, "error": str(e)})
             continue
-        yield from game_plan(name, bot_sources(name, cls.SEATS[1], (1,)), 300, ())
+        games.unload(name)  # so that game_plan measures what importing it keeps
+        gc.collect()
+        yield
+        yield from game_plan(name, bot_sources(name, seats, (1,)), 300, ())
         games.unload(name)
         gc.collect()
         yield
@@ -476,10 +542,10 @@ def make_plan(argv):
         seeds = tuple(int(s) for s in argv[4].split(","))
         boot = _modules(argv[6]) if len(argv) > 6 else []
         return game_plan(argv[2], bot_sources(argv[2], int(argv[3]), seeds), int(argv[5]), boot)
-    if mode == "replay":  # records written by the host: FOLDER/SEED.jsonl
-        seeds = tuple(int(s) for s in argv[4].split(","))
-        boot = _modules(argv[6]) if len(argv) > 6 else []
-        return game_plan(argv[2], record_sources(seeds, argv[3]), int(argv[5]), boot)
+    if mode == "replay":  # actions written by the host: FOLDER/SEED.jsonl
+        seeds = tuple(int(s) for s in argv[5].split(","))
+        boot = _modules(argv[7]) if len(argv) > 7 else []
+        return game_plan(argv[2], replay_sources(argv[2], int(argv[3]), seeds, argv[4]), int(argv[6]), boot)
     if mode == "driver":
         return driver_plan(argv[2] if len(argv) > 2 else "boards")
     raise SystemExit("probe.py: unknown mode %r" % mode)

@@ -1,6 +1,9 @@
-"""`make bench`: how fast and how small the firmware is, on CPython and MicroPython, and how
-long a card takes from landing on a pad to its LED verdict. Figures are reported, not
-asserted; those over a budget of bench/README.md are called out. Writes bench/results/bench.json.
+"""`make bench`: the firmware's speed, heap, flash size and placement-to-verdict latency.
+
+Per-action cost on CPython and MicroPython, heap on MicroPython under the Pico's cap, games
+per second, the .mpy footprint, and a model of the time from a card landing on a pad to its
+LED verdict. Figures are reported, not asserted; those over a budget of bench/README.md are
+called out. Prints the tables and writes bench/results/bench.json.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any, Callable
 
@@ -55,7 +59,7 @@ QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200)
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--quick", action="store_true", help="a fast pass (smoke test): fewer games, actions and trials")
+    ap.add_argument("--quick", action="store_true", help="a fast pass (the smoke test): one seed, fewer actions and trials")
     ap.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {rel(RESULTS)})")
     ap.add_argument("--no-micropython", action="store_true", help="CPython figures and the model only")
     ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
@@ -89,11 +93,12 @@ def main(argv: list[str] | None = None) -> int:
 
     # 1. CPython, alone on the machine (the MicroPython processes come after).
     print(f"CPython: per-action cost and throughput of {len(games)} games ...", file=sys.stderr)
-    cpy = {g: guard(f"cpython {g}", lambda g=g, s=s: speed.per_action(g, s, plan.seeds, plan.max_actions,
-                                                                         3 if not plan.quick else 1))
-           for g, s in games.items()}
-    thr = {g: guard(f"throughput {g}", lambda g=g, s=s: speed.throughput(g, s, plan.throughput_s, plan.throughput_cap))
-           for g, s in games.items()}
+    cpy: dict[str, Any] = {}
+    thr: dict[str, Any] = {}
+    for g, s in games.items():
+        cpy[g] = guard(f"cpython {g}", partial(speed.per_action, g, s, plan.seeds, plan.max_actions,
+                                               1 if plan.quick else 3))
+        thr[g] = guard(f"throughput {g}", partial(speed.throughput, g, s, plan.throughput_s, plan.throughput_cap))
 
     # 2. The .mpy build and its size.
     import footprint
@@ -127,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             f_boot = {k: pool.submit(device.boot, boot_mods, k == "mpy") for k in ("mpy", "py")}
             f_drv = pool.submit(device.driver)
             for g, fs in runs.items():
-                mpy_games[g] = guard(f"micropython {g}", lambda fs=fs: device.game_summary(device.merge([f.result() for f in fs])))
+                mpy_games[g] = guard(f"micropython {g}", partial(_merged, device, fs))
             boot = {k: guard(f"boot {k}", f.result) for k, f in f_boot.items()}
             driver = guard("driver", f_drv.result)
         for section, res in [*(("micropython " + g, r) for g, r in mpy_games.items()),
@@ -173,6 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     if errors:
         print("errors:\n  " + "\n  ".join(errors), file=sys.stderr)
     return 1 if errors else 0
+
+
+def _merged(device: Any, futures: list[Future]) -> dict[str, Any]:
+    return device.game_summary(device.merge([f.result() for f in futures]))
 
 
 def _clean(obj: Any) -> Any:
@@ -319,13 +328,17 @@ def budgets(r: dict[str, Any]) -> list[dict[str, Any]]:
         v = b["retained"] + largest[1]
         out.append({"budget": f"firmware (.{kind}) + largest game state ({largest[0]}) within half the heap",
                     "limit": HEAP_BUDGET, "value": v, "unit": "bytes", "ok": v <= HEAP_BUDGET,
-                    "note": f"boot {b['retained']} B ({mem.get('boot_source')}), game module + state {largest[1]} B"})
+                    "note": f"boot {b['retained']} B ({mem.get('boot_source')}), game module + state "
+                            f"{largest[1]} B (a game that ran out of heap counts with its state then)"})
     for g, m in games.items():
-        for o in m.get("out_of_heap", []):
-            out.append({"budget": f"a {g} game fits the heap (seed {o['seed']})",
-                        "limit": None, "value": o["after_actions"], "unit": "actions", "ok": False,
-                        "note": f"MemoryError in the {o['in']} with the firmware loaded after this many "
-                                "actions (the bench stops games at its action limit)"})
+        ooms = m.get("out_of_heap", [])
+        if ooms:
+            first = min(ooms, key=lambda o: o["after_actions"])
+            out.append({"budget": f"a {g} game fits the heap", "limit": None, "value": first["after_actions"],
+                        "unit": "actions", "ok": False,
+                        "note": f"MemoryError with the firmware loaded in {len(ooms)} of the seeded games "
+                                f"(first after {first['after_actions']} actions, in the {first['in']}); "
+                                "the bench stops games at its action limit"})
     foot = r.get("footprint") or {}
     if "fs_fraction_blocks" in foot:
         j = (foot.get("journal") or {}).get("fs_fraction", 0.0)
@@ -428,9 +441,10 @@ def report(r: dict[str, Any]) -> str:
             e8 = [f"{k} p95 {per[k]['8']['accepted']['p95']:.0f}" for k in ("fast", "slow", "full_table_slow")
                   if "8" in per.get(k, {})]
             parts.append("  8 readers, accepted: " + ", ".join(e8))
-        parts_8 = lat["grid"][next(iter(lat["grid"]))]["nominal"].get("8", {}).get("mean_parts_ms")
+        first = next(iter(lat["grid"]))
+        parts_8 = lat["grid"][first]["nominal"].get("8", {}).get("mean_parts_ms")
         if parts_8:
-            parts.append("  where the time goes (8 readers, first bus, means): " +
+            parts.append(f"  where the time goes (8 readers, {p['buses'][first]['label']}, mean ms): " +
                          ", ".join(f"{k} {v:.0f}" for k, v in parts_8.items()))
         wi = lat.get("what_if_8_readers_i2c") or {}
         if wi:
@@ -452,7 +466,8 @@ def report(r: dict[str, Any]) -> str:
     parts.append(table("\nBudgets (bench/README.md)", ["", "budget", "value", "limit"], rows))
     over = [b for b in r["budgets"] if not b["ok"]]
     if over:
-        parts.append(f"\n{len(over)} figure(s) over budget: " + "; ".join(b["budget"] for b in over))
+        parts.append(f"\n{len(over)} figure(s) over budget (OVER above); see bench/README.md for what "
+                     "each means and budgets[].note in the JSON")
     return "\n".join(parts)
 
 

@@ -47,7 +47,7 @@ def per_action(name: str, seats: int, seeds: tuple[int, ...], max_actions: int,
                 t1 = clock()
                 g.apply(a)
                 t2 = clock()
-                text = json.dumps(g.view(None))
+                json.dumps(g.view(None))
                 t3 = clock()
                 if reason:
                     raise AssertionError(f"{name}: the bot chose an illegal action {a!r}: {reason}")
@@ -58,7 +58,6 @@ def per_action(name: str, seats: int, seeds: tuple[int, ...], max_actions: int,
                     journal.append(len(record.format_line(record.encode(g, a), n + 1)))
                 else:
                     best[k] = [min(x, y) for x, y in zip(best[k], row)]
-                del text
                 n += 1
                 k += 1
             if rep == 0:

@@ -13,7 +13,10 @@ COMMANDS = {
     "rules": "cardtable_host.rulescmd",
     "test": "cardtable_host.testcmd",
     "draw": "cardtable_host.drawcmd",
+    "flash": "cardtable_host.flash",
+    "monitor": "cardtable_host.monitor",
     "enroll": "cardtable_host.enroll",
+    "sim": "cardtable_host.simcmd",
 }
 
 

@@ -405,3 +405,14 @@ def seat_names(board: str | None, layout: str | None) -> list[str]:
         return [names[i] if isinstance(i, int) and i < len(names) else "" for i in order]
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return []
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    boardfind.add_port_argument(p)
+    p.add_argument("--plain", action="store_true",
+                   help="print one line per event instead of redrawing the screen")
+
+
+def run(args: argparse.Namespace) -> int:
+    print("cardtable monitor: not ready yet", file=sys.stderr)
+    return 2

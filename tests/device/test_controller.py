@@ -340,3 +340,28 @@ def test_a_finished_game_starts_again_with_a_tap():
     t.tap(0)
     assert t.ctl.game is not g and t.ctl.game.rules["target"] == 1
     assert t.ctl.journal.number == 2 and t.ctl.game.dealing
+
+
+@stepped
+def test_an_idle_table_steps_without_allocating():
+    from support import MICROPYTHON
+
+    t = yield from dealt_caljacks()
+    t.hal.place("s1", "KH")  # a card lying still on a zone, as most of the time
+    t.run(50)
+    t.hal.serial.take()
+    polls = t.ctl.scanner.polls[0]
+    if MICROPYTHON:
+        import micropython
+
+        micropython.heap_lock()  # any allocation now raises MemoryError
+    try:
+        for _ in range(30):
+            t.hal.clock.advance(10)
+            t.ctl.step()
+    finally:
+        if MICROPYTHON:
+            micropython.heap_unlock()
+    out = t.hal.serial.take()
+    assert t.ctl.scanner.polls[0] == polls + 30 and out == b"", (t.ctl.scanner.polls[0], polls, out)
+    assert len(t.ctl.game.history) == 2

@@ -24,9 +24,13 @@ BENCH = REPO / "bench"
 def _bench_module(name: str) -> ModuleType:
     if str(BENCH) not in sys.path:
         sys.path.insert(0, str(BENCH))  # the bench modules import each other by name
-    spec = importlib.util.spec_from_file_location(f"cardtable_bench_{name}", BENCH / f"{name}.py")
+    full = f"cardtable_bench_{name}"
+    if full in sys.modules:
+        return sys.modules[full]
+    spec = importlib.util.spec_from_file_location(full, BENCH / f"{name}.py")
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
+    sys.modules[full] = mod  # dataclasses look their module up while the class is made
     spec.loader.exec_module(mod)
     return mod
 

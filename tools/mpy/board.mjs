@@ -47,6 +47,7 @@ const USAGE = `usage: node tools/mpy/board.mjs [options]
   --steps N           main.run() steps per tick (default 1)
   --control-fd N      the control channel (default 3 when open; -1: none)
   --repl              power up into the REPL without starting the table
+  --trace             report each boot stage and the heap on stderr
 
 stdin/stdout: the board's USB serial. stderr: the bridge's own diagnostics.`;
 
@@ -114,6 +115,7 @@ function parseArgs(argv) {
     else if (a === '--steps') o.steps = Math.max(1, Number(val()) | 0);
     else if (a === '--control-fd') o.controlFd = Number(val());
     else if (a === '--repl') o.repl = true;
+    else if (a === '--trace') o.trace = true;
     else throw new RunnerError(`unknown option ${a}`);
   }
   if (!(o.period >= 0)) throw new RunnerError('--period: expected milliseconds');
@@ -191,6 +193,8 @@ class Board {
     this.input = []; // serial bytes waiting to be handled (Buffers)
     this.serialIn = []; // serial bytes for the running table
     this.waits = []; // control replies waiting for polls
+    this.deferred = []; // places waiting for their reader to be seen empty after a lift
+    this.liftUntil = new Map(); // reader -> poll count by which its last lift is seen
     this.request = null; // 'reset' | 'soft_reset' from machine.*
     this.replOut = null; // REPL output being collected (byte array) or null
     this.raw = false;
@@ -283,7 +287,7 @@ class Board {
   }
 
   // Mirror MEMFS (or a file map) to the --flash directory: changed files only.
-  syncFlash(force = false) {
+  syncFlash(force = false, verify = false) {
     if (!this.o.flash || !this.session) return;
     const now = Date.now();
     if (!force && now - this.lastSync < SYNC_MS) return;
@@ -309,8 +313,15 @@ class Board {
         seen.add(p);
         const key = `${st.size}:${st.mtime.getTime()}`;
         if (this.synced.get(p) !== key) {
-          fs.mkdirSync(path.dirname(host), { recursive: true });
-          fs.writeFileSync(host, FS.readFile(p));
+          const data = FS.readFile(p);
+          let same = false;
+          if (verify) {
+            try { same = Buffer.from(data).equals(fs.readFileSync(host)); } catch { same = false; }
+          }
+          if (!same) {
+            fs.mkdirSync(path.dirname(host), { recursive: true });
+            fs.writeFileSync(host, data);
+          }
           this.synced.set(p, key);
         }
       }
@@ -346,9 +357,14 @@ class Board {
   // -- power ---------------------------------------------------------------------------
 
   // Start a fresh MicroPython on the current flash: the table (table=true) or the REPL.
-  powerOn({ table = true, raw = false } = {}) {
+  // hard: a power cycle or reset, which a USB host sees as the port going away: serial
+  // bytes sent until the new MicroPython is up are lost.
+  powerOn({ table = true, raw = false, hard = false } = {}) {
+    if (hard) this.input = [];
+    this.hardBoot = hard;
     const run = async () => {
       this.stopTable();
+      this.failWaits('the board restarted');
       if (this.session) {
         this.syncFlash(true);
         this.files = this.snapshot();
@@ -365,7 +381,9 @@ class Board {
       this.synced = new Map();
       const FS = session.mp.FS;
       for (const d of HIDE) this.rmTree(FS, '/' + d);
-      this.rmTree(FS, '/proc', true);
+      for (const d of ['/proc/self/fd', '/proc/self', '/proc']) {
+        try { FS.rmdir(d); } catch { /* not there */ }
+      }
       for (const [p, data] of this.files) {
         if (data === null) memfsMkdirs(FS, p);
         else {
@@ -373,7 +391,7 @@ class Board {
           FS.writeFile(p, data);
         }
       }
-      this.syncFlash(true);
+      this.syncFlash(true, true);
       this.files = null;
       this.boardInfo = this.boardConfig();
       this.installGlue(table);
@@ -390,13 +408,13 @@ class Board {
     return this.booting;
   }
 
-  rmTree(FS, p, special = false) {
+  rmTree(FS, p) {
     if (!FS.analyzePath(p).exists) return;
     const st = FS.lstat(p);
     if (FS.isDir(st.mode)) {
-      for (const n of FS.readdir(p)) if (n !== '.' && n !== '..') this.rmTree(FS, `${p}/${n}`, special);
+      for (const n of FS.readdir(p)) if (n !== '.' && n !== '..') this.rmTree(FS, `${p}/${n}`);
       FS.rmdir(p);
-    } else if (!special) FS.unlink(p);
+    } else FS.unlink(p);
   }
 
   installGlue(table) {
@@ -409,6 +427,7 @@ class Board {
     if (haveEmu) FS.writeFile(`${SIM_DIR}/pn532_emu${path.extname(emu)}`, fs.readFileSync(emu));
     mp.runPython(`import sys\nsys.path.clear()\nsys.path.extend(['${SIM_DIR}', '', '.frozen', '/lib'])\nimport boardglue\n`);
     this.glue = mp.pyimport('boardglue');
+    this.glue.shim_vfs();
     const kinds = new Set(Object.values(this.boardInfo?.buses || {}).map((b) => b.kind));
     this.glue.begin(haveEmu ? 1 : 0, [...kinds].join(','));
     this.haveEmu = haveEmu;
@@ -426,7 +445,7 @@ class Board {
     let st = MORE;
     while (st === MORE) {
       st = g.stage();
-      if (st === MORE && g.S.get('i') === 1 && this.haveEmu) this.hideSimFile('pn532_emu');
+      if (this.o.trace) process.stderr.write(`board.mjs: boot stage ${g.stage_name()} -> ${st}, heap ${g.heap()}\n`);
     }
     this.hideGlue();
     this.outFlush();
@@ -443,8 +462,6 @@ class Board {
     this.outFlush();
     this.enterRepl({ raw: false, banner: true });
   }
-
-  hideSimFile() { /* the whole /.sim directory goes once the boot is done */ }
 
   stopTable() {
     if (this.timer) clearTimeout(this.timer);
@@ -473,6 +490,7 @@ class Board {
       this.enterRepl({ raw: false, banner: true });
       return;
     }
+    this.checkDeferred();
     this.checkWaits();
     this.syncFlash();
     this.scheduleTick();
@@ -503,6 +521,8 @@ class Board {
   }
 
   onSerial(data) {
+    if (this.booting && this.hardBoot) return;
+    if (this.mode === 'off') return;
     this.input.push(data);
     this.pump();
   }
@@ -613,9 +633,11 @@ class Board {
       if (this.request) {
         const kind = this.request;
         this.request = null;
-        this.replOut = [];
         this.outFlush();
-        if (kind === 'reset') this.powerOn({ table: true });
+        if (kind === 'reset') {
+          this.powerOn({ table: true, hard: true });
+          return null;
+        }
         else {
           this.outWrite('MPY: soft reboot\r\n');
           this.outFlush();
@@ -672,6 +694,39 @@ class Board {
     return this.mode === 'table' && this.haveEmu;
   }
 
+  applyPlace(req, reader, zone, card) {
+    if (this.glue.place(zone, card.uid, card.text, String(card.kind)) !== OK) {
+      this.glue.report();
+      this.outFlush();
+    }
+    this.waitPolls(req, reader, PLACE_POLLS);
+  }
+
+  // Forget a place still waiting for its reader to be seen empty; true if there was one.
+  dropDeferred(reader) {
+    const keep = [];
+    let dropped = false;
+    for (const d of this.deferred) {
+      if (d.reader === reader) {
+        this.reply(d.req, { placed: false });
+        dropped = true;
+      } else keep.push(d);
+    }
+    this.deferred = keep;
+    return dropped;
+  }
+
+  checkDeferred() {
+    if (!this.deferred.length) return;
+    const left = [];
+    for (const d of this.deferred) {
+      if (this.glue.polls(d.reader) >= (this.liftUntil.get(d.reader) || 0) || this.deadReaders.has(d.reader)) {
+        this.applyPlace(d.req, d.reader, d.zone, d.card);
+      } else left.push(d);
+    }
+    this.deferred = left;
+  }
+
   waitPolls(req, reader, n) {
     if (!req.wait || !this.running()) {
       this.reply(req);
@@ -693,7 +748,10 @@ class Board {
 
   failWaits(why) {
     for (const w of this.waits) this.reply(w.req, { seen: false, note: why });
+    for (const d of this.deferred) this.reply(d.req, { seen: false, note: why });
     this.waits = [];
+    this.deferred = [];
+    this.liftUntil = new Map();
   }
 
   onControl(req) {
@@ -722,22 +780,34 @@ class Board {
         if ([213, 215, 216].includes(kind) && uid.length !== 14) throw new RunnerError('an NTAG has a 7-byte uid');
         const card = { uid, text: req.text ?? null, kind };
         this.cards.set(zone, card);
-        if (this.running()) {
-          if (g.place(zone, uid, card.text, String(kind)) !== OK) {
-            g.report();
-            this.outFlush();
-          }
+        this.dropDeferred(reader);
+        if (!this.running()) {
+          this.reply(req);
+          return;
         }
-        this.waitPolls(req, reader, PLACE_POLLS);
+        // A card lifted from this reader a moment ago: lay the next one once the firmware
+        // has seen the reader empty, as a hand that lifts and lays does.
+        if (g.polls(reader) < (this.liftUntil.get(reader) || 0)) {
+          this.deferred.push({ req, reader, zone, card });
+          return;
+        }
+        this.applyPlace(req, reader, zone, card);
         return;
       }
       case 'lift': {
         const reader = this.readerOf(req);
         const zone = this.zoneOf(reader);
         const had = this.cards.delete(zone);
-        if (this.running()) g.lift(zone);
-        if (!had) this.reply(req, { lifted: false });
-        else this.waitPolls(req, reader, LIFT_POLLS);
+        const dropped = this.dropDeferred(reader);
+        if (!had || dropped) {
+          this.reply(req, { lifted: had && !dropped });
+          return;
+        }
+        if (this.running()) {
+          g.lift(zone);
+          this.liftUntil.set(reader, g.polls(reader) + LIFT_POLLS);
+        }
+        this.waitPolls(req, reader, LIFT_POLLS);
         return;
       }
       case 'press': {
@@ -762,7 +832,7 @@ class Board {
         return;
       }
       case 'reset':
-        this.powerOn({ table: !req.repl }).then(() => this.reply(req, { mode: this.mode }));
+        this.powerOn({ table: !req.repl, hard: true }).then(() => this.reply(req, { mode: this.mode }));
         return;
       case 'powercut': {
         // Power gone at once: no Ctrl-C, no last sync; MEMFS keeps what was written, as
@@ -775,7 +845,7 @@ class Board {
         this.glue = null;
         this.setMode('off');
         this.reply(req);
-        if (off >= 0) setTimeout(() => this.powerOn({ table: true }), off);
+        if (off >= 0) setTimeout(() => this.powerOn({ table: true, hard: true }), off);
         return;
       }
       case 'status': {

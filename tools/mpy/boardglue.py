@@ -76,6 +76,57 @@ def note():
     return S["note"]
 
 
+# -- the flash filesystem, as a Pico's ----------------------------------------------------
+
+# The WebAssembly port's files raise OSError with Emscripten's errno values (ENOENT is 44);
+# MicroPython and mpremote expect the standard ones, as a Pico's littlefs gives them.
+_ERRNO = {44: 2, 20: 17, 31: 21, 54: 20, 55: 39, 28: 22, 2: 13, 63: 1, 8: 9, 51: 28, 29: 5,
+          10: 16, 6: 11, 48: 12, 75: 18, 37: 36}
+
+
+def _fixed(fn):
+    def call(*args):
+        try:
+            return fn(*args)
+        except OSError as e:
+            n = e.args[0] if e.args else None
+            if n in _ERRNO:
+                raise OSError(_ERRNO[n])
+            raise
+
+    return call
+
+
+def shim_vfs():
+    """Standard errno values from open() and os; os.ilistdir() with sizes (mpremote's ls)."""
+    import builtins
+    import os
+
+    if getattr(os, "_cardtable_shim", False):
+        return OK
+    builtins.open = _fixed(builtins.open)
+    for name in ("stat", "listdir", "mkdir", "remove", "rmdir", "rename", "chdir", "statvfs"):
+        if hasattr(os, name):
+            setattr(os, name, _fixed(getattr(os, name)))
+    raw = _fixed(os.ilistdir)
+    stat = os.stat
+
+    def ilistdir(path=""):
+        base = path if path.endswith("/") or not path else path + "/"
+        for e in raw(path):
+            size = 0
+            if e[1] == 0x8000:
+                try:
+                    size = stat(base + e[0])[6]
+                except OSError:
+                    pass
+            yield (e[0], e[1], 0, size)
+
+    os.ilistdir = ilistdir
+    os._cardtable_shim = True
+    return OK
+
+
 # -- boot -------------------------------------------------------------------------------
 
 
@@ -110,6 +161,15 @@ def begin(emu, board_kinds):
     S["stages"] = _stages(emu, board_kinds.split(","))
     S["i"] = 0
     return OK
+
+
+def stage_name():
+    """The boot stage run last, e.g. 'import cardtable.journal'."""
+    st = S["stages"]
+    i = S.get("i", 0) - 1
+    if st is None or i < 0 or i >= len(st):
+        return "done"
+    return " ".join(st[i])
 
 
 def stage():

@@ -220,7 +220,7 @@ def make_readers(board, buses, make_pin, timeout_ms=50, retries=1):
     make_pin(gp) gives a Pin-like chip select. Readers behind muxes on one bus share a
     peer list, so selecting one channel turns every other mux off.
     """
-    out = []
+    out = []  # type: list
     muxes = {}
     peers = {}
     for rec in board.readers:

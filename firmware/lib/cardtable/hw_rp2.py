@@ -152,7 +152,7 @@ class Rp2Watchdog(hal.Watchdog):
         from machine import Timer
 
         wdt = self.wdt
-        self.timer = Timer(period=period_ms, mode=Timer.PERIODIC, callback=lambda t: wdt.feed())
+        self.timer = Timer(-1, mode=Timer.PERIODIC, period=period_ms, callback=lambda t: wdt.feed())
 
 
 def buses(board):

@@ -39,8 +39,8 @@ from cardtable import games, record
 from cardtable import link as lk
 from cardtable.journal import Journal, JournalError
 from cardtable.table import feedback as fb
-from cardtable.table.commands import HostCommands, load_config, save_config  # noqa: F401
-from cardtable.table.inputs import TableInputs
+from cardtable.table import commands, inputs
+from cardtable.table.commands import load_config, save_config  # noqa: F401
 from cardtable.table.scanner import DOWN, LIFTED, PLACED, UNKNOWN, UP, Scanner
 
 FW = "0.1.0"
@@ -48,7 +48,7 @@ AUTO_DEAL = ("fortyfives",)  # hands the table never sees dealt: dealt unseen at
 _SEAT_ROLES = ("play", "tap", "parade", "left")
 
 
-class Controller(TableInputs, HostCommands):
+class Controller:
     """One table: a board, a layout (the game it plays) and a Hal."""
 
     def __init__(self, board, layout_name, hal, journal=None, rules=None, budget=1,
@@ -95,16 +95,16 @@ class Controller(TableInputs, HostCommands):
         while ev is not None:
             self._scan_event(ev)
             ev = sc.next_event()
-        inputs = self.hal.inputs
-        ev = inputs.next()
+        pins = self.hal.inputs
+        ev = pins.next()
         while ev is not None:
-            self._input(ev)
-            ev = inputs.next()
+            inputs.input_event(self, ev)
+            ev = pins.next()
         cmd = self.link.poll()
         if cmd is not None:
-            self._command(cmd)
+            commands.handle(self, cmd)
         if self._log is not None:
-            self._log_step()
+            commands.log_step(self)
         g = self.game
         if g.dealing and not g.over and g.ID in AUTO_DEAL:
             self.play((None, "deal", {}), "auto")
@@ -247,6 +247,10 @@ class Controller(TableInputs, HostCommands):
         self.feedback.flash(led, "rejected", now)
         self.feedback.sound("rejected", now)
 
+    def confirm(self, seat, src, led=-1):
+        """A tap pad (seat) or a confirm button (seat None): end what is pending."""
+        inputs.confirm(self, seat, src, led)
+
     def _turn(self):
         t = self.game.turn
         return t[0] if t else 0
@@ -259,7 +263,7 @@ class Controller(TableInputs, HostCommands):
         led = self.board.zone_led.get(zone, -1)
         now = self.clock.ticks_ms()
         if kind == PLACED:
-            self._placed(zone, led, text, key, t)
+            inputs.placed(self, zone, led, text, key, t)
         elif kind == LIFTED:
             return
         elif kind == UNKNOWN:

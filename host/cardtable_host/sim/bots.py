@@ -1,0 +1,366 @@
+"""Bots at the virtual table: they play the seats no person takes, through the table itself.
+
+The simulator is the dealer: it shuffles with the seed, so it knows every hand. Everything
+else goes through the board as a real table would get it:
+
+- a card play: the bot lays that card's tag on its seat's play zone and lifts it once the
+  board has judged it (Nonesuch: a named lead suit is a press of the suit button first; the
+  Excuse is laid on the play zone too). Nerts: a centre play is laid on a foundation zone
+  (the board stamps its time), a Nerts call is the seat's button. NEXUS-Fairies: meditating
+  shows the resolved Nexus card on the Nexus zone; sowing sets the position selector with
+  the encoder (or the position buttons), then lays the card on the sow zone.
+- whatever the table has no input for (bids, passes, trump, discards, a Nerts count or
+  private moves, the deal itself) goes over the link as an ``act`` command.
+
+Each bot chooses with a shadow copy of the game on CPython, fed only from the ``event``
+messages the board sends, so the bots play legal moves and the host follows the game
+exactly as the board judged it. A deal the board does not take in full (Forty-Fives deals
+itself unseen; a Nerts deal of six decks is longer than a link line) reaches the shadow as
+the simulator dealt it. Now and then a bot lays a wrong card, as a careless player would:
+the board rejects it with its reason, the bot takes it back and plays a legal one.
+"""
+from __future__ import annotations
+
+import json
+import time
+from typing import Any, Callable
+
+from cardtable import games, record
+from cardtable.rng import Random
+
+from cardtable_host.link import CommandError, Link
+from cardtable_host.sim.table import VirtualTable
+
+# Games whose board deals a hand itself, unseen, as soon as a deal is due.
+AUTO_DEAL = ("fortyfives",)
+LINE_LIMIT = 1000  # the board's link lines are at most 1024 bytes (cardtable/link.py LINE_MAX)
+MISTAKE_ONE_IN = 10
+MAX_REJECTED = 20  # bot actions the board rejects in a row before the simulation gives up
+
+
+class SimError(RuntimeError):
+    """The simulation cannot go on (the board disagreed with the bots, or went silent)."""
+
+
+class Bots:
+    """The simulated players of one game on one virtual table.
+
+    link: the serial link to the board; table: its zones and deck (a VirtualTable over the
+    VirtualBoard); bots: the game seats the bots play; seed: the shuffle and the bots'
+    choices; on_message(msg, shadow_before): called for every message the board sends.
+    """
+
+    def __init__(self, link: Link, table: VirtualTable, bots: set[int] | None = None,
+                 seed: int = 1, mistakes: bool = True,
+                 on_message: Callable[[dict[str, Any], Any], None] | None = None,
+                 timeout: float = 20.0) -> None:
+        self.link = link
+        self.table = table
+        self.game_id = table.layout.game
+        self.seats = len(table.layout.seats)
+        self.bots = set(range(self.seats)) if bots is None else set(bots)
+        self.rng = Random(seed)
+        self.mistake_rng = Random(seed * 7919 + 17) if mistakes else None
+        self.on_message = on_message
+        self.timeout = timeout
+        self.shadow: Any = None
+        self.pending_deal: tuple | None = None
+        self.applied = 0  # seq of the last event applied to the shadow
+        self.scores: list[int] | None = None  # from the board's hand/over events
+        self.winner: Any = None
+        self.over = False
+        self.actions = 0
+        self.rejected = 0
+        self.divergences: list[str] = []
+        self.selector = 0  # where the Fairies position selector is, as far as the bots know
+
+    # -- the game ---------------------------------------------------------------------
+
+    def new_game(self, rules: dict[str, Any] | None = None, dealer: int = 0) -> dict[str, Any]:
+        """Start a new game on the board and follow it."""
+        r = self.link.new(self.game_id, seats=self.seats, dealer=dealer, rules=rules or {},
+                          layout=self.table.layout.name)
+        self.follow(r["game"])
+        return r
+
+    def follow(self, header: dict[str, Any]) -> None:
+        """Follow a game the board started (header: its record header)."""
+        self.shadow = record.game_from_header(dict(header))
+        self.applied = 0
+        self.pending_deal = None
+        self.scores = list(self.shadow.scores)
+        self.over = False
+        self.selector = 0
+
+    # -- messages -----------------------------------------------------------------------
+
+    def pump(self, timeout: float = 0.0) -> dict[str, Any] | None:
+        """Handle one message from the board (waiting up to timeout); it, or None."""
+        msg = self.link.next(timeout)
+        if msg is not None:
+            self.handle(msg)
+        return msg
+
+    def handle(self, msg: dict[str, Any]) -> None:
+        """Bring the shadow up to date with a message, then tell on_message."""
+        before = self.shadow
+        if msg.get("type") == "hello" and msg.get("game") and self.shadow is not None:
+            if msg.get("seq") == 0 and self.applied and msg["game"].get("game") == self.game_id:
+                self.follow(msg["game"])  # a new game started at the table (a tap after the end)
+        if msg.get("type") == "event" and self.shadow is not None:
+            self._event(msg)
+        if self.on_message is not None:
+            self.on_message(msg, before)
+
+    def _event(self, msg: dict[str, Any]) -> None:
+        g = self.shadow
+        if "undone" in msg:
+            if g.history:
+                g.undo()
+            self.applied = msg.get("seq") or 0
+            return
+        obj = msg.get("action") or {}
+        try:
+            action = record.decode(g, obj, msg.get("seq") or 0)
+        except record.RecordError as e:
+            self.divergences.append("undecodable event %s: %s" % (obj, e))
+            return
+        if action[1] == "deal":
+            if self.pending_deal is None and self.bots and not _full(action[2]):
+                # The board dealt by itself, unseen: the simulator is the dealer all the same.
+                self.pending_deal = g.bot_action(self.rng)
+            if self.pending_deal is not None:
+                action = self.pending_deal  # the deal as the simulator made it (the board saw less)
+        self.pending_deal = None
+        msg["_shadow_action"] = action
+        reason = g.check(action)
+        if reason:
+            self.divergences.append("the board accepted %s, the host's copy says: %s" % (obj, reason))
+            return
+        events = g.apply(action)
+        device = msg.get("events")
+        if isinstance(device, list) and _plain(events) != _plain(device):
+            self.divergences.append("events differ for %s: board %s, host %s" % (obj, device, events))
+        self.applied = msg.get("seq") or self.applied
+        for ev in device if isinstance(device, list) else events:
+            if ev.get("ev") in ("hand", "over") and isinstance(ev.get("scores"), list):
+                self.scores = list(ev["scores"])
+            if ev.get("ev") == "over":
+                self.winner = ev.get("winner")
+        if g.over:
+            self.over = True
+            self.winner = g.winner
+            if self.scores is None:
+                self.scores = list(g.scores)
+
+    def _await(self, pred: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+        deadline = time.monotonic() + self.timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise SimError("no answer from the board: waited %g s for %s" % (self.timeout, what))
+            msg = self.pump(left)
+            if msg is not None and pred(msg):
+                return msg
+
+    def settle(self, quiet: float = 0.05) -> None:
+        """Handle every message until the board has been quiet for `quiet` seconds."""
+        while self.pump(quiet) is not None:
+            pass
+
+    # -- choosing -----------------------------------------------------------------------
+
+    def bot_turn(self) -> bool:
+        """True when a bot (or the dealer) is to act now."""
+        g = self.shadow
+        if g is None or g.over:
+            return False
+        if g.dealing:
+            return True
+        return any(s in self.bots for s in g.turn)
+
+    def choose(self) -> tuple:
+        """The next bot action (a deal when one is due)."""
+        g = self.shadow
+        if g.dealing or all(s in self.bots for s in g.turn):
+            return g.bot_action(self.rng)
+        seats = [s for s in g.turn if s in self.bots]
+        seat = seats[self.rng.below(len(seats))]
+        if hasattr(g, "bot_seat"):
+            a = g.bot_seat(seat, self.rng, g.clock + 1)
+            if a is not None:
+                return a
+        choices = g.legal(seat)
+        return choices[self.rng.below(len(choices))]
+
+    def mistake(self, action: tuple) -> tuple | None:
+        """Now and then, a wrong card the bot's player lays instead (trick games)."""
+        g = self.shadow
+        if self.mistake_rng is None or action[1] != "play" or self.mistake_rng.below(MISTAKE_ONE_IN):
+            return None
+        hands = getattr(g, "hands", None)
+        seat = action[0]
+        if not hands or not isinstance(hands[seat], (list, tuple)):
+            return None
+        legal = {a[2] for a in g.legal(seat) if a[1] == "play"}
+        wrong = [c for c in hands[seat] if isinstance(c, int) and c not in legal]
+        if not wrong:
+            return None
+        card = wrong[self.mistake_rng.below(len(wrong))]
+        return (seat, "play", card, None) if len(action) > 3 else (seat, "play", card)
+
+    # -- acting -------------------------------------------------------------------------
+
+    def step(self) -> bool:
+        """Let a bot act once (a wrong card first, sometimes); False if no bot is to act."""
+        if not self.bot_turn():
+            return False
+        action = self.choose()
+        wrong = self.mistake(action)
+        if wrong is not None:
+            self.perform(wrong, expect_reject=True)
+        ok = self.perform(action)
+        self.actions += 1
+        if ok:
+            self.rejected = 0
+        else:
+            self.rejected += 1
+            if self.rejected >= MAX_REJECTED:
+                raise SimError("the board rejected %d bot actions in a row; the last: %s" % (
+                    self.rejected, record.encode(self.shadow, action)))
+        return True
+
+    def run(self, max_actions: int = 100000, until: Callable[[], bool] | None = None) -> None:
+        """Play until the game is over (or until() says stop); people's seats are waited for."""
+        while not self.over and self.actions < max_actions:
+            if until is not None and until():
+                return
+            if not self.step():
+                self.pump(0.1)
+            else:
+                self.settle(0.0)
+        if not self.over:
+            raise SimError("the game did not end within %d bot actions" % max_actions)
+
+    def perform(self, action: tuple, expect_reject: bool = False) -> bool:
+        """Do an action at the table; True if the board accepted it."""
+        g = self.shadow
+        verb = action[1]
+        if verb == "deal":
+            return self._deal(action)
+        t = self.table
+        seat = action[0]
+        if verb in ("play", "excuse"):
+            zone = t.zone("play", seat)
+            if zone is not None:
+                if verb == "excuse":
+                    return self._lay(zone, "X")
+                suit = action[3] if len(action) > 3 else None
+                if suit is not None:
+                    button = t.button("suit %s" % g.deck.fmt_suit(suit))
+                    if button is None:
+                        return self._act(action)
+                    t.vb.press(button)
+                return self._lay(zone, g.card_code(action[2]))
+        elif verb == "center":
+            zones = t.zones("foundation")
+            if zones:
+                return self._lay(zones[seat % len(zones)], g.card_code(action[2]))
+        elif verb == "nerts":
+            button = t.button("nerts %d" % seat)
+            if button is not None:
+                t.vb.press(button)
+                msg = self._await(lambda m: m.get("type") in ("event", "verdict")
+                                  and m.get("from") == "button " + button, "the Nerts call")
+                return msg["type"] == "event"
+        elif verb == "sow":
+            zone = t.zone("sow")
+            if zone is not None and self._select(action[3]):
+                return self._lay(zone, g.card_code(action[2]))
+        elif verb == "meditate":
+            zone = t.zone("nexus")
+            end = action[2]
+            card = action[3] if action[3] is not None else self._nexus_card(end)
+            if zone is not None and card is not None and self._select(0 if end != "bottom" else 1):
+                return self._lay(zone, g.card_code(card))
+        return self._act(action)
+
+    def _deal(self, action: tuple) -> bool:
+        g = self.shadow
+        self.pending_deal = action
+        if self.game_id in AUTO_DEAL:
+            # The board deals unseen by itself, at once: follow its deal event.
+            self._await(lambda m: m.get("type") == "event" and "_shadow_action" in m
+                        and m["_shadow_action"][1] == "deal", "the board's deal")
+            return True
+        obj = record.encode(g, action)
+        if len(json.dumps({"cmd": "act", "id": 99999, "action": obj})) > LINE_LIMIT:
+            obj = {"act": "deal"}  # too long for a link line: the board takes it unseen
+        return self._act_obj(obj)
+
+    def _act(self, action: tuple) -> bool:
+        return self._act_obj(record.encode(self.shadow, action))
+
+    def _act_obj(self, obj: dict[str, Any]) -> bool:
+        try:
+            r = self.link.act(obj)
+        except CommandError:
+            self.pending_deal = None
+            return False
+        seq = r.get("seq")
+        self._await(lambda m: m.get("type") == "event" and m.get("seq") == seq and "action" in m,
+                    "the event of %s" % obj.get("act"))
+        return True
+
+    def _lay(self, zone: str, code: str) -> bool:
+        """Lay a card on a zone, wait for the board's judgement, take the card back."""
+        self.table.lay(zone, code, wait=False)
+        src = "zone " + zone
+        msg = self._await(lambda m: m.get("type") in ("event", "verdict") and m.get("from") == src,
+                          "the board to judge %s on %s" % (code, zone))
+        self.table.lift(zone, wait=False)
+        return msg["type"] == "event"
+
+    def _select(self, at: int) -> bool:
+        """Set the Fairies position selector to at (encoder, or the position buttons)."""
+        t = self.table
+        enc = next((n for n, m in t.layout.encoders.items() if m[0] == "at"), None)
+        if enc is not None:
+            if at != self.selector:
+                t.vb.turn(enc, -64)  # all the way up (it stops at 0), then down to at
+                if at:
+                    t.vb.turn(enc, at)
+                self.selector = at
+            return True
+        up, down = t.button("at up"), t.button("at down")
+        if up is None or down is None:
+            return False
+        while self.selector > at:
+            t.vb.press(up)
+            self.selector -= 1
+        while self.selector < at:
+            t.vb.press(down)
+            self.selector += 1
+        return True
+
+    def _nexus_card(self, end: str | None) -> int | None:
+        nexus = getattr(self.shadow, "nexus", None)
+        if not nexus:
+            return None
+        c = nexus[-1] if end == "bottom" else nexus[0]
+        return c if c else None
+
+
+def _full(piles: Any) -> bool:
+    """True if a deal's piles name at least one card (the board saw the deal)."""
+    if not isinstance(piles, dict):
+        return False
+    for pile in piles.values():
+        if isinstance(pile, list) and any(p is not None and p != [] for p in pile):
+            return True
+    return False
+
+
+def _plain(obj: Any) -> Any:
+    """obj as JSON would carry it (tuples become lists)."""
+    return json.loads(json.dumps(obj))

@@ -1,0 +1,433 @@
+"""`cardtable sim`: a whole table without hardware - a virtual board on a pty, bots at the seats."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import sys
+import time
+from typing import Any
+
+from cardtable import games, record
+
+from cardtable_host.link import CommandError, Link, LinkError
+from cardtable_host.narrate import action_text, event_text
+from cardtable_host.sim.board import BoardError, VirtualBoard
+from cardtable_host.sim.bots import Bots, SimError
+from cardtable_host.sim.table import FOREIGN, VirtualTable
+from cardtable_host.term import paint, use_colour
+
+HELP = "play a game on a simulated table: real firmware on a virtual board, bots at the seats"
+DESCRIPTION = """\
+Starts a virtual board - the table's firmware on real MicroPython (WebAssembly), its USB
+serial on a pseudo-terminal exactly like a Pico's /dev/ttyACM0 - with emulated NFC readers
+under a virtual table. The simulator deals from the seed; bots lay their cards on the
+readers and type what the table has no buttons for over the serial link, and the game is
+refereed on the device: every accepted play, every rejected one with its reason, tricks,
+hand scores and the result. The pty's path is printed: `cardtable monitor --port PATH`,
+`cardtable pull`, `cardtable doctor` and mpremote all work on it while the board runs.
+
+With fewer bots than seats the other seats are yours: type at the sim> prompt
+(`help` lists the commands: play a card, lay a tag on a zone, press a button, ...).
+
+examples:
+  cardtable sim fortyfives                   # four bots, a whole game, live
+  cardtable sim nexus --seed 3 --delay 0.3   # slower, to watch it
+  cardtable sim nonesuch --bots 3            # you play seat 0; bots play 1..3
+  cardtable sim nerts --rule target=30 --json > nerts.jsonl
+  cardtable sim california-jacks --keep --port-file /tmp/port   # then: cardtable monitor
+"""
+
+# The board each game is simulated on by default (firmware/boards).
+BOARD_FOR = {
+    "nexus": "pico-i2c-2seat",
+    "california-jacks": "pico-i2c-2seat",
+    "fairies": "pico-i2c-2seat",
+    "fortyfives": "pico-i2c-4seat",
+    "nonesuch": "pico-i2c-4seat",
+    "nerts": "pico-nerts-6",
+}
+# Seeds whose bot games end at a watchable length (Nonesuch and California Jacks games can
+# run to thousands of plays; those seeds end sooner).
+DEFAULT_SEEDS = {"california-jacks": 8, "nonesuch": 1}
+MAX_ACTIONS = 50000
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", help="game id: " + ", ".join(sorted(games.GAMES)))
+    p.add_argument("--seed", type=int, help="shuffle and bot seed (default: one per game)")
+    p.add_argument("--bots", default="all", metavar="K",
+                   help="how many seats bots play: a number or 'all' (default all); people take "
+                        "the first seats")
+    p.add_argument("--board", help="board config (default: one per game, see firmware/boards)")
+    p.add_argument("--layout", help="the board's layout to play (default: the game's)")
+    p.add_argument("--seats", type=int, help="players (picks a layout with that many seats)")
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="a rule option (value as JSON: target=30, double_ended=true); repeatable")
+    p.add_argument("--port-file", metavar="F", help="write the board's pty path to F")
+    p.add_argument("--flash", metavar="DIR", help="keep the board's flash (journals, config) in DIR")
+    p.add_argument("--keep", action="store_true",
+                   help="keep the board running after the game (for monitor, pull); Ctrl-C ends")
+    p.add_argument("--delay", type=float, default=None,
+                   help="seconds between bot actions (default 0.05 on a terminal, else 0)")
+    p.add_argument("--no-mistakes", action="store_true",
+                   help="bots never lay a wrong card (by default one now and then, to show verdicts)")
+    p.add_argument("--json", action="store_true",
+                   help="print every message of the board as a JSON line, then the result")
+    p.add_argument("--quiet", "-q", action="store_true", help="only deals, hand scores and the result")
+    p.add_argument("--verbose", "-v", action="store_true", help="also the board's own diagnostics")
+
+
+def parse_rules(items: list[str]) -> dict[str, Any]:
+    """--rule NAME=VALUE items as a dict (VALUE parsed as JSON, else taken as text)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name:
+            raise ValueError("--rule %r: expected NAME=VALUE" % item)
+        try:
+            out[name] = json.loads(value)
+        except ValueError:
+            out[name] = value
+    return out
+
+
+def pick_layout(game: str, board_name: str, layout: str | None, seats: int | None) -> str:
+    """The layout of board_name that plays game (with that many seats)."""
+    from cardtable_host.sim.table import _boards_dir
+    from cardtable.table import config
+
+    b = config.load_board(board_name, str(_boards_dir()))
+    if layout:
+        lay = b.layout(layout)
+        if lay.game != game:
+            raise ValueError("layout %r of %s plays %s, not %s" % (layout, board_name, lay.game, game))
+        return layout
+    names = b.layouts_for(game)
+    if seats is not None:
+        names = [n for n in names if len(b.layouts[n].seats) == seats]
+    if not names:
+        raise ValueError("board %s has no layout for %s%s" % (
+            board_name, game, "" if seats is None else " with %d seats" % seats))
+    return game if game in names else names[0]
+
+
+class Show:
+    """Prints what the board says, as a person at the table would want it told."""
+
+    def __init__(self, as_json: bool, quiet: bool, colour: bool) -> None:
+        self.json = as_json
+        self.quiet = quiet
+        self.colour = colour
+
+    def paint(self, text: str, colour: str) -> str:
+        return paint(text, colour, self.colour)
+
+    def line(self, text: str) -> None:
+        if not self.json:
+            print(text, flush=True)
+
+    def obj(self, obj: dict[str, Any]) -> None:
+        if self.json:
+            print(json.dumps(obj), flush=True)
+
+    def message(self, msg: dict[str, Any], shadow: Any) -> None:
+        self.obj(msg if "_shadow_action" not in msg else {k: v for k, v in msg.items() if k != "_shadow_action"})
+        if self.json:
+            return
+        kind = msg.get("type")
+        if kind == "event":
+            self.event(msg, shadow)
+        elif kind == "verdict":
+            if self.quiet:
+                return
+            what = _describe(shadow, msg.get("action"))
+            self.line("  %s  %s" % (what, self.paint("REJECTED: %s" % msg.get("reason"), "red")))
+        elif kind == "fault":
+            if msg.get("cleared"):
+                self.line("  " + self.paint("fault cleared: %s" % msg.get("msg"), "green"))
+            else:
+                self.line("  " + self.paint("FAULT (%s): %s" % (msg.get("kind"), msg.get("msg")), "magenta"))
+        elif kind == "link":
+            self.line(self.paint("link %s" % ("up" if msg.get("up") else "down"), "dim"))
+
+    def event(self, msg: dict[str, Any], shadow: Any) -> None:
+        if "undone" in msg:
+            self.line("  " + self.paint("undone: %s" % _describe(shadow, msg["undone"]), "yellow"))
+            return
+        action = msg.get("_shadow_action")
+        obj = msg.get("action") or {}
+        if obj.get("act") == "deal":
+            self.line(self.paint("-- deal%s --" % _deal_note(msg), "bold"))
+        elif not self.quiet:
+            text = action_text(shadow, action) if action is not None and shadow is not None \
+                else _describe(shadow, obj)
+            src = msg.get("from") or ""
+            self.line("  %s%s" % (text, self.paint("   (%s)" % src, "dim") if src and src != "host" else ""))
+        for ev in msg.get("events") or ():
+            kind = ev.get("ev")
+            if kind in ("deal", "play"):
+                continue
+            text = event_text(ev)
+            if not text:
+                continue
+            if kind in ("hand", "over"):
+                self.line("    " + self.paint(text, "yellow"))
+            elif not self.quiet:
+                self.line("    " + self.paint(text, "cyan"))
+
+
+def _describe(shadow: Any, obj: Any) -> str:
+    if not isinstance(obj, dict):
+        return "(no action)"
+    if shadow is not None:
+        try:
+            return action_text(shadow, record.decode(shadow, obj, 0))
+        except (record.RecordError, ValueError, KeyError, TypeError):
+            pass
+    return json.dumps(obj)
+
+
+def _deal_note(msg: dict[str, Any]) -> str:
+    for ev in msg.get("events") or ():
+        if ev.get("ev") == "deal":
+            extra = ", ".join("%s %s" % (k, v) for k, v in ev.items() if k != "ev")
+            return " (%s)" % extra if extra else ""
+    return ""
+
+
+PERSON_HELP = """\
+commands (seats are game seats 0..N-1; zones and buttons as the board names them):
+  play CARD [SEAT]     lay CARD on the seat's play zone (default: the seat to play)
+  place ZONE CARD      lay a card's tag on a zone; CARD may be bank, junk or blank (no card)
+  lift ZONE            take the tag off a zone
+  press BUTTON         press a button          turn ENCODER STEPS   turn an encoder
+  act JSON             type an action, e.g. act {"seat": 0, "act": "bid", "bid": 20}
+  hand [SEAT]          show a seat's hand (the simulator dealt it)
+  kill ZONE / revive ZONE   cut / mend a reader's cable
+  state                the board's spectator view        quit   end the simulation"""
+
+
+class People:
+    """The sim> prompt for the seats no bot plays."""
+
+    def __init__(self, bots: Bots, show: Show, vb: VirtualBoard) -> None:
+        self.bots = bots
+        self.show = show
+        self.vb = vb
+        self.quit = False
+        self.buf = ""
+        self.people = [s for s in range(bots.seats) if s not in bots.bots]
+
+    def prompt(self) -> None:
+        if not self.show.json:
+            sys.stdout.write("sim> ")
+            sys.stdout.flush()
+
+    def poll(self) -> None:
+        """Read and run the commands typed so far (never blocks)."""
+        try:
+            r, _, _ = select.select([sys.stdin], [], [], 0)
+        except (OSError, ValueError):
+            return
+        if not r:
+            return
+        data = os.read(sys.stdin.fileno(), 4096).decode(errors="replace")
+        if not data:
+            self.quit = True
+            return
+        self.buf += data
+        while "\n" in self.buf:
+            line, self.buf = self.buf.split("\n", 1)
+            try:
+                self.run(line.strip())
+            except (ValueError, KeyError, BoardError, LinkError, SimError) as e:
+                self.show.line(self.show.paint("error: %s" % e, "red"))
+            if not self.quit:
+                self.prompt()
+
+    def run(self, line: str) -> None:
+        if not line:
+            return
+        word, _, rest = line.partition(" ")
+        args = rest.split()
+        b = self.bots
+        t = b.table
+        g = b.shadow
+        if word in ("help", "?"):
+            self.show.line(PERSON_HELP)
+        elif word in ("quit", "exit"):
+            self.quit = True
+        elif word == "play":
+            if not args:
+                raise ValueError("play CARD [SEAT]")
+            seat = int(args[1]) if len(args) > 1 else (g.turn[0] if g.turn else self.people[0])
+            zone = t.zone("play", seat)
+            if zone is None:
+                raise ValueError("this layout has no play zone for seat %d" % seat)
+            t.lay(zone, args[0])
+            b.settle(0.3)
+            t.lift(zone, wait=False)
+        elif word == "place":
+            if len(args) != 2:
+                raise ValueError("place ZONE CARD")
+            if args[1] in FOREIGN:
+                t.lay_tag(args[0], FOREIGN[args[1]])
+            else:
+                t.lay(args[0], args[1])
+        elif word == "lift":
+            t.lift(args[0])
+        elif word == "press":
+            self.vb.press(args[0])
+        elif word == "turn":
+            self.vb.turn(args[0], int(args[1]))
+        elif word == "kill":
+            self.vb.kill_reader(args[0])
+        elif word == "revive":
+            self.vb.revive_reader(args[0])
+        elif word == "act":
+            try:
+                b.link.act(json.loads(rest))
+            except CommandError as e:
+                self.show.line(self.show.paint("rejected: %s" % e.msg, "red"))
+        elif word == "hand":
+            seat = int(args[0]) if args else self.people[0]
+            view = g.view(seat) if g is not None else {}
+            hand = view.get("hand")
+            self.show.line("seat %d: %s" % (seat, " ".join(hand) if hand else "(no hand known)"))
+        elif word == "state":
+            self.show.line(json.dumps(b.link.state()["view"]))
+        else:
+            raise ValueError("unknown command %r (try help)" % word)
+
+
+def run(args: argparse.Namespace) -> int:
+    game = args.game
+    if game not in games.GAMES:
+        print("cardtable sim: unknown game %r (games: %s)" % (game, ", ".join(sorted(games.GAMES))),
+              file=sys.stderr)
+        return 2
+    board_name = args.board or BOARD_FOR[game]
+    try:
+        rules = parse_rules(args.rule)
+        layout = pick_layout(game, board_name, args.layout, args.seats)
+        games.game_class(game).check_rules(rules)
+    except (ValueError, OSError) as e:
+        print("cardtable sim: %s" % e, file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else DEFAULT_SEEDS.get(game, 1)
+    colour = use_colour() and not args.json
+    show = Show(args.json, args.quiet, colour)
+    delay = args.delay if args.delay is not None else (0.05 if colour else 0.0)
+    try:
+        vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
+                          period_ms=2 if args.bots != "all" or args.keep else 0,
+                          echo_stderr=args.verbose)
+        vb.start()
+    except BoardError as e:
+        print("cardtable sim: %s" % e, file=sys.stderr)
+        return 1
+    try:
+        return _play(args, vb, board_name, layout, game, rules, seed, show, delay)
+    except KeyboardInterrupt:
+        show.line("")
+        return 130
+    finally:
+        vb.close()
+
+
+def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: str, game: str,
+          rules: dict[str, Any], seed: int, show: Show, delay: float) -> int:
+    if args.port_file:
+        with open(args.port_file, "w") as f:
+            f.write(vb.port + "\n")
+    table = VirtualTable(vb, board_name, layout)
+    nseats = len(table.layout.seats)
+    if args.bots == "all":
+        nbots = nseats
+    else:
+        try:
+            nbots = int(args.bots)
+        except ValueError:
+            print("cardtable sim: --bots takes a number or 'all'", file=sys.stderr)
+            return 2
+        nbots = max(0, min(nseats, nbots))
+    bot_seats = set(range(nseats - nbots, nseats))
+    show.obj({"type": "sim", "port": vb.port, "board": board_name, "layout": layout, "game": game,
+              "seed": seed, "bots": sorted(bot_seats)})
+    show.line(show.paint("cardtable sim: %s on a virtual %s, seed %d" % (game, board_name, seed), "bold"))
+    show.line("virtual board on %s   (cardtable monitor --port %s)" % (vb.port, vb.port))
+    link = Link(vb.port, timeout=10)
+    try:
+        bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes,
+                    on_message=show.message)
+        link.hello()
+        link.drain()
+        try:
+            bots.new_game(rules)
+        except CommandError as e:
+            print("cardtable sim: the board refused the game: %s" % e.msg, file=sys.stderr)
+            return 1
+        people = People(bots, show, vb) if nbots < nseats else None
+        if people is not None:
+            show.line("you play seat%s %s; the bots the others. Type help for commands." % (
+                "s" if len(people.people) > 1 else "", ", ".join(map(str, people.people))))
+            people.prompt()
+        last = 0.0
+        while not bots.over:
+            if people is not None:
+                people.poll()
+                if people.quit:
+                    break
+            if bots.bot_turn():
+                wait = delay - (time.monotonic() - last)
+                if wait > 0:
+                    bots.settle(wait)
+                bots.step()
+                last = time.monotonic()
+                if bots.actions > MAX_ACTIONS:
+                    raise SimError("stopped after %d bot actions" % MAX_ACTIONS)
+            else:
+                bots.pump(0.05)
+        bots.settle(0.1)
+        _result(show, bots)
+        if args.keep or (people is not None and not people.quit):
+            show.line("the board keeps running on %s; Ctrl-C ends" % vb.port)
+            while True:
+                if people is not None:
+                    people.poll()
+                    if people.quit:
+                        break
+                bots.pump(0.2)
+        if bots.divergences:
+            for d in bots.divergences:
+                print("cardtable sim: the host's copy of the game disagrees with the board: %s" % d,
+                      file=sys.stderr)
+            return 1
+        return 0
+    except (SimError, LinkError) as e:
+        print("cardtable sim: %s" % e, file=sys.stderr)
+        if args.verbose:
+            print("\n".join(vb.stderr_lines), file=sys.stderr)
+        return 1
+    finally:
+        link.close()
+
+
+def _result(show: Show, bots: Bots) -> None:
+    g = bots.shadow
+    scores = bots.scores
+    show.obj({"type": "result", "game": bots.game_id, "over": bots.over, "scores": scores,
+              "winner": bots.winner, "actions": bots.actions})
+    if not bots.over:
+        show.line(show.paint("the game is not over; scores so far %s" % scores, "green"))
+        return
+    w = bots.winner
+    if w is None:
+        who = "a draw"
+    elif getattr(g, "TEAMS", False):
+        who = "seats %d and %d win" % (w, w + 2)
+    else:
+        who = "seat %d wins" % w
+    show.line(show.paint("result: %s; scores %s" % (who, scores), "green"))
