@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml package.json package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet --no-user --upgrade --target typings micropython-rp2-rpi_pico-stubs==1.27.0.post1
 	npm ci --silent --no-audit --no-fund
 	touch $(STAMP)
 

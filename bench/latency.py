@@ -6,12 +6,14 @@ What happens between a card landing on a pad and its LED changing colour:
    poll is InListPassiveTarget (bounded: MxRtyPassiveActivation=1) and RFConfiguration
    "field off"; a reader with a card on it takes longer than an empty one.
 2. The card lands at a uniformly random moment of that cycle. Its reader sees it at its next
-   poll and must see it again in `place_polls` consecutive polls (debounce, scanner.py),
-   i.e. place_polls - 1 whole cycles later; in that last poll it also reads the card code
+   poll and must see it again in `place_polls` consecutive polls (debounce, scanner.py); the
+   scanner polls a reader with a card being debounced again as soon as `settle_ms` have passed
+   since it saw it (not a whole cycle later); in that last poll it also reads the card code
    (one NTAG READ of 4 pages: a code like "10H" fits, embedded-facts §6).
-3. The controller turns the event into a play in the same step. Rejected: check(), the
-   verdict. Accepted: check() + apply(), the journal line flushed to flash, the event and
-   the state report over USB. The LEDs are written at the end of that step.
+3. The controller turns the event into a play in the same step. Rejected: check(), then the
+   LEDs. Accepted: check() + apply(), then the LEDs - before the journal line is flushed to
+   flash and the event and state report go over USB (controller.play), so neither delays the
+   verdict a player sees.
 
 Bus times come from byte counts of the real driver (drivers/pn532.py), PN532 and tag times
 from the parameters below (cited; ranges are sampled uniformly), and the firmware's CPU terms
@@ -82,6 +84,9 @@ class Timing:
     # tSE 45 ms typical (400 ms max; Winbond W25Q16JV datasheet), plus re-programming up to
     # 16 pages of 256 B at tPP 0.4 ms typical. The CPU stalls meanwhile (code runs from flash).
     journal: tuple[float, float] = (45.0, 51.4)
+    # scanner.Scanner(settle_ms=20): the confirming poll of a debounce comes this long after
+    # the first sighting at the earliest.
+    settle_ms: float = 20.0
     # WS2812: 24 bits x 1.25 us per LED, then >= 50 us low to latch (WS2812B datasheet).
     led_per_led: float = 0.030
     led_latch: float = 0.050
@@ -159,8 +164,7 @@ def verdict_ms(accepted: bool, leds: int, rng: random.Random, t: Timing, cpu: Cp
     ms = leds * t.led_per_led + t.led_latch
     if not accepted:
         return ms + cpu.check[i]
-    report = cpu.view[i] + (cpu.view_len[i] + t.event_bytes) / t.usb_bytes_per_ms
-    return ms + cpu.action[i] + rng.uniform(*t.journal) + report
+    return ms + cpu.action[i]
 
 
 def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_polls: int,
@@ -173,18 +177,24 @@ def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_p
     now = 0.0
     i = rng.randrange(n)
     hits = 0
-    first = 0.0
+    first = seen = 0.0
     while True:
-        if i == 0 and now >= land:
+        # scanner._choose: a card being debounced is polled again once settle_ms have passed
+        # since it was seen; otherwise round robin
+        due = 0 < hits < place_polls and now - seen >= t.settle_ms
+        r = 0 if due else i
+        if r == 0 and now >= land:
             hits += 1
             if hits == 1:
                 first = now
             if hits == place_polls:
                 return first - land, now - first, poll_ms(bus, "read", rng, t, cpu)
+            seen = now
             now += poll_ms(bus, "tag", rng, t, cpu)
         else:
-            now += poll_ms(bus, "tag" if occupied[i] else "empty", rng, t, cpu)
-        i = i + 1 if i + 1 < n else 0
+            now += poll_ms(bus, "tag" if occupied[r] else "empty", rng, t, cpu)
+        if not due:
+            i = i + 1 if i + 1 < n else 0
 
 
 def mean_cycle(n: int, bus: Bus, t: Timing, cpu: Cpu, occupancy: float, rng: random.Random) -> float:
@@ -260,11 +270,9 @@ class Model:
         cases: dict[str, dict[str, Any]] = {
             "as_built": dict(),
             "debounce_1_poll": dict(place_polls=1),
-            "led_before_journal": dict(t=dataclasses.replace(t, journal=(0.0, 0.0))),
             "only_3_readers_polled": dict(n=3, leds=readers),
             "empty_table": dict(occupancy=0.0),
-            "debounce_1_led_first_3_readers": dict(place_polls=1, n=3, leds=readers,
-                                                   t=dataclasses.replace(t, journal=(0.0, 0.0))),
+            "debounce_1_3_readers": dict(place_polls=1, n=3, leds=readers),
         }
         out = {}
         for i, (name, kw) in enumerate(cases.items()):

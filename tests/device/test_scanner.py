@@ -173,3 +173,36 @@ def test_polling_an_idle_table_allocates_nothing():
             sc.step()
     assert sc.events == []
     assert sc.polls[1] >= 13
+
+
+def _until_event(sc, clock, polls, ms=10):
+    """Poll one reader per step until an event; (event, clock at the event) or (None, None)."""
+    for _ in range(polls):
+        clock.advance(ms)
+        sc.step()
+        ev = sc.next_event()
+        if ev is not None:
+            return ev, clock.now
+    return None, None
+
+
+def test_a_debounced_card_is_confirmed_a_settle_time_later_not_a_cycle_later():
+    # Eight readers, one polled per 10 ms step: a whole cycle is 80 ms.
+    readers, clock, sc = table(n=8, settle_ms=20)
+    rounds(sc, clock, 2)
+    put(readers[5], "7S")
+    ev, at = _until_event(sc, clock, 40)
+    assert ev[0] == PLACED and ev[3] == "7S"
+    assert at - ev[2] <= 30      # the second sighting came 20-30 ms after the first, not 80
+
+
+def test_a_flicker_is_still_no_placement_with_the_quick_confirmation():
+    readers, clock, sc = table(n=4, settle_ms=20)
+    put(readers[2], "QD")
+    readers[2].script = [True, False, True, False, False, True, False, True, False, False]
+    seen = rounds(sc, clock, 2)
+    assert readers[2].script == [] or len(readers[2].script) < 10   # it was polled meanwhile
+    readers[2].card = None
+    seen += rounds(sc, clock, 4)
+    assert [e for e in seen if e[0] == PLACED] == []
+

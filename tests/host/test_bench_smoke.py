@@ -156,17 +156,20 @@ def test_more_readers_mean_a_slower_verdict() -> None:
     assert p50[0] < p50[1] < p50[2]
 
 
-def test_an_accepted_play_waits_for_the_journal() -> None:
+def test_an_accepted_play_does_not_wait_for_the_journal() -> None:
     latency = _bench_module("latency")
     res = latency.simulate(4, latency.BUSES[1], _model_cpu(latency), 400, seed=6)
     gap = res["accepted"]["p50"] - res["rejected"]["p50"]
-    assert gap >= latency.Timing().journal[0] * 0.9  # the flash erase is in the accepted path
+    # controller.play lights the LEDs before the flash erase of the journal's flush
+    assert 0 <= gap < latency.Timing().journal[0] * 0.5
 
 
-def test_a_longer_debounce_costs_a_poll_cycle() -> None:
+def test_each_debounce_poll_costs_a_settle_time_not_a_cycle() -> None:
     latency = _bench_module("latency")
     cpu = _model_cpu(latency)
     bus = latency.BUSES[2]
-    two = latency.simulate(6, bus, cpu, 400, seed=7, place_polls=2)
-    three = latency.simulate(6, bus, cpu, 400, seed=7, place_polls=3)
-    assert three["rejected"]["p50"] - two["rejected"]["p50"] > 0.5 * two["cycle_ms"]
+    two = latency.simulate(8, bus, cpu, 400, seed=7, place_polls=2)
+    three = latency.simulate(8, bus, cpu, 400, seed=7, place_polls=3)
+    extra = three["rejected"]["p50"] - two["rejected"]["p50"]
+    # the scanner polls a card being debounced again after settle_ms, not a cycle later
+    assert latency.Timing().settle_ms * 0.8 < extra < 0.5 * two["cycle_ms"]

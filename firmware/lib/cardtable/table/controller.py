@@ -37,6 +37,7 @@
 # accepted on a zone, lifted and put back, is not played twice.
 from cardtable import games, record
 from cardtable import link as lk
+from cardtable.compat import ticks_add
 from cardtable.journal import Journal, JournalError
 from cardtable.table import feedback as fb
 from cardtable.table import commands, inputs
@@ -77,7 +78,10 @@ class Controller:
             pass
         else:
             err = self.journal.error
-            self.new_game(self.layout.game, len(self.layout.seats), 0, rules, self.layout.name)
+            why = self.new_game(self.layout.game, len(self.layout.seats), 0, rules, self.layout.name)
+            if why:  # rule options this game does not take: play it with its own rules
+                self.new_game(self.layout.game, len(self.layout.seats), 0, None, self.layout.name)
+                self._fault("error", "new game: %s" % why)
             if err:
                 self._fault("journal", err)
         self.hello()
@@ -163,8 +167,8 @@ class Controller:
             return False
         self.layout = lay
         self.game = g
-        if g.ID == "nerts":
-            self.round_t0 = self.clock.ticks_ms() - getattr(g, "clock", 0)
+        if g.ID == "nerts":  # the round goes on from the last time it judged
+            self.round_t0 = ticks_add(self.clock.ticks_ms(), -getattr(g, "clock", 0))
         return True
 
     def _clear_table(self):
@@ -172,6 +176,7 @@ class Controller:
         self.zone_card = {}  # zone -> the card last accepted from it
         self.tags = {}  # card -> UID key of the tag that said it (duplicate check)
         self.lead_suit = -1  # nonesuch: the suit pressed for the next lead
+        self.unnamed = None  # nonesuch: (seat, card, led, zone) of a lead refused for want of a suit
         self.indicators = []  # nexus: trump indicators seen while dealing
         self.discards = []  # fortyfives: cards laid on the kitty by the seat discarding
         self.left = [[] for _ in range(n)]  # nerts: cards laid on each left zone
@@ -193,6 +198,10 @@ class Controller:
             self.feedback.sound("rejected", now)
             return False, reason, None
         events = g.apply(action)
+        # Show the verdict before the journal's flush (a flash erase costs tens of ms): if the
+        # power fails in between, the card is still on its pad and is read again after boot.
+        self.feedback.flash(led, "accepted", now)
+        self.feedback.update(now)
         seq = None
         try:
             seq = self.journal.append(obj)
@@ -204,7 +213,6 @@ class Controller:
         elif zone is not None and len(action) > 2 and isinstance(action[2], int):
             self.zone_card[zone] = action[2]
         self.link.send({"type": "event", "seq": seq, "action": obj, "events": events, "from": src})
-        self.feedback.flash(led, "accepted", now)
         if g.over:
             self.feedback.sound("over", now)
         self.refresh()

@@ -8,6 +8,11 @@ sometimes misses while it lies still is not lifted and placed again. A reader th
 ``fail_limit`` polls in a row is reported down and then only retried every ``retry_ms``, so
 a dead reader costs the others almost nothing.
 
+When a step polls fewer readers than there are (the board polls one per step), the order is
+round robin, except that a reader with a card being debounced is polled again as soon as
+``settle_ms`` have passed since it was seen: the confirming poll comes a settle time later,
+not a whole cycle later, which is most of the latency a player sees.
+
 Events are tuples ``(kind, reader, t, text, key)``: t is the tick of the first sighting (of
 the failure, of the lift), text the card code read from the tag (PLACED), the reason
 (UNKNOWN: a tag with no card code; DOWN: the error), key a small int naming the tag's UID.
@@ -44,7 +49,8 @@ def _same(a, n, b):
 class Scanner:
     """Round-robin debounced polling of PN532-like readers (init, poll, read_text, release)."""
 
-    def __init__(self, readers, clock, place_polls=2, lift_polls=3, fail_limit=3, retry_ms=2000):
+    def __init__(self, readers, clock, place_polls=2, lift_polls=3, fail_limit=3, retry_ms=2000,
+                 settle_ms=20):
         n = len(readers)
         self.readers = readers
         self.clock = clock
@@ -53,6 +59,7 @@ class Scanner:
         self.lift_polls = lift_polls
         self.fail_limit = fail_limit
         self.retry_ms = retry_ms
+        self.settle_ms = settle_ms
         self._uid = [bytearray(_UIDMAX) for _ in range(n)]  # the card lying on each reader
         self._ulen = bytearray(n)  # its UID length, 0 = nothing there
         self._cand = [bytearray(_UIDMAX) for _ in range(n)]  # a card being debounced
@@ -61,6 +68,8 @@ class Scanner:
         self._miss = bytearray(n)
         self._fails = bytearray(n)
         self._t0 = [0] * n
+        self._due = -1                  # a reader whose card awaits its confirming poll
+        self._seen_at = 0               # ... and when it was last seen
         self._retry = [0] * n
         self.down = bytearray(n)
         self.polls = [0] * n
@@ -81,11 +90,23 @@ class Scanner:
 
     def step(self, budget=1):
         """Poll the next `budget` readers; returns how many events are waiting."""
-        for _ in range(budget):
-            i = self._next
-            self._next = i + 1 if i + 1 < self.n else 0
-            self._poll(i)
+        if budget >= self.n:            # every reader every step: plain order
+            for i in range(self.n):
+                self._poll(i)
+        else:
+            for _ in range(budget):
+                self._poll(self._choose())
         return len(self.events)
+
+    def _choose(self):
+        """The reader to poll now: a debounce due for its confirmation, else the next in turn."""
+        i = self._due
+        if i >= 0 and ticks_diff(self.clock.ticks_ms(), self._seen_at) >= self.settle_ms:
+            self._due = -1
+            return i
+        i = self._next
+        self._next = i + 1 if i + 1 < self.n else 0
+        return i
 
     def next_event(self):
         """The oldest waiting event, or None."""
@@ -160,6 +181,8 @@ class Scanner:
             self._hits[i] = 1
             self._t0[i] = now
         if self._hits[i] < self.place_polls:
+            self._due = i
+            self._seen_at = now
             return
         kind = PLACED
         try:
