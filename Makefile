@@ -17,9 +17,10 @@ $(STAMP): pyproject.toml package.json package-lock.json
 setup: $(STAMP)
 
 run: setup
-	$(BIN)/cardtable demo
+	$(BIN)/cardtable run
 
-demo: run
+demo: setup
+	$(BIN)/cardtable demo
 
 test: setup
 	$(BIN)/python -m pytest

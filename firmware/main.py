@@ -14,6 +14,9 @@ the board into its journal instead of losing the game.
   leisure. ``mpremote rm :maintenance`` and a reset bring the table back.
 - An error escaping step() is reported on the link as a fault and the loop goes on; after
   MAX_ERRORS in a row the board resets, and the journal brings the game back.
+
+Off the board (the WebAssembly port) nothing runs by itself: the host calls step(i), whose
+first calls boot the table on simulated hardware (the virtual board), one import per call.
 """
 import sys
 
@@ -89,6 +92,74 @@ def run(ctl, wdt=None, steps=-1):
             wdt.start(WDT_MS)  # late: boot, resume and the first polls are behind us
 
 
+# The package's modules in an order that compiles from source in a small heap (the big
+# docstring of link first); booting() imports them one per step.
+_MODULES = ("cardtable.link", "cardtable.record", "cardtable.games", "cardtable.table.config",
+            "cardtable.journal", "cardtable.table.scanner", "cardtable.table.feedback",
+            "cardtable.hal", "cardtable.hw_sim", "cardtable.table.inputs",
+            "cardtable.table.commands", "cardtable.table.controller")
+
+
+def booting(storage=None, boards_dir=BOARDS, emu=True):
+    """The table on simulated hardware (hw_sim with the real clock; emu: the PN532 emulator
+    module, True for the host's one where it is importable, None for fake readers), built over
+    several steps: a generator that returns the controller. On the WebAssembly port the
+    collector runs only between the host's calls, so each import or load is a step of its own."""
+    import gc
+
+    for name in _MODULES:
+        __import__(name)
+        gc.collect()
+        yield
+    from cardtable import games
+    from cardtable.hal import Clock, FileStorage
+    from cardtable.hw_sim import SimHal
+    from cardtable.table.controller import load_config
+
+    if emu is True:
+        emu = _host_emulator()
+        gc.collect()
+        yield
+    storage = storage or FileStorage("")
+    cfg = load_config(storage, CONFIG)
+    board = load_board(cfg, boards_dir)
+    gc.collect()
+    yield
+    lay = board.layouts.get(cfg.get("layout")) or board.layouts[sorted(board.layouts)[0]]
+    __import__(games.GAMES[lay.game][0])
+    gc.collect()
+    yield
+    return build(cfg, lambda b: SimHal(b, emu=emu, storage=storage, clock=Clock()), board=board)
+
+
+def _host_emulator():
+    """The host package's PN532 emulator (device subset), or None where it is not installed."""
+    try:
+        from cardtable_host.sim import pn532_emu  # type: ignore[import-not-found]
+    except ImportError:
+        return None
+    return pn532_emu
+
+
+_table = []  # the controller, once booted
+_boot = []  # the booting() generator until then
+
+
+def step(i):
+    """One step of the simulated table, for a host that drives the loop itself: the first
+    steps boot it (``node tools/mpy/run.mjs --lib firmware:/ --step step N firmware/main.py``)."""
+    if _table:
+        _table[0].step()
+        return
+    if not _boot:
+        _boot.append(booting())
+    try:
+        next(_boot[0])
+    except StopIteration as done:
+        _table.append(done.value)
+        _boot.clear()
+
+
 def main():
     from cardtable import hw_rp2
     from cardtable.hal import FileStorage
@@ -115,6 +186,5 @@ def main():
         print("cardtable: stopped by Ctrl-C; the REPL is yours")
 
 
-if __name__ == "__main__":
-    if sys.implementation.name == "micropython":
-        main()
+if __name__ == "__main__" and sys.platform == "rp2":
+    main()

@@ -66,3 +66,25 @@ def resolve(port: str | None = None) -> str:
             "name its port with --port /dev/ttyACM0 (or set %s)" % ENV)
     raise BoardNotFound("%d Picos are plugged in: %s; choose one with --port (a device or a "
                         "serial number)" % (len(found), ", ".join(_describe(p) for p in found)))
+
+
+def busy(port: str) -> str | None:
+    """Why the port cannot be used now (another program holds it), or None if it is free.
+
+    Programs that lock the port (mpremote, `cardtable flash`, most serial terminals) are
+    seen; a program that opened it without a lock is not.
+    """
+    import serial
+
+    if "://" in port:
+        return None
+    try:
+        s = serial.Serial(port, 115200, exclusive=True, timeout=0.1)
+    except serial.SerialException as e:
+        text = str(e)
+        if "lock" in text.lower() or "busy" in text.lower() or "Errno 16" in text:
+            return ("the board is busy: another program has %s open (a cardtable monitor, mpremote "
+                    "or a serial terminal?): close it and try again" % port)
+        return "cannot open %s: %s" % (port, text)
+    s.close()
+    return None

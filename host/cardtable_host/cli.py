@@ -8,15 +8,19 @@ import sys
 
 # name -> module with HELP, DESCRIPTION, add_arguments(parser) and run(args) -> exit status
 COMMANDS = {
+    "run": "cardtable_host.runcmd",
+    "sim": "cardtable_host.simcmd",
+    "monitor": "cardtable_host.monitor",
+    "referee": "cardtable_host.referee",
+    "pull": "cardtable_host.pull",
+    "flash": "cardtable_host.flash",
+    "enroll": "cardtable_host.enroll",
+    "doctor": "cardtable_host.doctor",
     "demo": "cardtable_host.demo",
     "referee": "cardtable_host.referee",
     "rules": "cardtable_host.rulescmd",
     "test": "cardtable_host.testcmd",
     "draw": "cardtable_host.drawcmd",
-    "flash": "cardtable_host.flash",
-    "monitor": "cardtable_host.monitor",
-    "enroll": "cardtable_host.enroll",
-    "sim": "cardtable_host.simcmd",
 }
 
 

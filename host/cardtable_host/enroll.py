@@ -161,6 +161,7 @@ class Enroller:
         self.refused: list[dict[str, Any]] = []
         self._done_uids: dict[bytes, str] = {}
         self._quiet: set[bytes] = set()  # tags in the field already told about
+        self._told: dict[bytes, str] = {}  # the last trouble told per tag
 
     def say(self, text: str, colour: str | None = None) -> None:
         if colour:
@@ -223,12 +224,22 @@ class Enroller:
                      "green" if result else None)
             return True
 
+    def _trouble(self, uid: bytes, text: str) -> None:
+        """Say text once per tag and trouble (the loop retries several times a second)."""
+        if self._told.get(uid) != text:
+            self._told[uid] = text
+            self.say(text, "yellow")
+
     def _enroll_tag(self, uid: bytes, code: str) -> bool | None:
         """True written, False already right, None refused or failed (the card stays due)."""
+        if len(uid) != 7:
+            self._refuse(uid, code, "a %d-byte UID is no NTAG sticker (MIFARE Classic? a bank or "
+                                    "transit card?)" % len(uid))
+            return None
         try:
             size, area = read_area(self.reader)
         except TagLost:
-            self.say("  lost tag %s while reading it: hold the card still on the reader" % uid.hex(), "yellow")
+            self._trouble(uid, "  lost tag %s while reading it: hold the card still on the reader" % uid.hex())
             return None
         except ndef.NdefError as e:
             self._refuse(uid, code, "not an NDEF-formatted NTAG sticker (%s)" % e)
@@ -248,14 +259,14 @@ class Enroller:
             return None
         for i in range(0, len(data), 4):
             if not self.reader.write(PAGE0 + i // 4, data[i:i + 4]):
-                self.say("  writing page %d of tag %s failed: hold the card still and try again"
-                         % (PAGE0 + i // 4, uid.hex()), "yellow")
+                self._trouble(uid, "  writing page %d of tag %s failed: hold the card still, it will "
+                                   "be written again" % (PAGE0 + i // 4, uid.hex()))
                 return None
         try:
             _, back = read_area(self.reader)
         except (TagLost, ndef.NdefError):
-            self.say("  could not read tag %s back: hold the card still, it will be written again"
-                     % uid.hex(), "yellow")
+            self._trouble(uid, "  could not read tag %s back: hold the card still, it will be written "
+                               "again" % uid.hex())
             return None
         if not self._verify(code, back, tlv):
             self.say("  tag %s reads back %r, not %s: trying again" % (uid.hex(), tag_text(back), code), "red")

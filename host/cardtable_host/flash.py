@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import argparse
+import base64
 import contextlib
+import fcntl
 import hashlib
 import importlib.util
 import io
@@ -40,17 +42,19 @@ example:  cardtable flash
 
 REPO = Path(__file__).resolve().parents[2]
 FIRMWARE = Path(os.environ.get("CARDTABLE_FIRMWARE", REPO / "firmware"))
-BUILD = Path(os.environ.get("CARDTABLE_BUILD", REPO / "build" / "mpy"))
-CHUNK = 1024  # bytes per write on the raw REPL (mpremote's default is 256)
+BUILD_ROOT = Path(os.environ.get("CARDTABLE_BUILD") or REPO / "build")  # as the virtual board's
+BUILD = BUILD_ROOT / "mpy"
+CHUNK = 768  # bytes per write on the raw REPL (1 kB of base64)
 HELLO_TIMEOUT = 30.0
 MAINTENANCE = "maintenance"
 CONFIG = "config.json"
 OURS = ("lib/cardtable", "boards")  # board folders flash owns; stale files there are removed
 
-# Run on the board: name, version, mpy version, platform; sha256 of the given files; the
-# files under our folders. One exec, so one round trip however many files there are.
-_SURVEY = """\
-import sys, os, json, hashlib, binascii
+# Run on the board, a few small execs rather than one big one: the WebAssembly port (the
+# virtual board) collects garbage only between top-level calls, and a board stopped with
+# Ctrl-C may still hold the table's heap.
+_SURVEY_DEFS = """\
+import sys, os, json, hashlib, binascii, gc
 def _h(p):
     try:
         f = open(p, 'rb')
@@ -58,16 +62,19 @@ def _h(p):
         return None
     d = hashlib.sha256()
     n = 0
-    b = bytearray(512)
+    b = bytearray(256)
     while True:
         k = f.readinto(b)
         if not k:
             break
-        d.update(b if k == 512 else b[:k])
+        d.update(b if k == 256 else b[:k])
         n += k
     f.close()
     return [n, binascii.hexlify(d.digest()).decode()]
-def _walk(d, out):
+def _hs(ps):
+    for p in ps:
+        print(json.dumps([p, _h(p)]))
+def _walk(d):
     try:
         it = list(os.ilistdir(d))
     except OSError:
@@ -75,24 +82,21 @@ def _walk(d, out):
     for e in it:
         p = d + '/' + e[0]
         if e[1] & 0x4000:
-            _walk(p, out)
+            _walk(p)
         else:
-            out.append(p)
-_i = sys.implementation
-_files = {}
-for _p in %s:
-    _files[_p] = _h(_p)
-_tree = []
-for _d in %s:
-    _walk(_d, _tree)
-try:
-    _st = os.statvfs('/')
-    _free = _st[0] * _st[3]
-except Exception:
-    _free = -1
-print(json.dumps({'name': _i.name, 'version': list(_i.version[:3]), 'mpy': getattr(_i, '_mpy', 0),
-                  'platform': sys.platform, 'files': _files, 'tree': _tree, 'free': _free}))
+            print(json.dumps(p))
+def _info():
+    i = sys.implementation
+    try:
+        st = os.statvfs('/')
+        free = st[0] * st[3]
+    except Exception:
+        free = -1
+    print(json.dumps({'name': i.name, 'version': list(i.version[:3]), 'mpy': getattr(i, '_mpy', 0),
+                      'platform': sys.platform, 'free': free}))
+gc.collect()
 """
+_BATCH = 6  # files hashed per exec
 
 
 class FlashError(Exception):
@@ -125,12 +129,16 @@ def mpy_cross_version() -> tuple[tuple[int, int, int], tuple[int, int]]:
     return (v[0], v[1], v[2]), (v[3], v[4])
 
 
-def build(quiet: bool) -> str:
+def build() -> str:
     """Compile firmware/lib to .mpy (unchanged files are skipped); the build tool's summary."""
     tool = _load_build_tool()
     out = io.StringIO()
     err = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+    BUILD_ROOT.mkdir(parents=True, exist_ok=True)
+    # the same lock as the virtual board's builds, so two builds never write one tree
+    with open(BUILD_ROOT / ".mpy.lock", "w") as lock, \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        fcntl.flock(lock, fcntl.LOCK_EX)
         status = tool.build(FIRMWARE / "lib", BUILD, False, False)
     if status:
         raise FlashError("mpy-cross could not compile the firmware:\n" + err.getvalue(), 1)
@@ -234,29 +242,20 @@ def new_config(old: dict[str, Any], board: str | None, layout: str | None) -> di
 
 def check_free(port: str) -> None:
     """Raise FlashError if another program holds the port (a monitor, mpremote, a terminal)."""
-    import serial
-
-    if "://" in port:
-        return
-    try:
-        s = serial.Serial(port, 115200, exclusive=True, timeout=0.1)
-    except serial.SerialException as e:
-        text = str(e)
-        if "lock" in text.lower() or "busy" in text.lower() or "Errno 16" in text:
-            raise FlashError("the board is busy: another program has %s open (a cardtable monitor, "
-                             "mpremote or a serial terminal?): close it and flash again" % port, 2)
-        raise FlashError("cannot open %s: %s" % (port, text), 2)
-    s.close()
+    why = boardfind.busy(port)
+    if why:
+        raise FlashError(why.replace("try again", "flash again"), 2)
 
 
 class Board:
     """The board over mpremote's SerialTransport (raw REPL), used as the library it is."""
 
     def __init__(self, port: str) -> None:
-        from mpremote.transport import TransportError
+        from mpremote.transport import TransportError, TransportExecError
         from mpremote.transport_serial import SerialTransport
 
         self.TransportError = TransportError
+        self.TransportExecError = TransportExecError
         try:
             self.t = SerialTransport(port, baudrate=115200)
         except TransportError as e:
@@ -269,15 +268,29 @@ class Board:
         try:
             self.t.enter_raw_repl(soft_reset=False)
         except self.TransportError as e:
-            raise FlashError("the board on %s does not answer Ctrl-C with a raw REPL (%s): is it "
-                             "running MicroPython? unplug it and plug it in again, then retry" % (self.port, e), 2)
+            raise FlashError("the board on %s does not answer Ctrl-C with a raw REPL (%s): is another "
+                             "program (a cardtable monitor?) reading the port? is it running MicroPython? "
+                             "close other programs, or unplug the board and plug it in again, then retry"
+                             % (self.port, e), 2)
 
     def run(self, code: str) -> str:
         return self.t.exec(code).decode()
 
     def survey(self, paths: list[str]) -> dict[str, Any]:
-        out = self.run(_SURVEY % (repr(paths), repr(list(OURS))))
-        return json.loads(out.strip().splitlines()[-1])
+        """The board's MicroPython, free flash, [size, sha256] of paths, and our folders' files."""
+        self.run(_SURVEY_DEFS)
+        info = json.loads(self.run("_info()").strip().splitlines()[-1])
+        files: dict[str, Any] = {}
+        for i in range(0, len(paths), _BATCH):
+            for line in self.run("_hs(%r)" % paths[i:i + _BATCH]).splitlines():
+                if line.strip():
+                    p, h = json.loads(line)
+                    files[p] = h
+        tree = []
+        for d in OURS:
+            tree += [json.loads(line) for line in self.run("_walk(%r)" % d).splitlines() if line.strip()]
+        info.update(files=files, tree=tree)
+        return info
 
     def read_config(self) -> dict[str, Any]:
         try:
@@ -302,7 +315,16 @@ class Board:
             self.run("import os\nfor d in %r:\n try:\n  os.mkdir(d)\n except OSError:\n  pass\n" % dirs)
 
     def write(self, path: str, data: bytes, progress: Callable[[int, int], None] | None = None) -> None:
-        self.t.fs_writefile(path, data, chunk_size=CHUNK, progress_callback=progress)
+        """Write a file through the raw REPL, base64 in each chunk (a third of repr's bytes)."""
+        try:
+            self.t.exec("from binascii import a2b_base64 as _a\nf=open(%r,'wb')\nw=f.write" % path)
+            for i in range(0, len(data), CHUNK):
+                self.t.exec("w(_a(%r))" % base64.b64encode(data[i:i + CHUNK]))
+                if progress is not None:
+                    progress(min(i + CHUNK, len(data)), len(data))
+            self.t.exec("f.close()")
+        except self.TransportExecError as e:
+            raise OSError("%s: %s" % (path, e.error_output.strip().splitlines()[-1:] or e)) from None
 
     def remove(self, paths: list[str]) -> None:
         if paths:
@@ -357,7 +379,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--layout", metavar="NAME",
                    help="the layout (game on this table) to start with, e.g. fortyfives; default: keep")
     p.add_argument("--dry-run", "-n", action="store_true",
-                   help="say what would be copied and removed; change nothing on the board")
+                   help="say what would be copied and removed; change nothing on the board (the "
+                        "table is stopped to look and then restarted: it resumes its game)")
     p.add_argument("--any-version", action="store_true",
                    help="flash even if the board's MicroPython is not the version the firmware is built for")
     p.add_argument("--no-reset", action="store_true",
@@ -393,7 +416,7 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
     report["port"] = port
     cross, cross_mpy = mpy_cross_version()
     say("building the firmware with mpy-cross %d.%d.%d ..." % cross)
-    say("  " + build(args.json))
+    say("  " + build())
     local = {path: f.read_bytes() for path, f in local_files().items()}
     check_free(port)
     board = Board(port)
@@ -408,6 +431,9 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
         copy, remove, same = plan(local, info["files"], info["tree"])
         old_cfg = board.read_config()
         cfg = new_config(old_cfg, args.board, args.layout)
+        if not old_cfg.get("board") and not args.board:
+            say(paint("the board has no board config yet: assuming %s (name yours with --board: %s)"
+                      % (cfg["board"], ", ".join(board_names())), "yellow"))
         total = sum(len(local[p]) for p in copy)
         report.update({"copied": copy, "removed": remove, "unchanged": same, "bytes": total,
                        "config": cfg, "dry_run": bool(args.dry_run)})
@@ -420,6 +446,9 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
                 say("  remove %s" % p)
             if cfg != old_cfg:
                 say("  write  %s %s" % (CONFIG, json.dumps(cfg)))
+            if not args.no_reset:  # Ctrl-C stopped the table: start it again, as it was
+                report["hello"] = board.reset_and_hello()
+                say("the table is running again (nothing was changed)")
             report["ok"] = True
             return 0
         busy = bool(copy or remove or cfg != old_cfg)

@@ -312,7 +312,7 @@ class Link:
 
     def log(self, game: int | None = None, timeout: float = 30) -> list[str]:
         """The journal of a game (default: the current one) as its text lines, in order."""
-        fields = {} if game is None else {"game": game}
+        fields: dict[str, Any] = {} if game is None else {"game": game}
         r = self.command("log", timeout=timeout, **fields)
         return [m["line"] for m in r.get("stream", []) if m.get("type") == "log"]
 

@@ -15,7 +15,7 @@ from cardtable import record
 
 from cardtable_host import boardfind
 from cardtable_host.narrate import action_text, event_text
-from cardtable_host.term import paint
+from cardtable_host.term import paint, use_colour
 
 HELP = "watch the table live: trick, turn, verdicts, scores, faults; type bids and trumps"
 DESCRIPTION = """\
@@ -59,8 +59,9 @@ class Model:
         self.entry = ""
         self.note: tuple[str, str | None] = ("", None)
         self.seat_names: list[str] = []
+        self.added = 0  # log lines ever added (the log keeps the last LOG_KEEP)
         self._game: Any = None
-        self._game_id = None
+        self._game_id: str | None = None
 
     def game(self) -> Any:
         """A rules object for naming actions (from the hello's record header), or None."""
@@ -78,6 +79,7 @@ class Model:
 
     def add(self, text: str, colour: str | None = None) -> None:
         self.log.append((text, colour))
+        self.added += 1
 
     def feed(self, msg: dict[str, Any]) -> bool:
         """Take one device message; True if the screen changed."""
@@ -98,8 +100,11 @@ class Model:
             src = msg.get("from")
             self.add("%s%s" % (self.action_words(msg.get("action")),
                                "  (%s)" % src if src and src != "auto" else ""))
+            verb = (msg.get("action") or {}).get("act")
             for ev in msg.get("events") or []:
-                text = event_text(ev) if isinstance(ev, dict) else None
+                if not isinstance(ev, dict) or ev.get("ev") == verb:
+                    continue  # the action's own echo: its line says it already
+                text = event_text(ev)
                 if text:
                     self.add("  " + text, "red" if ev.get("ev") == "revoke" else "cyan")
             return True
@@ -170,7 +175,7 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
         head.append("trump %s" % view["trump"])
     elif view.get("no_trump"):
         head.append("no trump")
-    if game == "fortyfives" and view.get("bidder") is not None:
+    if game == "fortyfives" and isinstance(view.get("bidder"), int) and view["bidder"] >= 0:
         head.append("bid %s by seat %s" % (view.get("bid"), view.get("bidder")))
     lines = ["  ·  ".join(head)]
     if view.get("over"):
@@ -284,8 +289,10 @@ def render(model: Model, width: int = 80, height: int = 24, colour: bool = False
     hello = model.hello or {}
     title = "cardtable monitor - %s on %s (%s)" % (
         (hello.get("game") or {}).get("game", "no game"), hello.get("board", "?"), model.port)
-    state = "live" if model.connected else model.status
+    state = "live" if model.connected else "OFFLINE"
     top = [_fit(title, width - len(state) - 3) + "  " + c(state, "green" if model.connected else "yellow")]
+    if not model.connected:
+        top.append(c(_fit(model.status, width), "yellow"))
     body = [_fit(s, width) for s in table_lines(model.view, model.seat_names)]
     if model.view and model.view.get("over"):
         body = [body[0], c(body[1], "bold")] + body[2:]
@@ -407,6 +414,266 @@ def seat_names(board: str | None, layout: str | None) -> list[str]:
         return []
 
 
+
+# -- the running monitor ----------------------------------------------------------------------
+
+class Screen:
+    """Full-screen redraws with ANSI escapes, or one printed line per event (plain)."""
+
+    def __init__(self, out: Any, plain: bool, colour: bool) -> None:
+        self.out = out
+        self.plain = plain
+        self.colour = colour
+        self.printed = 0  # log lines printed so far (plain)
+        self.last_status = ""
+        self.last: list[str] = []
+
+    def open(self) -> None:
+        if not self.plain:
+            self.out.write("\x1b[?1049h\x1b[?25l")  # alternate screen, cursor hidden
+            self.out.flush()
+
+    def close(self) -> None:
+        if not self.plain:
+            self.out.write("\x1b[?25h\x1b[?1049l")
+            self.out.flush()
+
+    def show(self, model: Model) -> None:
+        if self.plain:
+            self._lines(model)
+            return
+        import shutil
+
+        size = shutil.get_terminal_size((100, 30))
+        lines = render(model, size.columns, size.lines, self.colour)
+        if lines == self.last:
+            return
+        self.last = lines
+        self.out.write("\x1b[H" + "\x1b[K\r\n".join(lines) + "\x1b[K\x1b[J")
+        self.out.flush()
+
+    def _lines(self, model: Model) -> None:
+        new = model.added - self.printed
+        if new > 0:
+            for text, col in list(model.log)[-min(new, len(model.log)):]:
+                print(paint(text, col, self.colour) if col else text, file=self.out)
+            self.printed = model.added
+        status = status_line(model)
+        if status != self.last_status:
+            print(status, file=self.out)
+            self.last_status = status
+        if model.note[0]:
+            print(paint(model.note[0], model.note[1], self.colour) if model.note[1] else model.note[0],
+                  file=self.out)
+            model.note = ("", None)
+        self.out.flush()
+
+
+def status_line(model: Model) -> str:
+    """One line for --plain: the link, whose turn, the trick, the scores."""
+    if not model.connected:
+        return "-- %s" % model.status
+    v = model.view or {}
+    bits = ["%s hand %s %s" % (v.get("game", "?"), v.get("hand_no", "-"), v.get("phase", "")),]
+    if v.get("over"):
+        bits.append("GAME OVER: %s" % ("a draw" if v.get("winner") is None else
+                                       _winner(v, v["winner"], model.seat_names)))
+    elif v.get("turn"):
+        bits.append("to act: %s" % " ".join(str(s) for s in v["turn"]))
+    if v.get("trick"):
+        bits.append("trick: %s" % _cards(v["trick"]))
+    if v.get("scores") is not None:
+        bits.append("scores: %s" % " ".join(str(x) for x in v["scores"]))
+    return "-- " + " | ".join(bits)
+
+
+class KeyReader:
+    """Keystrokes from a terminal on stdin, without waiting (cbreak mode while it runs)."""
+
+    def __init__(self, stream: Any) -> None:
+        self.fd = -1
+        self.saved: Any = None
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):
+            return
+        if not os.isatty(fd):
+            return
+        import termios
+        import tty
+
+        self.fd = fd
+        self.saved = termios.tcgetattr(fd)
+        tty.setcbreak(fd)
+
+    def read(self) -> str:
+        if self.fd < 0:
+            return ""
+        r, _, _ = select.select([self.fd], [], [], 0)
+        if not r:
+            return ""
+        try:
+            return os.read(self.fd, 64).decode("utf-8", "replace")
+        except OSError:
+            return ""
+
+    def close(self) -> None:
+        if self.fd >= 0 and self.saved is not None:
+            import termios
+
+            termios.tcsetattr(self.fd, termios.TCSADRAIN, self.saved)
+            self.fd = -1
+
+
+class Monitor:
+    """The loop: link messages into the model, keys into commands, the model onto the screen."""
+
+    def __init__(self, port: str, auto: bool, screen: Screen, keys: KeyReader) -> None:
+        self.port = port
+        self.auto = auto  # the port was found, not named: look again if it vanishes
+        self.screen = screen
+        self.keyreader = keys
+        self.model = Model(port)
+        self.keys = Keys(self.model)
+        self.link: Any = None
+        self.down_since: float | None = None
+        self.note_at = 0.0
+        self.tried = time.monotonic()
+
+    def connect(self) -> None:
+        from cardtable_host.link import Link
+
+        self.link = Link(self.port, timeout=5, reconnect=True)
+        self.resync()
+
+    def resync(self) -> None:
+        """Ask the board who it is and what the table looks like now."""
+        m = self.model
+        before = m.seq
+        try:
+            m.hello = self.link.hello()  # its hello message also comes through the queue, and logs
+            st = self.link.state()
+            m.feed({"type": "state", "seq": st.get("seq"), "view": st.get("view")})
+            cfg = self.link.config()
+            m.seat_names = seat_names(cfg.get("board"), cfg.get("layout"))
+        except Exception as e:  # noqa: BLE001 - LinkError and friends: try again later
+            m.connected = False
+            m.status = "no answer from the table on %s (%s): is it at the REPL? retrying" % (self.port, e)
+            self.down_since = self.down_since or time.monotonic()
+            return
+        m.connected = True
+        m.status = "live"
+        self.down_since = None
+        if before < 0:
+            return
+        if m.seq == before:
+            m.add("re-synced from the board: nothing happened while away", "green")
+            return
+        m.add("re-synced from the board at journal line %s (was %s when the link went down)"
+              % (m.seq, before), "green")
+        if isinstance(m.seq, int) and m.seq > before:
+            self.missed(before)
+
+    def missed(self, after: int) -> None:
+        """Log the actions the journal took while the link was down (seq > after)."""
+        m = self.model
+        try:
+            lines = self.link.log(timeout=10)
+        except Exception:  # noqa: BLE001 - the state is synced; the story is a bonus
+            return
+        for i, text in enumerate(lines):
+            try:
+                obj = record.parse_line(text, i + 1)
+            except record.RecordError:
+                continue
+            if isinstance(obj.get("seq"), int) and obj["seq"] > after and "act" in obj:
+                obj.pop("seq")
+                m.add("while away: %s" % m.action_words(obj), "magenta")
+
+    def handle(self, msg: dict[str, Any]) -> bool:
+        m = self.model
+        if msg.get("type") == "link":
+            if msg.get("up"):
+                self.resync()
+            else:
+                m.connected = False
+                m.status = "board gone (cable pulled? board reset?): waiting for it on %s" % self.port
+                m.add("link down: %s" % m.status, "yellow")
+                self.down_since = time.monotonic()
+            return True
+        return m.feed(msg)
+
+    def send(self, cmd: dict[str, Any]) -> None:
+        from cardtable_host.link import CommandError, LinkError
+
+        m = self.model
+        if not m.connected:
+            m.note = ("not connected: the key is not sent", "yellow")
+            return
+        name = cmd.pop("cmd")
+        try:
+            reply = self.link.command(name, **cmd)
+        except CommandError as e:
+            m.note = ("refused: %s" % e.msg, "red")  # the board's verdict line logs it too
+            self.note_at = time.monotonic()
+            return
+        except LinkError as e:
+            m.note = ("not sent: %s" % e, "yellow")
+            return
+        if name == "undo":
+            m.add("undone: %s" % m.action_words(reply.get("action")), "magenta")
+        elif name == "state":
+            m.feed({"type": "state", "seq": reply.get("seq"), "view": reply.get("view")})
+            m.note = ("re-synced", "green")
+
+    def look_again(self) -> None:
+        """A board found by its USB id may come back on another port: follow it."""
+        if not self.auto or self.down_since is None or time.monotonic() - self.down_since < 2:
+            return
+        try:
+            port = boardfind.resolve(None)
+        except boardfind.BoardNotFound:
+            return
+        if port != self.port:
+            self.link.close()
+            self.port = self.model.port = port
+            self.down_since = time.monotonic()
+            try:
+                self.connect()
+            except Exception:  # noqa: BLE001 - LinkDown: keep looking
+                pass
+
+    def loop(self) -> int:
+        screen = self.screen
+        screen.show(self.model)
+        last_draw = time.monotonic()
+        while True:
+            changed = False
+            msg = self.link.next(timeout=0.05)
+            while msg is not None:
+                changed = self.handle(msg) or changed
+                msg = self.link.next(timeout=0)
+            for ch in self.keyreader.read():
+                cmd = self.keys.press(ch)
+                changed = True
+                self.note_at = time.monotonic()
+                if cmd == "quit":
+                    return 0
+                if isinstance(cmd, dict):
+                    self.send(cmd)
+            self.look_again()
+            if not self.model.connected and self.link.up and time.monotonic() - self.tried > 2:
+                self.tried = time.monotonic()  # the port is there but the table did not answer
+                self.resync()
+                changed = True
+            if self.model.note[0] and time.monotonic() - self.note_at > 8:
+                self.model.note = ("", None)
+                changed = True
+            if changed or time.monotonic() - last_draw > 1:
+                screen.show(self.model)
+                last_draw = time.monotonic()
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     boardfind.add_port_argument(p)
     p.add_argument("--plain", action="store_true",
@@ -414,5 +681,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    print("cardtable monitor: not ready yet", file=sys.stderr)
-    return 2
+    from cardtable_host.link import LinkDown
+
+    try:
+        port = boardfind.resolve(args.port)
+    except boardfind.BoardNotFound as e:
+        print("cardtable monitor: %s" % e, file=sys.stderr)
+        return 2
+    why = boardfind.busy(port)
+    if why:
+        print("cardtable monitor: %s" % why, file=sys.stderr)
+        return 2
+    out = sys.stdout
+    plain = args.plain or not out.isatty()
+    screen = Screen(out, plain, use_colour(out))
+    mon = Monitor(port, not args.port and not os.environ.get(boardfind.ENV), screen, KeyReader(sys.stdin))
+    try:
+        mon.connect()
+    except LinkDown as e:
+        mon.keyreader.close()
+        print("cardtable monitor: %s" % e, file=sys.stderr)
+        return 2
+    screen.open()
+    try:
+        return mon.loop()
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        screen.close()
+        mon.keyreader.close()
+        if mon.link is not None:
+            mon.link.close()

@@ -49,8 +49,8 @@ BOARD_FOR = {
     "nerts": "pico-nerts-6",
 }
 # Seeds whose bot games end at a watchable length (Nonesuch and California Jacks games can
-# run to thousands of plays; those seeds end sooner).
-DEFAULT_SEEDS = {"california-jacks": 8, "nonesuch": 1}
+# run to thousands of plays, and every action the board keeps for undo takes heap).
+DEFAULT_SEEDS = {"california-jacks": 171, "nonesuch": 254, "fortyfives": 26, "nerts": 120}
 MAX_ACTIONS = 50000
 
 
@@ -67,10 +67,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a rule option (value as JSON: target=30, double_ended=true); repeatable")
     p.add_argument("--port-file", metavar="F", help="write the board's pty path to F")
     p.add_argument("--flash", metavar="DIR", help="keep the board's flash (journals, config) in DIR")
+    p.add_argument("--record", metavar="FILE",
+                   help="after the game, pull its journal from the board (over the link) into FILE: "
+                        "a game record for `cardtable referee`")
     p.add_argument("--keep", action="store_true",
                    help="keep the board running after the game (for monitor, pull); Ctrl-C ends")
     p.add_argument("--delay", type=float, default=None,
-                   help="seconds between bot actions (default 0.05 on a terminal, else 0)")
+                   help="seconds between bot actions (default 0.1 on a terminal, else 0)")
     p.add_argument("--no-mistakes", action="store_true",
                    help="bots never lay a wrong card (by default one now and then, to show verdicts)")
     p.add_argument("--json", action="store_true",
@@ -167,11 +170,12 @@ class Show:
             self.line("  %s%s" % (text, self.paint("   (%s)" % src, "dim") if src and src != "host" else ""))
         for ev in msg.get("events") or ():
             kind = ev.get("ev")
-            if kind in ("deal", "play"):
+            if kind in ("deal", "play") or kind == obj.get("act"):
+                continue  # the action's own line says it
+            said = event_text(ev)
+            if not said:
                 continue
-            text = event_text(ev)
-            if not text:
-                continue
+            text = said
             if kind in ("hand", "over"):
                 self.line("    " + self.paint(text, "yellow"))
             elif not self.quiet:
@@ -319,7 +323,7 @@ def run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else DEFAULT_SEEDS.get(game, 1)
     colour = use_colour() and not args.json
     show = Show(args.json, args.quiet, colour)
-    delay = args.delay if args.delay is not None else (0.05 if colour else 0.0)
+    delay = args.delay if args.delay is not None else (0.1 if colour else 0.0)
     try:
         vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
                           period_ms=2 if args.bots != "all" or args.keep else 0,
@@ -391,7 +395,14 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
             else:
                 bots.pump(0.05)
         bots.settle(0.1)
-        _result(show, bots)
+        _result(show, bots, vb)
+        if args.record:
+            lines = link.log()
+            with open(args.record, "w", encoding="utf-8") as f:
+                f.write("".join(line + "\n" for line in lines))
+            show.obj({"type": "record", "path": args.record, "lines": len(lines)})
+            show.line("the board's journal of this game (%d lines) is in %s:  cardtable referee %s" % (
+                len(lines), args.record, args.record))
         if args.keep or (people is not None and not people.quit):
             show.line("the board keeps running on %s; Ctrl-C ends" % vb.port)
             while True:
@@ -408,18 +419,28 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         return 0
     except (SimError, LinkError) as e:
         print("cardtable sim: %s" % e, file=sys.stderr)
+        if vb.mode != "table":
+            print("cardtable sim: the board is not running the table any more (%s)" % vb.mode,
+                  file=sys.stderr)
         if args.verbose:
-            print("\n".join(vb.stderr_lines), file=sys.stderr)
+            for line in list(link.noise) + list(vb.stderr_lines):
+                print("  | " + line, file=sys.stderr)
         return 1
     finally:
         link.close()
 
 
-def _result(show: Show, bots: Bots) -> None:
+def _result(show: Show, bots: Bots, vb: VirtualBoard) -> None:
     g = bots.shadow
     scores = bots.scores
+    try:
+        st = vb.status()
+        heap = {"live_max": st.get("heap_live_max"), "peak": st.get("heap_peak"),
+                "budget": st.get("heap_budget"), "steps_over": st.get("heap_over")}
+    except BoardError:
+        heap = None
     show.obj({"type": "result", "game": bots.game_id, "over": bots.over, "scores": scores,
-              "winner": bots.winner, "actions": bots.actions})
+              "winner": bots.winner, "actions": bots.actions, "heap": heap})
     if not bots.over:
         show.line(show.paint("the game is not over; scores so far %s" % scores, "green"))
         return

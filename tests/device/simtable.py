@@ -6,8 +6,9 @@ import sys
 
 from support import MICROPYTHON
 
-MODULES = ("cardtable.record", "cardtable.games", "cardtable.table.config", "cardtable.journal",
-           "cardtable.link", "cardtable.table.scanner", "cardtable.table.feedback",
+# link first: its docstring (the protocol) is one 3.7 kB string to lex, best done in an empty heap
+MODULES = ("cardtable.link", "cardtable.record", "cardtable.games", "cardtable.table.config",
+           "cardtable.journal", "cardtable.table.scanner", "cardtable.table.feedback",
            "cardtable.hal", "cardtable.hw_sim", "cardtable.table.inputs",
            "cardtable.table.commands", "cardtable.table.controller")
 
@@ -62,9 +63,21 @@ def board(name):
     return b
 
 
+def unload(name):
+    """Forget a module (and its name in its package) so the collector can free it."""
+    if name in sys.modules:
+        del sys.modules[name]
+        pkg, _, short = name.rpartition(".")
+        parent = sys.modules.get(pkg)
+        if parent is not None and hasattr(parent, short):
+            delattr(parent, short)
+
+
 def only_game(game):
-    """Unload the rules modules of other games: on the Pico a table runs one game at a time,
-    and a test process that played several would hold them all in the heap."""
+    """Make game's rules module the only one loaded: on the Pico a table runs one game at a
+    time, and a test process that played several would hold them all in the heap. On
+    MicroPython a rules module not loaded yet is imported with the table's modules unloaded
+    (they are imported again after it, each small): compiling a big one from source needs room."""
     if "cardtable.games" not in sys.modules:
         __import__("cardtable.games")
         collect()
@@ -72,19 +85,27 @@ def only_game(game):
     from cardtable import games
 
     keep = games.GAMES[game][0]
-    for gid in games.GAMES if MICROPYTHON else ():  # (CPython has room, and other tests)
-        name = games.GAMES[gid][0]
-        if name != keep and name in sys.modules:
-            del sys.modules[name]
-            short = name.rsplit(".", 1)[1]
-            if hasattr(games, short):
-                delattr(games, short)
+    if not MICROPYTHON:
+        return
+    others = [games.GAMES[g][0] for g in games.GAMES if games.GAMES[g][0] != keep]
+    if keep in sys.modules:
+        if [m for m in others if m in sys.modules]:
+            for name in others:
+                unload(name)
             collect()
-            yield  # the collector frees it before the next import
-    if keep not in sys.modules:
-        __import__(keep)
-        collect()
-        yield
+            yield
+        return
+    for name in others:
+        unload(name)
+    for name in MODULES:
+        if name != "cardtable.games":
+            unload(name)
+    unload("main")
+    collect()
+    yield  # the collector frees them before the next import
+    __import__(keep)
+    collect()
+    yield
 
 
 def scratch():
@@ -94,7 +115,7 @@ def scratch():
 
         n = 0
         while True:
-            d = "/tmp/ct%d" % n
+            d = "scratch%d" % n  # in the working directory (MEMFS in CI)
             try:
                 os.mkdir(d)
                 return d, None
@@ -109,8 +130,8 @@ def scratch():
 def table(board_name, layout, storage=None, rules=None, emu=None, budget=None, game=None):
     """A Table, built over a few steps: t = yield from table(...); game defaults to layout."""
     game = game or layout
+    yield from only_game(game)  # first: a big rules module needs the most room to compile
     yield from loading()
-    yield from only_game(game)
     b = yield from board(board_name)
     t = Table(b, layout, storage, rules, emu, budget)
     collect()
@@ -199,6 +220,25 @@ class Table:
 
     def state(self):
         return json.loads(self.last_state)
+
+
+def firmware_dir():
+    try:
+        return __file__.replace("\\", "/").rsplit("/", 1)[0] + "/../../firmware"
+    except NameError:
+        return "firmware"
+
+
+def main_module():
+    """firmware/main.py, imported as the module `main`."""
+    if "main" not in sys.modules:
+        sys.path.insert(0, firmware_dir())
+        try:
+            __import__("main")
+        finally:
+            sys.path.pop(0)
+        yield
+    return sys.modules["main"]
 
 
 def journal_lines(store, number=1):

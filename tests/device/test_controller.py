@@ -365,3 +365,4 @@ def test_an_idle_table_steps_without_allocating():
     out = t.hal.serial.take()
     assert t.ctl.scanner.polls[0] == polls + 30 and out == b"", (t.ctl.scanner.polls[0], polls, out)
     assert len(t.ctl.game.history) == 2
+

@@ -4,7 +4,7 @@ import sys
 
 from support import MICROPYTHON, stepped
 
-from simtable import BOARDS, collect, loading, scratch
+from simtable import BOARDS, collect, loading, main_module, only_game, scratch
 
 
 def _emulating():
@@ -21,7 +21,7 @@ def _emulating():
 EMULATING = _emulating()
 EXTRA = (("cardtable_host.sim.pn532_emu",) if EMULATING else ()) + (
     "cardtable.drivers.ndef", "cardtable.drivers.pn532", "cardtable.drivers.mux",
-    "cardtable.drivers.pn532_i2c", "cardtable.games.caljacks")
+    "cardtable.drivers.pn532_i2c")
 
 
 def emulator():
@@ -30,25 +30,6 @@ def emulator():
     from cardtable_host.sim import pn532_emu
 
     return pn532_emu
-
-
-def _firmware_dir():
-    try:
-        return __file__.replace("\\", "/").rsplit("/", 1)[0] + "/../../firmware"
-    except NameError:
-        return "firmware"
-
-
-def main_module():
-    """firmware/main.py, imported as the module `main`."""
-    if "main" not in sys.modules:
-        sys.path.insert(0, _firmware_dir())
-        try:
-            __import__("main")
-        finally:
-            sys.path.pop(0)
-        yield
-    return sys.modules["main"]
 
 
 def heap_in_use():
@@ -92,6 +73,8 @@ def booted(storage, cfg):
     from cardtable.table.controller import save_config
 
     emu = emulator()
+    yield from only_game(cfg["layout"])
+    yield from loading(EXTRA)
     main = yield from main_module()
     save_config(storage, cfg, main.CONFIG)
     from cardtable.table.controller import load_config
@@ -108,6 +91,7 @@ def booted(storage, cfg):
 
 @stepped
 def test_main_builds_the_table_and_its_loop_plays_a_game():
+    yield from only_game("california-jacks")  # first, in an empty heap
     yield from loading(EXTRA)
     from cardtable.hal import FileStorage
 
@@ -150,6 +134,7 @@ def test_main_builds_the_table_and_its_loop_plays_a_game():
 
 @stepped
 def test_a_reboot_resumes_the_game_from_the_journal():
+    yield from only_game("california-jacks")
     yield from loading(EXTRA)
     from cardtable.hal import FileStorage
 
@@ -175,6 +160,7 @@ def test_a_reboot_resumes_the_game_from_the_journal():
 
 @stepped
 def test_maintenance_mode_starts_nothing():
+    yield from only_game("california-jacks")
     yield from loading(EXTRA)
     from cardtable.hal import FileStorage
     from cardtable.hw_sim import SimHal
@@ -200,3 +186,36 @@ def test_maintenance_mode_starts_nothing():
         assert [r.inits for r in made[0].readers] == [0] * 6
     assert store.size("games") < 0 and made[0].serial.take() == b""
     assert keep is keep
+
+
+def test_an_error_in_a_step_is_reported_and_the_loop_goes_on():
+    main = None
+    for _ in main_module():
+        pass
+    main = sys.modules["main"]
+
+    class Link:
+        def __init__(self):
+            self.sent = []
+
+        def send(self, msg):
+            self.sent.append(msg)
+
+    class Flaky:
+        """A table whose every third step hits a bug."""
+
+        def __init__(self):
+            self.steps = 0
+            self.link = Link()
+
+        def step(self):
+            self.steps += 1
+            if self.steps % 3 == 0:
+                raise KeyError("no such zone")
+
+    ctl = Flaky()
+    main.run(ctl, None, 9)
+    assert ctl.steps == 9
+    faults = ctl.link.sent
+    assert len(faults) == 3 and faults[0]["type"] == "fault" and faults[0]["kind"] == "error"
+    assert "KeyError" in faults[0]["msg"] and "no such zone" in faults[0]["msg"]

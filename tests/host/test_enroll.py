@@ -112,15 +112,17 @@ def test_refuses_a_sticker_holding_another_card_and_keeps_one_already_right(brid
     taken = Tag("04aaaaaaaaaa01", text="KD")  # a card of the deck already
     right = Tag("04aaaaaaaaaa02", text="2S")  # already holds the card asked for
     foreign = Tag("04aaaaaaaaaa03", kind=215, message=ndef.uri_record("https://example.org"))
+    bank = Tag("08a1b2c3", kind="bank")  # a payment card left on the reader
     fresh = blank(9)
 
     def hand(code: str, n: int) -> list[Tag]:
-        return {"AS": [taken, foreign], "2S": [right], "3S": [fresh]}[code]
+        return {"AS": [taken, bank, foreign], "2S": [right], "3S": [fresh]}[code]
 
     s = Session(bridge, ["--game", "fortyfives", "--cards", "as,2S,3s", "--json"])
     assert s.play(hand) == 0, "\n".join(s.output)
     text = "\n".join(s.output)
     assert "refused tag 04aaaaaaaaaa01 for AS: it already holds KD, another card of the deck" in text
+    assert "refused tag 08a1b2c3 for AS: a 4-byte UID is no NTAG sticker" in text
     assert "2S already held its code on tag 04aaaaaaaaaa02 (2/3)" in text
     with bridge.lock:
         assert taken.text() == "KD"  # refused: untouched
@@ -129,7 +131,7 @@ def test_refuses_a_sticker_holding_another_card_and_keeps_one_already_right(brid
     summary = json.loads(s.output[-1])
     assert summary["complete"] is True and summary["left"] == []
     assert [(c["card"], c["written"]) for c in summary["cards"]] == [("AS", True), ("2S", False), ("3S", True)]
-    assert summary["refused"][0]["uid"] == "04aaaaaaaaaa01"
+    assert [r["uid"] for r in summary["refused"]] == ["04aaaaaaaaaa01", "08a1b2c3"]
 
 
 def test_overwrite_retags_a_card_of_the_deck(bridge: PtyPN532) -> None:
@@ -199,3 +201,24 @@ def test_bad_card_names_are_refused_before_touching_the_reader() -> None:
          "--port", "/nonexistent", "--cards", "AS,1Z"], capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2
     assert "'1Z' is not a card of the fortyfives deck" in proc.stderr
+
+
+def test_progress_bar_only_on_a_terminal() -> None:
+    import io
+
+    from cardtable_host.progress import Progress
+
+    shown = io.StringIO()
+    bar = Progress(52, "enroll", stream=shown, enabled=True)
+    bar.update(13, "place AS#2 on the reader")
+    assert bar.text(80) == "enroll [" + "#" * 6 + "." * 20 + "] 13/52  place AS#2 on the reader"
+    bar.note("refused tag 04aa for AS#2")
+    bar.close()
+    out = shown.getvalue()
+    assert "\rrefused" not in out and "\x1b[Krefused tag 04aa for AS#2\n" in out  # above the bar
+    assert out.endswith("13/52  place AS#2 on the reader\n")
+    piped = io.StringIO()  # not a terminal: the bar draws nothing, callers print plain lines
+    quiet = Progress(52, "enroll", stream=piped)
+    quiet.update(13, "x")
+    quiet.close()
+    assert not quiet.enabled and piped.getvalue() == ""

@@ -41,7 +41,11 @@ const USAGE = `usage: node tools/mpy/board.mjs [options]
                       flash, keeping the other files (journals); implied when it is empty
   --lib DIR           device package to install as /lib (default firmware/lib)
   --emu FILE          PN532 emulator module (default host/cardtable_host/sim/pn532_emu.py)
-  --heap SIZE         MicroPython GC heap (default 192k, the Pico's)
+  --heap SIZE         the heap the table may keep, as on a Pico (default 192k); the emulated
+                      readers get their own share on top (20 KB + 1 KB per reader). A step
+                      that begins with more in use raises a fault on the link.
+  --headroom SIZE     room for one step's garbage on top (default 64k): this port collects
+                      only between calls from JavaScript, a Pico whenever its heap is full
   --no-cap            let the heap grow (the port's default; for measuring)
   --period MS         milliseconds between ticks of the table's loop (default 1)
   --steps N           main.run() steps per tick (default 1)
@@ -65,6 +69,19 @@ const LIFT_POLLS = 4;
 // Emscripten errno -> MicroPython (Linux) errno, for OSError messages shown to mpremote.
 const ERRNO = new Map([[44, 2], [20, 17], [31, 21], [54, 20], [55, 39], [28, 22], [2, 13],
   [63, 1], [8, 9], [51, 28], [29, 5], [10, 16], [6, 11], [48, 12], [75, 18], [37, 36]]);
+
+// Heap. The table must keep no more than a Pico's 192 KB alive; that is checked at the start
+// of every step, after the collection the previous step asked for. The emulated PN532s share
+// the heap, which a real board's readers do not, so the budget grows by what they take
+// (measured with the .mpy build: the module ~19 KB, each reader's emulator ~0.5 KB and a tag
+// in its field ~0.3 KB). The hard cap is the budget plus headroom for one step's garbage: the
+// WebAssembly port cannot collect inside a call, where a Pico collects as soon as it is full.
+const EMU_MODULE = 20 * 1024;
+const EMU_PER_READER = 1024;
+
+function emuAllowance(board) {
+  return EMU_MODULE + EMU_PER_READER * (board?.readers?.length || 0);
+}
 
 const MACHINE_PY = `"""machine on the virtual board: only what mpremote and a REPL user need."""
 import js
@@ -90,10 +107,28 @@ def unique_id():
     return b"\\xe6\\x61\\x38\\x52\\x83\\x2a\\x5d\\x2c"
 `;
 
+// Every power-on loads a fresh MicroPython into this process. The port frees a Python object
+// when its JavaScript proxy is garbage-collected, through a FinalizationRegistry whose callback
+// calls the *current* global Module: a proxy of an old instance collected later would free
+// an object of the new one. So registries remember the instance they were made for and keep
+// quiet once it is gone.
+let generation = 0;
+const RealRegistry = globalThis.FinalizationRegistry;
+globalThis.FinalizationRegistry = class {
+  constructor(callback) {
+    const gen = generation;
+    this.registry = new RealRegistry((held) => { if (gen === generation) callback(held); });
+  }
+
+  register(obj, held, token) { return this.registry.register(obj, held, token); }
+
+  unregister(token) { return this.registry.unregister(token); }
+};
+
 function parseArgs(argv) {
   const o = {
     board: null, game: null, layout: null, flash: null, install: false, lib: null, emu: null,
-    heap: 192 * 1024, cap: true, period: 1, steps: 1, controlFd: null, repl: false,
+    heap: 192 * 1024, headroom: 64 * 1024, cap: true, period: 1, steps: 1, controlFd: null, repl: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -110,6 +145,7 @@ function parseArgs(argv) {
     else if (a === '--lib') o.lib = path.resolve(val());
     else if (a === '--emu') o.emu = path.resolve(val());
     else if (a === '--heap') o.heap = parseSize(val());
+    else if (a === '--headroom') o.headroom = parseSize(val());
     else if (a === '--no-cap') o.cap = false;
     else if (a === '--period') o.period = Number(val());
     else if (a === '--steps') o.steps = Math.max(1, Number(val()) | 0);
@@ -372,8 +408,13 @@ class Board {
       this.session = null;
       this.glue = null;
       this.setMode('boot');
+      this.boardInfo = this.boardConfig();
+      const emulating = table && fs.existsSync(this.emuPath());
+      this.budget = this.o.heap + (emulating ? emuAllowance(this.boardInfo) : 0);
+      this.heapSize = this.budget + (table ? this.o.headroom : 0);
+      generation += 1;
       const session = await loadMicroPython({
-        heap: this.o.heap, cap: this.o.cap, stdin: () => null,
+        heap: this.heapSize, cap: this.o.cap, stdin: () => null,
         stdout: { byte: (c) => this.outByte(c), flush: () => this.outFlush(), write: (d) => this.outWrite(d) },
         stderr: { byte: (c) => this.outByte(c), flush: () => this.outFlush(), write: (d) => this.outWrite(d) },
       });
@@ -393,10 +434,12 @@ class Board {
       }
       this.syncFlash(true, true);
       this.files = null;
-      this.boardInfo = this.boardConfig();
       this.installGlue(table);
-      if (!table) this.enterRepl({ raw, banner: !raw });
-      else this.bootTable();
+      if (table) this.bootTable();
+      else {
+        this.hideGlue();
+        this.enterRepl({ raw, banner: !raw });
+      }
     };
     this.booting = run().catch((e) => {
       process.stderr.write(`board.mjs: power-on failed: ${e.stack || e}\n`);
@@ -417,12 +460,16 @@ class Board {
     } else FS.unlink(p);
   }
 
+  emuPath() {
+    return this.o.emu || path.join(REPO_ROOT, 'host', 'cardtable_host', 'sim', 'pn532_emu.py');
+  }
+
   installGlue(table) {
     const { mp } = this.session;
     const FS = mp.FS;
     memfsMkdirs(FS, SIM_DIR);
     FS.writeFile(`${SIM_DIR}/boardglue.py`, fs.readFileSync(path.join(TOOLS_DIR, 'boardglue.py')));
-    const emu = this.o.emu || path.join(REPO_ROOT, 'host', 'cardtable_host', 'sim', 'pn532_emu.py');
+    const emu = this.emuPath();
     const haveEmu = table && fs.existsSync(emu);
     if (haveEmu) FS.writeFile(`${SIM_DIR}/pn532_emu${path.extname(emu)}`, fs.readFileSync(emu));
     mp.runPython(`import sys\nsys.path.clear()\nsys.path.extend(['${SIM_DIR}', '', '.frozen', '/lib'])\nimport boardglue\n`);
@@ -430,6 +477,8 @@ class Board {
     this.glue.shim_vfs();
     const kinds = new Set(Object.values(this.boardInfo?.buses || {}).map((b) => b.kind));
     this.glue.begin(haveEmu ? 1 : 0, [...kinds].join(','));
+    this.glue.set_budget(this.o.cap ? this.budget : 0);
+    this.glue.preset_dead([...this.deadReaders].join(','));  // cut cables stay cut
     this.haveEmu = haveEmu;
   }
 
@@ -450,7 +499,6 @@ class Board {
     this.hideGlue();
     this.outFlush();
     if (st === OK) {
-      for (const r of this.deadReaders) g.dead(r, 1);
       for (const [zone, c] of this.cards) g.place(zone, c.uid, c.text, String(c.kind));
       this.steps = 0;
       this.setMode('table');
@@ -464,13 +512,15 @@ class Board {
   }
 
   stopTable() {
-    if (this.timer) clearTimeout(this.timer);
+    if (this.timer?.immediate) clearImmediate(this.timer.immediate);
+    else if (this.timer) clearTimeout(this.timer);
     this.timer = null;
   }
 
   scheduleTick(ms = this.o.period) {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.tick(), ms);
+    this.stopTable();
+    if (ms > 0) this.timer = setTimeout(() => this.tick(), ms);
+    else this.timer = { immediate: setImmediate(() => this.tick()) };
   }
 
   tick() {
@@ -552,9 +602,7 @@ class Board {
   interrupt() {
     this.stopTable();
     this.serialIn = [];
-    const g = this.glue;
-    this.outWrite('Traceback (most recent call last):\r\n  File "main.py", in <module>\r\nKeyboardInterrupt: \r\n');
-    g.interrupt();
+    this.glue.interrupt();  // as main.py takes a KeyboardInterrupt: a word, then the REPL
     this.outFlush();
     this.enterRepl({ raw: false, banner: true });
   }
@@ -850,8 +898,11 @@ class Board {
       }
       case 'status': {
         const heap = this.mode === 'table' ? g.heap() : null;
+        const [liveMax, peak, over] = this.mode === 'table' ? g.heap_stats().split(',').map(Number) : [null, null, null];
         this.reply(req, {
-          mode: this.mode, steps: this.steps, heap, board: this.boardInfo?.board ?? null,
+          mode: this.mode, steps: this.steps, heap, heap_live_max: liveMax, heap_peak: peak,
+          heap_budget: this.budget, heap_over: over, heap_cap: this.o.cap ? this.heapSize : null,
+          board: this.boardInfo?.board ?? null,
           cards: Object.fromEntries([...this.cards].map(([z, c]) => [z, c.text])),
           dead: [...this.deadReaders], emulated: !!this.haveEmu,
         });

@@ -18,11 +18,11 @@ STOPPED = 3  # main.py would not start the table (maintenance mode, bad config)
 
 # Tidy the emulators' debugging logs every this many steps, so they do not fill the heap.
 _TIDY_EVERY = 64
-_LOG_KEEP = 16
 _FRAMES_KEEP = 2
 _GC_AT = 96 * 1024  # ask for a collection when this much heap is in use
 
-S = {"exc": None, "ctl": None, "stages": None, "emu": None, "note": "", "steps": 0}
+S = {"exc": None, "ctl": None, "stages": None, "emu": None, "note": "", "steps": 0, "peak": 0,
+     "live_max": 0, "budget": 0, "over": 0}
 _POLLS = []  # InListPassiveTarget commands each reader's emulator has answered
 
 
@@ -156,6 +156,12 @@ def _stages(emu, board_kinds):
     return out
 
 
+def preset_dead(readers):
+    """Readers (comma-separated indexes) whose cable is cut when the table boots."""
+    S["dead"] = [int(r) for r in readers.split(",") if r]
+    return OK
+
+
 def begin(emu, board_kinds):
     """Plan the boot: emu is 1 if pn532_emu is importable, board_kinds e.g. 'i2c,spi'."""
     S["stages"] = _stages(emu, board_kinds.split(","))
@@ -234,6 +240,9 @@ def _build():
     def make_hal(board):
         h = SimHal(board, emu=emu, storage=S["storage"], clock=halmod.Clock())
         h.serial = PipeSerial()
+        for i in S.get("dead", ()):
+            if h.emus and i < len(h.emus):
+                h.emus[i].mute = -1
         return h
 
     def stop(h, board):
@@ -270,14 +279,33 @@ def step(n):
     return _guard(_step, n)
 
 
+def set_budget(n):
+    """The heap a Pico would have for the table (bytes); 0: no check."""
+    S["budget"] = n
+    return OK
+
+
 def _step(n):
     ctl = S["ctl"]
+    live = gc.mem_alloc()  # the collection asked for by the last step ran as this call began
+    if live > S["live_max"]:
+        S["live_max"] = live
+    if S["budget"] and live > S["budget"]:
+        S["over"] += 1
+        if S["over"] == 1:
+            from cardtable import link
+
+            ctl.link.send(link.fault("error", "virtual board: the table holds %d bytes of heap, "
+                                     "more than a Pico's %d" % (live, S["budget"])))
     S["main"].run(ctl, ctl.hal.wdt, n)
     S["steps"] += n
     emus = ctl.hal.emus
     if emus and S["steps"] % _TIDY_EVERY < n:
         _tidy(emus)
-    if gc.mem_alloc() > _GC_AT:
+    used = gc.mem_alloc()
+    if used > S["peak"]:
+        S["peak"] = used
+    if used > _GC_AT:
         gc.collect()
     return OK
 
@@ -292,7 +320,7 @@ def _tidy(emus):
             if b == 0x4A:
                 c += 1
         _POLLS[i] += c
-        if len(log) > _LOG_KEEP:
+        if log:
             e.log = bytearray()
         if len(e.frames) > _FRAMES_KEEP:
             e.frames = e.frames[-_FRAMES_KEEP:]
@@ -423,3 +451,9 @@ def pixels():
 def heap():
     """Bytes of heap in use (after the collection at this call's start, if one was due)."""
     return gc.mem_alloc()
+
+
+def heap_stats():
+    """'live_max,peak,over': the most live heap at a step's start, the most in use at a
+    step's end (live and that step's garbage), and steps that began over the budget."""
+    return "%d,%d,%d" % (S["live_max"], S["peak"], S["over"])

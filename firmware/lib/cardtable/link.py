@@ -10,10 +10,12 @@ Device -> host ("type" names the message):
 - ``hello``: ``fw`` firmware version, ``proto`` (1), ``board``, ``layout``, ``game`` (the
   current game's record header or null), ``seq`` (its last journal line). Sent at boot
   and in answer to the ``hello`` command.
-- ``event``: an accepted action. ``seq`` (its journal line), ``action`` (the action as a
-  record line, e.g. ``{"seat": 1, "act": "play", "card": "5H"}``), ``events`` (what the
-  rules said happened: ``{"ev": "trick", "seat": 1, ...}``, hand scored, game over),
-  ``from`` (``"zone s1"``, ``"button k4"``, ``"tap t2"``, ``"host"``, ``"auto"``).
+- ``event``: an accepted action. ``seq`` (its journal line; null if the journal failed),
+  ``action`` (the action as a record line, e.g. ``{"seat": 1, "act": "play", "card": "5H"}``),
+  ``events`` (what the rules said happened: ``{"ev": "trick", "seat": 1, ...}``, hand
+  scored, game over), ``from`` (``"zone s1"``, ``"button k4"``, ``"tap t2"``, ``"host"``,
+  ``"auto"``). An undo is an ``event`` with ``undone`` (the record line taken back) instead
+  of ``action``, and ``seq`` the journal's last line after it.
 - ``verdict``: a rejected action. ``action`` (record form, or null when the input made no
   action), ``seat``, ``reason`` (in words a player understands), ``from``.
 - ``state``: ``seq`` and ``view``, the spectator view (``view(None)``: never a hand, the
@@ -27,9 +29,10 @@ Device -> host ("type" names the message):
 - ``ok``: ``id`` echoed, plus the command's answer fields.
 - ``error``: ``id`` echoed (null when the line had none or was not JSON), ``msg``.
 
-Host -> device: ``{"cmd": NAME, "id": ID, ...}``; ID is any JSON number or string, echoed in
-exactly one ``ok`` or ``error``. Lines longer than LINE_MAX bytes, lines that are not JSON
-objects, unknown commands and bad fields get an ``error``, never a crash.
+Host -> device: ``{"cmd": NAME, "id": ID, ...}``; ID is a JSON whole number or string, echoed
+in exactly one ``ok`` or ``error``. Lines longer than LINE_MAX bytes, lines that are not JSON
+objects, unknown commands and bad fields get an ``error``, never a crash. The device takes
+one host line per step (CR, LF or CRLF ends a line; empty lines are skipped).
 
 - ``hello``: sends a ``hello``; ok.
 - ``new``: ``game`` (id), optional ``seats``, ``dealer``, ``rules`` (options), ``layout``
@@ -41,15 +44,16 @@ objects, unknown commands and bad fields get an ``error``, never a crash.
 - ``undo``: takes back the last action; ok with ``action`` (what was undone) and ``seq``.
 - ``state``: ok with ``seq`` and ``view`` (spectator).
 - ``log``: optional ``game`` (a number from ``games``; default the current game). Streams
-  the journal as ``log`` messages, a few per step, then ok with ``lines``.
-- ``config``: ok with ``board``, ``layout``, ``layouts``, ``zones`` (zone -> role),
-  ``buttons`` (button -> meaning) and ``host_verbs`` (what the host must type for this
-  layout). With ``set`` (an object of ``board``, ``layout``): saves them to the board's
-  config file, used from the next boot.
+  the journal as ``log`` messages, a few per step, then ok with ``game`` and ``lines``.
+- ``config``: ok with ``board``, ``layout``, ``game``, ``layouts``, ``zones`` (zone ->
+  role), ``buttons`` (button -> meaning), ``host_verbs`` (what the host must type for this
+  layout) and ``saved`` (the config file). With ``set`` (an object of ``board``,
+  ``layout``): saves them to the board's config file, used from the next boot.
 - ``games``: ok with ``games``: ``[{"number": 3, "bytes": 2048, "current": true}, ...]``.
-- ``health``: ok with ``readers`` (per zone: ``zone``, ``up``, ``polls``, ``failures``,
-  ``card``, driver counters), ``journal`` (``number``, ``seq``, ``bytes``, ``dropped``,
-  ``error``), ``flash_free``, ``heap_free`` (-1 if unknown), ``uptime_ms``, ``steps``.
+- ``health``: ok with ``readers`` (per reader: ``zone``, ``up``, ``polls``, ``failures``,
+  ``card``, ``error`` (the last), ``driver`` counters), ``journal`` (``number``, ``seq``,
+  ``bytes``, ``dropped`` (torn bytes cut at boot), ``error``), ``flash_free``, ``heap_free``
+  (-1 if unknown), ``uptime_ms``, ``steps``, ``link`` (``sent``, ``received``, ``errors``).
 """
 import json
 

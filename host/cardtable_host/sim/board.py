@@ -39,6 +39,7 @@ BOARD_MJS = REPO_ROOT / "tools" / "mpy" / "board.mjs"
 EMULATOR = Path(__file__).resolve().with_name("pn532_emu.py")
 ENV_NODE = "CARDTABLE_NODE"  # the node binary to use (default: node on PATH)
 ENV_BUILD = "CARDTABLE_BUILD"  # where .mpy builds go (default: build/ in the repository)
+ENV_TRACE = "CARDTABLE_VB_TRACE"  # set: print every control request and reply on stderr
 _PENDING_MAX = 1 << 20  # serial bytes kept for a slow or absent reader before dropping old ones
 
 
@@ -123,6 +124,7 @@ class VirtualBoard:
         self._slave = -1
         self._pending = bytearray()
         self._lock = threading.Lock()
+        self._send_lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._replies: dict[int, dict[str, Any]] = {}
         self._next_id = 0
@@ -389,7 +391,8 @@ class VirtualBoard:
             rid = self._next_id
         req = dict(req, id=rid)
         try:
-            self._ctl.sendall((json.dumps(req) + "\n").encode())
+            with self._send_lock:
+                self._ctl.sendall((json.dumps(req) + "\n").encode())
         except OSError as e:
             raise BoardError("the virtual board is gone: %s" % e)
         deadline = time.monotonic() + timeout
@@ -400,6 +403,9 @@ class VirtualBoard:
                     raise BoardError("no answer from the virtual board to %s" % req.get("op"))
                 self._cond.wait(min(left, 0.2))
             reply = self._replies.pop(rid)
+        if os.environ.get(ENV_TRACE):
+            print("[vb %.3f] %s -> %s" % (time.monotonic(), json.dumps(req), json.dumps(reply)),
+                  file=sys.stderr)
         if not reply.get("ok"):
             raise BoardError(reply.get("error") or "request failed")
         return reply

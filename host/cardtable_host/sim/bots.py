@@ -64,6 +64,7 @@ class Bots:
         self.on_message = on_message
         self.timeout = timeout
         self.shadow: Any = None
+        self.mirror: Any = None  # the game exactly as the board judged it (its deals as it saw them)
         self.pending_deal: tuple | None = None
         self.applied = 0  # seq of the last event applied to the shadow
         self.scores: list[int] | None = None  # from the board's hand/over events
@@ -86,6 +87,7 @@ class Bots:
     def follow(self, header: dict[str, Any]) -> None:
         """Follow a game the board started (header: its record header)."""
         self.shadow = record.game_from_header(dict(header))
+        self.mirror = record.game_from_header(dict(header))
         self.applied = 0
         self.pending_deal = None
         self.scores = list(self.shadow.scores)
@@ -115,8 +117,9 @@ class Bots:
     def _event(self, msg: dict[str, Any]) -> None:
         g = self.shadow
         if "undone" in msg:
-            if g.history:
-                g.undo()
+            for game in (g, self.mirror):
+                if game.history:
+                    game.undo()
             self.applied = msg.get("seq") or 0
             return
         obj = msg.get("action") or {}
@@ -125,12 +128,19 @@ class Bots:
         except record.RecordError as e:
             self.divergences.append("undecodable event %s: %s" % (obj, e))
             return
+        if self.mirror.check(action) is None:
+            self.mirror.apply(action)
+        else:
+            self.divergences.append("the board accepted %s, which its own rules reject: %s" % (
+                obj, self.mirror.check(action)))
+        substituted = False
         if action[1] == "deal":
             if self.pending_deal is None and self.bots and not _full(action[2]):
                 # The board dealt by itself, unseen: the simulator is the dealer all the same.
                 self.pending_deal = g.bot_action(self.rng)
-            if self.pending_deal is not None:
+            if self.pending_deal is not None and self.pending_deal != action:
                 action = self.pending_deal  # the deal as the simulator made it (the board saw less)
+                substituted = True
         self.pending_deal = None
         msg["_shadow_action"] = action
         reason = g.check(action)
@@ -139,7 +149,7 @@ class Bots:
             return
         events = g.apply(action)
         device = msg.get("events")
-        if isinstance(device, list) and _plain(events) != _plain(device):
+        if isinstance(device, list) and not substituted and _plain(events) != _plain(device):
             self.divergences.append("events differ for %s: board %s, host %s" % (obj, device, events))
         self.applied = msg.get("seq") or self.applied
         for ev in device if isinstance(device, list) else events:
@@ -203,16 +213,30 @@ class Bots:
         if not hands or not isinstance(hands[seat], (list, tuple)):
             return None
         legal = {a[2] for a in g.legal(seat) if a[1] == "play"}
-        wrong = [c for c in hands[seat] if isinstance(c, int) and c not in legal]
+        wrong = []
+        for c in hands[seat]:
+            if not isinstance(c, int) or c in legal:
+                continue
+            a = (seat, "play", c, None) if len(action) > 3 else (seat, "play", c)
+            if self.mirror.check(a) is not None:  # only what the board can prove wrong
+                wrong.append(a)
+        other = (seat + 1) % self.seats
+        if other != seat and other not in g.turn and isinstance(hands[other], (list, tuple)) and hands[other]:
+            c = hands[other][self.mistake_rng.below(len(hands[other]))]
+            # (Not a Nonesuch lead of two suits: the board would keep it waiting for a suit.)
+            if isinstance(c, int) and not (len(action) > 3 and not getattr(g, "trick", True)
+                                           and len(g.deck.suits(c)) > 1):
+                wrong.append((other, "play", c, None) if len(action) > 3 else (other, "play", c))
         if not wrong:
             return None
-        card = wrong[self.mistake_rng.below(len(wrong))]
-        return (seat, "play", card, None) if len(action) > 3 else (seat, "play", card)
+        return wrong[self.mistake_rng.below(len(wrong))]
 
     # -- acting -------------------------------------------------------------------------
 
     def step(self) -> bool:
         """Let a bot act once (a wrong card first, sometimes); False if no bot is to act."""
+        if self.divergences and self.bots == set(range(self.seats)):
+            raise SimError("the host's copy of the game left the board's: " + self.divergences[0])
         if not self.bot_turn():
             return False
         action = self.choose()
@@ -256,22 +280,31 @@ class Bots:
                 if verb == "excuse":
                     return self._lay(zone, "X")
                 suit = action[3] if len(action) > 3 else None
-                if suit is not None:
-                    button = t.button("suit %s" % g.deck.fmt_suit(suit))
-                    if button is None:
-                        return self._act(action)
-                    t.vb.press(button)
-                return self._lay(zone, g.card_code(action[2]))
+                if suit is None:
+                    return self._lay(zone, g.card_code(action[2]))
+                found = t.button("suit %s" % g.deck.fmt_suit(suit))
+                if found is None:
+                    return self._act(action)
+                t.vb.press(found)  # the suit first, then the card (the board takes either order)
+                msg = self._lay(zone, g.card_code(action[2]), keep=True)
+                if msg["type"] == "verdict" and str(msg.get("reason", "")).startswith("name the suit"):
+                    t.vb.press(found)  # the press went to an earlier card: name it again
+                    named = "button " + found
+                    msg = self._await(lambda m: m.get("type") in ("event", "verdict")
+                                      and m.get("from") == named, "the named suit")
+                t.lift(zone, wait=False)
+                return msg["type"] == "event"
         elif verb == "center":
             zones = t.zones("foundation")
             if zones:
                 return self._lay(zones[seat % len(zones)], g.card_code(action[2]))
         elif verb == "nerts":
-            button = t.button("nerts %d" % seat)
-            if button is not None:
-                t.vb.press(button)
-                msg = self._await(lambda m: m.get("type") in ("event", "verdict")
-                                  and m.get("from") == "button " + button, "the Nerts call")
+            call = t.button("nerts %d" % seat)
+            if call is not None:
+                t.vb.press(call)
+                src = "button " + call
+                msg = self._await(lambda m: m.get("type") in ("event", "verdict") and m.get("from") == src,
+                                  "the Nerts call")
                 return msg["type"] == "event"
         elif verb == "sow":
             zone = t.zone("sow")
@@ -312,12 +345,17 @@ class Bots:
                     "the event of %s" % obj.get("act"))
         return True
 
-    def _lay(self, zone: str, code: str) -> bool:
-        """Lay a card on a zone, wait for the board's judgement, take the card back."""
+    def _lay(self, zone: str, code: str, keep: bool = False) -> Any:
+        """Lay a card on a zone, wait for the board's judgement, take the card back.
+
+        True if the board accepted it; keep: leave the card there and return the message.
+        """
         self.table.lay(zone, code, wait=False)
         src = "zone " + zone
         msg = self._await(lambda m: m.get("type") in ("event", "verdict") and m.get("from") == src,
                           "the board to judge %s on %s" % (code, zone))
+        if keep:
+            return msg
         self.table.lift(zone, wait=False)
         return msg["type"] == "event"
 

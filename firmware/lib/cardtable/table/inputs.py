@@ -33,12 +33,12 @@ def placed(ctl, zone, led, text, key, t):
         ctl._fault("duplicate", "zone %s: two tags say they are the %s" % (zone, g.card_code(card)), zone)
     if ctl.zone_card.get(zone) == card:
         return  # the card accepted here was lifted and put back
-    action = zone_action(ctl, r, seat, card, t, led)
+    action = zone_action(ctl, r, seat, card, t, led, zone)
     if action is not None:
         ctl.play(action, src, led, zone)
 
 
-def zone_action(ctl, r, seat, card, t, led):
+def zone_action(ctl, r, seat, card, t, led, zone=None):
     """The action a card laid on a zone with role r makes, or None (absorbed or ignored)."""
     g = ctl.game
     gid = g.ID
@@ -48,8 +48,12 @@ def zone_action(ctl, r, seat, card, t, led):
             if g.phase == "excuse" and g.card_code(card) == "X":
                 return (seat, "excuse")
             suit = None
-            if g.phase == "play" and not g.trick and len(g.deck.suits(card)) > 1 and ctl.lead_suit >= 0:
-                suit = ctl.lead_suit
+            ctl.unnamed = None
+            if g.phase == "play" and not g.trick and len(g.deck.suits(card)) > 1:
+                if ctl.lead_suit >= 0:
+                    suit = ctl.lead_suit
+                else:
+                    ctl.unnamed = (seat, card, led, zone)  # a suit button pressed next names it
             ctl.lead_suit = -1
             return (seat, "play", card, suit)
         return (seat, "play", card)
@@ -162,6 +166,10 @@ def input_event(ctl, ev):
         suit = g.deck.parse_suit(arg)
         if g.phase == "trump":
             ctl.play((ctl._turn(), "trump", suit), src, led)
+        elif ctl.unnamed is not None:  # the lead on the table waits for its suit
+            seat, card, zled, zone = ctl.unnamed
+            ctl.unnamed = None
+            ctl.play((seat, "play", card, suit), src, zled, zone)
         else:
             ctl.lead_suit = suit
             ctl.feedback.flash(led, "accepted", ctl.clock.ticks_ms())

@@ -1,0 +1,176 @@
+"""`cardtable pull`: download the board's game journals as game records for `cardtable referee`."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Any
+
+from cardtable import record
+
+from cardtable_host import boardfind
+from cardtable_host.term import paint
+
+HELP = "download the board's game journals as game records (for cardtable referee)"
+DESCRIPTION = """\
+Downloads the games the board keeps (its journal: every accepted action, as it happened,
+with a sequence number and a checksum per line) into a folder, one file per game named
+NNNN-GAME.jsonl after the board's game number. The files are game records exactly as the
+board wrote them: `cardtable referee FILE` replays and judges them as they are.
+
+Pulling again updates files whose game went on (the new lines are added) and leaves
+finished ones alone. A file that holds a different game under the same number (a board
+whose journals were wiped) is never overwritten: the new one is saved beside it.
+Exit status: 0 pulled, 1 a journal could not be read or has damaged lines, 2 no board.
+
+example:  cardtable pull -o games/
+          cardtable pull --current -o games/ && cardtable referee games/0003-fortyfives.jsonl
+          cardtable pull --json -o games/ | jq '.games[].file'
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    boardfind.add_port_argument(p)
+    p.add_argument("-o", "--out", default="games", metavar="DIR",
+                   help="folder to write the records into (default: ./games)")
+    p.add_argument("--game", type=int, action="append", metavar="N",
+                   help="only game number N (repeatable; numbers as `--list` shows them)")
+    p.add_argument("--current", action="store_true", help="only the game being played")
+    p.add_argument("--list", action="store_true", help="list the board's games, download nothing")
+    p.add_argument("--json", action="store_true", help="print one JSON object for programs")
+
+
+def file_name(number: int, header: dict[str, Any]) -> str:
+    game = str(header.get("game", "game")).replace("/", "_")
+    return "%04d-%s.jsonl" % (number, game)
+
+
+def save(directory: str, name: str, lines: list[str]) -> tuple[str, str]:
+    """Write a record; (path, what happened: new, updated, unchanged, kept-both)."""
+    text = "".join(line + "\n" for line in lines)
+    path = os.path.join(directory, name)
+    status = "new"
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as f:
+            old = f.read()
+        if old == text:
+            return path, "unchanged"
+        if text.startswith(old):
+            status = "updated"
+        else:
+            stem = name[:-len(".jsonl")]
+            k = 1
+            while True:
+                path = os.path.join(directory, "%s.%d.jsonl" % (stem, k))
+                if not os.path.exists(path):
+                    break
+                with open(path, encoding="utf-8") as f:
+                    if f.read() == text:
+                        return path, "unchanged"
+                k += 1
+            status = "kept-both"
+    tmp = path + ".part"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+    return path, status
+
+
+def check(lines: list[str]) -> str | None:
+    """None if the record reads back cleanly, else what is wrong (with the line number)."""
+    try:
+        record.load(lines)
+    except record.RecordError as e:
+        return str(e)
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    from cardtable_host.link import Link, LinkError
+
+    out: dict[str, Any] = {"ok": False}
+    try:
+        port = boardfind.resolve(args.port)
+    except boardfind.BoardNotFound as e:
+        print("cardtable pull: %s" % e, file=sys.stderr)
+        return 2
+    out["port"] = port
+    why = boardfind.busy(port)
+    if why:
+        print("cardtable pull: %s" % why, file=sys.stderr)
+        if args.json:
+            print(json.dumps(dict(out, error=why)))
+        return 2
+    try:
+        link = Link(port, timeout=5, reconnect=False)
+    except LinkError as e:
+        print("cardtable pull: %s" % e, file=sys.stderr)
+        return 2
+    status = 0
+    try:
+        hello = link.hello()
+        out["board"] = hello.get("board")
+        kept = link.games()
+        if args.current:
+            kept = [g for g in kept if g.get("current")]
+        if args.game:
+            missing = [n for n in args.game if n not in [g["number"] for g in kept]]
+            if missing:
+                print("cardtable pull: the board has no game %s (it keeps %s)" % (
+                    ", ".join(map(str, missing)), ", ".join(str(g["number"]) for g in link.games()) or "none"),
+                    file=sys.stderr)
+                return 2
+            kept = [g for g in kept if g["number"] in args.game]
+        if args.list:
+            out["games"] = kept
+            if not args.json:
+                for g in kept:
+                    print("%4d  %6d bytes%s" % (g["number"], g["bytes"], "  (being played)" if g.get("current") else ""))
+            out["ok"] = True
+            return 0
+        os.makedirs(args.out, exist_ok=True)
+        results = []
+        for g in kept:
+            n = g["number"]
+            try:
+                lines = link.log(n, timeout=120)
+            except LinkError as e:
+                results.append({"number": n, "error": str(e)})
+                print(paint("game %d: could not read its journal: %s" % (n, e), "red"), file=sys.stderr)
+                status = 1
+                continue
+            try:
+                header = record.parse_line(lines[0], 1) if lines else {}
+            except record.RecordError:
+                header = {}
+            path, what = save(args.out, file_name(n, header), lines)
+            problem = check(lines)
+            entry = {"number": n, "game": header.get("game"), "file": path, "lines": len(lines),
+                     "current": bool(g.get("current")), "status": what}
+            if problem:
+                entry["damaged"] = problem
+                status = 1
+            results.append(entry)
+            if not args.json:
+                note = " (being played)" if g.get("current") else ""
+                line = "%-28s %4d lines, %s%s" % (path, len(lines), what, note)
+                print(paint(line + ": " + problem, "red") if problem else line)
+        out["games"] = results
+        out["ok"] = status == 0
+        if not args.json and results:
+            last = [r for r in results if "file" in r]
+            if last:
+                print("judge one with:  cardtable referee %s" % last[-1]["file"])
+        if not kept and not args.json:
+            print("the board keeps no games yet")
+    except LinkError as e:
+        print("cardtable pull: %s (is the table running? is another program, a cardtable monitor "
+              "or sim, reading the port?)" % e, file=sys.stderr)
+        out["error"] = str(e)
+        status = 1
+    finally:
+        link.close()
+        if args.json:
+            print(json.dumps(out))
+    return status

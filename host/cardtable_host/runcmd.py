@@ -1,0 +1,41 @@
+"""`cardtable run`: the table's main job - the live monitor of the board, or the simulated table."""
+from __future__ import annotations
+
+import argparse
+
+from cardtable_host import boardfind, monitor, simcmd
+
+HELP = "the main job: watch the table live (a board is plugged in) or play the simulated table"
+DESCRIPTION = """\
+With a board plugged in (or --port), this is `cardtable monitor`: the live mirror of the
+table. With no board it starts the demo table in simulation - `cardtable sim GAME` with a
+bot in every seat: the real firmware on real MicroPython behind a pseudo-terminal, emulated
+NFC readers under a virtual table, a whole game refereed on the device, live.
+
+example:  cardtable run                  # Forty-Fives to 120, or the board's live view
+          cardtable run nexus --seed 3
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("game", nargs="?", default="fortyfives", help="game for the simulated table")
+    p.add_argument("--seed", type=int, help="shuffle and bot seed for the simulated table")
+    p.add_argument("--sim", action="store_true", help="simulate even if a board is plugged in")
+    boardfind.add_port_argument(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not args.sim:
+        try:
+            port = boardfind.resolve(args.port)
+        except boardfind.BoardNotFound:
+            port = None
+        if port is not None:
+            print("cardtable: board at %s: live view (cardtable monitor)" % port)
+            margs = argparse.Namespace(port=port, plain=False)
+            return monitor.run(margs)
+    print("cardtable: no board attached: the demo table in simulation (cardtable sim %s)" % args.game)
+    p = argparse.ArgumentParser()
+    simcmd.add_arguments(p)
+    sargs = p.parse_args([args.game] + ([] if args.seed is None else ["--seed", str(args.seed)]))
+    return simcmd.run(sargs)

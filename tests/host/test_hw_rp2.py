@@ -1,0 +1,237 @@
+"""The rp2 hal off the board: machine, neopixel and select are stand-ins that record what the
+firmware asks of them, so the wiring from each board config to the Pico's peripherals is
+checked (the type check against the rp2 stubs checks the calls themselves)."""
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cardtable.table import config
+
+BOARDS = Path(__file__).resolve().parents[2] / "firmware" / "boards"
+
+
+class Pin:
+    IN, OUT, PULL_UP, IRQ_FALLING = 0, 1, 2, 4
+    made: dict[int, "Pin"] = {}
+
+    def __init__(self, gp: int, mode: int = -1, pull: int = -1, value: int | None = None) -> None:
+        self.gp, self.mode, self.pull = gp, mode, pull
+        self.v = 1 if value is None else value
+        self.handler: Any = None
+        Pin.made[gp] = self
+
+    def value(self, v: int | None = None) -> int:
+        if v is not None:
+            self.v = v
+        return self.v
+
+    def irq(self, handler: Any, trigger: int) -> None:
+        self.handler = handler
+
+
+class Bus:
+    def __init__(self, kind: str, bus_id: int, **kw: Any) -> None:
+        self.kind, self.id, self.kw = kind, bus_id, kw
+
+
+class PWM:
+    def __init__(self, pin: Pin) -> None:
+        self.pin, self.f, self.duty = pin, 0, -1
+
+    def freq(self, f: int) -> None:
+        self.f = f
+
+    def duty_u16(self, d: int) -> None:
+        self.duty = d
+
+
+class WDT:
+    def __init__(self, timeout: int) -> None:
+        self.timeout, self.feeds = timeout, 0
+
+    def feed(self) -> None:
+        self.feeds += 1
+
+
+class Timer:
+    PERIODIC = 1
+    made: list["Timer"] = []
+
+    def __init__(self, tid: int, mode: int, period: int, callback: Any) -> None:
+        self.id, self.mode, self.period, self.callback = tid, mode, period, callback
+        Timer.made.append(self)
+
+
+class NeoPixel:
+    def __init__(self, pin: Pin, n: int, bpp: int = 3) -> None:
+        self.pin, self.n, self.bpp = pin, n, bpp
+        self.px: list[Any] = [None] * n
+        self.writes = 0
+
+    def __setitem__(self, i: int, v: Any) -> None:
+        self.px[i] = v
+
+    def write(self) -> None:
+        self.writes += 1
+
+
+class Poll:
+    def __init__(self, stream: "Stdin") -> None:
+        self.stream = stream
+
+    def register(self, obj: Any, mask: int) -> None:
+        pass
+
+    def ipoll(self, timeout: int) -> Any:
+        return iter([(self.stream, 1)] if self.stream.data else [])
+
+
+class Stdin:
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.buffer = self
+
+    def readinto(self, buf: bytearray) -> int:
+        if not self.data:
+            return 0
+        buf[0] = self.data.pop(0)
+        return 1
+
+
+class Stdout:
+    def __init__(self) -> None:
+        self.buffer = self
+        self.out = bytearray()
+
+    def write(self, data: bytes) -> int:
+        self.out.extend(data)
+        return len(data)
+
+
+@pytest.fixture
+def rp2(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """cardtable.hw_rp2 with stand-in rp2 modules and stdio."""
+    Pin.made = {}
+    Timer.made = []
+    machine = types.ModuleType("machine")
+    for name, obj in (("Pin", Pin), ("PWM", PWM), ("WDT", WDT), ("Timer", Timer)):
+        setattr(machine, name, obj)
+    machine.I2C = lambda i, **kw: Bus("i2c", i, **kw)  # type: ignore[attr-defined]
+    machine.SPI = lambda i, **kw: Bus("spi", i, **kw)  # type: ignore[attr-defined]
+    machine.UART = lambda i, **kw: Bus("uart", i, **kw)  # type: ignore[attr-defined]
+    machine.reset = lambda: None  # type: ignore[attr-defined]
+    neopixel = types.ModuleType("neopixel")
+    neopixel.NeoPixel = NeoPixel  # type: ignore[attr-defined]
+    stdin = Stdin()
+    select = types.ModuleType("select")
+    select.POLLIN = 1  # type: ignore[attr-defined]
+    select.poll = lambda: Poll(stdin)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "machine", machine)
+    monkeypatch.setitem(sys.modules, "neopixel", neopixel)
+    monkeypatch.setitem(sys.modules, "select", select)
+    monkeypatch.setattr(sys, "stdin", stdin)
+    import cardtable.hw_rp2 as hw
+
+    return hw
+
+
+def board(name: str) -> Any:
+    return config.load_board(name, str(BOARDS))
+
+
+def test_i2c_board_gets_its_bus_and_one_driver_per_reader_behind_the_muxes(rp2: Any):
+    b = board("pico-i2c-4seat")
+    hal = rp2.Rp2Hal(b)
+    assert len(hal.readers) == 9 and type(hal.readers[0]).__name__ == "PN532I2C"
+    bus = hal.readers[0].i2c
+    assert (bus.kind, bus.id, bus.kw["freq"]) == ("i2c", 0, 400000)
+    assert (bus.kw["sda"].gp, bus.kw["scl"].gp) == (4, 5)
+    muxes = {(r.mux.addr, r.channel) for r in hal.readers}
+    assert muxes == {(0x70, c) for c in range(5)} | {(0x71, c) for c in range(4)}
+    assert hal.readers[0].mux.peers is hal.readers[8].mux.peers  # one bus: one peer list
+    assert hal.readers[0].retries == 1  # bounded polls
+
+
+def test_spi_board_gets_a_chip_select_per_reader_held_high(rp2: Any):
+    b = board("pico-spi-4seat")
+    hal = rp2.Rp2Hal(b)
+    assert [r.cs.gp for r in hal.readers] == [17, 20, 21, 26, 27]
+    assert all(r.cs.v == 1 and r.cs.mode == Pin.OUT for r in hal.readers)
+    spi = hal.readers[0].spi
+    assert (spi.kind, spi.kw["baudrate"], spi.kw["polarity"], spi.kw["phase"]) == ("spi", 1000000, 0, 0)
+    assert (spi.kw["sck"].gp, spi.kw["mosi"].gp, spi.kw["miso"].gp) == (18, 19, 16)
+
+
+def test_buttons_are_debounced_and_reported_once_per_press(rp2: Any, monkeypatch: pytest.MonkeyPatch):
+    now = [1000]
+    monkeypatch.setattr(rp2, "ticks_ms", lambda: now[0])
+    hal = rp2.Rp2Hal(board("pico-i2c-4seat"))
+    k3 = Pin.made[9]
+    assert k3.pull == Pin.PULL_UP and hal.inputs.next() is None
+    k3.v = 0  # pressed
+    assert hal.inputs.next() is None  # not yet: it may be a bounce
+    now[0] += 10
+    k3.v = 1  # a bounce
+    assert hal.inputs.next() is None
+    k3.v = 0
+    assert hal.inputs.next() is None
+    now[0] += 30
+    assert hal.inputs.next() == (1, "k3")
+    now[0] += 500
+    assert hal.inputs.next() is None  # held: still one press
+    assert hal.inputs.held("k3") and not hal.inputs.held("k4")
+
+
+def test_the_encoder_counts_turns_both_ways(rp2: Any):
+    hal = rp2.Rp2Hal(board("pico-i2c-2seat"))
+    a, b = Pin.made[10], Pin.made[11]
+    for _ in range(3):
+        b.v = 1
+        a.handler(a)
+    b.v = 0
+    a.handler(a)
+    assert hal.inputs.next() == (2, "sel", 2)
+    assert hal.inputs.next() is None
+
+
+def test_usb_serial_reads_what_is_waiting_and_never_blocks(rp2: Any, monkeypatch: pytest.MonkeyPatch):
+    out = Stdout()
+    monkeypatch.setattr(sys, "stdout", out)  # (pytest swaps stdout between setup and call)
+    hal = rp2.Rp2Hal(board("pico-i2c-2seat"))
+    assert hal.serial.read_byte() == -1
+    sys.stdin.data.extend(b"ok")  # type: ignore[attr-defined]
+    assert [hal.serial.read_byte() for _ in range(3)] == [ord("o"), ord("k"), -1]
+    hal.serial.write(b'{"type": "hello"}\n')
+    assert out.out == b'{"type": "hello"}\n'
+
+
+def test_leds_buzzer_and_watchdog(rp2: Any):
+    hal = rp2.Rp2Hal(board("pico-i2c-2seat"))
+    hal.pixels.set(2, (10, 20, 30))
+    hal.pixels.show()
+    assert hal.pixels.np.px[2] == (10, 20, 30) and hal.pixels.np.writes == 1
+    assert hal.pixels.np.pin.gp == 22 and hal.pixels.n == 6
+    hal.buzzer.play(((440, 100), (0, 50)), 0)
+    assert (hal.buzzer.pwm.f, hal.buzzer.pwm.duty) == (440, 32768)
+    hal.buzzer.update(100)
+    assert hal.buzzer.pwm.duty == 0 and hal.buzzer.pwm.pin.gp == 15
+    hal.wdt.feed()  # not started: nothing to feed
+    hal.wdt.start(20000)
+    assert hal.wdt.wdt.timeout == 8388  # the RP2040's longest
+    hal.wdt.keep_fed()
+    Timer.made[-1].callback(Timer.made[-1])
+    assert Timer.made[-1].id == -1 and hal.wdt.wdt.feeds == 1
+
+
+def test_rgb_strips_get_their_order(rp2: Any):
+    px = rp2.Rp2Pixels(22, 3, "RGB")
+    px.set(0, (1, 2, 3))
+    assert px.np.px[0] == (2, 1, 3)  # NeoPixel sends G R B: swapped, the strip sees R G B
+    px4 = rp2.Rp2Pixels(21, 3, "GRBW")
+    px4.set(1, (1, 2, 3))
+    assert px4.np.bpp == 4 and px4.np.px[1] == (1, 2, 3, 0)

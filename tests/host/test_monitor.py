@@ -1,0 +1,203 @@
+"""`cardtable monitor` on the virtual board: the live view, keys typed through a pty, and a
+cable pulled and plugged back; plus the view rendering as a pure function."""
+from __future__ import annotations
+
+import fcntl
+import os
+import struct
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+import pytest
+
+pytest.importorskip("termios")  # ptys are POSIX only
+
+import termios  # noqa: E402
+
+from cardtable import games  # noqa: E402
+from cardtable.rng import Random  # noqa: E402
+from cardtable_host.monitor import Keys, Model, plain, render, table_lines  # noqa: E402
+
+
+class Terminal:
+    """A program running on a pseudo-terminal of 100x40: what it shows, keys typed at it."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.master, slave = os.openpty()
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
+        env = dict(os.environ, TERM="xterm", NO_COLOR="1", COLUMNS="100", LINES="40")
+        self.proc = subprocess.Popen(args, stdin=slave, stdout=slave, stderr=slave, env=env,
+                                     start_new_session=True)
+        os.close(slave)
+        self.buf = bytearray()
+        self.lock = threading.Lock()
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                data = os.read(self.master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            with self.lock:
+                self.buf.extend(data)
+
+    def screen(self) -> str:
+        """The last full frame drawn (the text after the last cursor-home)."""
+        with self.lock:
+            text = self.buf.decode("utf-8", "replace")
+        frame = text.rsplit("\x1b[H", 1)[-1]
+        return plain(frame).replace("\r", "")
+
+    def wait(self, pred: Callable[[str], bool], timeout: float = 20) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            s = self.screen()
+            if pred(s):
+                return s
+            time.sleep(0.05)
+        raise AssertionError("the screen never showed what was expected; it shows:\n" + self.screen())
+
+    def type(self, keys: str) -> None:
+        for ch in keys:
+            os.write(self.master, ch.encode())
+            time.sleep(0.03)
+
+    def close(self) -> int:
+        try:
+            return self.proc.wait(timeout=10)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+            os.close(self.master)
+
+
+def test_monitor_mirrors_the_table_takes_keys_and_survives_the_cable() -> None:
+    from cardtable_host.sim.board import VirtualBoard, node_binary
+
+    try:
+        node_binary()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip("the virtual board needs Node.js: %s" % e)
+    with VirtualBoard("pico-spi-4seat", game="fortyfives") as vb:
+        term = Terminal([sys.executable, "-m", "cardtable_host.cli", "monitor", "--port", vb.stable_port])
+        try:
+            s = term.wait(lambda s: "to act: seat 1" in s and "live" in s)
+            assert "fortyfives  ·  hand 1  ·  bid  ·  dealer seat 0 South" in s
+            assert "seat 0 South" in s  # seat names from the board file
+            term.type("b20\r")  # seat 1 bids 20 from the keyboard
+            s = term.wait(lambda s: "seat 1 bids 20" in s and "to act: seat 2" in s)
+            term.type("b10\r")  # not a legal bid: the table says why
+            s = term.wait(lambda s: "refused:" in s)
+            term.type("p")
+            s = term.wait(lambda s: "seat 2 passes" in s and "to act: seat 3" in s)
+
+            vb.unplug()  # the cable comes out ...
+            s = term.wait(lambda s: "board gone" in s)
+            vb.press("k4")  # ... and seat 3 passes at the table meanwhile
+            vb.replug()
+            s = term.wait(lambda s: "live" in s and "to act: seat 0" in s)
+            assert "re-synced from the board" in s and "seat 3 pass" in s  # the bids line
+            assert "while away: seat 3 passes" in s  # the journal tells what was missed
+
+            term.type("u")
+            s = term.wait(lambda s: "undone: seat 3 passes" in s and "to act: seat 3" in s)
+            term.type("q")
+            assert term.close() == 0
+        finally:
+            if term.proc.poll() is None:
+                term.proc.kill()
+
+
+def test_plain_mode_prints_a_line_per_event() -> None:
+    from cardtable_host.sim.board import VirtualBoard, node_binary
+
+    try:
+        node_binary()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip("the virtual board needs Node.js: %s" % e)
+    with VirtualBoard("pico-i2c-2seat", game="california-jacks") as vb:
+        proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "monitor", "--port", vb.port],
+                                stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=dict(os.environ, NO_COLOR="1"))
+        try:
+            time.sleep(1.5)
+            vb.place("c", "9S")  # the cut card deals the hand
+            vb.lift("c")
+            time.sleep(1.0)
+        finally:
+            proc.terminate()
+            out, err = proc.communicate(timeout=10)
+        assert "hello: firmware 0.1.0 on pico-i2c-2seat, layout california-jacks" in out
+        assert "deal (up)  (zone c)" in out, out + err
+        assert "-- california-jacks hand 1 play | to act: 1 | scores: 0 0" in out, out + err
+
+
+def _fortyfives_midgame() -> dict:
+    g = games.load("fortyfives")
+    rng = Random(3)
+    for _ in range(12):
+        g.apply(g.bot_action(rng))
+    return g.view(None)
+
+
+def test_render_shows_trick_turn_scores_faults_and_never_a_hand() -> None:
+    view = _fortyfives_midgame()
+    m = Model("/dev/ttyACM0")
+    m.connected = True
+    m.feed({"type": "hello", "fw": "0.1.0", "proto": 1, "board": "pico-i2c-4seat", "layout": "fortyfives",
+            "game": {"game": "fortyfives", "seats": 4, "dealer": 0, "rules": {}}, "seq": 12})
+    m.feed({"type": "state", "seq": 12, "view": view})
+    m.feed({"type": "verdict", "action": {"seat": 2, "act": "play", "card": "AS"}, "seat": 2,
+            "reason": "must follow diamonds", "from": "zone s2"})
+    m.feed({"type": "fault", "kind": "reader", "zone": "s3", "msg": "reader s3 does not answer"})
+    screen = "\n".join(render(m, 100, 40))
+    assert "to act: seat 2" in screen
+    assert "5D (led)" in screen and "KD" in screen  # the current trick, who led it
+    assert "trump D" in screen and "bid 20 by seat 0" in screen
+    assert "teams: seats 0 & 2: 0   seats 1 & 3: 0" in screen
+    assert "REJECTED seat 2 plays AS: must follow diamonds" in screen
+    assert screen.count("FAULT reader at s3: reader s3 does not answer") == 2  # standing, and in the log
+    assert "hand" not in view  # the spectator view carries no hand ...
+    assert all(len(line) <= 100 for line in render(m, 100, 40))
+    m.feed({"type": "fault", "kind": "reader", "zone": "s3", "msg": "answers again", "cleared": True})
+    screen = "\n".join(render(m, 100, 40))
+    assert screen.count("FAULT reader at s3") == 1 and "fault cleared: reader at s3" in screen
+    assert len(render(m, 60, 12)) == 12 and all(len(line) <= 60 for line in render(m, 60, 12))
+
+
+def test_render_every_game_and_game_over() -> None:
+    for name in games.GAMES:
+        g = games.load(name, seats=3 if name == "nerts" else None)
+        rng = Random(5)
+        for _ in range(4000):
+            if g.over:
+                break
+            g.apply(g.bot_action(rng))
+        lines = table_lines(g.view(None))
+        assert g.over and lines[0].startswith(name)
+        assert lines[1].startswith("GAME OVER: ") and lines[1].endswith(" win" if g.TEAMS else " wins"), lines
+
+
+def test_keys_make_link_commands_for_the_seat_to_act() -> None:
+    m = Model()
+    m.feed({"type": "hello", "game": {"game": "fortyfives", "seats": 4, "dealer": 0, "rules": {}}})
+    m.feed({"type": "state", "view": {"game": "fortyfives", "seats": 4, "turn": [3], "phase": "bid"}})
+    k = Keys(m)
+    assert [k.press(c) for c in "b25"] == [None, None, None] and m.prompt == "bid"
+    assert "bid: 25_" in render(m)[-1]
+    assert k.press("\r") == {"cmd": "act", "action": {"seat": 3, "act": "bid", "bid": 25}}
+    assert k.press("p") == {"cmd": "act", "action": {"seat": 3, "act": "pass"}}
+    assert k.press("t") is None and k.press("h") == {"cmd": "act", "action": {"seat": 3, "act": "trump", "suit": "H"}}
+    assert k.press("t") is None and k.press("x") is None and "no suit 'x'" in m.note[0]
+    assert k.press("b") is None and k.press("\x1b") is None and m.prompt is None  # Esc cancels
+    assert k.press("u") == {"cmd": "undo"} and k.press("q") == "quit"
+    m.feed({"type": "state", "view": {"game": "nerts", "seats": 3, "turn": [0, 1, 2]}})
+    assert k.press("p") is None and "several seats may act" in m.note[0]

@@ -1,0 +1,144 @@
+"""End to end: `cardtable sim GAME --bots all` plays every game to its end on the virtual
+board, and the scores the host read off the serial link are the scores `cardtable referee`
+gives for the journal pulled from the board over the same link.
+
+The six games run at once (each is a Node process running MicroPython plus a Python
+process with the bots), seeds picked for games of a few hundred actions at most.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("termios")  # ptys are POSIX only
+
+from cardtable_host.sim.board import node_binary  # noqa: E402
+
+try:
+    node_binary()
+except Exception as e:  # noqa: BLE001
+    pytest.skip("no Node.js: %s" % e, allow_module_level=True)
+
+# game -> (seed, extra arguments); actions in brackets as measured.
+GAMES = {
+    "nexus": (1, []),  # 37
+    "fairies": (1, []),  # 48
+    "california-jacks": (171, []),  # 159
+    "fortyfives": (26, []),  # 150
+    "nonesuch": (254, []),  # 214
+    "nerts": (120, ["--rule", "target=40"]),  # six players, first to 40
+}
+TIMEOUT = 200
+
+
+def cardtable(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cardtable_host.cli", *args]
+
+
+Run = tuple[subprocess.Popen[bytes], Path]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Run]]:
+    """Every game's `cardtable sim` started at once (output to files, so none waits for its
+    reader); each test waits for its own."""
+    out = tmp_path_factory.mktemp("sim")
+    procs = {}
+    env = dict(os.environ, NO_COLOR="1")
+    for game, (seed, extra) in GAMES.items():
+        base = out / game
+        with open(base.with_suffix(".out"), "wb") as stdout, open(base.with_suffix(".err"), "wb") as stderr:
+            procs[game] = (subprocess.Popen(
+                cardtable("sim", game, "--bots", "all", "--seed", str(seed), "--json",
+                          "--record", str(base.with_suffix(".jsonl")), *extra),
+                stdout=stdout, stderr=stderr, env=env), base)
+    yield procs
+    for proc, _ in procs.values():
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_sim_plays_to_the_end_and_the_link_agrees_with_the_referee(game: str, runs: dict[str, Run]) -> None:
+    proc, base = runs[game]
+    proc.wait(timeout=TIMEOUT)
+    stdout = base.with_suffix(".out").read_text()
+    rec = base.with_suffix(".jsonl")
+    assert proc.returncode == 0, base.with_suffix(".err").read_text()[-3000:]
+    messages = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    start = messages[0]
+    assert start["type"] == "sim" and start["port"].startswith("/dev/pts/") and start["game"] == game
+    result = [m for m in messages if m.get("type") == "result"][-1]
+    assert result["over"] is True
+    heap = result["heap"]  # the table never kept more alive than a Pico's heap (+ the emulators')
+    assert heap["steps_over"] == 0 and 0 < heap["live_max"] <= heap["budget"], heap
+
+    # What the host read off the link: events with the board's rulings, scored hand by hand.
+    events = [m for m in messages if m.get("type") == "event"]
+    assert events and all(m.get("seq") for m in events)
+    finals = [ev for m in events for ev in m["events"] if ev.get("ev") == "over"]
+    assert len(finals) == 1 and finals[0]["scores"] == result["scores"]
+    plays = [m for m in events if str(m.get("from", "")).startswith("zone ")]
+    assert plays, "no card was laid on a reader"
+    if game in ("nexus", "california-jacks", "fortyfives", "nonesuch"):
+        verdicts = [m for m in messages if m.get("type") == "verdict"]
+        assert verdicts and all(v["reason"] for v in verdicts)  # the bots' slips, refused
+
+    # The journal pulled over the link, refereed on the host.
+    lines = rec.read_text().splitlines()
+    assert json.loads(lines[0])["game"] == game and len(lines) == len(events) + 1
+    ref = subprocess.run(cardtable("referee", "--json", str(rec)), capture_output=True, text=True,
+                         timeout=120)
+    assert ref.returncode == 0, ref.stdout + ref.stderr
+    verdict = json.loads(ref.stdout)
+    assert verdict["ok"] and verdict["over"]
+    assert verdict["scores"] == result["scores"]
+    assert verdict["winner"] == result["winner"]
+
+
+def test_a_person_takes_a_seat_and_the_board_referees_the_typed_plays(tmp_path: Path) -> None:
+    port_file = tmp_path / "port"
+    proc = subprocess.Popen(cardtable("sim", "nexus", "--bots", "1", "--seed", "1", "--port-file", str(port_file)),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, NO_COLOR="1"))
+    assert proc.stdin is not None and proc.stdout is not None
+    seen = [""]
+    fd = proc.stdout.fileno()
+
+    def until(text: str, timeout: float = 30) -> None:
+        import select
+        import time
+
+        end = time.monotonic() + timeout
+        while text not in seen[0]:
+            assert time.monotonic() < end, "no %r in:\n%s" % (text, seen[0])
+            r, _, _ = select.select([fd], [], [], 0.2)
+            if r:
+                data = os.read(fd, 65536)
+                assert data, "the simulator ended:\n" + seen[0]
+                seen[0] += data.decode()
+
+    try:
+        until("seat 1 plays LJ")  # the bot at seat 1 leads the little joker (a trump)
+        assert port_file.read_text().strip().startswith("/dev/pts/")
+        proc.stdin.write("play 8C\n")  # seat 0 holds spades: a club does not follow trumps
+        proc.stdin.flush()
+        until("REJECTED: must follow trumps")
+        proc.stdin.write("play 5S\n")
+        proc.stdin.flush()
+        until("seat 0 plays 5S")
+        until("trick 1 to seat")
+        proc.stdin.write("quit\n")
+        proc.stdin.flush()
+        assert proc.wait(timeout=30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
