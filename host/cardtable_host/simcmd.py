@@ -366,10 +366,10 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
     try:
         bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes,
                     on_message=show.message)
-        link.hello()
+        hello = link.hello()
         link.drain()
         try:
-            bots.new_game(rules)
+            bots.new_game(rules, hello=hello)
         except CommandError as e:
             print("cardtable sim: the board refused the game: %s" % e.msg, file=sys.stderr)
             return 1

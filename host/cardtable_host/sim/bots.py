@@ -77,12 +77,23 @@ class Bots:
 
     # -- the game ---------------------------------------------------------------------
 
-    def new_game(self, rules: dict[str, Any] | None = None, dealer: int = 0) -> dict[str, Any]:
-        """Start a new game on the board and follow it."""
+    def new_game(self, rules: dict[str, Any] | None = None, dealer: int = 0,
+                 hello: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Start a new game on the board and follow it; returns its record header.
+
+        hello: the board's hello; if it is already at the start of just such a game (a board
+        that booted into it), that game is played instead of journaling another one.
+        """
+        want = {"game": self.game_id, "seats": self.seats, "dealer": dealer, "rules": rules or {}}
+        header = (hello or {}).get("game")
+        if (hello is not None and hello.get("seq") == 0 and header == want
+                and hello.get("layout") == self.table.layout.name):
+            self.follow(header)
+            return dict(header)
         r = self.link.new(self.game_id, seats=self.seats, dealer=dealer, rules=rules or {},
                           layout=self.table.layout.name)
         self.follow(r["game"])
-        return r
+        return dict(r["game"])
 
     def follow(self, header: dict[str, Any]) -> None:
         """Follow a game the board started (header: its record header)."""

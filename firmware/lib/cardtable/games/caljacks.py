@@ -10,7 +10,7 @@ As refereed (research/rules-decisions.md section 5):
 - A hand scores 1 each for High (ace of trumps), Low (two of trumps), Jack (jack of trumps) to
   whoever took it, and Game to the higher count of card points (10 = 10, A = 4, K = 3, Q = 2,
   J = 1; 80 in all). Points count in the order High, Low, Jack, Game: the first to reach
-  ``target`` wins. The dealer alternates.
+  ``target`` wins there and then (the points after it are not counted). The dealer alternates.
 
 Rule options:
 
@@ -202,9 +202,10 @@ class CaliforniaJacks(TrickGame):
             if s is None:
                 continue
             self.score[s] += 1
-            if self.score[s] >= target and not self.over:
+            if self.score[s] >= target:     # counting stops: the game is won on this point
                 self.over = True
                 self.winner = s
+                break
         events = [{"ev": "hand", "hand": self.hand_no, "points": points, "card_points": count,
                    "scores": list(self.score)}]
         if self.over:
