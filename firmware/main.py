@@ -93,11 +93,13 @@ def run(ctl, wdt=None, steps=-1):
 
 
 # The package's modules in an order that compiles from source in a small heap (the big
-# docstring of link first); booting() imports them one per step.
+# docstring of link first); booting() imports them one per step, and loads the board config
+# after _BOARD_AFTER: its checker compiles (and goes again) while the heap is emptiest.
 _MODULES = ("cardtable.link", "cardtable.record", "cardtable.games", "cardtable.table.config",
-            "cardtable.journal", "cardtable.table.scanner", "cardtable.table.feedback",
-            "cardtable.hal", "cardtable.hw_sim", "cardtable.table.inputs",
-            "cardtable.table.commands", "cardtable.table.controller")
+            "cardtable.hal", "cardtable.table.commands", "cardtable.journal",
+            "cardtable.table.scanner", "cardtable.table.feedback", "cardtable.hw_sim",
+            "cardtable.table.inputs", "cardtable.table.controller")
+_BOARD_AFTER = "cardtable.table.commands"
 
 
 def booting(storage=None, boards_dir=BOARDS, emu=True):
@@ -111,20 +113,23 @@ def booting(storage=None, boards_dir=BOARDS, emu=True):
         __import__(name)
         gc.collect()
         yield
+        if name == _BOARD_AFTER:
+            from cardtable.hal import FileStorage
+            from cardtable.table.commands import load_config
+
+            storage = storage or FileStorage("")
+            cfg = load_config(storage, CONFIG)
+            board = load_board(cfg, boards_dir)
+            gc.collect()
+            yield
     from cardtable import games
-    from cardtable.hal import Clock, FileStorage
+    from cardtable.hal import Clock
     from cardtable.hw_sim import SimHal
-    from cardtable.table.controller import load_config
 
     if emu is True:
         emu = _host_emulator()
         gc.collect()
         yield
-    storage = storage or FileStorage("")
-    cfg = load_config(storage, CONFIG)
-    board = load_board(cfg, boards_dir)
-    gc.collect()
-    yield
     lay = board.layouts.get(cfg.get("layout")) or board.layouts[sorted(board.layouts)[0]]
     __import__(games.GAMES[lay.game][0])
     gc.collect()

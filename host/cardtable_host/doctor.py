@@ -13,10 +13,11 @@ from cardtable_host.term import paint, use_colour
 HELP = "check the table's health: every reader, the journal, free flash and heap"
 DESCRIPTION = """\
 Asks the running table for its health twice, SAMPLE seconds apart, and reports:
-each reader by zone (answering or down, its last error, polls per second over the sample,
-failed polls, a card on it now, the driver's retry and error counters), the journal (game
-number, lines, bytes, a torn tail cut off at boot, write errors), free flash and heap,
-uptime and main-loop rate, and link errors. Problems are listed at the end.
+each reader by zone (answering or down, its PN532 firmware version, its last error, polls
+per second over the sample, failed polls, a card on it now, the driver's retry and error
+counters), the journal (game number, lines, bytes, a torn tail cut off at boot, write
+errors), free flash and heap, uptime and main-loop rate, and link errors. Problems are
+listed at the end.
 Exit status: 0 healthy, 1 a problem was found, 2 no board (or it does not answer).
 
 example:  cardtable doctor

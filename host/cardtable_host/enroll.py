@@ -5,12 +5,13 @@ import argparse
 import json
 import sys
 import time
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from cardtable import games
 from cardtable.cards import BadCard, deck, standard
 from cardtable.drivers import ndef
 
+from cardtable_host import boardfind
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint, use_colour
 
@@ -22,30 +23,46 @@ reads it back and checks it. A sticker that already holds another card of the de
 refused (so a deck is never tagged twice by mistake); one that already holds the right code
 is taken as it is. Lift each card when the next one is asked for.
 
-The reader is a PN532 breakout on a USB-serial adapter, in HSU (UART) mode at 115200 baud.
-(The board's own readers cannot write tags yet: the firmware's link has no command for it.)
+The reader is either a PN532 breakout on a USB-serial adapter, in HSU (UART) mode at 115200
+baud (--port), or one of the table's own readers (--board-port and --zone): the running table
+reads and writes the tags for you over its link, and plays nothing while you enroll.
 Exit status: 0 the deck (or --cards) is done, 1 stopped before the end, 2 no reader or bad
 arguments.
 
 example:  cardtable enroll --game fortyfives --port /dev/ttyUSB0
           cardtable enroll --game nerts --owner 2 --port /dev/ttyUSB0     # deck #2: AS#2 ...
           cardtable enroll --game nexus --port /dev/ttyUSB0 --cards BJ,LJ  # replace two stickers
+          cardtable enroll --game nexus --board-port --zone s0            # on seat 0's reader
 """
 
 PAGE0 = 4  # NTAG user memory starts at page 4
 READ_TIMEOUT = 0.5  # seconds one InListPassiveTarget may wait for a tag
 SERIAL_TIMEOUT = 0.1  # the Adafruit UART example's value (embedded-facts 4.1)
 MAX_ERRORS = 5  # reader errors in a row before giving up
+BOARD_POLL = 0.05  # seconds between two looks for a tag through the board's reader
 
 
 class TagLost(Exception):
     """The tag did not answer a READ or WRITE (moved, or lifted too soon)."""
 
 
-class Reader(Protocol):
-    """What enrolling needs from a reader."""
+class TagTrouble(Exception):
+    """The board could not use the tag: kind "lost" (try again) or "unusable"."""
+
+    def __init__(self, kind: str, msg: str) -> None:
+        super().__init__(msg)
+        self.kind = kind
+        self.msg = msg
+
+
+class TagSource(Protocol):
+    """What enrolling needs from any reader: the UID of the tag in its field."""
 
     def uid(self, timeout: float) -> bytes | None: ...
+
+
+class Reader(TagSource, Protocol):
+    """A reader enrolling reads and writes page by page (the USB-serial PN532)."""
 
     def read(self, page: int) -> bytes | None: ...  # 16 bytes (4 pages) or None
 
@@ -87,6 +104,47 @@ class UartReader:
 
     def close(self) -> None:
         self.serial.close()
+
+
+class BoardReader:
+    """One of the table's own readers, through the board's link (the ``tag`` command)."""
+
+    def __init__(self, link: Any, zone: str) -> None:
+        self.link = link
+        self.zone = zone
+        self.last: dict[str, Any] = {}  # the last read: uid, text or why it has none
+
+    def _tag(self, **fields: Any) -> dict[str, Any]:
+        from cardtable_host.link import CommandError, LinkError
+
+        try:
+            return dict(self.link.tag(self.zone, **fields))
+        except CommandError as e:
+            if e.reply.get("tag"):
+                raise TagTrouble(str(e.reply["tag"]), e.msg) from None
+            raise RuntimeError(e.msg) from None
+        except LinkError as e:
+            raise RuntimeError(str(e)) from None
+
+    def uid(self, timeout: float) -> bytes | None:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                r = self._tag()
+            except TagTrouble:  # it left the field while being read: look again
+                r = {}
+            if r.get("uid"):
+                if r["uid"] == self.last.get("uid"):
+                    time.sleep(BOARD_POLL)  # the same tag still lies there: do not hammer the link
+                self.last = r
+                return bytes.fromhex(r["uid"])
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(BOARD_POLL)
+
+    def write(self, code: str, uid: bytes) -> dict[str, Any]:
+        """Write code on the tag with this UID and read it back (the board does both)."""
+        return self._tag(write=code, uid=uid.hex())
 
 
 def deck_codes(game: str, owner: int | None = None) -> list[str]:
@@ -146,7 +204,7 @@ def tag_text(area: bytes) -> str | None:
 class Enroller:
     """Runs the enrolment of a list of card codes on one reader, telling `say` as it goes."""
 
-    def __init__(self, reader: Reader, game: str, codes: list[str], overwrite: bool = False,
+    def __init__(self, reader: TagSource, game: str, codes: list[str], overwrite: bool = False,
                  wait: float = 0, progress: Progress | None = None, out: Any = None,
                  colour: bool = False) -> None:
         self.reader = reader
@@ -157,6 +215,7 @@ class Enroller:
         self.progress = progress
         self.out = out or sys.stdout
         self.colour = colour
+        self._size = 0  # user bytes of the tag being enrolled
         self.done: list[dict[str, Any]] = []
         self.refused: list[dict[str, Any]] = []
         self._done_uids: dict[bytes, str] = {}
@@ -236,34 +295,44 @@ class Enroller:
             self._refuse(uid, code, "a %d-byte UID is no NTAG sticker (MIFARE Classic? a bank or "
                                     "transit card?)" % len(uid))
             return None
-        try:
-            size, area = read_area(self.reader)
-        except TagLost:
-            self._trouble(uid, "  lost tag %s while reading it: hold the card still on the reader" % uid.hex())
+        ok, old = self._read_tag(uid, code)
+        if not ok:
             return None
-        except ndef.NdefError as e:
-            self._refuse(uid, code, "not an NDEF-formatted NTAG sticker (%s)" % e)
-            return None
-        old = tag_text(area)
         if old == code:
-            if self._verify(code, area):
-                return False
-        elif old is not None and is_deck_card(self.game, old) and not self.overwrite:
+            return False
+        if old is not None and is_deck_card(self.game, old) and not self.overwrite:
             self._refuse(uid, code, "it already holds %s, another card of the deck "
                                     "(use a fresh sticker, or --overwrite to re-tag)" % old)
             return None
+        return self._write_tag(uid, code)
+
+    def _read_tag(self, uid: bytes, code: str) -> tuple[bool, str | None]:
+        """(True, the card code on the tag or None), or (False, None) if it was told off."""
+        try:
+            self._size, area = read_area(cast(Reader, self.reader))
+        except TagLost:
+            self._trouble(uid, "  lost tag %s while reading it: hold the card still on the reader" % uid.hex())
+            return False, None
+        except ndef.NdefError as e:
+            self._refuse(uid, code, "not an NDEF-formatted NTAG sticker (%s)" % e)
+            return False, None
+        return True, tag_text(area)
+
+    def _write_tag(self, uid: bytes, code: str) -> bool | None:
+        """Write the code and check it by reading it back; None if that failed."""
         tlv = ndef.text_tlv(code)
         data = ndef.padded(tlv)
-        if len(data) > size:
-            self._refuse(uid, code, "%s does not fit in its %d bytes" % (code, size))
+        if len(data) > self._size:
+            self._refuse(uid, code, "%s does not fit in its %d bytes" % (code, self._size))
             return None
+        pages = cast(Reader, self.reader)
         for i in range(0, len(data), 4):
-            if not self.reader.write(PAGE0 + i // 4, data[i:i + 4]):
+            if not pages.write(PAGE0 + i // 4, data[i:i + 4]):
                 self._trouble(uid, "  writing page %d of tag %s failed: hold the card still, it will "
                                    "be written again" % (PAGE0 + i // 4, uid.hex()))
                 return None
         try:
-            _, back = read_area(self.reader)
+            _, back = read_area(pages)
         except (TagLost, ndef.NdefError):
             self._trouble(uid, "  could not read tag %s back: hold the card still, it will be written "
                                "again" % uid.hex())
@@ -284,11 +353,43 @@ class Enroller:
         self.say("  refused tag %s for %s: %s" % (uid.hex(), code, why), "red")
 
 
+class BoardEnroller(Enroller):
+    """Enrolling through the table's own reader: the board reads, writes and reads back."""
+
+    def _read_tag(self, uid: bytes, code: str) -> tuple[bool, str | None]:
+        return True, cast(BoardReader, self.reader).last.get("text")  # read with the UID just now
+
+    def _write_tag(self, uid: bytes, code: str) -> bool | None:
+        try:
+            back = cast(BoardReader, self.reader).write(code, uid).get("text")
+        except TagTrouble as e:
+            why = e.msg.split(": ", 1)[1] if e.msg.startswith("tag %s: " % uid.hex()) else e.msg
+            if e.kind == "unusable":
+                self._refuse(uid, code, "it cannot take a card code (%s)" % why)
+            else:
+                self._trouble(uid, "  writing tag %s failed (%s): hold the card still, it will be "
+                                   "written again" % (uid.hex(), why))
+            return None
+        except RuntimeError as e:  # the reader or the link failed
+            self._trouble(uid, "  writing tag %s failed (%s): it will be written again" % (uid.hex(), e))
+            return None
+        if back != code:
+            self.say("  tag %s reads back %r, not %s: trying again" % (uid.hex(), back, code), "red")
+            return None
+        return True
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", "-g", required=True, choices=sorted(games.GAMES), metavar="GAME",
                    help="whose deck to tag: %s" % ", ".join(sorted(games.GAMES)))
-    p.add_argument("--port", "-p", required=True,
-                   help="serial port of the PN532 (USB-serial adapter, HSU mode), e.g. /dev/ttyUSB0")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--port", "-p",
+                       help="serial port of the PN532 (USB-serial adapter, HSU mode), e.g. /dev/ttyUSB0")
+    where.add_argument("--board-port", nargs="?", const="", metavar="PORT",
+                       help="enroll on the table's own reader of --zone instead: the board's port "
+                            "(default: $%s, else the one Pico plugged in)" % boardfind.ENV)
+    p.add_argument("--zone", metavar="ZONE",
+                   help="with --board-port: the zone whose reader tags are laid on, e.g. s0")
     p.add_argument("--owner", type=int, metavar="N",
                    help="nerts: the deck's owner seat (0-7); its cards are coded AS#N (default 0)")
     p.add_argument("--cards", metavar="CODES",
@@ -326,6 +427,11 @@ def run(args: argparse.Namespace) -> int:
             wanted.append(c)
         codes = wanted
     out = sys.stderr if args.json else sys.stdout
+    if args.board_port is not None:
+        return _run_board(args, codes, out)
+    if args.zone:
+        print("cardtable enroll: --zone is for --board-port (the table's own readers)", file=sys.stderr)
+        return 2
     try:
         reader = UartReader(args.port)
     except Exception as e:  # serial.SerialException, the driver's RuntimeError
@@ -336,25 +442,92 @@ def run(args: argparse.Namespace) -> int:
     ic, ver, rev, _ = reader.firmware
     print("PN532 on %s (IC %02x, firmware %d.%d); %s deck: %d cards" % (
         args.port, ic, ver, rev, args.game, len(codes)), file=out, flush=True)
-    progress = Progress(len(codes), "enroll", stream=out)
     en = Enroller(reader, args.game, codes, overwrite=args.overwrite, wait=args.wait,
-                  progress=progress, out=out, colour=use_colour(out))
+                  progress=Progress(len(codes), "enroll", stream=out), out=out, colour=use_colour(out))
     try:
-        finished = en.run()
-    except KeyboardInterrupt:
-        finished = False
-        progress.close()
-        print("\nstopped", file=out)
+        finished = _enroll(en, out)
     finally:
         reader.close()
-    progress.close()
+    return _summary(args, en, codes, finished, "--port %s" % args.port, out)
+
+
+def _run_board(args: argparse.Namespace, codes: list[str], out: Any) -> int:
+    from cardtable_host.link import Link, LinkError
+
+    try:
+        port = boardfind.resolve(args.board_port or None)
+    except boardfind.BoardNotFound as e:
+        print("cardtable enroll: %s" % e, file=sys.stderr)
+        return 2
+    why = boardfind.busy(port)
+    if why:
+        print("cardtable enroll: %s" % why, file=sys.stderr)
+        return 2
+    try:
+        link = Link(port, timeout=5, reconnect=False)
+    except LinkError as e:
+        print("cardtable enroll: %s" % e, file=sys.stderr)
+        return 2
+    try:
+        try:
+            hello = link.hello()
+            readers = {r.get("zone"): r for r in link.health().get("readers") or []}
+        except LinkError as e:
+            print("cardtable enroll: the board on %s does not answer (%s): is the table running?"
+                  % (port, e), file=sys.stderr)
+            return 2
+        r = readers.get(args.zone)
+        if r is None:
+            print("cardtable enroll: %s: which reader are the tags laid on? --zone %s" % (
+                "no zone %s on this board" % args.zone if args.zone else "--zone is needed",
+                "|".join(str(z) for z in readers)), file=sys.stderr)
+            return 2
+        if not r.get("up"):
+            print("cardtable enroll: the reader of zone %s is down (%s)" % (
+                args.zone, r.get("error") or "it does not answer"), file=sys.stderr)
+            return 2
+        print("reader of zone %s on %s (%s, PN532 firmware %s); %s deck: %d cards" % (
+            args.zone, hello.get("board"), port, r.get("fw") or "?", args.game, len(codes)),
+            file=out, flush=True)
+        en = BoardEnroller(BoardReader(link, args.zone), args.game, codes, overwrite=args.overwrite,
+                           wait=args.wait, progress=Progress(len(codes), "enroll", stream=out), out=out,
+                           colour=use_colour(out))
+        try:
+            finished = _enroll(en, out)
+        finally:
+            try:
+                link.tag(done=True)  # the table plays again
+            except LinkError:
+                print("the table may still be enrolling: a reboot (or `cardtable enroll` again) ends it",
+                      file=out)
+    finally:
+        link.close()
+    return _summary(args, en, codes, finished, "--board-port %s --zone %s" % (port, args.zone), out)
+
+
+def _enroll(en: Enroller, out: Any) -> bool:
+    progress = en.progress
+    try:
+        return en.run()
+    except KeyboardInterrupt:
+        if progress is not None:
+            progress.close()
+        print("\nstopped", file=out)
+        return False
+    finally:
+        if progress is not None:
+            progress.close()
+
+
+def _summary(args: argparse.Namespace, en: Enroller, codes: list[str], finished: bool, where: str,
+             out: Any) -> int:
     written = sum(1 for d in en.done if d["written"])
     print("%d/%d cards enrolled (%d written, %d already held their code), %d stickers refused" % (
         len(en.done), len(codes), written, len(en.done) - written, len(en.refused)), file=out)
     if not finished:
         left = codes[len(en.done):]
-        print("to finish later: cardtable enroll --game %s --port %s%s --cards %s" % (
-            args.game, args.port, "" if args.owner is None else " --owner %d" % args.owner,
+        print("to finish later: cardtable enroll --game %s %s%s --cards %s" % (
+            args.game, where, "" if args.owner is None else " --owner %d" % args.owner,
             ",".join(left)), file=out)
     if args.json:
         print(json.dumps({"game": args.game, "owner": args.owner, "complete": finished,

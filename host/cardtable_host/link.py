@@ -327,8 +327,27 @@ class Link:
         return self.command("config")
 
     def health(self) -> dict[str, Any]:
-        """Reader, journal, flash and heap health."""
+        """Reader, journal, flash and heap health (each reader's PN532 firmware as ``fw``)."""
         return self.command("health")
+
+    def press(self, button: str) -> dict[str, Any]:
+        """Press a button by its meaning ("suit M", "bid 20", "confirm"), whether or not the
+        table has that button; CommandError with the reason if the rules reject what it does."""
+        return self.command("press", button=button)
+
+    def tag(self, zone: str | None = None, write: str | None = None, uid: str | None = None,
+            done: bool = False) -> dict[str, Any]:
+        """Read (or write, then read back) the tag on a zone's reader; starts enrolling, during
+        which the table plays nothing, until ``tag(done=True)``. A tag it cannot use raises
+        CommandError whose reply has ``tag``: "lost" (try again) or "unusable"."""
+        if done:
+            return self.command("tag", done=True)
+        fields: dict[str, Any] = {"zone": zone}
+        if write is not None:
+            fields["write"] = write
+        if uid is not None:
+            fields["uid"] = uid
+        return self.command("tag", **fields)
 
     def wait_for(self, pred: Any, timeout: float) -> dict[str, Any] | None:
         """The first queued message for which pred(msg) is true, within timeout (others dropped)."""

@@ -27,6 +27,7 @@ reconnects by itself when the cable is pulled and re-syncs from the board's stat
 Keys, for what the table has no buttons for (they act for the seat whose turn it is):
   b  bid: type the bid (15, 20 ... or some / most / none), then Enter
   p  pass            t  trump: then the suit letter (C D H S; Decktet M S W L Y K)
+  s  suit: then the letter; presses that suit button (Nonesuch: the suit a lead names)
   u  undo the last action          r  re-sync the state from the board
   q  quit (Esc cancels a half-typed key)
 With --plain (or when the output is not a terminal) it prints one line per event instead.
@@ -55,7 +56,7 @@ class Model:
         self.faults: dict[str, dict[str, Any]] = {}
         self.connected = False
         self.status = "connecting"
-        self.prompt: str | None = None  # "bid", "trump", while a key waits for more
+        self.prompt: str | None = None  # "bid", "trump", "suit", while a key waits for more
         self.entry = ""
         self.note: tuple[str, str | None] = ("", None)
         self.seat_names: list[str] = []
@@ -303,7 +304,7 @@ def render(model: Model, width: int = 80, height: int = 24, colour: bool = False
     elif model.note[0]:
         foot = c(_fit(model.note[0], width), model.note[1])
     else:
-        foot = c(_fit("keys: b bid  p pass  t trump  u undo  r re-sync  q quit", width), "dim")
+        foot = c(_fit("keys: b bid  p pass  t trump  s suit  u undo  r re-sync  q quit", width), "dim")
     room = height - len(top) - len(body) - len(faults) - 3
     log = list(model.log)[-room:] if room > 0 else []
     out = top + [""] + body + faults + [c("-" * min(width, 40), "dim")]
@@ -357,16 +358,13 @@ class Keys:
         if ch == "p":
             seat = self._seat()
             return None if seat is None else {"cmd": "act", "action": {"seat": seat, "act": "pass"}}
-        if ch in ("b", "t"):
-            m.prompt = {"b": "bid", "t": "trump"}[ch]
+        if ch in ("b", "t", "s"):
+            m.prompt = {"b": "bid", "t": "trump", "s": "suit"}[ch]
             m.entry = ""
             return None
-        if ch == "s":
-            m.note = ("naming a suit for the lead takes the table's suit button "
-                      "(the link has no command for it)", "yellow")
-            return None
         if ch.isprintable():
-            m.note = ("unknown key %r: b bid, p pass, t trump, u undo, r re-sync, q quit" % ch, "yellow")
+            m.note = ("unknown key %r: b bid, p pass, t trump, s suit, u undo, r re-sync, q quit" % ch,
+                      "yellow")
         return None
 
     def _entry(self, ch: str) -> dict[str, Any] | None:
@@ -377,12 +375,15 @@ class Keys:
         if ch in ("\x7f", "\x08"):
             m.entry = m.entry[:-1]
             return None
-        if m.prompt == "trump":
+        if m.prompt in ("trump", "suit"):
             suit = ch.upper()
             if suit not in self._suits():
                 m.note = ("no suit %r here: %s" % (ch, " ".join(self._suits())), "yellow")
                 m.prompt = None
                 return None
+            if m.prompt == "suit":  # the table's suit button, pressed from here: it knows what for
+                m.prompt = None
+                return {"cmd": "press", "button": "suit " + suit}
             m.prompt = None
             seat = self._seat()
             return None if seat is None else {"cmd": "act", "action": {"seat": seat, "act": "trump", "suit": suit}}
@@ -622,6 +623,9 @@ class Monitor:
             return
         if name == "undo":
             m.add("undone: %s" % m.action_words(reply.get("action")), "magenta")
+        elif name == "press" and "seq" not in reply and "undone" not in reply:
+            m.note = ("%s pressed: it names the suit of the next lead" % cmd["button"], "green")
+            self.note_at = time.monotonic()
         elif name == "state":
             m.feed({"type": "state", "seq": reply.get("seq"), "view": reply.get("view")})
             m.note = ("re-synced", "green")

@@ -52,6 +52,7 @@ BOARD_FOR = {
 # run to thousands of plays, and every action the board keeps for undo takes heap).
 DEFAULT_SEEDS = {"california-jacks": 171, "nonesuch": 254, "fortyfives": 26, "nerts": 120}
 MAX_ACTIONS = 50000
+IDLE_PERIOD_MS = 2  # the board's loop while people play or watch: light on the CPU
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -326,8 +327,7 @@ def run(args: argparse.Namespace) -> int:
     delay = args.delay if args.delay is not None else (0.1 if colour else 0.0)
     try:
         vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
-                          period_ms=2 if args.bots != "all" or args.keep else 0,
-                          echo_stderr=args.verbose)
+                          period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose)
         vb.start()
     except BoardError as e:
         print("cardtable sim: %s" % e, file=sys.stderr)
@@ -404,6 +404,7 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
             show.line("the board's journal of this game (%d lines) is in %s:  cardtable referee %s" % (
                 len(lines), args.record, args.record))
         if args.keep or (people is not None and not people.quit):
+            vb.set_period(IDLE_PERIOD_MS)
             show.line("the board keeps running on %s; Ctrl-C ends" % vb.port)
             while True:
                 if people is not None:

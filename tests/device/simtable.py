@@ -52,15 +52,41 @@ def loading(extra=()):
             yield
 
 
+_board = [None, None]  # the last board loaded and its name: the Pico loads one per boot
+
+
 def board(name):
-    """A board config, loaded in a step of its own (validation makes a lot of garbage)."""
-    yield from loading()
+    """A board config, loaded in a step of its own (validation makes a lot of garbage), with
+    room for compiling the checker from source: on MicroPython the table's modules are
+    unloaded first if they are in (they are imported again after it, as on the board)."""
+    if _board[0] == name:
+        return _board[1]
+    _board[0] = _board[1] = None
+    yield from room_for_board()
     from cardtable.table import config
 
-    b = config.load_board(name, BOARDS)
+    b = config.load_board(name, BOARDS)  # (and unloads the checker)
+    _board[0], _board[1] = name, b
     collect()
     yield
     return b
+
+
+def room_for_board():
+    """On MicroPython, unload the table's modules but the games and the board config, so a
+    board loads in a heap as empty as the Pico's at boot (the checker compiles from source)."""
+    if MICROPYTHON:
+        keep = ("cardtable.games", "cardtable.table.config")
+        gone = [m for m in MODULES if m in sys.modules and m not in keep]
+        if gone:
+            for m in gone:
+                unload(m)
+            collect()
+            yield
+    if "cardtable.table.config" not in sys.modules:
+        __import__("cardtable.table.config")
+        collect()
+        yield
 
 
 def unload(name):
@@ -131,8 +157,8 @@ def table(board_name, layout, storage=None, rules=None, emu=None, budget=None, g
     """A Table, built over a few steps: t = yield from table(...); game defaults to layout."""
     game = game or layout
     yield from only_game(game)  # first: a big rules module needs the most room to compile
-    yield from loading()
     b = yield from board(board_name)
+    yield from loading()
     t = Table(b, layout, storage, rules, emu, budget)
     collect()
     yield

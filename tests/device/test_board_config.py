@@ -64,6 +64,8 @@ def problems(cfg):
 
 
 def test_all_shipped_boards_validate():
+    from cardtable.table import configcheck
+
     d = _boards_dir()
     names = config.board_names(d)
     for name in SHIPPED:
@@ -74,8 +76,8 @@ def test_all_shipped_boards_validate():
         assert b.layouts, name
         assert len(b.reader_zone) == len(b.readers)
         for lay in b.layouts.values():
-            for role, kind in config.REQUIRED_ROLES[lay.game]:
-                seats = range(len(lay.seats)) if kind == config.SEAT else (None,)
+            for role, kind in configcheck.REQUIRED_ROLES[lay.game]:
+                seats = range(len(lay.seats)) if kind == configcheck.SEAT else (None,)
                 for s in seats:
                     assert lay.zone(role, s) is not None, (name, lay.name, role, s)
 
@@ -286,9 +288,25 @@ def test_load_names_the_file_and_checks_its_name():
 
 
 def test_pin_functions_follow_the_rp2040_pin_mux():
-    assert config.pins_for("i2c", 1, "scl") == [3, 7, 11, 15, 19, 27]
-    assert config.pins_for("spi", 0, "sck") == [2, 6, 18, 22]
-    assert config.pins_for("uart", 0, "tx") == [0, 12, 16, 28]
-    assert config.parse_role("bid some") == ("bid", "some")
-    assert config.parse_role("nerts 4") == ("nerts", 4)
-    assert config.parse_role("kitty") == ("kitty", None)
+    from cardtable.table import configcheck
+
+    assert configcheck.pins_for("i2c", 1, "scl") == [3, 7, 11, 15, 19, 27]
+    assert configcheck.pins_for("spi", 0, "sck") == [2, 6, 18, 22]
+    assert configcheck.pins_for("uart", 0, "tx") == [0, 12, 16, 28]
+    assert configcheck.parse_role("bid some") == ("bid", "some")
+    assert configcheck.parse_role("nerts 4") == ("nerts", 4)
+    assert configcheck.parse_role("kitty") == ("kitty", None)
+
+
+def test_the_checker_leaves_the_heap_once_a_board_is_loaded():
+    import sys
+
+    import cardtable.table
+
+    config.unload_check()
+    b = config.load_board("pico-i2c-4seat", _boards_dir())
+    assert config.CHECK not in sys.modules and not hasattr(cardtable.table, "configcheck")
+    assert b.layout("fortyfives").zone("kitty") == "c"  # the board works without it
+    e = raises(ConfigError, config.validate, {"format": 1}, "x.json")
+    assert "x.json: board: expected a short name" in str(e), str(e)
+    assert config.CHECK not in sys.modules

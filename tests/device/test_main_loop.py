@@ -4,7 +4,7 @@ import sys
 
 from support import MICROPYTHON, stepped
 
-from simtable import BOARDS, collect, loading, main_module, only_game, scratch
+from simtable import BOARDS, board, collect, loading, main_module, only_game, room_for_board, scratch
 
 
 def _emulating():
@@ -68,22 +68,24 @@ def steps(ctl, n, said=None, ms=5):
 
 
 def booted(storage, cfg):
-    """A controller on emulated readers, as main.py builds it on the board."""
-    from cardtable.hw_sim import SimHal
-    from cardtable.table.controller import save_config
-
+    """A controller on emulated readers, as main.py builds it on the board: the board config
+    first (its checker compiles and goes again while the heap is emptiest), then the rest."""
     emu = emulator()
     yield from only_game(cfg["layout"])
-    yield from loading(EXTRA)
+    for name in EXTRA:  # the emulator first: the biggest module to compile
+        if name not in sys.modules:
+            __import__(name)
+            collect()
+            yield
     main = yield from main_module()
-    save_config(storage, cfg, main.CONFIG)
-    from cardtable.table.controller import load_config
+    b = yield from board(cfg["board"])  # on the board this is part of build(); here a step
+    yield from loading(EXTRA)
+    from cardtable.hw_sim import SimHal
+    from cardtable.table.controller import load_config, save_config
 
+    save_config(storage, cfg, main.CONFIG)
     cfg = load_config(storage, main.CONFIG)
-    board = main.load_board(cfg, BOARDS)  # on the board this is part of build(); here a step
-    collect()
-    yield
-    ctl = main.build(cfg, lambda b: SimHal(b, emu=emu, storage=storage), BOARDS, board=board)
+    ctl = main.build(cfg, lambda b: SimHal(b, emu=emu, storage=storage), BOARDS, board=b)
     collect()
     yield
     return ctl
@@ -92,7 +94,6 @@ def booted(storage, cfg):
 @stepped
 def test_main_builds_the_table_and_its_loop_plays_a_game():
     yield from only_game("california-jacks")  # first, in an empty heap
-    yield from loading(EXTRA)
     from cardtable.hal import FileStorage
 
     root, keep = scratch()
@@ -135,7 +136,6 @@ def test_main_builds_the_table_and_its_loop_plays_a_game():
 @stepped
 def test_a_reboot_resumes_the_game_from_the_journal():
     yield from only_game("california-jacks")
-    yield from loading(EXTRA)
     from cardtable.hal import FileStorage
 
     root, keep = scratch()
@@ -161,9 +161,7 @@ def test_a_reboot_resumes_the_game_from_the_journal():
 @stepped
 def test_maintenance_mode_starts_nothing():
     yield from only_game("california-jacks")
-    yield from loading(EXTRA)
     from cardtable.hal import FileStorage
-    from cardtable.hw_sim import SimHal
 
     emu = emulator()
     main = yield from main_module()
@@ -174,8 +172,12 @@ def test_maintenance_mode_starts_nothing():
     made = []
 
     def make_hal(board):
+        from cardtable.hw_sim import SimHal  # as on the board: after the board is loaded
+
         made.append(SimHal(board, emu=emu, storage=store))
         return made[0]
+
+    yield from room_for_board()
 
     ctl = main.build({"board": "pico-i2c-2seat"}, make_hal, BOARDS,
                      stop=lambda hal, board: main.maintenance(store, hal, board))

@@ -31,6 +31,8 @@ def test_doctor_finds_a_dead_reader_and_sees_it_mended() -> None:
         assert healthy.returncode == 0, healthy.stdout + healthy.stderr
         assert "healthy: every reader answers" in healthy.stdout
         assert "board pico-spi-4seat on %s: firmware 0.1.0 (protocol 1), layout fortyfives" % vb.port in healthy.stdout
+        rows = [line for line in healthy.stdout.splitlines() if line.startswith("  s") or line.startswith("  c ")]
+        assert len(rows) == 5 and all(row.endswith("PN532 firmware 1.6") for row in rows), rows
 
         vb.kill_reader("s2")  # the cable to seat 2's reader comes off
         time.sleep(0.5)
@@ -39,6 +41,7 @@ def test_doctor_finds_a_dead_reader_and_sees_it_mended() -> None:
         rep = json.loads(sick.stdout)
         s2 = [r for r in rep["readers"] if r["zone"] == "s2"][0]
         assert s2["up"] is False and s2["role"] == "play 2" and s2["polls_per_s"] == 0
+        assert [r["fw"] for r in rep["readers"]] == ["1.6"] * 5  # what each said when it last started
         others = [r for r in rep["readers"] if r["zone"] != "s2"]
         assert len(others) == 4 and all(r["up"] and r["polls_per_s"] > 0 for r in others)
         assert rep["problems"][0].startswith("reader s2 (play 2) is down: ")
@@ -66,11 +69,12 @@ def test_diagnose_names_journal_flash_and_heap_trouble() -> None:
     hello = {"board": "b", "fw": "0.1.0", "proto": 1, "layout": "nexus", "game": {"game": "nexus"}}
     reader = {"zone": "s0", "up": True, "polls": 10, "failures": 0, "card": False}
     first = {"readers": [reader], "steps": 0, "link": {"errors": 0}}
-    second = {"readers": [dict(reader, polls=30, failures=2, error="checksum")],
+    second = {"readers": [dict(reader, polls=30, failures=2, error="checksum", fw="1.6")],
               "journal": {"number": 3, "seq": 10, "bytes": 900, "dropped": 17, "error": None},
               "flash_free": 4096, "heap_free": 2000, "steps": 100, "link": {"errors": 1}}
     rep = doctor.diagnose(hello, {"zones": {"s0": "play 0"}}, first, second, 2.0)
     assert rep["ok"] is False and rep["readers"][0]["polls_per_s"] == 10.0
+    assert rep["readers"][0]["fw"] == "1.6"
     assert rep["problems"] == [
         "reader s0 (play 0) failed 2 of its polls in 2 s (checksum)",
         "journal: 17 bytes of a torn last line were cut off at boot (a power cut mid-write; "

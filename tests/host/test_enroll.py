@@ -8,7 +8,9 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -35,12 +37,12 @@ class Session:
     each after the command has said something about the previous one.
     """
 
-    def __init__(self, bridge: PtyPN532, args: list[str]) -> None:
+    def __init__(self, bridge: PtyPN532 | None, args: list[str]) -> None:
         self.bridge = bridge
         env = dict(os.environ, NO_COLOR="1")
+        where = ["--port", bridge.port] if bridge is not None else []
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "cardtable_host.cli", "enroll", "--port", bridge.port,
-             "--wait", "15"] + args,
+            [sys.executable, "-m", "cardtable_host.cli", "enroll"] + where + ["--wait", "15"] + args,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1, env=env)
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.output: list[str] = []
@@ -62,14 +64,15 @@ class Session:
             self.output.append(line)
         return line
 
-    def present(self, tag: Tag) -> Tag:
+    def present(self, tag: Any) -> Any:
+        assert self.bridge is not None
         with self.bridge.lock:
             self.bridge.emu.remove()
             self.bridge.emu.place(tag)
         return tag
 
-    def play(self, hand: Callable[[str, int], list[Tag]]) -> int:
-        pending: list[Tag] = []
+    def play(self, hand: Callable[[str, int], list[Any]]) -> int:
+        pending: list[Any] = []
         while True:
             line = self.next_line()
             if line is None:
@@ -81,6 +84,20 @@ class Session:
             elif line.startswith("  ") and pending:
                 self.present(pending.pop(0))  # told off: offer the next sticker
         return self.proc.wait(timeout=30)
+
+
+class BoardSession(Session):
+    """`cardtable enroll --board-port` on a virtual board: the person lays tags on a zone."""
+
+    def __init__(self, vb: Any, zone: str, args: list[str]) -> None:
+        self.vb = vb
+        self.zone = zone
+        super().__init__(None, ["--board-port", vb.port, "--zone", zone] + args)
+
+    def present(self, tag: Any) -> Any:
+        uid, text, kind = tag
+        self.vb.place(self.zone, text, uid=uid, kind=kind)
+        return tag
 
 
 @pytest.fixture
@@ -222,3 +239,72 @@ def test_progress_bar_only_on_a_terminal() -> None:
     quiet.update(13, "x")
     quiet.close()
     assert not quiet.enabled and piped.getvalue() == ""
+
+
+def test_enrolls_a_whole_deck_through_the_boards_own_reader() -> None:
+    from cardtable_host.link import Link
+    from cardtable_host.sim.board import VirtualBoard, node_binary
+
+    try:
+        node_binary()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip("the virtual board needs Node.js: %s" % e)
+    codes = deck_codes("nexus")
+    uids: dict[str, str] = {}
+    taken = ("04aaaaaaaaaa01", "KD", 213)  # a sticker of the deck already: refused, untouched
+    bank = ("08a1b2c3", None, "bank")
+    unformatted = ("04aaaaaaaaaa02", None, "blank")  # an NTAG never NDEF-formatted
+
+    def hand(code: str, n: int) -> list[Any]:
+        uids[code] = "04%012x" % (0xB0A2D000000 + n)
+        fresh = (uids[code], None, 213)  # a new sticker: formatted, empty
+        return [taken, bank, unformatted, fresh] if code == "5C" else [fresh]
+
+    with VirtualBoard("pico-i2c-2seat", game="nexus") as vb:
+        s = BoardSession(vb, "s0", ["--game", "nexus", "--json"])
+        assert s.play(hand) == 0, "\n".join(s.output)
+        text = "\n".join(s.output)
+        assert s.output[0].startswith("reader of zone s0 on pico-i2c-2seat (%s, PN532 firmware 1.6); "
+                                      "nexus deck: 42 cards" % vb.port), s.output[0]
+        assert [PROMPT.match(line).group(1) for line in s.output if PROMPT.match(line)] == codes
+        assert "refused tag 04aaaaaaaaaa01 for 5C: it already holds KD, another card of the deck" in text
+        assert "refused tag 08a1b2c3 for 5C: a 4-byte UID is no NTAG sticker" in text
+        assert "refused tag 04aaaaaaaaaa02 for 5C: it cannot take a card code (tag is not NDEF " \
+               "formatted (CC 00))" in text
+        assert "BJ written and verified on tag %s (42/42)" % uids["BJ"] in text
+        summary = json.loads(s.output[-1])
+        assert summary["complete"] is True and len(summary["cards"]) == 42
+        assert all(c["written"] for c in summary["cards"])
+        assert [c["uid"] for c in summary["cards"]] == [uids[c] for c in codes]
+        with Link(vb.port, timeout=10) as link:
+            assert link.tag("s0")["text"] == "BJ"  # the last sticker, read again: what was written
+            link.tag(done=True)
+            assert link.state()["seq"] == 0  # 46 tags on seat 0's play spot, and not one play
+            vb.place("c", "AS")  # enrolling is over: the trump indicators deal the hand
+            vb.lift("c")
+            vb.place("c", "7D")
+            msg = link.wait_for(lambda m: m.get("type") == "event", 10)
+            assert msg is not None and msg["action"]["act"] == "deal"
+
+
+def test_board_port_needs_a_zone_of_the_board() -> None:
+    from cardtable_host.sim.board import VirtualBoard, node_binary
+
+    try:
+        node_binary()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip("the virtual board needs Node.js: %s" % e)
+    with VirtualBoard("pico-i2c-2seat", game="nexus") as vb:
+        for zone, words in ((["--zone", "z9"], "no zone z9 on this board"), ([], "--zone is needed")):
+            proc = subprocess.run(
+                [sys.executable, "-m", "cardtable_host.cli", "enroll", "--game", "nexus", "--board-port",
+                 vb.port] + zone, capture_output=True, text=True, timeout=60)
+            assert proc.returncode == 2
+            assert words in proc.stderr and "--zone s0|s1|c|k|t0|t1" in proc.stderr, proc.stderr
+        vb.kill_reader("s1")  # its cable comes off
+        time.sleep(0.5)
+        proc = subprocess.run(
+            [sys.executable, "-m", "cardtable_host.cli", "enroll", "--game", "nexus", "--board-port",
+             vb.port, "--zone", "s1"], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2
+        assert "the reader of zone s1 is down (" in proc.stderr, proc.stderr

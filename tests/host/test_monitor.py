@@ -201,3 +201,52 @@ def test_keys_make_link_commands_for_the_seat_to_act() -> None:
     assert k.press("u") == {"cmd": "undo"} and k.press("q") == "quit"
     m.feed({"type": "state", "view": {"game": "nerts", "seats": 3, "turn": [0, 1, 2]}})
     assert k.press("p") is None and "several seats may act" in m.note[0]
+
+
+def test_s_presses_the_suit_button_whoever_leads() -> None:
+    m = Model()
+    m.feed({"type": "hello", "game": {"game": "nonesuch", "seats": 4, "dealer": 0, "rules": {}}})
+    m.feed({"type": "state", "view": {"game": "nonesuch", "seats": 4, "turn": [1], "phase": "play"}})
+    k = Keys(m)
+    assert k.press("s") is None and m.prompt == "suit" and "suit: _" in render(m)[-1]
+    assert k.press("k") == {"cmd": "press", "button": "suit K"}  # Decktet Knots; no seat: the table knows
+    assert k.press("s") is None and k.press("h") is None and "no suit 'h' here: M S W L Y K" in m.note[0]
+    m.note = ("", None)
+    assert "t trump  s suit  u undo" in render(m)[-1]
+
+
+def test_s_names_the_suit_of_a_nonesuch_lead_from_the_monitor() -> None:
+    from cardtable_host.sim.board import VirtualBoard, node_binary
+
+    try:
+        node_binary()
+    except Exception as e:  # noqa: BLE001
+        pytest.skip("the virtual board needs Node.js: %s" % e)
+    with VirtualBoard("pico-spi-4seat", game="nonesuch") as vb:
+        term = Terminal([sys.executable, "-m", "cardtable_host.cli", "monitor", "--port", vb.port])
+        try:
+            term.wait(lambda s: "live" in s and "nonesuch" in s)
+            vb.place("c", "5SW")  # the up card deals the hand
+            vb.lift("c")
+            for seat in (1, 2, 3, 0):
+                term.wait(lambda s: "to act: seat %d" % seat in s)
+                term.type("bs\r")  # SOME, typed at the monitor
+            term.wait(lambda s: "seat 0 bids some" in s)
+            vb.place("s2", "X")  # seat 2 shows the Excuse ...
+            vb.lift("s2")
+            term.wait(lambda s: "seat 2 excuse" in s)
+            term.type("tw")  # ... and names Waves trump
+            term.wait(lambda s: "seat 2 names trump W" in s and "to act: seat 1" in s)
+            vb.place("s1", "2MK")  # seat 1 leads a Moons-and-Knots card and names no suit
+            s = term.wait(lambda s: "REJECTED seat 1 plays 2MK" in s)
+            vb.lift("s1")
+            term.type("sk")  # the suit, from the monitor: the lead on the table takes it
+            s = term.wait(lambda s: "seat 1 plays 2MK calling K  (host)" in s and "to act: seat 2" in s)
+            assert "led K" in s
+            term.type("sm")  # named before the next lead: the table keeps it
+            s = term.wait(lambda s: "suit M pressed" in s)
+            term.type("q")
+            assert term.close() == 0
+        finally:
+            if term.proc.poll() is None:
+                term.proc.kill()

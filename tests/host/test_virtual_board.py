@@ -95,7 +95,10 @@ def test_serial_transport_writes_and_reads_files_in_the_raw_repl() -> None:
         assert vb.mode == "repl"
         assert vb.reset() == "table"
         status = vb.status()
-        assert status["mode"] == "table" and status["heap"] < status["heap_cap"]
+        assert status["mode"] == "table" and status["heap_over"] == 0
+        # a Pico's 192 KB for the table, plus the emulated readers' share (a real board has none)
+        assert status["heap_budget"] == 192 * 1024 + 20 * 1024 + 6 * 1024
+        assert 0 < status["heap_live_max"] <= status["heap_budget"]
 
 
 def test_the_link_answers_hello_commands_and_garbage() -> None:
@@ -188,6 +191,9 @@ def test_a_pulled_cable_is_survived_by_the_link() -> None:
 
 
 def test_closing_leaves_no_process_thread_or_descriptor() -> None:
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("counting open descriptors needs Linux's /proc")
+
     def fds() -> int:
         return len(os.listdir("/proc/self/fd"))
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The virtual board: firmware/main.py's table running on the real MicroPython (the pinned
-// WebAssembly port, heap capped like a Pico's) with simulated hardware, its USB serial on
-// this process's stdin/stdout. host/cardtable_host/sim/board.py puts that on a pty.
+// WebAssembly port, within a Pico's heap) with simulated hardware, its USB serial on this
+// process's stdin/stdout. host/cardtable_host/sim/board.py puts that on a pty.
 //
 // - The flash: /main.py, /lib, /boards and /config.json in MEMFS, as on a Pico; optionally
 //   loaded from and kept in step with a host directory (--flash), so files written by
@@ -20,14 +20,14 @@
 //   and unsolicited {"event": "mode", "mode": "table" | "repl" | "stopped"} lines.
 //   Requests: place {zone, uid, text, kind, wait}, lift {zone, wait}, press {button},
 //   turn {encoder, steps}, kill / revive {reader | zone}, reset, powercut {off_ms},
-//   status, pixels, sync, quit. `wait`: reply once the firmware has polled that reader
+//   status, pixels, sync, period {ms}, quit. `wait`: reply once the firmware has polled that reader
 //   often enough to have seen the change.
 
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import {
-  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, copyIn, loadMicroPython, memfsMkdirs, parseSize,
+  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, loadMicroPython, memfsMkdirs, parseSize,
 } from './mp.mjs';
 
 const USAGE = `usage: node tools/mpy/board.mjs [options]
@@ -56,7 +56,6 @@ const USAGE = `usage: node tools/mpy/board.mjs [options]
 stdin/stdout: the board's USB serial. stderr: the bridge's own diagnostics.`;
 
 const OK = 0;
-const FAILED = 1;
 const MORE = 2;
 const STOPPED = 3;
 const SIM_DIR = '/.sim';
@@ -686,11 +685,9 @@ class Board {
           this.powerOn({ table: true, hard: true });
           return null;
         }
-        else {
-          this.outWrite('MPY: soft reboot\r\n');
-          this.outFlush();
-          this.powerOn({ table: !this.raw, raw: this.raw });
-        }
+        this.outWrite('MPY: soft reboot\r\n');
+        this.outFlush();
+        this.powerOn({ table: !this.raw, raw: this.raw });
         return chunk.subarray(i + 1);
       }
     }
@@ -917,6 +914,13 @@ class Board {
         this.syncFlash(true);
         this.reply(req);
         return;
+      case 'period': {
+        const ms = Number(req.ms);
+        if (!(ms >= 0)) throw new RunnerError('period: ms >= 0');
+        this.o.period = ms;
+        this.reply(req, { ms });
+        return;
+      }
       case 'quit':
         this.syncFlash(true);
         this.reply(req);

@@ -294,6 +294,15 @@ class SimReader:
             raise NoCardCode("no NDEF text record: not a card of this table")
         return text
 
+    def write_text(self, text):
+        if self.dead:
+            raise OSError(EIO)
+        if not self._sel:
+            raise TagGone(EIO)
+        if len(self.card[0]) != 7:
+            raise NoCardCode("not an NFC Forum Type 2 tag")
+        self.card = (self.card[0], text)
+
     def release(self):
         if self.dead:
             raise OSError(EIO)

@@ -27,7 +27,8 @@ Device -> host ("type" names the message):
 - ``log``: one journal line, in answer to ``log``: ``id``, ``game`` (its number), ``line``
   (the journal line's exact text, seq and CRC included).
 - ``ok``: ``id`` echoed, plus the command's answer fields.
-- ``error``: ``id`` echoed (null when the line had none or was not JSON), ``msg``.
+- ``error``: ``id`` echoed (null when the line had none or was not JSON), ``msg``; ``tag``
+  for a tag the ``tag`` command could not use (see there).
 
 Host -> device: ``{"cmd": NAME, "id": ID, ...}``; ID is a JSON whole number or string, echoed
 in exactly one ``ok`` or ``error``. Lines longer than LINE_MAX bytes, lines that are not JSON
@@ -50,8 +51,24 @@ one host line per step (CR, LF or CRLF ends a line; empty lines are skipped).
   layout) and ``saved`` (the config file). With ``set`` (an object of ``board``,
   ``layout``): saves them to the board's config file, used from the next boot.
 - ``games``: ok with ``games``: ``[{"number": 3, "bytes": 2048, "current": true}, ...]``.
+- ``press``: ``button``, a button meaning of the layout's game (``"bid 20"``, ``"pass"``,
+  ``"trump H"``, ``"suit M"``, ``"nerts 2"``, ``"confirm"``, ``"undo"``), pressed as that
+  button would be, whether or not the table has one. ok with ``seq`` and ``events`` if it
+  made an action, ``undone`` and ``seq`` if it took one back, nothing more if it only set
+  something up (a suit for the next lead); error with the reason if the rules reject it,
+  or naming the meanings there are.
+- ``tag``: enrolling through the table's own readers. ``zone``: reads the tag on that
+  zone's reader; ok with ``zone``, ``uid`` (hex; null: no tag there), ``text`` (its NDEF
+  text, or null and ``why`` it has none). With ``write`` (a card code) the NDEF text record
+  is written (NTAG pages from 4) and read back; ok as above, ``text`` the code read back;
+  with ``uid`` the write happens only on that tag. A tag it cannot use is an error with
+  ``tag``: ``"lost"`` (no tag, another tag, or it left the field: try again) or
+  ``"unusable"`` (not an NDEF-formatted NTAG, read-only, too small). The first ``tag``
+  command starts enrolling: zone events are no actions until ``{"cmd": "tag", "done":
+  true}`` (or a reboot).
 - ``health``: ok with ``readers`` (per reader: ``zone``, ``up``, ``polls``, ``failures``,
-  ``card``, ``error`` (the last), ``driver`` counters), ``journal`` (``number``, ``seq``,
+  ``card``, ``error`` (the last), ``fw`` (the PN532's firmware version, e.g. ``"1.6"``,
+  as its last init() said), ``driver`` counters), ``journal`` (``number``, ``seq``,
   ``bytes``, ``dropped`` (torn bytes cut at boot), ``error``), ``flash_free``, ``heap_free``
   (-1 if unknown), ``uptime_ms``, ``steps``, ``link`` (``sent``, ``received``, ``errors``).
 """
@@ -61,7 +78,8 @@ from cardtable.compat import const
 
 PROTO = const(1)
 LINE_MAX = const(1024)
-COMMANDS = ("hello", "new", "act", "undo", "state", "log", "config", "games", "health")
+COMMANDS = ("hello", "new", "act", "undo", "state", "log", "config", "games", "health", "press",
+            "tag")
 
 
 class LinkError(ValueError):

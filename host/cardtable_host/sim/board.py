@@ -14,6 +14,15 @@ reset the board or cut its power::
 
 The device package runs from the .mpy build (``tools/mpy/build.py``), as `cardtable flash`
 puts it on a board; ``mpy=False`` runs the .py sources instead (more heap, may not fit).
+
+- ``.port`` is the pty's ``/dev/pts/N``; ``.stable_port`` a symlink to it that survives
+  ``unplug()``/``replug()`` (a pulled cable: the pty closes, a new one opens), as
+  ``/dev/ttyACM0`` survives a replug. A reset or a power cut keeps the pty.
+- Heap: the table may keep a Pico's 192 KB alive (``heap``), plus what the emulated
+  readers take, which a real board does not carry; ``status()`` reports the most it kept
+  (``heap_live_max``) against that budget (``heap_budget``), and a step that begins over
+  it raises a fault on the link. See tools/mpy/board.mjs.
+- Set CARDTABLE_VB_TRACE=1 to see every control request and reply on stderr.
 """
 from __future__ import annotations
 
@@ -487,3 +496,8 @@ class VirtualBoard:
     def sync(self) -> None:
         """Write the flash out to flash_dir now."""
         self._request({"op": "sync"})
+
+    def set_period(self, ms: float) -> None:
+        """Milliseconds between the table's loop ticks from now on (0: as fast as it goes)."""
+        self._request({"op": "period", "ms": ms})
+        self.period_ms = ms

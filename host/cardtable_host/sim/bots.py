@@ -79,7 +79,8 @@ class Bots:
 
     def new_game(self, rules: dict[str, Any] | None = None, dealer: int = 0,
                  hello: dict[str, Any] | None = None) -> dict[str, Any]:
-        """Start a new game on the board and follow it; returns its record header.
+        """Start a new game on the board and follow it; the board's answer to ``new``:
+        ``{"game": header, "number": journal number}``.
 
         hello: the board's hello; if it is already at the start of just such a game (a board
         that booted into it), that game is played instead of journaling another one.
@@ -88,12 +89,14 @@ class Bots:
         header = (hello or {}).get("game")
         if (hello is not None and hello.get("seq") == 0 and header == want
                 and hello.get("layout") == self.table.layout.name):
-            self.follow(header)
-            return dict(header)
+            current = [g["number"] for g in self.link.games() if g.get("current")]
+            if current:
+                self.follow(header)
+                return {"game": dict(header), "number": current[0]}
         r = self.link.new(self.game_id, seats=self.seats, dealer=dealer, rules=rules or {},
                           layout=self.table.layout.name)
         self.follow(r["game"])
-        return dict(r["game"])
+        return r
 
     def follow(self, header: dict[str, Any]) -> None:
         """Follow a game the board started (header: its record header)."""
@@ -375,11 +378,10 @@ class Bots:
         t = self.table
         enc = next((n for n, m in t.layout.encoders.items() if m[0] == "at"), None)
         if enc is not None:
-            if at != self.selector:
-                t.vb.turn(enc, -64)  # all the way up (it stops at 0), then down to at
-                if at:
-                    t.vb.turn(enc, at)
-                self.selector = at
+            t.vb.turn(enc, -64)  # all the way up (it stops at 0), then down to at
+            if at:
+                t.vb.turn(enc, at)
+            self.selector = at
             return True
         up, down = t.button("at up"), t.button("at down")
         if up is None or down is None:

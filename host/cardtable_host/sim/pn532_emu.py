@@ -356,6 +356,8 @@ class PN532Emu:
             return
         cmd = body[1]
         self.log.append(cmd)
+        if len(self.log) > 256:         # keep the last commands only (it lives in the board's heap)
+            self.log = self.log[-128:]
         if self.error_frames:
             if self.error_frames > 0:
                 self.error_frames -= 1

@@ -167,9 +167,22 @@ def _health(ctl, cmd):
                      "errors": ctl.link.errors}}
 
 
+def _press(ctl, cmd):
+    from cardtable.table import remote  # loaded when first used: most tables never need it
+
+    return remote.press(ctl, cmd)
+
+
+def _tag(ctl, cmd):
+    from cardtable.table import remote
+
+    return remote.tag(ctl, cmd)
+
+
 # command name -> function(ctl, cmd) returning an answer dict, an error text, or None (later)
 COMMANDS = {"hello": _hello, "new": _new, "act": _act, "undo": _undo, "state": _state,
-            "log": _log, "config": _config, "games": _games, "health": _health}
+            "log": _log, "config": _config, "games": _games, "health": _health, "press": _press,
+            "tag": _tag}
 
 
 def load_config(storage, path="config.json"):

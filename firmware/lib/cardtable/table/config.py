@@ -1,98 +1,9 @@
-"""Board configs (firmware/boards/*.json): load, validate, and the controller's lookups."""
-import json
+"""Board configs (firmware/boards/*.json) as the running table sees them: Board and Layout."""
+# Loading checks the file with table/configcheck.py, imported for that and unloaded again,
+# so the checks and their messages do not stay in the heap while the table runs.
+import sys
 
-from cardtable.compat import const
-
-FORMAT = const(1)
-
-# How many zones a game role needs.
-SEAT = const(0)  # one per seat: "play 2"
-ONE = const(1)  # exactly one: "kitty"
-MANY = const(2)  # one or more: "foundation"
-
-# Zone roles each game's rules need; the lead keeps this aligned with the rules modules.
-REQUIRED_ROLES = {
-    "nexus": (("play", SEAT), ("indicator", ONE)),
-    "california-jacks": (("play", SEAT), ("up", ONE)),
-    "fortyfives": (("play", SEAT), ("kitty", ONE)),
-    "nonesuch": (("play", SEAT), ("up", ONE)),
-    "fairies": (("nexus", ONE), ("sow", ONE), ("parade", SEAT)),
-    "nerts": (("foundation", MANY), ("left", SEAT)),
-}
-# Roles any game may add: a tap pad lets a player confirm or undo.
-OPTIONAL_ROLES = (("tap", SEAT),)
-GAME_SEATS = {
-    "nexus": (2, 2),
-    "california-jacks": (2, 2),
-    "fortyfives": (4, 4),
-    "nonesuch": (3, 4),
-    "fairies": (2, 2),
-    "nerts": (2, 8),
-}
-# Button meanings per game; the host types whatever the table has no button for.
-BUTTON_INPUTS = {
-    "nexus": (),
-    "california-jacks": (),
-    "fortyfives": ("bid 15", "bid 20", "bid 25", "bid 30", "pass",
-                   "trump C", "trump D", "trump H", "trump S"),
-    "nonesuch": ("bid some", "bid most", "bid none",
-                 "suit M", "suit S", "suit W", "suit L", "suit Y", "suit K"),
-    "fairies": ("at up", "at down"),
-    "nerts": (),
-}
-# Meanings that belong to one seat: "nerts 3" is seat 3's Nerts call.
-SEAT_BUTTON_INPUTS = {"nerts": ("nerts",)}
-ENCODER_INPUTS = {"fairies": ("at",)}
-COMMON_INPUTS = ("confirm", "undo")
-
-# Raspberry Pi Pico: GP0..GP22 and GP26..GP28 are on the header.
-OFF_HEADER = {
-    23: "GP23 is not on the header (it sets the on-board regulator's mode)",
-    24: "GP24 is not on the header (it senses VBUS)",
-    25: "GP25 is not on the header (it drives the on-board LED)",
-    29: "GP29 is not on the header (it measures VSYS/3)",
-}
-I2C_MAX_HZ = const(400000)  # PN532 and TCA9548A fast mode
-SPI_MAX_HZ = const(5000000)  # PN532 SPI limit
-PN532_I2C = const(0x24)
-MIN_SPACING_MM = const(100)  # centre to centre: twice a PN532 module's ~50 mm best range
-SEAT_MAX = const(8)
-LED_MAX = const(256)
-
-_TOP = ("format", "board", "title", "table", "seats", "buses", "readers", "zones", "leds",
-        "buttons", "encoders", "piezo", "layouts", "note")
-_I2C_ROLES = ("sda", "scl")
-_SPI_ROLES = ("miso", "cs", "sck", "mosi")
-_UART_ROLES = ("tx", "rx", "cts", "rts")
-
-
-def on_header(gp):
-    """True if GPgp is a pin on the Pico's header."""
-    return 0 <= gp <= 22 or 26 <= gp <= 28
-
-
-def pin_function(kind, gp):
-    """(controller id, signal) GPgp carries for kind 'i2c', 'spi' or 'uart' (RP2040 pin mux)."""
-    if kind == "i2c":
-        return (gp >> 1) & 1, _I2C_ROLES[gp & 1]
-    if kind == "spi":
-        return (gp >> 3) & 1, _SPI_ROLES[gp & 3]
-    return ((gp + 4) >> 3) & 1, _UART_ROLES[gp & 3]
-
-
-def pins_for(kind, bus_id, signal):
-    """Header pins that can carry signal of controller kind bus_id, e.g. ('i2c', 0, 'sda')."""
-    return [gp for gp in range(30) if on_header(gp) and pin_function(kind, gp) == (bus_id, signal)]
-
-
-def parse_role(text):
-    """'play 2' -> ('play', 2); 'bid some' -> ('bid', 'some'); 'kitty' -> ('kitty', None)."""
-    word, _, arg = text.partition(" ")
-    if not arg:
-        return word, None
-    if arg.isdigit():
-        return word, int(arg)
-    return word, arg
+CHECK = "cardtable.table.configcheck"
 
 
 class ConfigError(ValueError):
@@ -107,7 +18,7 @@ class ConfigError(ValueError):
 class Layout:
     """How one game uses a board: zone roles, button meanings, seats."""
 
-    def __init__(self, name, game, seats, roles, buttons, encoders, reader_zone):
+    def __init__(self, name, game, seats, roles, buttons, encoders, reader_zone, host_verbs=()):
         self.name = name
         self.game = game
         self.seats = seats  # physical seat of game seat i
@@ -115,7 +26,7 @@ class Layout:
         self.buttons = buttons  # button -> (verb, arg)
         self.encoders = encoders  # encoder -> (verb, arg)
         self.reader_roles = tuple([roles.get(z) for z in reader_zone])
-        self.host_verbs = _host_verbs(game, len(seats), buttons, encoders)
+        self.host_verbs = host_verbs  # verbs the host types: no button or encoder means them
 
     def role(self, zone):
         """(role, seat or None) of zone, or None if the game does not use it."""
@@ -163,7 +74,7 @@ class Board:
 
     def reader_label(self, i):
         """Human name of reader i: 'mux 0x70 ch 3 on i2c0', 'CS GP17 on spi0'."""
-        return _reader_label(self.readers[i])
+        return reader_label(self.readers[i])
 
     def layout(self, name):
         """The layout called name (usually the game id); raises ConfigError if there is none."""
@@ -178,7 +89,8 @@ class Board:
         return sorted([n for n, lay in self.layouts.items() if lay.game == game])
 
 
-def _reader_label(r):
+def reader_label(r):
+    """Human name of a reader record (bus, mux, channel, cs)."""
     bus, mux, ch, cs = r
     if mux is not None:
         return "mux 0x%02x ch %d on %s" % (mux, ch, bus)
@@ -187,149 +99,30 @@ def _reader_label(r):
     return "the only reader on %s" % bus
 
 
-def _host_verbs(game, nseats, buttons, encoders):
-    have = {}
-    for inputs in (buttons, encoders):
-        for verb_arg in inputs.values():
-            have[verb_arg] = True
-    need = []
-    for m in BUTTON_INPUTS.get(game, ()):
-        verb, arg = parse_role(m)
-        # (verb, None) is an encoder that covers every value of verb.
-        if (verb, arg) not in have and (verb, None) not in have and verb not in need:
-            need.append(verb)
-    for verb in SEAT_BUTTON_INPUTS.get(game, ()):
-        for s in range(nseats):
-            if (verb, s) not in have and verb not in need:
-                need.append(verb)
-    return tuple(need)
+def unload_check():
+    """Forget configcheck (and its name in the package) so the collector can free it."""
+    if CHECK in sys.modules:
+        del sys.modules[CHECK]
+    pkg = sys.modules.get("cardtable.table")
+    if pkg is not None and hasattr(pkg, "configcheck"):
+        delattr(pkg, "configcheck")
 
 
-def _show(v):
+def _check(fn, *args):
+    # A caller that imported configcheck itself keeps it; otherwise it goes after the call.
+    had = CHECK in sys.modules
+    from cardtable.table import configcheck
+
     try:
-        return json.dumps(v)
-    except (TypeError, ValueError):
-        return repr(v)
-
-
-def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _isqrt(n):
-    x = n
-    y = (x + 1) // 2
-    while y < x:
-        x = y
-        y = (x + n // x) // 2
-    return x
-
-
-class _Check:
-    def __init__(self):
-        self.problems = []
-        self.pins = {}  # GP -> key that claimed it
-
-    def bad(self, key, msg):
-        self.problems.append("%s: %s" % (key, msg) if key else msg)
-
-    def obj(self, key, v, required, optional=()):
-        """True if v is an object with the required keys and no unknown ones."""
-        if not isinstance(v, dict):
-            self.bad(key, "expected an object, got %s" % _show(v))
-            return False
-        ok = True
-        for k in required:
-            if k not in v:
-                self.bad(key, "missing %r" % k)
-                ok = False
-        for k in sorted(v):
-            if k not in required and k not in optional and k != "note":
-                self.bad(key, "unknown key %r (expected: %s)" % (
-                    k, ", ".join(list(required) + list(optional))))
-        return ok
-
-    def mapping(self, key, v):
-        """True if v is an object of named entries."""
-        if not isinstance(v, dict):
-            self.bad(key, "expected an object of named entries, got %s" % _show(v))
-            return False
-        return True
-
-    def num(self, key, v, lo, hi):
-        if not _is_int(v):
-            self.bad(key, "expected a whole number %d..%d, got %s" % (lo, hi, _show(v)))
-            return None
-        if v < lo or v > hi:
-            self.bad(key, "%d is out of range %d..%d" % (v, lo, hi))
-            return None
-        return v
-
-    def name(self, key, v):
-        if not isinstance(v, str) or not v or len(v) > 24 or not _ident(v):
-            self.bad(key, "expected a short name of letters, digits, '-' and '_', got %s"
-                     % _show(v))
-            return None
-        return v
-
-    def pin(self, key, v):
-        """Claim GPv for key; every pin may be claimed once."""
-        if not _is_int(v) or v < 0 or v > 29:
-            self.bad(key, "expected a Pico GP number 0..29, got %s" % _show(v))
-            return None
-        if v in OFF_HEADER:
-            self.bad(key, OFF_HEADER[v])
-            return None
-        other = self.pins.get(v)
-        if other is not None:
-            self.bad(None, "GP%d is used twice: by %s and by %s" % (v, other, key))
-            return None
-        self.pins[v] = key
-        return v
-
-    def point(self, key, v, w, h):
-        if (not isinstance(v, list) or len(v) != 2 or not _is_int(v[0]) or not _is_int(v[1])
-                or not 0 <= v[0] <= w or not 0 <= v[1] <= h):
-            self.bad(key, "expected [x, y] in mm inside the %d x %d table, got %s" % (
-                w, h, _show(v)))
-            return None
-        return v[0], v[1]
-
-
-def _ident(s):
-    for ch in s:
-        if not (ch.isalpha() or ch.isdigit() or ch in "-_"):
-            return False
-    return True
-
-
-def _addr(ck, key, text):
-    v = text
-    if isinstance(v, str) and v[:2] in ("0x", "0X"):
-        try:
-            v = int(v, 16)
-        except ValueError:
-            pass
-    if not _is_int(v) or not 0x70 <= v <= 0x77:
-        ck.bad(key, "expected a TCA9548A address \"0x70\"..\"0x77\", got %s" % _show(text))
-        return None
-    return v
+        return getattr(configcheck, fn)(*args)
+    finally:
+        if not had:
+            unload_check()
 
 
 def load(path):
     """Load and validate the board file at path; raises ConfigError."""
-    source = path.replace("\\", "/").rsplit("/", 1)[-1]
-    try:
-        with open(path) as f:
-            text = f.read()
-    except OSError as e:
-        raise ConfigError(source, ["cannot read the file (%s)" % e])
-    try:
-        cfg = json.loads(text)
-    except ValueError as e:
-        raise ConfigError(source, ["not valid JSON (%s)" % e])
-    stem = source[:-5] if source.endswith(".json") else source
-    return validate(cfg, source, stem)
+    return _check("load", path)
 
 
 def load_board(name, boards_dir="boards"):
@@ -346,402 +139,4 @@ def board_names(boards_dir="boards"):
 
 def validate(cfg, source="<board>", expect_name=None):
     """Check a board config dict and return a Board; raises ConfigError listing every problem."""
-    ck = _Check()
-    b = Board()
-    if not ck.obj(None, cfg, (), _TOP):
-        raise ConfigError(source, ck.problems)
-    if cfg.get("format") != FORMAT:
-        ck.bad("format", "expected %d, got %s" % (FORMAT, _show(cfg.get("format"))))
-    name = ck.name("board", cfg.get("board"))
-    if name is not None and expect_name is not None and name != expect_name:
-        ck.bad("board", "%r does not match the file name %r" % (name, expect_name))
-    b.name = name or source
-    title = cfg.get("title", "")
-    if not isinstance(title, str):
-        ck.bad("title", "expected text")
-    b.title = title if isinstance(title, str) else ""
-    w, h = _table(ck, cfg.get("table", {"w": 900, "h": 900}))
-    _seats(ck, b, cfg.get("seats"), w, h)
-    _buses(ck, b, cfg.get("buses", {}))
-    _leds(ck, b, cfg.get("leds"))
-    leds = {}  # LED index -> key that lights it
-    _readers(ck, b, cfg.get("readers"))
-    _zones(ck, b, cfg.get("zones"), w, h, leds)
-    _buttons(ck, b, cfg.get("buttons", {}), w, h, leds)
-    _encoders(ck, b, cfg.get("encoders", {}), w, h)
-    piezo = cfg.get("piezo")
-    if piezo is not None and ck.obj("piezo", piezo, ("pin",), ("at",)):
-        b.piezo_pin = ck.pin("piezo.pin", piezo["pin"])
-        if "at" in piezo:
-            ck.point("piezo.at", piezo["at"], w, h)
-    layouts = cfg.get("layouts", {})
-    if ck.mapping("layouts", layouts) and not ck.problems:
-        if not layouts:
-            ck.bad("layouts", "no game layouts: add one per game the table plays")
-        for ln in sorted(layouts):
-            lay = _layout(ck, b, ln, layouts[ln])
-            if lay is not None:
-                b.layouts[ln] = lay
-    elif isinstance(layouts, dict) and layouts:
-        ck.bad("layouts", "not checked until the problems above are fixed")
-    if ck.problems:
-        raise ConfigError(source, ck.problems)
-    return b
-
-
-def _table(ck, t):
-    if not ck.obj("table", t, ("w", "h"), ("shape",)):
-        return 900, 900
-    if t.get("shape", "rect") not in ("rect", "round"):
-        ck.bad("table.shape", "expected \"rect\" or \"round\", got %s" % _show(t.get("shape")))
-    w = ck.num("table.w", t["w"], 200, 3000)
-    h = ck.num("table.h", t["h"], 200, 3000)
-    return w or 900, h or 900
-
-
-def _seats(ck, b, seats, w, h):
-    if not isinstance(seats, list) or not 1 <= len(seats) <= SEAT_MAX:
-        ck.bad("seats", "expected a list of 1..%d seats, clockwise from seat 0" % SEAT_MAX)
-        return
-    names = []
-    for i, s in enumerate(seats):
-        key = "seats[%d]" % i
-        if ck.obj(key, s, ("name", "at")):
-            if not isinstance(s["name"], str) or not s["name"]:
-                ck.bad(key + ".name", "expected text")
-            ck.point(key + ".at", s["at"], w, h)
-            names.append(str(s["name"]))
-    b.seat_names = tuple(names)
-
-
-def _buses(ck, b, buses):
-    if not ck.mapping("buses", buses):
-        return
-    used = {}
-    for bn in sorted(buses):
-        key = "buses." + bn
-        d = buses[bn]
-        if ck.name(key, bn) is None:
-            continue
-        if not isinstance(d, dict):
-            ck.bad(key, "expected an object, got %s" % _show(d))
-            continue
-        kind = d.get("kind")
-        if kind == "i2c":
-            sigs, rate, lo, hi, dflt = ("sda", "scl"), "freq", 10000, I2C_MAX_HZ, I2C_MAX_HZ
-        elif kind == "spi":
-            sigs, rate, lo, hi, dflt = ("sck", "mosi", "miso"), "baud", 100000, SPI_MAX_HZ, 1000000
-        elif kind == "uart":
-            sigs, rate, lo, hi, dflt = ("tx", "rx"), "baud", 9600, 921600, 115200
-        else:
-            ck.bad(key + ".kind", "expected \"i2c\", \"spi\" or \"uart\", got %s" % _show(kind))
-            continue
-        if not ck.obj(key, d, ("kind", "id") + sigs, (rate,)):
-            continue
-        bid = ck.num(key + ".id", d["id"], 0, 1)
-        if bid is None:
-            continue
-        ctl = "%s%d" % (kind.upper(), bid)
-        if ctl in used:
-            ck.bad(None, "buses '%s' and '%s' both use %s" % (used[ctl], bn, ctl))
-        used[ctl] = bn
-        bus = {"kind": kind, "id": bid, rate: ck.num(key + "." + rate, d.get(rate, dflt), lo, hi)}
-        for sig in sigs:
-            gp = ck.pin("%s.%s" % (key, sig), d[sig])
-            if gp is not None and pin_function(kind, gp) != (bid, sig):
-                ck.bad("%s.%s" % (key, sig), "GP%d cannot be %s %s (%s %s pins: %s)" % (
-                    gp, ctl, sig.upper(), ctl, sig.upper(),
-                    " ".join(["GP%d" % p for p in pins_for(kind, bid, sig)])))
-            bus[sig] = gp
-        b.buses[bn] = bus
-
-
-def _leds(ck, b, leds):
-    if not ck.obj("leds", leds, ("pin", "count"), ("order",)):
-        return
-    b.led_pin = ck.pin("leds.pin", leds["pin"])
-    b.led_count = ck.num("leds.count", leds["count"], 1, LED_MAX) or 0
-    order = leds.get("order", "GRB")
-    if order not in ("GRB", "RGB", "GRBW", "RGBW"):
-        ck.bad("leds.order", "expected GRB, RGB, GRBW or RGBW, got %s" % _show(order))
-    b.led_order = order
-
-
-def _readers(ck, b, readers):
-    if not isinstance(readers, list) or not readers:
-        ck.bad("readers", "expected a list of readers (one per zone)")
-        return
-    out = []
-    seen = {}  # channel identity -> reader index
-    direct = {}  # bus -> index of a reader without a mux
-    muxed = {}  # bus -> index of the first reader behind a mux
-    for i, r in enumerate(readers):
-        key = "readers[%d]" % i
-        out.append(None)
-        if not isinstance(r, dict) or not isinstance(r.get("bus"), str):
-            ck.bad(key, "expected an object with \"bus\"")
-            continue
-        bus = b.buses.get(r["bus"])
-        if bus is None:
-            ck.bad(key + ".bus", "no bus %s (buses: %s)" % (
-                _show(r["bus"]), ", ".join(sorted(b.buses)) or "none"))
-            continue
-        kind = bus["kind"]
-        if kind == "i2c":
-            if "mux" in r:
-                if not ck.obj(key, r, ("bus", "mux", "ch"), ("irq", "rst")):
-                    continue
-                mux = _addr(ck, key + ".mux", r["mux"])
-                ch = ck.num(key + ".ch", r["ch"], 0, 7)
-                if mux is None or ch is None:
-                    continue
-                ident = (r["bus"], mux, ch)
-                muxed.setdefault(r["bus"], i)
-            else:
-                if not ck.obj(key, r, ("bus",), ("irq", "rst")):
-                    continue
-                mux = ch = None
-                ident = (r["bus"], None, None)
-                direct.setdefault(r["bus"], i)
-            rec = (r["bus"], mux, ch, None)
-        elif kind == "spi":
-            if not ck.obj(key, r, ("bus", "cs"), ("irq", "rst")):
-                continue
-            cs = ck.pin(key + ".cs", r["cs"])
-            if cs is None:
-                continue
-            ident = ("cs", cs)
-            rec = (r["bus"], None, None, cs)
-        else:
-            if not ck.obj(key, r, ("bus",), ("irq", "rst")):
-                continue
-            ident = (r["bus"],)
-            rec = (r["bus"], None, None, None)
-        if ident in seen:
-            ck.bad(None, "readers[%d] and readers[%d] share reader channel %s" % (
-                seen[ident], i, _reader_label(rec)))
-            continue
-        seen[ident] = i
-        for extra in ("irq", "rst"):
-            if extra in r:
-                ck.pin("%s.%s" % (key, extra), r[extra])
-        out[i] = rec
-    for bus in sorted(direct):
-        if bus in muxed:
-            ck.bad("readers[%d]" % direct[bus],
-                   "sits on %s at 0x%02x with no mux, where the readers behind its mux answer too;"
-                   " put it on a mux channel or a bus of its own" % (bus, PN532_I2C))
-    b.readers = tuple(out)
-
-
-def _zones(ck, b, zones, w, h, leds):
-    if not isinstance(zones, dict) or not zones:
-        ck.bad("zones", "expected an object of zones: name -> {reader, led, at}")
-        return
-    by_reader = {}
-    pos = {}
-    for zn in sorted(zones):
-        key = "zones." + zn
-        z = zones[zn]
-        if ck.name(key, zn) is None or not ck.obj(key, z, ("reader", "led", "at"), ("size",)):
-            continue
-        ri = ck.num(key + ".reader", z["reader"], 0, max(len(b.readers) - 1, 0))
-        if ri is not None and ri < len(b.readers):
-            if ri in by_reader:
-                rec = b.readers[ri]
-                label = _reader_label(rec) if rec is not None else "readers[%d]" % ri
-                ck.bad(None, "zones '%s' and '%s' share reader channel %s" % (
-                    by_reader[ri], zn, label))
-            else:
-                by_reader[ri] = zn
-                b.zone_reader[zn] = ri
-        _led(ck, b, key + ".led", z["led"], "zone '%s'" % zn, leds, zn)
-        p = ck.point(key + ".at", z["at"], w, h)
-        if p is not None:
-            pos[zn] = p
-        if "size" in z:
-            sz = z["size"]
-            if (not isinstance(sz, list) or len(sz) != 2 or not _is_int(sz[0])
-                    or not _is_int(sz[1]) or not 20 <= sz[0] <= 400 or not 20 <= sz[1] <= 400):
-                ck.bad(key + ".size", "expected [w, h] in mm (20..400), got %s" % _show(sz))
-    for i in range(len(b.readers)):
-        if b.readers[i] is not None and i not in by_reader:
-            ck.bad("readers[%d]" % i, "no zone uses this reader (%s)" % _reader_label(b.readers[i]))
-    b.reader_zone = tuple([by_reader.get(i, "") for i in range(len(b.readers))])
-    names = sorted(pos)
-    for i in range(len(names)):
-        for j in range(i + 1, len(names)):
-            (x1, y1), (x2, y2) = pos[names[i]], pos[names[j]]
-            d2 = (x1 - x2) * (x1 - x2) + (y1 - y2) * (y1 - y2)
-            if d2 < MIN_SPACING_MM * MIN_SPACING_MM:
-                ck.bad(None, "zones '%s' and '%s' are %d mm apart centre to centre; keep"
-                       " readers at least %d mm apart against cross-talk" % (
-                           names[i], names[j], _isqrt(d2), MIN_SPACING_MM))
-
-
-def _led(ck, b, key, v, who, leds, zn=None):
-    if not _is_int(v) or v < 0:
-        ck.bad(key, "expected an LED index 0..%d, got %s" % (b.led_count - 1, _show(v)))
-        return
-    if v >= b.led_count:
-        ck.bad(key, "LED %d is out of range: leds.count is %d (LEDs 0..%d)" % (
-            v, b.led_count, b.led_count - 1))
-        return
-    if v in leds:
-        ck.bad(None, "%s and %s share LED %d" % (leds[v], who, v))
-        return
-    leds[v] = who
-    if zn is not None:
-        b.zone_led[zn] = v
-
-
-def _buttons(ck, b, buttons, w, h, leds):
-    if not ck.mapping("buttons", buttons):
-        return
-    for bn in sorted(buttons):
-        key = "buttons." + bn
-        d = buttons[bn]
-        if ck.name(key, bn) is None or not ck.obj(key, d, ("pin", "at"), ("led",)):
-            continue
-        gp = ck.pin(key + ".pin", d["pin"])
-        if gp is not None:
-            b.buttons[bn] = gp
-        ck.point(key + ".at", d["at"], w, h)
-        if "led" in d:
-            before = len(leds)
-            _led(ck, b, key + ".led", d["led"], "button '%s'" % bn, leds)
-            if len(leds) > before:
-                b.button_led[bn] = d["led"]
-
-
-def _encoders(ck, b, encoders, w, h):
-    if not ck.mapping("encoders", encoders):
-        return
-    for en in sorted(encoders):
-        key = "encoders." + en
-        d = encoders[en]
-        if ck.name(key, en) is None or not ck.obj(key, d, ("a", "b", "at")):
-            continue
-        if en in b.buttons:
-            ck.bad(key, "an encoder and a button are both called %r" % en)
-        pa = ck.pin(key + ".a", d["a"])
-        pb = ck.pin(key + ".b", d["b"])
-        ck.point(key + ".at", d["at"], w, h)
-        if pa is not None and pb is not None:
-            b.encoders[en] = (pa, pb)
-
-
-def _roles_text(game):
-    out = []
-    for role, n in REQUIRED_ROLES[game]:
-        out.append(role + (" per seat" if n == SEAT else " (one or more)" if n == MANY else ""))
-    return ", ".join(out)
-
-
-def _layout(ck, b, ln, d):
-    key = "layouts." + ln
-    if ck.name(key, ln) is None or not ck.obj(key, d, ("seats", "zones"),
-                                              ("game", "buttons", "encoders")):
-        return None
-    game = d.get("game", ln)
-    if game not in REQUIRED_ROLES:
-        ck.bad(key, "unknown game %s (games: %s)" % (
-            _show(game), ", ".join(sorted(REQUIRED_ROLES))))
-        return None
-    start = len(ck.problems)
-    seats = d["seats"]
-    lo, hi = GAME_SEATS[game]
-    if not isinstance(seats, list) or not lo <= len(seats) <= hi:
-        ck.bad(key + ".seats", "%s is for %s players: expected a list of that many seat numbers,"
-               " got %s" % (game, lo if lo == hi else "%d to %d" % (lo, hi), _show(seats)))
-        return None
-    for i, s in enumerate(seats):
-        if not _is_int(s) or not 0 <= s < b.seat_count:
-            ck.bad("%s.seats[%d]" % (key, i), "no seat %s at this table (seats 0..%d)" % (
-                _show(s), b.seat_count - 1))
-        elif seats.index(s) != i:
-            ck.bad("%s.seats[%d]" % (key, i), "seat %d is listed twice" % s)
-    n = len(seats)
-    zones = d["zones"]
-    roles = {}
-    if not isinstance(zones, dict):
-        ck.bad(key + ".zones", "expected an object: zone -> role")
-        zones = {}
-    kinds = {}
-    for role, k in REQUIRED_ROLES[game] + OPTIONAL_ROLES:
-        kinds[role] = k
-    taken = {}
-    for zn in sorted(zones):
-        zkey = "%s.zones.%s" % (key, zn)
-        text = zones[zn]
-        if zn not in b.zone_reader:
-            ck.bad(zkey, "no zone %r on this board" % zn)
-            continue
-        if not isinstance(text, str):
-            ck.bad(zkey, "expected a role such as \"play 0\", got %s" % _show(text))
-            continue
-        role, seat = parse_role(text)
-        if role not in kinds:
-            ck.bad(zkey, "%s has no role %r (roles: %s)" % (
-                game, role, ", ".join(sorted(kinds))))
-            continue
-        if kinds[role] == SEAT:
-            if not _is_int(seat) or seat >= n:
-                ck.bad(zkey, "%r needs a seat 0..%d, e.g. \"%s 0\"" % (role, n - 1, role))
-                continue
-        elif seat is not None:
-            ck.bad(zkey, "%r is shared by all seats; write just \"%s\"" % (role, role))
-            continue
-        rs = (role, seat)
-        if rs in taken and kinds[role] != MANY:
-            ck.bad(key, "%r is played by both zones '%s' and '%s'" % (text, taken[rs], zn))
-            continue
-        taken[rs] = zn
-        roles[zn] = rs
-    for role, k in REQUIRED_ROLES[game]:
-        wanted = [(role, s) for s in range(n)] if k == SEAT else [(role, None)]
-        for rs in wanted:
-            if rs not in taken:
-                ck.bad(key, "no zone plays %r (%s needs %s)" % (
-                    role if rs[1] is None else "%s %d" % rs, game, _roles_text(game)))
-    buttons = _inputs(ck, key, "buttons", d.get("buttons", {}), b.buttons, game, n,
-                      BUTTON_INPUTS[game] + COMMON_INPUTS, SEAT_BUTTON_INPUTS.get(game, ()))
-    encoders = _inputs(ck, key, "encoders", d.get("encoders", {}), b.encoders, game, n,
-                       ENCODER_INPUTS.get(game, ()), ())
-    if len(ck.problems) > start:
-        return None
-    return Layout(ln, game, tuple(seats), roles, buttons, encoders, b.reader_zone)
-
-
-def _inputs(ck, key, what, d, have, game, n, meanings, seat_verbs):
-    out = {}
-    if not isinstance(d, dict):
-        ck.bad("%s.%s" % (key, what), "expected an object: %s -> meaning" % what[:-1])
-        return out
-    seen = {}
-    for name in sorted(d):
-        ikey = "%s.%s.%s" % (key, what, name)
-        text = d[name]
-        if name not in have:
-            ck.bad(ikey, "no %s %r on this board" % (what[:-1], name))
-            continue
-        if not isinstance(text, str):
-            ck.bad(ikey, "expected a meaning, got %s" % _show(text))
-            continue
-        verb, arg = parse_role(text)
-        if verb in seat_verbs:
-            if not _is_int(arg) or arg >= n:
-                ck.bad(ikey, "%r needs a seat 0..%d, e.g. \"%s 0\"" % (verb, n - 1, verb))
-                continue
-        elif text not in meanings:
-            ck.bad(ikey, "%s has no %s meaning %s (meanings: %s)" % (
-                game, what[:-1], _show(text),
-                ", ".join(list(meanings) + ["%s <seat>" % v for v in seat_verbs]) or "none"))
-            continue
-        if (verb, arg) in seen:
-            ck.bad("%s.%s" % (key, what), "%s '%s' and '%s' both mean %r" % (
-                what, seen[(verb, arg)], name, text))
-            continue
-        seen[(verb, arg)] = name
-        out[name] = (verb, arg)
-    return out
+    return _check("validate", cfg, source, expect_name)

@@ -71,6 +71,7 @@ class Controller:
         self.errors = 0
         self.t_boot = self.clock.ticks_ms()
         self._log = None
+        self.enroll = None  # a zone being enrolled through (the tag command): no plays
         self._clear_table()
         self.scanner.start()
         resumed = self.journal.resume()
@@ -270,6 +271,8 @@ class Controller:
         zone = self.board.reader_zone[ri]
         led = self.board.zone_led.get(zone, -1)
         now = self.clock.ticks_ms()
+        if self.enroll is not None and (kind == PLACED or kind == UNKNOWN):
+            return
         if kind == PLACED:
             inputs.placed(self, zone, led, text, key, t)
         elif kind == LIFTED:

@@ -49,7 +49,7 @@ def zone_action(ctl, r, seat, card, t, led, zone=None):
                 return (seat, "excuse")
             suit = None
             ctl.unnamed = None
-            if g.phase == "play" and not g.trick and len(g.deck.suits(card)) > 1:
+            if g.phase == "play" and not g.trick and seat in g.turn and len(g.deck.suits(card)) > 1:
                 if ctl.lead_suit >= 0:
                     suit = ctl.lead_suit
                 else:
@@ -118,18 +118,19 @@ def confirm(ctl, seat, src, led=-1):
         ctl.new_game(g.ID, g.seats, 0, _changed_rules(g), ctl.layout.name)
         ctl.hello()
         ctl.send_state()
-        return
+        return None
     if g.ID == "fortyfives" and g.phase == "discard":
         turn = ctl._turn()
         if seat is not None and seat != turn:
-            ctl._verdict((seat, "discard", (), None), g.not_your_turn(seat), src, led)
-            return
+            why = g.not_your_turn(seat)
+            ctl._verdict((seat, "discard", (), None), why, src, led)
+            return False, why, None
         cards = tuple(ctl.discards)
         ctl.discards = []
-        ctl.play((turn, "discard", cards, None), src, led)
-        return
+        return ctl.play((turn, "discard", cards, None), src, led)
     if g.ID == "fairies" and not g.dealing:
-        ctl.play((ctl._turn() if seat is None else seat, "meditate", meditate_end(ctl), None), src, led)
+        return ctl.play((ctl._turn() if seat is None else seat, "meditate", meditate_end(ctl), None), src, led)
+    return None
 
 
 # -- buttons and encoders -------------------------------------------------------------
@@ -146,43 +147,44 @@ def input_event(ctl, ev):
     if ev[0] != BUTTON:
         return
     meaning = lay.button(name)
-    if meaning is None:
-        return
-    verb, arg = meaning
-    src = "button " + name
-    led = ctl.board.button_led.get(name, -1)
+    if meaning is not None:
+        press(ctl, meaning[0], meaning[1], "button " + name, ctl.board.button_led.get(name, -1))
+
+
+def press(ctl, verb, arg, src, led=-1):
+    """A button meaning pressed (by a button, or by the host): ctl.play's or ctl.undo's
+    answer, or None when the press only sets something up (a suit, the position)."""
     g = ctl.game
     if verb == "undo":
-        ctl.undo(src)
-    elif verb == "confirm":
-        confirm(ctl, None, src, led)
-    elif verb == "bid":
-        ctl.play((ctl._turn(), "bid", arg), src, led)
-    elif verb == "pass":
-        ctl.play((ctl._turn(), "pass"), src, led)
-    elif verb == "trump":
-        ctl.play((ctl._turn(), "trump", g.deck.parse_suit(arg)), src, led)
-    elif verb == "suit":
+        return ctl.undo(src)
+    if verb == "confirm":
+        return confirm(ctl, None, src, led)
+    if verb == "bid":
+        return ctl.play((ctl._turn(), "bid", arg), src, led)
+    if verb == "pass":
+        return ctl.play((ctl._turn(), "pass"), src, led)
+    if verb == "trump":
+        return ctl.play((ctl._turn(), "trump", g.deck.parse_suit(arg)), src, led)
+    if verb == "suit":
         suit = g.deck.parse_suit(arg)
         if g.phase == "trump":
-            ctl.play((ctl._turn(), "trump", suit), src, led)
-        elif ctl.unnamed is not None:  # the lead on the table waits for its suit
+            return ctl.play((ctl._turn(), "trump", suit), src, led)
+        if ctl.unnamed is not None:  # the lead on the table waits for its suit
             seat, card, zled, zone = ctl.unnamed
             ctl.unnamed = None
-            ctl.play((seat, "play", card, suit), src, zled, zone)
-        else:
-            ctl.lead_suit = suit
-            ctl.feedback.flash(led, "accepted", ctl.clock.ticks_ms())
+            return ctl.play((seat, "play", card, suit), src, zled, zone)
+        ctl.lead_suit = suit
+        ctl.feedback.flash(led, "accepted", ctl.clock.ticks_ms())
     elif verb == "at":
         move_at(ctl, -1 if arg == "up" else 1)
     elif verb == "nerts":
         if g.dealing:
-            ctl.play((None, "deal", {}), src, led)
-        elif g.phase == "count":
-            ctl.play((arg, "left", len(ctl.left[arg])), src, led)
-        else:
-            dt = ticks_diff(ctl.clock.ticks_ms(), ctl.round_t0)
-            ctl.play((arg, "nerts", dt if dt > 0 else 0), src, led)
+            return ctl.play((None, "deal", {}), src, led)
+        if g.phase == "count":
+            return ctl.play((arg, "left", len(ctl.left[arg])), src, led)
+        dt = ticks_diff(ctl.clock.ticks_ms(), ctl.round_t0)
+        return ctl.play((arg, "nerts", dt if dt > 0 else 0), src, led)
+    return None
 
 
 def move_at(ctl, steps):

@@ -75,6 +75,7 @@ class Scanner:
         self.polls = [0] * n
         self.failures = [0] * n
         self.last_error = [None] * n
+        self.fw = [None] * n  # what each reader's init() said: PN532 (IC, ver, rev, support)
         self.events = []
         self._next = 0
 
@@ -83,7 +84,7 @@ class Scanner:
         now = self.clock.ticks_ms()
         for i in range(self.n):
             try:
-                self.readers[i].init()
+                self.fw[i] = self.readers[i].init()
             except OSError as e:
                 self.failures[i] += 1
                 self._go_down(i, now, e)
@@ -125,6 +126,9 @@ class Scanner:
                "card": self._ulen[i] != 0}
         if self.last_error[i] is not None:
             out["error"] = self.last_error[i]
+        fw = self.fw[i]
+        if fw:
+            out["fw"] = "%d.%d" % (fw[1], fw[2])
         if hasattr(r, "stats"):
             out["driver"] = r.stats()
         return out
@@ -139,7 +143,7 @@ class Scanner:
                 return
             self._retry[i] = ticks_add(now, self.retry_ms)
             try:
-                r.init()
+                self.fw[i] = r.init()
             except OSError as e:
                 self.failures[i] += 1
                 self.last_error[i] = str(e)
