@@ -403,6 +403,13 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
             show.obj({"type": "record", "path": args.record, "lines": len(lines)})
             show.line("the board's journal of this game (%d lines) is in %s:  cardtable referee %s" % (
                 len(lines), args.record, args.record))
+        if args.keep and people is None:
+            vb.set_period(IDLE_PERIOD_MS)
+            link.close()            # one program per serial port: leave it to monitor, pull, ...
+            show.line("the board keeps running on %s, free for cardtable monitor, pull, doctor "
+                      "and mpremote; Ctrl-C ends" % vb.port)
+            while True:
+                time.sleep(0.5)
         if args.keep or (people is not None and not people.quit):
             vb.set_period(IDLE_PERIOD_MS)
             show.line("the board keeps running on %s; Ctrl-C ends" % vb.port)
