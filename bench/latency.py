@@ -9,7 +9,10 @@ What happens between a card landing on a pad and its LED changing colour:
    poll and must see it again in `place_polls` consecutive polls (debounce, scanner.py); the
    scanner polls a reader with a card being debounced again as soon as `settle_ms` have passed
    since it saw it (not a whole cycle later); in that last poll it also reads the card code
-   (one NTAG READ of 4 pages: a code like "10H" fits, embedded-facts §6).
+   (one NTAG READ of 4 pages: a code like "10H" fits, embedded-facts §6). The card lands on
+   the play zone of the seat to play, which the scanner polls between every two other
+   readers (its `focus`, set by the controller); `focus="other"` models a card laid out of
+   turn (another zone has the focus) and `focus="off"` the plain round robin.
 3. The controller turns the event into a play in the same step. Rejected: check(), then the
    LEDs. Accepted: check() + apply(), then the LEDs - before the journal line is flushed to
    flash and the event and state report go over USB (controller.play), so neither delays the
@@ -168,21 +171,36 @@ def verdict_ms(accepted: bool, leds: int, rng: random.Random, t: Timing, cpu: Cp
 
 
 def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_polls: int,
-              occupancy: float, cycle: float) -> tuple[float, float, float]:
+              occupancy: float, cycle: float, focus: str = "on") -> tuple[float, float, float]:
     """From the card landing on reader 0 to its debounced sighting's poll ending, in three
     parts: waiting for the first sighting, the debounce polls, and the last poll (with the
-    READ)."""
+    READ). focus: reader 0 is the scanner's focus ("on"), another empty reader is ("other"),
+    or there is none ("off")."""
     occupied = [i > 0 and rng.random() < occupancy for i in range(n)]
+    f = {"on": 0, "other": n - 1, "off": -1}[focus]
+    if f > 0:
+        occupied[f] = False  # the pad of the seat to play is empty
     land = rng.uniform(0.0, cycle)
     now = 0.0
     i = rng.randrange(n)
+    alt = rng.random() < 0.5  # where in its alternation the scanner is
     hits = 0
     first = seen = 0.0
     while True:
         # scanner._choose: a card being debounced is polled again once settle_ms have passed
-        # since it was seen; otherwise round robin
-        due = 0 < hits < place_polls and now - seen >= t.settle_ms
-        r = 0 if due else i
+        # since it was seen; else every other time the focus reader (not while a card there
+        # waits for that confirming poll); else round robin
+        waiting = 0 < hits < place_polls
+        due = waiting and now - seen >= t.settle_ms
+        if due:
+            r = 0
+        elif alt and f >= 0 and not (waiting and f == 0):
+            r = f
+            alt = False
+        else:
+            r = i
+            alt = True
+            i = i + 1 if i + 1 < n else 0
         if r == 0 and now >= land:
             hits += 1
             if hits == 1:
@@ -193,8 +211,6 @@ def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_p
             now += poll_ms(bus, "tag", rng, t, cpu)
         else:
             now += poll_ms(bus, "tag" if occupied[r] else "empty", rng, t, cpu)
-        if not due:
-            i = i + 1 if i + 1 < n else 0
 
 
 def mean_cycle(n: int, bus: Bus, t: Timing, cpu: Cpu, occupancy: float, rng: random.Random) -> float:
@@ -206,7 +222,8 @@ def mean_cycle(n: int, bus: Bus, t: Timing, cpu: Cpu, occupancy: float, rng: ran
 
 
 def simulate(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, place_polls: int = 2,
-             occupancy: float = 0.5, leds: int | None = None, t: Timing = Timing()) -> dict[str, Any]:
+             occupancy: float = 0.5, leds: int | None = None, t: Timing = Timing(),
+             focus: str = "on") -> dict[str, Any]:
     """Latency distributions (ms) of a rejected and an accepted play with n readers."""
     rng = random.Random(seed)
     cycle = mean_cycle(n, bus, t, cpu, occupancy, rng)
@@ -215,7 +232,7 @@ def simulate(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, place_polls: in
     accepted = []
     parts = [0.0, 0.0, 0.0, 0.0, 0.0]
     for _ in range(trials):
-        wait, debounce, last = detect_ms(n, bus, rng, t, cpu, place_polls, occupancy, cycle)
+        wait, debounce, last = detect_ms(n, bus, rng, t, cpu, place_polls, occupancy, cycle, focus)
         d = wait + debounce + last
         r = verdict_ms(False, leds, rng, t, cpu)
         a = verdict_ms(True, leds, rng, t, cpu)
@@ -269,10 +286,11 @@ class Model:
         t = self.timing
         cases: dict[str, dict[str, Any]] = {
             "as_built": dict(),
+            "no_focus_polling": dict(focus="off"),
+            "a_play_out_of_turn": dict(focus="other"),
             "debounce_1_poll": dict(place_polls=1),
-            "only_3_readers_polled": dict(n=3, leds=readers),
             "empty_table": dict(occupancy=0.0),
-            "debounce_1_3_readers": dict(place_polls=1, n=3, leds=readers),
+            "only_3_readers_no_focus": dict(n=3, focus="off"),
         }
         out = {}
         for i, (name, kw) in enumerate(cases.items()):
@@ -285,11 +303,11 @@ class Model:
                          "rejected_p50": res["rejected"]["p50"], "accepted_p50": res["accepted"]["p50"]}
         return out
 
-    def board(self, kind: str, hz: int, readers: int, leds: int, seed: int) -> dict[str, Any]:
+    def board(self, kind: str, hz: int, readers: int, leds: int, seed: int, focus: str = "on") -> dict[str, Any]:
         bus = i2c_bus(hz) if kind == "i2c" else spi_bus(hz)
         cpu = self.cpu(RP2040_FACTORS["nominal"])
         res = simulate(readers, bus, cpu, self.trials, seed=seed, place_polls=self.place_polls,
-                       occupancy=self.occupancy, leds=leds, t=self.timing)
+                       occupancy=self.occupancy, leds=leds, t=self.timing, focus=focus)
         res["bus"] = bus.label
         return res
 
@@ -299,6 +317,7 @@ def parameters(model: Model) -> dict[str, Any]:
     t = model.timing
     return {
         "place_polls": model.place_polls,
+        "focus": "the card's zone is the scanner's focus (the seat to play), polled between every two others",
         "occupancy": model.occupancy,
         "trials": model.trials,
         "rp2040_factors": RP2040_FACTORS,

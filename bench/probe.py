@@ -9,7 +9,7 @@ On a Pico (firmware lib on the board): ``mpremote run bench/probe.py`` runs the 
 (every game, one seed, 300 actions, then the driver) and loops the steps itself; save the
 output and summarise it with ``python bench/device.py --summarize FILE``.
 
-Usage: probe.py boot MOD,MOD,...
+Usage: probe.py boot MOD,MOD,... [BOARD]  (BOARD: load and drop it as main.py's boot does)
        probe.py replay NAME SEATS FOLDER SEED,... MAXACT [MOD,...]  (actions in FOLDER/SEED.jsonl)
        probe.py game NAME SEATS SEED,... MAXACT [MOD,...]  (bots on the device)
        probe.py driver [BOARDS_DIR]
@@ -101,17 +101,44 @@ def import_each(mods, failed, sizes=None):
 
 # -- boot: heap taken by the firmware's modules ------------------------------------------------
 
-def boot_plan(mods):
+CONFIG = "cardtable.table.config"
+
+
+def boot_plan(mods, board=None):
     gc.collect()
     yield
     base = alloc()
     failed = {}
     sizes = {}
-    peak = yield from import_each(mods, failed, sizes)
+    cut = mods.index(CONFIG) + 1 if board and CONFIG in mods else len(mods)
+    peak = yield from import_each(mods[:cut], failed, sizes)
+    if board and CONFIG in mods:  # as main() does: the board right after its config module
+        peak = max(peak, (yield from _board_check(board, base, failed, sizes)))
+        rest = alloc() - base
+        peak = max(peak, rest + (yield from import_each(mods[cut:], failed, sizes)))
     used = alloc()
     emit({"k": "boot", "base": base, "peak": peak, "retained": used - base, "used": used,
           "modules": sizes, "failed": failed, "wasm": WASM})
     mem_info()
+
+
+def _board_check(name, base, failed, sizes):
+    """Load the board as main.py does at boot (table/config imports its checker, validates and
+    unloads it), then drop it: what the check leaves behind (interned names) is boot heap too.
+    Returns the heap in use right after the load (checker and its garbage included)."""
+    before = alloc()
+    peak = 0
+    try:
+        from cardtable.table import config
+
+        config.load_board(name, "/boards")
+        peak = alloc() - base
+    except Exception as e:  # noqa: BLE001 - reported, not fatal
+        failed["board " + name] = "%s: %s" % (type(e).__name__, e)
+    gc.collect()
+    yield
+    sizes["board " + name + " (checked, dropped)"] = alloc() - before
+    return peak
 
 
 # -- game: per-action cost, allocation and retained state --------------------------------------
@@ -537,7 +564,7 @@ def make_plan(argv):
         return default_plan()
     mode = argv[1]
     if mode == "boot":
-        return boot_plan(_modules(argv[2] if len(argv) > 2 else ""))
+        return boot_plan(_modules(argv[2] if len(argv) > 2 else ""), argv[3] if len(argv) > 3 else None)
     if mode == "game":  # bots on the device
         seeds = tuple(int(s) for s in argv[4].split(","))
         boot = _modules(argv[6]) if len(argv) > 6 else []

@@ -269,8 +269,10 @@ def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: di
         kinds = {bus["kind"] for bus in b.buses.values()}
         kind = "spi" if kinds == {"spi"} else "i2c"
         hz = min(int(bus.get("baud") or bus.get("freq") or 400_000) for bus in b.buses.values())
-        boards[name] = {"readers": len(b.readers), "leds": b.led_count,
-                        **model.board(kind, hz, len(b.readers), b.led_count, seed=9000 + i)}
+        # the controller focuses the scanner on play zones; a board without any (nerts) has none
+        focus = "on" if any(rs[0] == "play" for lay in b.layouts.values() for rs in lay.roles.values()) else "off"
+        boards[name] = {"readers": len(b.readers), "leds": b.led_count, "focus": focus,
+                        **model.board(kind, hz, len(b.readers), b.led_count, seed=9000 + i, focus=focus)}
     return {
         "params": latency.parameters(model),
         "place_polls_source": pp_source,
@@ -315,7 +317,8 @@ def budgets(r: dict[str, Any]) -> list[dict[str, Any]]:
             v = cell[kind]["p95"]
             out.append({"budget": f"placement to verdict, {LATENCY_BUDGET_READERS} readers, {bus}, {kind} play (p95)",
                         "limit": LATENCY_BUDGET_MS, "value": v, "unit": "ms", "ok": v <= LATENCY_BUDGET_MS,
-                        "note": f"p50 {cell[kind]['p50']} ms; model with the nominal RP2040 factor"})
+                        "note": f"p50 {cell[kind]['p50']} ms; model with the nominal RP2040 factor; a card "
+                                "laid by the seat to play (the scanner's focus; out of turn: what_if)"})
     mem = r.get("memory") or {}
     boot = mem.get("boot") or {}
     games = mem.get("games") or {}
@@ -429,7 +432,8 @@ def report(r: dict[str, Any]) -> str:
     if lat.get("grid"):
         p = lat["params"]
         parts.append(f"\nPlacement to verdict (model, ms): debounce {p['place_polls']} polls "
-                     f"({lat['place_polls_source']}); half the other pads hold a card; RP2040 = wasm x "
+                     f"({lat['place_polls_source']}); laid by the seat to play (its zone is the scanner's focus); "
+                     f"half the other pads hold a card; RP2040 = wasm x "
                      f"{p['rp2040_factors']['nominal']:g}; rules: {lat['rules_source']} ({lat['rules_game']})")
         for bus, per in lat["grid"].items():
             nom = per["nominal"]
@@ -452,11 +456,11 @@ def report(r: dict[str, Any]) -> str:
                                ["change", "reject p50", "p95", "accept p50", "p95"],
                                [[k.replace("_", " "), v["rejected_p50"], v["rejected_p95"], v["accepted_p50"],
                                  v["accepted_p95"]] for k, v in wi.items()]))
-        rows = [[b, c["bus"], c["readers"], c["rejected"]["p50"], c["rejected"]["p95"], c["accepted"]["p50"],
-                 c["accepted"]["p95"]] for b, c in lat.get("boards", {}).items()]
+        rows = [[b, c["bus"], c["readers"], c.get("focus", "-"), c["rejected"]["p50"], c["rejected"]["p95"],
+                 c["accepted"]["p50"], c["accepted"]["p95"]] for b, c in lat.get("boards", {}).items()]
         if rows:
             parts.append(table("  the boards in firmware/boards",
-                               ["board", "bus", "readers", "reject p50", "p95", "accept p50", "p95"], rows))
+                               ["board", "bus", "readers", "focus", "reject p50", "p95", "accept p50", "p95"], rows))
 
     rows = []
     for b in r["budgets"]:

@@ -32,6 +32,26 @@ def test_nonesuch_bid_buttons_the_excuse_and_a_lead_that_waits_for_its_suit():
 
 
 @stepped
+def test_the_scanner_watches_the_zone_that_takes_the_next_card():
+    t = yield from table("pico-i2c-4seat", "nonesuch")
+    reader = t.board.zone_reader
+    sc = t.ctl.scanner
+    assert sc.focus == (reader["c"],)  # the up card deals the hand
+    t.put("c", "AM")
+    for b in ("k0", "k1", "k2", "k0"):
+        t.press(b)
+    yield
+    assert sc.focus == ()  # the Excuse may lie on any play spot: no zone is favoured
+    t.put("s2", "X")
+    assert t.ctl.game.turn == (1,) and sc.focus == (reader["s1"],)
+    yield
+    t.hal.place("s1", "4MS")
+    t.run(12)
+    t.press("k4")
+    assert t.ctl.game.turn == (2,) and sc.focus == (reader["s2"],)  # the focus follows the turn
+
+
+@stepped
 def test_nerts_button_starts_the_round_calls_and_counts():
     t = yield from table("pico-nerts-6", "nerts")
     g = t.ctl.game

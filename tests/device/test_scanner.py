@@ -206,3 +206,57 @@ def test_a_flicker_is_still_no_placement_with_the_quick_confirmation():
     seen += rounds(sc, clock, 4)
     assert [e for e in seen if e[0] == PLACED] == []
 
+
+
+def _order(readers, sc, clock, steps, ms=10):
+    """The reader each of `steps` steps polled."""
+    out = []
+    for _ in range(steps):
+        before = [r.polls for r in readers]
+        clock.advance(ms)
+        sc.step()
+        out.append([i for i in range(len(readers)) if readers[i].polls != before[i]][0])
+    return out
+
+
+def test_focus_readers_are_polled_every_other_step_and_the_rest_in_turn():
+    readers, clock, sc = table(n=8)
+    sc.focus = (5,)  # the seat to play
+    order = _order(readers, sc, clock, 64)
+    assert order[1::2] == [5] * 32 or order[0::2] == [5] * 32
+    for i in range(8):
+        assert order.count(i) >= 4, (i, order)  # the round robin still reaches every reader
+    sc.focus = (2, 6)  # two seats may play: they take turns in the focus slot
+    order = _order(readers, sc, clock, 64)
+    slots = order[1::2] if order[1] in (2, 6) else order[0::2]
+    assert sorted(set(slots)) == [2, 6] and slots.count(2) == slots.count(6)
+    sc.focus = ()
+    assert sorted(_order(readers, sc, clock, 8)) == list(range(8))  # plain round robin again
+
+
+def _placed_after(readers, sc, clock, i, text):
+    """Put a card on reader i just after its poll; ms until its placement is reported."""
+    while True:
+        before = readers[i].polls
+        clock.advance(10)
+        sc.step()
+        if readers[i].polls != before:
+            break
+    put(readers[i], text)
+    t0 = clock.now
+    ev, at = _until_event(sc, clock, 100)
+    assert ev[0] == PLACED and ev[1] == i and ev[3] == text
+    return at - t0, at - ev[2]
+
+
+def test_a_card_on_a_focus_reader_is_seen_within_a_poll_or_two_not_a_cycle():
+    # Eight readers, one polled per 10 ms step: a whole cycle is 80 ms.
+    readers, clock, sc = table(n=8, settle_ms=40)
+    plain, _ = _placed_after(readers, sc, clock, 5, "7S")
+    assert plain >= 80 + 40  # a whole cycle for its reader's turn, then the settle time
+    readers[5].card = None
+    assert kinds(rounds(sc, clock, 4)) == [(LIFTED, 5)]
+    sc.focus = (5,)
+    fast, confirm = _placed_after(readers, sc, clock, 5, "8S")
+    assert fast <= 20 + 40 + 10, fast  # seen at the next focus poll, confirmed a settle time later
+    assert confirm >= 40  # focus polls do not cut the settle time between the two sightings

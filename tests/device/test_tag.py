@@ -73,10 +73,21 @@ def idle(t, steps):
         yield
 
 
-def lay(t, zone, code=None, uid=None, steps=12):
-    """Lay a tag on a zone (code None: a foreign one) and let the table poll it."""
+def until(t, zone, present):
+    """Step until the scanner has seen a tag come on (or go off) zone's reader."""
+    i = t.board.zone_reader[zone]
+    for _ in range(60):
+        if t.ctl.scanner.present(i) == present:
+            break
+        yield from idle(t, 1)
+    assert t.ctl.scanner.present(i) == present, zone
+    yield from idle(t, 1)
+
+
+def lay(t, zone, code=None, uid=None):
+    """Lay a tag on a zone (code None: a foreign one) until the table has read it."""
     t.hal.place(zone, code, uid)
-    yield from idle(t, steps)
+    yield from until(t, zone, True)
 
 
 @stepped
@@ -98,11 +109,13 @@ def test_readers_firmware_then_tags_read_and_written_through_the_table_while_zon
     assert a["text"] == "AS"
     yield from lay(t, "c", "KD")  # while enrolling, cards on the zones are no plays: not even
     yield from lay(t, "s1", "QH")  # a trump indicator
-    assert t.ctl.scanner.present(t.board.zone_reader["c"])  # seen, and no deal
+    t.hal.lift("s1")
+    yield from until(t, "s1", False)
     yield from lay(t, "s1")  # nor is a tag with no card code a fault
     assert t.kinds("verdict") == [] and t.kinds("fault") == [] and t.ctl.game.history == []
-    t.hal.lift("c")
-    t.hal.lift("s1")
+    for zone in ("c", "s1"):
+        t.hal.lift(zone)
+        yield from until(t, zone, False)
     a = yield from say(t, {"cmd": "tag", "id": 4, "zone": "s1", "write": "KS"}, 5)
     assert a["type"] == "error" and a["tag"] == "lost" and a["msg"] == "no tag on zone s1"
     a = yield from say(t, {"cmd": "tag", "id": 5, "zone": "s0", "write": "KS", "uid": "04aaaaaaaaaaaa"})
@@ -119,7 +132,10 @@ def test_readers_firmware_then_tags_read_and_written_through_the_table_while_zon
     t.hal.kill("s1")
     a = yield from say(t, {"cmd": "tag", "id": 9, "zone": "s1"}, 1)
     assert a["type"] == "error" and a["msg"].startswith("the reader of zone s1 failed: ") and "tag" not in a
-    yield from idle(t, 20)  # three failed polls: the scanner calls it down
+    for _ in range(60):  # three failed polls and the scanner calls it down
+        if t.ctl.scanner.down[t.board.zone_reader["s1"]]:
+            break
+        yield from idle(t, 1)
     a = yield from say(t, {"cmd": "tag", "id": 11, "zone": "s1"}, 1)
     assert a["type"] == "error" and a["msg"].startswith("the reader of zone s1 is down")
     a = yield from say(t, {"cmd": "tag", "id": 10, "done": True})
@@ -127,7 +143,7 @@ def test_readers_firmware_then_tags_read_and_written_through_the_table_while_zon
     for code in ("AS", "5H"):  # playing again: two indicators deal the hand
         yield from lay(t, "c", code)
         t.hal.lift("c")
-        yield from idle(t, 20)  # (time for the lift)
+        yield from until(t, "c", False)
     assert t.ctl.game.history == [(None, "deal", {"up": [3 * 13, 2 * 13 + 4]})]
     assert [m for m in t.said if m["type"] == "fault" and m["kind"] != "reader"] == []
 

@@ -148,12 +148,26 @@ def _model_cpu(latency: ModuleType, factor: float = 12.0):
     return latency.Cpu.scaled(factor, driver, rules)
 
 
-def test_more_readers_mean_a_slower_verdict() -> None:
+def test_more_readers_mean_a_slower_verdict_without_focus() -> None:
     latency = _bench_module("latency")
     cpu = _model_cpu(latency)
     bus = latency.BUSES[0]
-    p50 = [latency.simulate(n, bus, cpu, 400, seed=5)["rejected"]["p50"] for n in (2, 8, 16)]
+    p50 = [latency.simulate(n, bus, cpu, 400, seed=5, focus="off")["rejected"]["p50"] for n in (2, 8, 16)]
     assert p50[0] < p50[1] < p50[2]
+
+
+def test_the_seat_to_play_is_seen_within_a_poll_or_two_whatever_the_reader_count() -> None:
+    latency = _bench_module("latency")
+    cpu = _model_cpu(latency)
+    bus = latency.BUSES[0]
+    for n in (8, 16):
+        on, off, other = (latency.simulate(n, bus, cpu, 400, seed=5, focus=f) for f in ("on", "off", "other"))
+        poll = on["cycle_ms"] / n  # one reader's poll, on average
+        # the scanner polls the seat to play's zone between every two other readers
+        assert on["mean_parts_ms"]["first_sighting"] < 1.5 * poll
+        assert off["mean_parts_ms"]["first_sighting"] > 0.3 * on["cycle_ms"]  # half a cycle
+        # ... which makes a card laid out of turn wait for a round robin twice as long
+        assert on["rejected"]["p95"] < off["rejected"]["p95"] < other["rejected"]["p95"]
 
 
 def test_an_accepted_play_does_not_wait_for_the_journal() -> None:

@@ -292,13 +292,15 @@ class Controller:
                                     zone, True))
 
     def refresh(self):
-        """Steady zone colours from the game state: whose turn, pending inputs, the winner."""
+        """Steady zone colours from the game state: whose turn, pending inputs, the winner;
+        the scanner's focus on the zones that take the next card (the deal, the seat to play)."""
         f = self.feedback
         f.clear()
         g = self.game
         b = self.board
         roles = self.layout.roles
         turn = g.turn
+        focus = []
         for zone in roles:
             r, seat = roles[zone]
             led = b.zone_led.get(zone, -1)
@@ -308,12 +310,17 @@ class Controller:
             elif g.dealing:
                 if r == "up" or r == "indicator" or r == "parade" and seat == 1:
                     f.steady(led, "pending" if self.indicators else "turn")
+                    focus.append(b.zone_reader[zone])
             elif r == "kitty" and self.discards:
                 f.steady(led, "pending")
             elif r == "left" and self.left[seat]:
                 f.steady(led, "pending")
             elif seat is not None and seat in turn and r in _SEAT_ROLES:
                 f.steady(led, "turn")
+                if r == "play":
+                    focus.append(b.zone_reader[zone])
+        focus.sort()
+        self.scanner.focus = tuple(focus) if len(focus) <= 3 else ()  # many: none is favoured
 
     # -- the link -------------------------------------------------------------------------
 

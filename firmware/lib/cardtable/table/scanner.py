@@ -11,7 +11,9 @@ a dead reader costs the others almost nothing.
 When a step polls fewer readers than there are (the board polls one per step), the order is
 round robin, except that a reader with a card being debounced is polled again as soon as
 ``settle_ms`` have passed since it was seen: the confirming poll comes a settle time later,
-not a whole cycle later, which is most of the latency a player sees.
+not a whole cycle later, which is most of the latency a player sees. And the ``focus``
+readers (the controller sets them: the play zones of the seats to play) are polled between
+every two others, so the card a player is expected to lay is seen within a poll or two.
 
 Events are tuples ``(kind, reader, t, text, key)``: t is the tick of the first sighting (of
 the failure, of the lift), text the card code read from the tag (PLACED), the reason
@@ -78,6 +80,9 @@ class Scanner:
         self.fw = [None] * n  # what each reader's init() said: PN532 (IC, ver, rev, support)
         self.events = []
         self._next = 0
+        self.focus = ()  # readers the controller expects a card on now (the seat to play)
+        self._fi = 0  # the next of them
+        self._alt = False  # True: a focus reader's turn
 
     def start(self):
         """Initialise every reader; one that does not answer is reported down at once."""
@@ -100,11 +105,20 @@ class Scanner:
         return len(self.events)
 
     def _choose(self):
-        """The reader to poll now: a debounce due for its confirmation, else the next in turn."""
+        """The reader to poll now: a debounce due for its confirmation, else a focus reader
+        every other time, else the next in turn."""
         i = self._due
         if i >= 0 and ticks_diff(self.clock.ticks_ms(), self._seen_at) >= self.settle_ms:
             self._due = -1
             return i
+        f = self.focus
+        if self._alt and f:
+            k = self._fi if self._fi < len(f) else 0
+            self._fi = k + 1
+            if f[k] != i:  # (one with a card being debounced waits for its settle time)
+                self._alt = False
+                return f[k]
+        self._alt = True
         i = self._next
         self._next = i + 1 if i + 1 < self.n else 0
         return i
