@@ -232,6 +232,21 @@ def test_focus_readers_are_polled_every_other_step_and_the_rest_in_turn():
     assert sorted(set(slots)) == [2, 6] and slots.count(2) == slots.count(6)
     sc.focus = ()
     assert sorted(_order(readers, sc, clock, 8)) == list(range(8))  # plain round robin again
+    sc.focus = (3,)
+    polls = readers[3].polls
+    if MICROPYTHON:
+        import micropython
+
+        micropython.heap_lock()  # choosing the focus reader allocates nothing either
+        try:
+            for _ in range(20):
+                sc.step()
+        finally:
+            micropython.heap_unlock()
+    else:
+        for _ in range(20):
+            sc.step()
+    assert readers[3].polls - polls >= 10
 
 
 def _placed_after(readers, sc, clock, i, text):
