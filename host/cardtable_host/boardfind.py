@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 PICO_VID = 0x2E8A  # Raspberry Pi
 PICO_PIDS = (0x0005,)  # MicroPython's USB CDC on RP2040 (and RP2350)
@@ -88,3 +89,17 @@ def busy(port: str) -> str | None:
         return "cannot open %s: %s" % (port, text)
     s.close()
     return None
+
+
+def free_port(command: str, port: str | None) -> str | None:
+    """The board's port, free for us; else None after telling the user why (as `cardtable COMMAND`)."""
+    try:
+        found = resolve(port)
+    except BoardNotFound as e:
+        print("cardtable %s: %s" % (command, e), file=sys.stderr)
+        return None
+    why = busy(found)
+    if why:
+        print("cardtable %s: %s" % (command, why), file=sys.stderr)
+        return None
+    return found

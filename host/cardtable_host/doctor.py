@@ -136,14 +136,8 @@ def show(rep: dict[str, Any], port: str, colour: bool) -> None:
 def run(args: argparse.Namespace) -> int:
     from cardtable_host.link import Link, LinkError
 
-    try:
-        port = boardfind.resolve(args.port)
-    except boardfind.BoardNotFound as e:
-        print("cardtable doctor: %s" % e, file=sys.stderr)
-        return 2
-    why = boardfind.busy(port)
-    if why:
-        print("cardtable doctor: %s" % why, file=sys.stderr)
+    port = boardfind.free_port("doctor", args.port)
+    if port is None:
         return 2
     try:
         link = Link(port, timeout=5, reconnect=False)

@@ -454,14 +454,8 @@ def run(args: argparse.Namespace) -> int:
 def _run_board(args: argparse.Namespace, codes: list[str], out: Any) -> int:
     from cardtable_host.link import Link, LinkError
 
-    try:
-        port = boardfind.resolve(args.board_port or None)
-    except boardfind.BoardNotFound as e:
-        print("cardtable enroll: %s" % e, file=sys.stderr)
-        return 2
-    why = boardfind.busy(port)
-    if why:
-        print("cardtable enroll: %s" % why, file=sys.stderr)
+    port = boardfind.free_port("enroll", args.board_port or None)
+    if port is None:
         return 2
     try:
         link = Link(port, timeout=5, reconnect=False)

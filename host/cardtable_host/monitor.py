@@ -687,14 +687,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from cardtable_host.link import LinkDown
 
-    try:
-        port = boardfind.resolve(args.port)
-    except boardfind.BoardNotFound as e:
-        print("cardtable monitor: %s" % e, file=sys.stderr)
-        return 2
-    why = boardfind.busy(port)
-    if why:
-        print("cardtable monitor: %s" % why, file=sys.stderr)
+    port = boardfind.free_port("monitor", args.port)
+    if port is None:
         return 2
     out = sys.stdout
     plain = args.plain or not out.isatty()
