@@ -36,7 +36,7 @@ examples:
   cardtable sim nexus --seed 3 --delay 0.3   # slower, to watch it
   cardtable sim nonesuch --bots 3            # you play seat 0; bots play 1..3
   cardtable sim nerts --rule target=30 --json > nerts.jsonl
-  cardtable sim california-jacks --keep --port-file /tmp/port   # then: cardtable monitor
+  cardtable sim california-jacks --keep --port-file board.port   # then: cardtable monitor --port "$(cat board.port)"
 """
 
 # The board each game is simulated on by default (firmware/boards).
