@@ -151,6 +151,7 @@ class Bots:
         from cardtable.rng import Random
 
         self.game = games.load(name, seats=seats)
+        self.game.keep_history = False  # as the table keeps it: the actions are in the journal
         self.rng = Random(seed)
 
     def next(self):
@@ -184,6 +185,7 @@ class Replay:
         self.f = open(path)
         self.obj = None
         self.game = games.load(name, seats=seats)
+        self.game.keep_history = False  # as the table keeps it: the actions are in the journal
 
     def fetch(self):
         """Read the next line (in a step of its own); False at the end."""

@@ -153,13 +153,17 @@ def scratch():
     return keep.name, keep
 
 
-def table(board_name, layout, storage=None, rules=None, emu=None, budget=None, game=None):
-    """A Table, built over a few steps: t = yield from table(...); game defaults to layout."""
+def table(board_name, layout, storage=None, rules=None, emu=None, budget=None, game=None,
+          history=True):
+    """A Table, built over a few steps: t = yield from table(...); game defaults to layout.
+
+    history=True asks the controller to keep the game's actions in memory, so tests can look
+    at them; the board itself (main.py) keeps them only in its journal."""
     game = game or layout
     yield from only_game(game)  # first: a big rules module needs the most room to compile
     b = yield from board(board_name)
     yield from loading()
-    t = Table(b, layout, storage, rules, emu, budget)
+    t = Table(b, layout, storage, rules, emu, budget, history)
     collect()
     yield
     t.run(1)
@@ -169,7 +173,7 @@ def table(board_name, layout, storage=None, rules=None, emu=None, budget=None, g
 class Table:
     """A simulated table and its controller; collects what the device says."""
 
-    def __init__(self, b, layout, storage=None, rules=None, emu=None, budget=None):
+    def __init__(self, b, layout, storage=None, rules=None, emu=None, budget=None, history=True):
         from cardtable.hal import FileStorage
         from cardtable.hw_sim import SimHal
         from cardtable.table.controller import Controller
@@ -180,7 +184,7 @@ class Table:
             storage = FileStorage(root)
         self.board = b
         self.hal = SimHal(b, emu=emu, storage=storage)
-        self.ctl = Controller(b, layout, self.hal, rules=rules,
+        self.ctl = Controller(b, layout, self.hal, rules=rules, history=history,
                               budget=len(b.readers) if budget is None else budget)
         self.said = []  # every message but state and event (those are counted)
         self.events = 0

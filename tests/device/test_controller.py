@@ -1,5 +1,7 @@
 """The controller's step(): whole games played through zones, buttons and taps on a simulated
 table, checked against a shadow game that knows every card; faults, verdicts, LEDs, resume."""
+import json
+
 from support import stepped
 
 from simtable import collecting, journal_lines, scratch, table
@@ -128,6 +130,34 @@ def test_undo_takes_back_the_last_action_and_its_journal_line():
     r = t.send({"cmd": "undo", "id": 4})
     assert r == [{"type": "ok", "id": 4, "action": {"seat": 1, "act": "bid", "bid": 20}, "seq": 1}]
     assert t.ctl.game.turn == (1,)
+
+
+@stepped
+def test_the_table_keeps_no_history_in_memory_and_undoes_from_its_journal():
+    # As main.py builds it: the actions live in the journal on flash, and undo replays it.
+    t = yield from table("pico-i2c-2seat", "california-jacks", history=False)
+    t.put("c", "9S")
+    for zone, code in (("s1", "KH"), ("s0", "QH"), ("s1", "2C")):
+        t.put(zone, code)
+        yield
+    g = t.ctl.game
+    assert g.history == [] and t.ctl.journal.seq == 4 and g.trick_winners == [1]
+    before = json.dumps(g.dump())
+    t.put("s0", "3C")
+    assert t.ctl.game.trick_winners == [1, 0]
+    yield
+    r = t.send({"cmd": "undo", "id": 9})
+    assert r == [{"type": "ok", "id": 9, "action": {"seat": 0, "act": "play", "card": "3C"}, "seq": 4}]
+    g = t.ctl.game
+    assert json.dumps(g.dump()) == before and g.history == [] and g.turn == (0,)
+    yield
+    t.put("s0", "3C")                     # played again after the undo: the same trick
+    assert t.ctl.game.trick_winners == [1, 0] and t.ctl.journal.seq == 5
+    for _ in range(5):                    # back to the deal, then nothing left to undo
+        assert t.send({"cmd": "undo", "id": 10})[0]["type"] == "ok"
+        yield
+    assert t.ctl.game.dealing and t.ctl.journal.seq == 0
+    assert t.send({"cmd": "undo", "id": 11})[0]["type"] == "error"
 
 
 @stepped

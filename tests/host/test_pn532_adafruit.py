@@ -83,7 +83,7 @@ def test_no_tag_times_out_then_a_tag_is_found(rig: tuple[PtyPN532, serial.Serial
     pn = PN532_UART(ser)
     t0 = time.monotonic()
     assert pn.read_passive_target(timeout=0.2) is None
-    assert 0.2 <= time.monotonic() - t0 < 1.0
+    assert 0.2 <= time.monotonic() - t0 < 5.0  # it waits its timeout, then gives up (no hang)
     # the PN532 is still looking (retries 0xFF); the next command replaces that search
     place(bridge, Tag(UID, text="KD"))
     assert pn.read_passive_target(timeout=0.5) == UID

@@ -79,6 +79,7 @@ class Journal:
         self.fs = storage
         self.root = root
         self.keep = keep
+        self.history = True  # do replayed games keep their history in memory (for undo)?
         self.number = -1  # the current game's number, -1 = none
         self.seq = -1  # seq of the last line in the file (0 = the header)
         self.size = 0  # bytes in the current file
@@ -210,6 +211,7 @@ class Journal:
                             break
                         if game is None:
                             game = record.game_from_header(obj, 1)
+                            game.keep_history = self.history
                         else:
                             action = record.decode(game, obj, seq + 2)
                             if game.check(action):
@@ -242,10 +244,11 @@ class Journal:
         return game, seq
 
     def undo(self):
-        """Remove the last action line (the header stays); raises JournalError."""
+        """Remove the last action line (the header stays) and return its text; raises JournalError."""
         if self.seq < 1:
             raise JournalError("no action to take back in the journal")
         keep = 0
+        last = None
         try:
             self.close()
             rd = self.reader()
@@ -253,8 +256,10 @@ class Journal:
                 while True:
                     line = rd.next()
                     if line is None or line[1] >= self.size:
+                        last = line[0] if line is not None else None
                         break
                     keep = line[1]
+                    last = line[0]
             finally:
                 rd.close()
             self._truncate(keep)
@@ -262,6 +267,7 @@ class Journal:
             self._fail(e)
         self.seq -= 1
         self.size = keep
+        return last
 
     def _truncate(self, nbytes):
         """Keep only the first nbytes of the current file (copy + atomic rename)."""

@@ -101,6 +101,7 @@ class Game:
 
     over = False
     winner = None
+    keep_history = True         # False on the table: undo replays the journal on flash instead
 
     @property
     def dealing(self):
@@ -135,11 +136,14 @@ class Game:
         if reason:
             raise IllegalAction(reason, action)
         events = self._apply(action)
-        self.history.append(action)
+        if self.keep_history:
+            self.history.append(action)
         return events
 
     def undo(self):
         """Take back the last action (replays the rest from the start); returns it."""
+        if not self.keep_history:
+            raise IllegalAction("this game keeps no history in memory: undo replays the journal")
         if not self.history:
             raise IllegalAction("nothing to undo")
         keep = self.history[:-1]

@@ -53,7 +53,11 @@ class Controller:
     """One table: a board, a layout (the game it plays) and a Hal."""
 
     def __init__(self, board, layout_name, hal, journal=None, rules=None, budget=1,
-                 place_polls=2, lift_polls=3, config=None, config_path="config.json", fw=FW):
+                 place_polls=2, lift_polls=3, config=None, config_path="config.json", fw=FW,
+                 history=False):
+        # history: keep the game's actions in memory too. The table does not: the journal on
+        # flash has them, and undo replays it, so a long game does not grow the heap.
+        self.history = history
         self.board = board
         self.hal = hal
         self.clock = hal.clock
@@ -66,6 +70,7 @@ class Controller:
         self.feedback = fb.Feedback(hal.pixels, hal.buzzer)
         self.link = lk.Link(hal.serial)
         self.journal = journal if journal is not None else Journal(hal.storage)
+        self.journal.history = history
         self.game = None
         self.steps = 0
         self.errors = 0
@@ -127,6 +132,7 @@ class Controller:
             g = games.load(name, seats=len(lay.seats), dealer=dealer, rules=rules)
         except ValueError as e:
             return str(e)
+        g.keep_history = self.history
         self.layout = lay
         self.game = g
         self._clear_table()
@@ -223,16 +229,32 @@ class Controller:
     def undo(self, src):
         """Take back the last action: (True, undone record object) or (False, reason)."""
         g = self.game
-        if not g.history:
+        if not (g.history if g.keep_history else self.journal.seq > 0):
             self._verdict(None, "nothing to undo", src)
             return False, "nothing to undo"
-        last = g.history[-1]
-        obj = self._encode(last)
-        g.undo()
-        try:
-            self.journal.undo()
-        except JournalError as e:
-            self._fault("journal", str(e))
+        if g.keep_history:
+            last = g.history[-1]
+            obj = self._encode(last)
+            g.undo()
+            try:
+                self.journal.undo()
+            except JournalError as e:
+                self._fault("journal", str(e))
+        else:
+            # Take the last line off the journal and replay the rest: the same state the game
+            # had before that action, without holding every action in memory.
+            try:
+                obj = record.parse_line(self.journal.undo(), 0)
+                del obj["seq"]
+                last = record.decode(g, obj, 0)
+                resumed = self.journal.resume()
+            except (JournalError, ValueError, TypeError) as e:
+                self._fault("journal", "cannot undo: %s" % e)
+                self._verdict(None, "cannot undo: the journal is in trouble", src)
+                return False, "cannot undo: the journal is in trouble"
+            if resumed is None or not self._adopt(resumed[0]):
+                self._fault("journal", "cannot undo: the journal does not replay")
+                return False, "cannot undo: the journal does not replay"
         self._log = None
         for z in list(self.zone_card):
             if len(last) > 2 and self.zone_card[z] == last[2]:
