@@ -679,9 +679,10 @@ def race(g, rng):
     return 0
 
 
-def play_race(out, seed, seats, rules, undo_every=0, view_every=0):
+def play_race(out, seed, seats, rules, undo_every=0, view_every=0, history=False):
     """One seeded game of racing bots, yielding every few actions; appends (game, races) to out."""
     g = new(seats, rules)
+    g.keep_history = history or bool(undo_every)   # as on the table: none unless it is used here
     rng = Random(seed)
     races = 0
     step = 0
@@ -793,7 +794,7 @@ def test_random_races_replay_with_layouts_unseen():
     for seed in range(1, 7):
         seats = 2 + seed % 5
         out = []
-        for _ in play_race(out, 900 + seed, seats, {"target": 25}):
+        for _ in play_race(out, 900 + seed, seats, {"target": 25}, history=True):
             yield
         g = out[0][0]
         for keep in (None, seed % seats):
