@@ -23,7 +23,8 @@ UID = bytes.fromhex("04112233445566")
 @pytest.fixture
 def rig() -> Iterator[tuple[PtyPN532, serial.Serial]]:
     with PtyPN532(PN532Emu()) as bridge:
-        with serial.Serial(bridge.port, 115200, timeout=0.1) as ser:
+        # 0.3 s: the pty relay is a thread; under a loaded CI machine 0.1 s can miss an ACK
+        with serial.Serial(bridge.port, 115200, timeout=0.3) as ser:
             yield bridge, ser
 
 
@@ -84,8 +85,13 @@ def test_no_tag_times_out_then_a_tag_is_found(rig: tuple[PtyPN532, serial.Serial
     t0 = time.monotonic()
     assert pn.read_passive_target(timeout=0.2) is None
     assert 0.2 <= time.monotonic() - t0 < 5.0  # it waits its timeout, then gives up (no hang)
-    # the PN532 is still looking (retries 0xFF); the next command replaces that search
+    # the PN532 is still looking (retries 0xFF): it answers that old search as the tag arrives
     place(bridge, Tag(UID, text="KD"))
+    deadline = time.monotonic() + 5
+    while not ser.in_waiting and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert ser.in_waiting, "the pending search was not answered when the tag arrived"
+    # the driver drops that stale answer and asks again
     assert pn.read_passive_target(timeout=0.5) == UID
     assert read_code(pn) == "KD"
 
