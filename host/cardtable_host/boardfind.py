@@ -103,3 +103,17 @@ def free_port(command: str, port: str | None) -> str | None:
         print("cardtable %s: %s" % (command, why), file=sys.stderr)
         return None
     return found
+
+
+def open_link(command: str, port: str | None):
+    """A Link to the board, free for us; else None after telling the user why."""
+    from cardtable_host.link import Link, LinkError
+
+    found = free_port(command, port)
+    if found is None:
+        return None
+    try:
+        return Link(found, timeout=5, reconnect=False)
+    except LinkError as e:
+        print("cardtable %s: %s" % (command, e), file=sys.stderr)
+        return None

@@ -134,16 +134,12 @@ def show(rep: dict[str, Any], port: str, colour: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cardtable_host.link import Link, LinkError
+    from cardtable_host.link import LinkError
 
-    port = boardfind.free_port("doctor", args.port)
-    if port is None:
+    link = boardfind.open_link("doctor", args.port)
+    if link is None:
         return 2
-    try:
-        link = Link(port, timeout=5, reconnect=False)
-    except LinkError as e:
-        print("cardtable doctor: %s" % e, file=sys.stderr)
-        return 2
+    port = link.port
     try:
         hello = link.hello()
         cfg = link.config()

@@ -452,16 +452,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_board(args: argparse.Namespace, codes: list[str], out: Any) -> int:
-    from cardtable_host.link import Link, LinkError
+    from cardtable_host.link import LinkError
 
-    port = boardfind.free_port("enroll", args.board_port or None)
-    if port is None:
+    link = boardfind.open_link("enroll", args.board_port or None)
+    if link is None:
         return 2
-    try:
-        link = Link(port, timeout=5, reconnect=False)
-    except LinkError as e:
-        print("cardtable enroll: %s" % e, file=sys.stderr)
-        return 2
+    port = link.port
     try:
         try:
             hello = link.hello()

@@ -2,27 +2,19 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 
 import pytest
+from hostsupport import need_node, cardtable
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
 from cardtable_host import doctor  # noqa: E402
-from cardtable_host.sim.board import VirtualBoard, node_binary  # noqa: E402
+from cardtable_host.sim.board import VirtualBoard  # noqa: E402
 
-try:
-    node_binary()
-except Exception as e:  # noqa: BLE001
-    pytest.skip("the virtual board needs Node.js: %s" % e, allow_module_level=True)
+need_node()
 
 
-def cardtable(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cardtable_host.cli", *args], capture_output=True,
-                          text=True, timeout=120, env=dict(os.environ, NO_COLOR="1"))
 
 
 def test_doctor_finds_a_dead_reader_and_sees_it_mended() -> None:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hostsupport import need_node
 
 pytest.importorskip("termios")  # the pty bridge is POSIX only
 
@@ -243,12 +244,9 @@ def test_progress_bar_only_on_a_terminal() -> None:
 
 def test_enrolls_a_whole_deck_through_the_boards_own_reader() -> None:
     from cardtable_host.link import Link
-    from cardtable_host.sim.board import VirtualBoard, node_binary
+    from cardtable_host.sim.board import VirtualBoard
 
-    try:
-        node_binary()
-    except Exception as e:  # noqa: BLE001
-        pytest.skip("the virtual board needs Node.js: %s" % e)
+    need_node(module=False)
     codes = deck_codes("nexus")
     uids: dict[str, str] = {}
     taken = ("04aaaaaaaaaa01", "KD", 213)  # a sticker of the deck already: refused, untouched
@@ -288,12 +286,9 @@ def test_enrolls_a_whole_deck_through_the_boards_own_reader() -> None:
 
 
 def test_board_port_needs_a_zone_of_the_board() -> None:
-    from cardtable_host.sim.board import VirtualBoard, node_binary
+    from cardtable_host.sim.board import VirtualBoard
 
-    try:
-        node_binary()
-    except Exception as e:  # noqa: BLE001
-        pytest.skip("the virtual board needs Node.js: %s" % e)
+    need_node(module=False)
     with VirtualBoard("pico-i2c-2seat", game="nexus") as vb:
         for zone, words in ((["--zone", "z9"], "no zone z9 on this board"), ([], "--zone is needed")):
             proc = subprocess.run(

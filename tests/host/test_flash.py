@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from hostsupport import need_node, cardtable
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
@@ -17,17 +18,11 @@ import serial  # noqa: E402
 
 from cardtable_host import flash  # noqa: E402
 from cardtable_host.link import Link  # noqa: E402
-from cardtable_host.sim.board import VirtualBoard, node_binary  # noqa: E402
+from cardtable_host.sim.board import VirtualBoard  # noqa: E402
 
-try:
-    node_binary()
-except Exception as e:  # noqa: BLE001
-    pytest.skip("the virtual board needs Node.js: %s" % e, allow_module_level=True)
+need_node()
 
 
-def cardtable(*args: str, env: dict[str, str] | None = None, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cardtable_host.cli", *args], capture_output=True,
-                          text=True, timeout=timeout, env=dict(env or os.environ, NO_COLOR="1"))
 
 
 def bare_board(tmp_path: Path) -> VirtualBoard:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 
 import pytest
+from hostsupport import need_node
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
@@ -80,12 +81,9 @@ class Terminal:
 
 
 def test_monitor_mirrors_the_table_takes_keys_and_survives_the_cable() -> None:
-    from cardtable_host.sim.board import VirtualBoard, node_binary
+    from cardtable_host.sim.board import VirtualBoard
 
-    try:
-        node_binary()
-    except Exception as e:  # noqa: BLE001
-        pytest.skip("the virtual board needs Node.js: %s" % e)
+    need_node(module=False)
     with VirtualBoard("pico-spi-4seat", game="fortyfives") as vb:
         term = Terminal([sys.executable, "-m", "cardtable_host.cli", "monitor", "--port", vb.stable_port])
         try:
@@ -117,12 +115,9 @@ def test_monitor_mirrors_the_table_takes_keys_and_survives_the_cable() -> None:
 
 
 def test_plain_mode_prints_a_line_per_event() -> None:
-    from cardtable_host.sim.board import VirtualBoard, node_binary
+    from cardtable_host.sim.board import VirtualBoard
 
-    try:
-        node_binary()
-    except Exception as e:  # noqa: BLE001
-        pytest.skip("the virtual board needs Node.js: %s" % e)
+    need_node(module=False)
     with VirtualBoard("pico-i2c-2seat", game="california-jacks") as vb:
         proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "monitor", "--port", vb.port],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -216,12 +211,9 @@ def test_s_presses_the_suit_button_whoever_leads() -> None:
 
 
 def test_s_names_the_suit_of_a_nonesuch_lead_from_the_monitor() -> None:
-    from cardtable_host.sim.board import VirtualBoard, node_binary
+    from cardtable_host.sim.board import VirtualBoard
 
-    try:
-        node_binary()
-    except Exception as e:  # noqa: BLE001
-        pytest.skip("the virtual board needs Node.js: %s" % e)
+    need_node(module=False)
     with VirtualBoard("pico-spi-4seat", game="nonesuch") as vb:
         term = Terminal([sys.executable, "-m", "cardtable_host.cli", "monitor", "--port", vb.port])
         try:

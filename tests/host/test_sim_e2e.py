@@ -15,15 +15,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hostsupport import need_node
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
-from cardtable_host.sim.board import node_binary  # noqa: E402
 
-try:
-    node_binary()
-except Exception as e:  # noqa: BLE001
-    pytest.skip("no Node.js: %s" % e, allow_module_level=True)
+need_node()
 
 # game -> (seed, extra arguments); actions in brackets as measured.
 GAMES = {

@@ -14,17 +14,15 @@ import time
 from pathlib import Path
 
 import pytest
+from hostsupport import need_node
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
 from cardtable_host.link import CommandError, Link  # noqa: E402
-from cardtable_host.sim.board import VirtualBoard, node_binary  # noqa: E402
+from cardtable_host.sim.board import VirtualBoard  # noqa: E402
 from cardtable_host.sim.table import FOREIGN, VirtualTable  # noqa: E402
 
-try:
-    node_binary()
-except Exception as e:  # noqa: BLE001
-    pytest.skip("no Node.js: %s" % e, allow_module_level=True)
+need_node()
 
 
 def mpremote(port: str, *args: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
