@@ -78,6 +78,7 @@ from cardtable.compat import const
 
 PROTO = const(1)
 LINE_MAX = const(1024)
+NEST_MAX = const(64)  # [ and { in a host line
 COMMANDS = ("hello", "new", "act", "undo", "state", "log", "config", "games", "health", "press",
             "tag")
 
@@ -142,10 +143,16 @@ def parse(line):
         raise LinkError("line too long (at most %d bytes)" % LINE_MAX)
     if line == BAD_TEXT:
         raise LinkError("the line is not UTF-8 text")
+    # No command nests deeper than a few levels; a line of brackets would cost the heap a
+    # list per bracket (MemoryError on the board, RecursionError on CPython).
+    if line.count("[") + line.count("{") > NEST_MAX:
+        raise LinkError("too many [ and { (at most %d in a line)" % NEST_MAX)
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RuntimeError):
         raise LinkError("not JSON: send one object per line, e.g. {\"cmd\": \"state\", \"id\": 1}")
+    except MemoryError:
+        raise LinkError("the line does not fit in the table's memory now")
     if not isinstance(obj, dict):
         raise LinkError("expected a JSON object {\"cmd\": ..., \"id\": ...}")
     cid = obj.get("id")

@@ -39,7 +39,7 @@ def parse_line(text, lineno):
         text = body
     try:
         obj = json.loads(text)
-    except ValueError:
+    except (ValueError, RuntimeError):  # RuntimeError: CPython's RecursionError (deep nesting)
         raise RecordError(lineno, "not a JSON object: %s" % _clip(text))
     if not isinstance(obj, dict):
         raise RecordError(lineno, "expected a JSON object {...}, got %s" % _clip(text))
@@ -193,7 +193,10 @@ def _piles(game, obj, lineno):
 def _card_list(game, value, name, lineno):
     if not isinstance(value, list):
         raise RecordError(lineno, "%r must be a list of card codes" % name)
-    return [_card(game, v) for v in value]
+    try:
+        return [_card(game, v) for v in value]
+    except BadCard as e:
+        raise RecordError(lineno, "%r: %s" % (name, e))
 
 
 def encode(game, action):
