@@ -33,11 +33,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         if args.record == "-":
-            lines = sys.stdin.read().splitlines()
+            data = sys.stdin.buffer.read()
         else:
-            with open(args.record, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        game, actions = record.load(lines)
+            with open(args.record, "rb") as f:
+                data = f.read()
+        game, actions = record.load(record.text_lines(data))
     except OSError as e:
         print("cardtable referee: cannot read %s: %s" % (args.record, e.strerror), file=sys.stderr)
         return 2

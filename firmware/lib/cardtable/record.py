@@ -19,15 +19,40 @@ class RecordError(ValueError):
     """A malformed record line: names the line and what was expected."""
 
     def __init__(self, line, message):
+        if len(message) > 200:  # a huge value quoted back: one readable line is enough
+            message = message[:197] + "..."
         super().__init__("line %d: %s" % (line, message))
         self.line = line
         self.message = message
 
 
 # -- lines ----------------------------------------------------------------------------------
+def text_lines(data):
+    """The text lines of a record file's bytes: UTF-8 (a byte-order mark is skipped) or UTF-16
+    with its mark; RecordError naming the first line that is not text."""
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    elif data[:2] == b"\xff\xfe" or data[:2] == b"\xfe\xff":
+        try:
+            return data.decode("utf-16").split("\n")
+        except (UnicodeError, LookupError):  # (LookupError: no UTF-16 codec on MicroPython)
+            raise RecordError(1, "not UTF-16 text, though it begins with UTF-16's mark: save the record as UTF-8")
+    out = []
+    for raw in data.replace(b"\r\n", b"\n").replace(b"\r", b"\n").split(b"\n"):
+        try:
+            out.append(raw.decode())
+        except UnicodeError:
+            raise RecordError(len(out) + 1, "not UTF-8 text: save the record as UTF-8")
+    return out
+
+
 def parse_line(text, lineno):
     """The JSON object on a line, its CRC checked if it has one; raises RecordError."""
     text = text.strip()
+    if text[:1] == "\ufeff":  # a byte-order mark, read as text
+        text = text[1:]
+    if "\x00" in text:
+        raise RecordError(lineno, "NUL bytes: not text (UTF-16 without its mark? save the record as UTF-8)")
     at = text.rfind(_CRC_TAIL)
     if at >= 0:
         body = text[:at] + "}"
