@@ -92,6 +92,62 @@ def test_a_corrupt_line_ends_the_replay_there():
     assert len(store.files["games/0001.jsonl"]) == ends[5]
 
 
+def test_bytes_after_a_lines_checksum_end_the_replay_there():
+    store, j, g, ends = journaled(6)
+    data = store.files["games/0001.jsonl"]
+    at = ends[4] - 1  # the newline of action 4's line
+    store.files["games/0001.jsonl"] = bytearray(data[:at] + b' "}' + data[at:])
+    j2 = Journal(store)
+    game, n = j2.resume()
+    assert n == 3 and game.history == g.history[:3]
+    assert len(store.files["games/0001.jsonl"]) == ends[3]
+
+
+class Endless:
+    """A file: `head`, then `tail_bytes` of x without a newline; counts the bytes read."""
+
+    def __init__(self, head, tail_bytes):
+        self.head = head
+        self.left = tail_bytes
+        self.read_bytes = 0
+
+    def read(self, n):
+        if self.head:
+            out, self.head = self.head[:n], self.head[n:]
+        else:
+            k = min(n, self.left)
+            self.left -= k
+            out = b"x" * k
+        self.read_bytes += len(out)
+        return out
+
+    def close(self):
+        pass
+
+
+def test_the_reader_stops_at_its_line_cap_on_a_tail_without_a_newline():
+    from cardtable.journal import _CHUNK, LINE_MAX, LineReader
+
+    f = Endless(b'{"a": 1}\n', 1 << 30)  # a babbling tail of a gigabyte: never read to its end
+    rd = LineReader(f)
+    assert rd.next() == ('{"a": 1}', 9)
+    assert rd.next() is None and rd.next() is None
+    assert f.read_bytes <= 9 + LINE_MAX + 2 * _CHUNK, f.read_bytes
+
+
+def test_the_reader_returns_long_lines_up_to_its_cap_one_after_another():
+    from cardtable.journal import LINE_MAX, LineReader
+
+    one = b"a" * (LINE_MAX - 300)
+    two = b"b" * LINE_MAX
+    f = Endless(one + b"\n" + two + b"\n" + b"c" * 500 + b"\n", 0)
+    rd = LineReader(f)
+    assert rd.next()[0] == one.decode()
+    assert rd.next()[0] == two.decode()
+    assert rd.next() == ("c" * 500, len(one) + len(two) + 503)
+    assert rd.next() is None
+
+
 def test_a_line_out_of_sequence_ends_the_replay():
     store, j, g, ends = journaled(6)
     text = bytes(store.files["games/0001.jsonl"]).decode().split("\n")

@@ -346,6 +346,23 @@ def test_wrong_checksum_is_asked_again_then_reported():
         assert r.stats()["frame"] == 1
 
 
+def test_a_wrong_length_checksum_is_asked_again_then_reported():
+    # LEN and LCS agree or the frame is refused before its data is trusted (UM0701-02 6.2.1.1)
+    for make in (_i2c, spi_reader, uart_reader):
+        emu, r = make(Tag(UID_AS, text="AS"))
+        emu.corrupt_len = 1
+        assert bytes(r.poll()) == UID_AS  # NACK made the PN532 send it again
+        assert r.retried == 1 and r.counts[1] == 0 and r.fails == 0
+        r.release()
+        emu.corrupt_len = 2
+        e = raises(ChecksumError, r.poll)
+        assert "length checksum" in str(e), e
+        assert r.retried == 2 and r.counts[1] == 1 and r.fails == 1 and r.tg == 0
+        emu.corrupt_len = 0
+        r.release()
+        assert bytes(r.poll()) == UID_AS and r.fails == 0  # the next command is fine again
+
+
 def spi_reader(*tags):
     emu = PN532Emu(*tags)
     spi = FakeSPI()

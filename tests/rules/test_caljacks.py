@@ -65,6 +65,24 @@ def test_seed_must_trump_when_void_and_penalty_when_neither():
         assert ev[0]["ev"] == "penalty"
 
 
+def test_void_in_the_suit_led_a_player_holding_a_trump_must_trump_and_is_not_penalised():
+    # Seed: "If he can't follow suit, he must play a trump if he can"; only a player who can do
+    # neither loses a point.
+    g = games.load("california-jacks")
+    h0 = cards("2C 3D 4D 5D 6D 2S")
+    h1 = cards("KH 8H 9H 10H JH QH")
+    used = set(h0 + h1 + [P("9S")])
+    stock = [P("9S")] + [c for c in std.DECK if c not in used]
+    g.apply((None, "deal", {"hands": [h0, h1], "stock": stock}))
+    g.apply((1, "play", P("8H")))
+    assert g.check((0, "play", P("3D"))) == "cannot follow hearts, so must trump"
+    assert g.check((0, "play", P("2C"))) == "cannot follow hearts, so must trump"
+    assert [a[2] for a in g.legal(0)] == [P("2S")]
+    ev = g.apply((0, "play", P("2S")))
+    assert [e["ev"] for e in ev if e["ev"] == "penalty"] == [] and g.scores == [0, 0]
+    assert g.trick_winners == [0]
+
+
 def test_void_penalty_applies_at_once_and_variant_removes_it():
     for rules, loss in (({}, 1), ({"void_penalty": 0}, 0)):
         g = games.load("california-jacks", rules=rules)

@@ -433,6 +433,35 @@ def test_the_call_ends_the_round_and_later_plays_are_too_late():
     assert why(g, 0, "AD", 4950) == "too late: your nerts are already counted"
 
 
+def test_a_play_timed_at_the_call_counts_and_one_a_millisecond_after_is_too_late():
+    g = dealt(3)
+    center(g, 0, "AS", 100)
+    g.apply((1, "nerts", 5000))
+    assert why(g, 2, "AH", 5001) == "too late: seat 1 called Nerts at t=5000"
+    assert why(g, 0, "2S", 5001) == "too late: seat 1 called Nerts at t=5000"
+    assert why(g, 2, "AH", 5000) is None           # at the very millisecond of the call: in time
+    center(g, 2, "AH", 5000)
+    assert why(g, 0, "2S", 5000) is None
+    g = dealt(2, {"stuck_shift": False})
+    g.apply((0, "stuck", 800))
+    assert why(g, 1, "AD", 800) is None
+    assert why(g, 1, "AD", 801) == "too late: the round ended (stuck) at t=800"
+
+
+def test_same_millisecond_races_the_first_to_arrive_keeps_the_slot():
+    # Two plays for one slot stamped with the same t: the table recorded one first, and it
+    # stays; a card built on another at the same millisecond was playable then.
+    g = dealt(3)
+    center(g, 0, "AS", 100)
+    center(g, 1, "2S", 250)
+    assert why(g, 2, "2S", 250) == "too late: 2\u2660 pile already at 2"
+    assert tops(g) == ["2S#1"]
+    assert why(g, 2, "3S", 250) is None
+    ev = center(g, 2, "3S", 250)
+    assert kinds(ev) == ["center"] and tops(g) == ["3S#2"]
+    assert why(g, 0, "4S", 249) == "no \u2660 pile was at 3 by t=249"
+
+
 def test_seed_scoring_caller_10_plus_centre_others_centre_minus_nerts():
     # Seed: "Caller of 'Nerts!' gets 10 + cards to centre; others cards to centre - 1 per nert"
     g = dealt(3)

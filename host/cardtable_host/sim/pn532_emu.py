@@ -174,7 +174,8 @@ class PN532Emu:
 
     Fault knobs (counts: n next commands, -1 for ever): mute (no ACK, no answer), nacks
     (NACK instead of ACK), error_frames (ACK then the error frame), corrupt (bad DCS
-    in answers, including resends); slow_ms (answers become ready that much later);
+    in answers, including resends), corrupt_len (bad LCS, the length checksum, in answers
+    and resends); slow_ms (answers become ready that much later);
     collide (two tags in the field shadow each other: no target); vanish_after (the tag
     leaves the field after that many more InDataExchange commands).
     """
@@ -189,6 +190,7 @@ class PN532Emu:
         self.nacks = 0
         self.error_frames = 0
         self.corrupt = 0
+        self.corrupt_len = 0
         self.slow_ms = 0
         self.collide = False
         self.vanish_after = -1
@@ -321,6 +323,10 @@ class PN532Emu:
             if self.corrupt > 0:
                 self.corrupt -= 1
             f = f[:-2] + bytes(((f[-2] + 1) & 0xFF, 0))
+        if self.corrupt_len:
+            if self.corrupt_len > 0:
+                self.corrupt_len -= 1
+            f = f[:4] + bytes(((f[4] + 1) & 0xFF,)) + f[5:]
         return f
 
     def _answer(self, data):
