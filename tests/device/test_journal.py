@@ -131,8 +131,8 @@ class Endless:
 def test_the_reader_stops_at_its_line_cap_on_a_tail_without_a_newline():
     from cardtable.journal import _CHUNK, LINE_MAX, LineReader
 
-    # a line, then a babbling tail of a gigabyte without a newline: never read to its end
-    f = Endless([(ord("a"), 8), (10, 1), (ord("x"), 1 << 30)])
+    # a line, then a babbling tail of a megabyte without a newline: never read to its end
+    f = Endless([(ord("a"), 8), (10, 1), (ord("x"), 1 << 20)])
     rd = LineReader(f)
     assert rd.next() == ("a" * 8, 9)
     assert rd.next() is None and rd.next() is None
@@ -143,7 +143,7 @@ def test_the_reader_stops_at_its_line_cap_on_a_tail_without_a_newline():
 def test_the_reader_returns_long_lines_up_to_its_cap_one_after_another():
     from cardtable.journal import LINE_MAX, LineReader
 
-    n1 = LINE_MAX - 10  # its newline arrives with a chunk that takes the buffer past the cap
+    n1 = LINE_MAX  # the longest line; its newline comes in a chunk that takes the buffer past the cap
     f = Endless([(ord("a"), n1), (10, 1), (ord("b"), 600), (10, 1), (ord("c"), 50), (10, 1)])
     rd = LineReader(f)
     line = rd.next()
