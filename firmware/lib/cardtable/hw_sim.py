@@ -262,6 +262,8 @@ class SimReader:
         self.reads = 0
         self.field = False
         self._sel = False
+        self.extra = None  # a second tag on the pad: (uid, text)
+        self.tear = False  # the next read loses the card halfway (snatched away)
 
     def init(self):
         self.inits += 1
@@ -288,11 +290,22 @@ class SimReader:
             raise OSError(EIO)
         if not self._sel:
             raise TagGone(EIO)
+        if self.tear:
+            self.tear = False
+            self.card = None
+            raise TagGone(EIO)
         self.reads += 1
         text = self.card[1]
         if text is None:
             raise NoCardCode("no NDEF text record: not a card of this table")
         return text
+
+    def targets(self):
+        """How many tags answer in the field (the driver's targets())."""
+        if self.dead:
+            raise OSError(EIO)
+        self._sel = self.card is not None
+        return (self.card is not None) + (self.extra is not None)
 
     def write_text(self, text):
         if self.dead:
@@ -409,8 +422,27 @@ class SimHal(hal.Hal):
         i = self._reader(zone)
         if self.emus is None:
             self.readers[i].card = None
+            self.readers[i].extra = None
         else:
             self.emus[i].remove()
+
+    def stack(self, zone, text, uid=None):
+        """Lay a second tag on a zone's reader, over the one lying there."""
+        i = self._reader(zone)
+        if uid is None:
+            uid = uid_for(text or "foreign:" + zone)
+        if self.emus is None:
+            self.readers[i].extra = (uid, text)
+        else:
+            self.emus[i].place(self.emu.Tag(uid, text=text))
+
+    def tear(self, zone):
+        """The next read on a zone's reader loses its tag halfway (a card snatched away)."""
+        i = self._reader(zone)
+        if self.emus is None:
+            self.readers[i].tear = True
+        else:
+            self.emus[i].vanish_after = 0
 
     def kill(self, zone):
         """The zone's reader stops answering (a loose cable)."""

@@ -20,10 +20,12 @@ Device -> host ("type" names the message):
   action), ``seat``, ``reason`` (in words a player understands), ``from``.
 - ``state``: ``seq`` and ``view``, the spectator view (``view(None)``: never a hand, the
   kitty's hidden cards or the deck order). Sent after every change and on request.
-- ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a tag with no card
-  code; ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
+- ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a foreign tag, no
+  card of this game; ``two_tags``: two tags on one pad; ``torn``: the card left mid-read;
+  ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
   ``error``: the firmware caught an error), ``msg``, and ``zone`` where there is one.
-  ``cleared: true`` says the fault is over (the reader answers again).
+  ``cleared: true`` says the fault is over (the reader answers again). The LEDs' side:
+  hardware/README.md, "Faults at the table".
 - ``log``: one journal line, in answer to ``log``: ``id``, ``game`` (its number), ``line``
   (the journal line's exact text, seq and CRC included).
 - ``ok``: ``id`` echoed, plus the command's answer fields.

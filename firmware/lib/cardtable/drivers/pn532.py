@@ -43,6 +43,7 @@ TXV = [_txm[:n] for n in range(TXMAX + 1)]
 _MEM = bytearray(MEMMAX)
 
 _P_LIST = b"\x01\x00"  # MaxTg 1, 106 kbps type A
+_P_LIST2 = b"\x02\x00"  # MaxTg 2: is there a second tag?
 _P_RFOFF = b"\x01\x00"  # CfgItem 1 (RF field): off, no auto RFCA
 _P_RELEASE = b"\x00"  # all targets
 _P_READ = bytearray(b"\x01\x30\x00")  # Tg 1, NTAG READ, page (patched)
@@ -334,6 +335,22 @@ class PN532:
         if ln == 7:
             return self._uidv[1]
         return self._uidv[2]
+
+    def targets(self):
+        """How many type A tags answer in the field, up to 2 (InListPassiveTarget, MaxTg 2);
+        the first stays selected for read_text(), as after poll()."""
+        # The scanner asks once per placement, before reading the card: two tags on one pad
+        # are reported instead of playing whichever the anticollision happened to pick.
+        self.tg = 0
+        n = self._call(CMD_LIST, _P_LIST2, 36)
+        ro = self._ro
+        if n < 1 or RX[ro] == 0:
+            return 0
+        if n < 6:
+            raise self._bad("malformed target data")
+        self.tg = RX[ro + 1]
+        self.sak = RX[ro + 4]
+        return RX[ro]
 
     def release(self, rf_off=True):
         """Forget the tag; switch the RF field off (or only InRelease with rf_off=False)."""
