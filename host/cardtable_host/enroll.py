@@ -455,8 +455,6 @@ def _run_board(args: argparse.Namespace, codes: list[str], out: Any) -> int:
     from cardtable_host.link import LinkError
 
     link = boardfind.open_link("enroll", args.board_port or None)
-    if link is None:
-        return 2
     port = link.port
     try:
         try:
