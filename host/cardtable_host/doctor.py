@@ -214,7 +214,7 @@ def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
             raise CardtableError("the board on %s does not answer (%s): is the table running "
                                  "(`cardtable flash` puts the firmware on it)?" % (port, e), USAGE)
         board.enter()
-        maint = board.maintenance()
+        maint, firmware = board.look()
         board.t.exit_raw_repl()
     except board.TransportError as te:
         raise CardtableError("the board on %s does not answer the table's link nor the REPL (%s)"
@@ -222,7 +222,10 @@ def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
     finally:
         board.close()
     words = [t for t in heard if t.strip() and "hello" not in t and not t.startswith(">>>")]
-    if maint:
+    if not firmware:
+        what = "at the MicroPython REPL without the table's firmware"
+        advice = "`cardtable flash` puts the firmware on it and starts the table"
+    elif maint:
         what = "in maintenance mode: the table is off (a `cardtable flash` did not finish)"
         advice = "`cardtable flash` finishes the flash and starts the table (or: cardtable doctor --restart)"
     else:

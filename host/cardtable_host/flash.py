@@ -375,9 +375,11 @@ class Board:
         raise FlashError("the board did not say hello within %g s after the reset; it said:\n  %s"
                          % (timeout, said), 1)
 
-    def maintenance(self) -> bool:
-        """True if the maintenance flag is on the board (at the raw REPL)."""
-        return self.run("import os\nprint('%s' in os.listdir('/'))" % MAINTENANCE).strip() == "True"
+    def look(self) -> tuple[bool, bool]:
+        """(the maintenance flag is set, the table's main.py is there), at the raw REPL."""
+        said = self.run("import os\n_l = os.listdir('/')\nprint('%s' in _l, 'main.py' in _l)" % MAINTENANCE)
+        words = said.split()
+        return words[:1] == ["True"], words[1:2] == ["True"]
 
     def close(self) -> None:
         try:

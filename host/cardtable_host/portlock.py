@@ -212,7 +212,7 @@ def _command_of(entry: Path) -> str:
 
 def busy_error(port: str, who: tuple[str, int] | None = None) -> PortInUse:
     """The PortInUse for a port another program holds (who: its (command, pid), if known)."""
-    who = who or holder(port) or ("another program (a serial terminal?)", 0)
+    who = who or foreign(port) or ("another program (a serial terminal?)", 0)
     return PortInUse(port, who[0], who[1] or None)
 
 
