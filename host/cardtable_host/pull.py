@@ -143,9 +143,9 @@ def run(args: argparse.Namespace) -> int:
                 entry.update(summary(link.log(g["number"], timeout=120)))
                 listed.append(entry)
                 if not args.json:
-                    state = "damaged" if entry.get("damaged") else (
-                        "being played" if g.get("current") and not entry["over"] else
-                        "over" if entry["over"] else "not over")
+                    state = "(damaged: %s)" % entry["damaged"] if entry.get("damaged") else (
+                        "(being played)" if g.get("current") and not entry["over"] else
+                        "(over)" if entry["over"] else "(not over)")
                     print("%4d  %-18s %5s actions %7d bytes  %s" % (
                         g["number"], entry["game"] or "?", entry["actions"] if entry["actions"] is not None else "?",
                         g["bytes"], state))
