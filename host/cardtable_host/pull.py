@@ -103,16 +103,22 @@ def summary(lines: list[str]) -> dict[str, Any]:
     return {"game": verdict.get("game"), "actions": len(actions), "over": bool(verdict.get("over"))}
 
 
-def check_out(directory: str) -> None:
-    """Refuse, before the board is touched, an output folder that cannot be used."""
+def check_out(directory: str, make: bool = False) -> None:
+    """Refuse an output folder that cannot be used (before the board is touched); make: make it."""
     if os.path.exists(directory) and not os.path.isdir(directory):
         raise UsageError("-o %s: that is a file, not a folder; name a folder for the records" % directory)
-    try:
-        os.makedirs(directory, exist_ok=True)
-    except OSError as e:
-        raise UsageError("-o %s: cannot make the folder: %s" % (directory, e.strerror)) from None
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise UsageError("-o %s: cannot write in that folder (permission denied)" % directory)
+    there = os.path.abspath(directory)
+    while not os.path.exists(there):
+        there = os.path.dirname(there)
+    if not os.path.isdir(there):
+        raise UsageError("-o %s: cannot make the folder: %s is a file" % (directory, there))
+    if not os.access(there, os.W_OK | os.X_OK):
+        raise UsageError("-o %s: cannot write in %s (permission denied)" % (directory, there))
+    if make:
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as e:
+            raise UsageError("-o %s: cannot make the folder: %s" % (directory, e.strerror)) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -154,6 +160,7 @@ def run(args: argparse.Namespace) -> int:
                 print("the board keeps no games yet")
             out["ok"] = True
             return 0
+        check_out(args.out, make=True)
         results = []
         for g in kept:
             n = g["number"]
