@@ -99,6 +99,15 @@ def alive(pid: int) -> bool:
     """True if a process with this id runs."""
     if pid <= 0:
         return False
+    if os.name == "nt":  # os.kill(pid, 0) would send Ctrl-C there: ask for a handle instead
+        import ctypes
+
+        kernel32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+        handle = kernel32.OpenProcess(0x1000, False, pid)  # PROCESS_QUERY_LIMITED_INFORMATION
+        if not handle:
+            return False
+        kernel32.CloseHandle(handle)
+        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
