@@ -83,7 +83,10 @@ def main(argv: list[str] | None = None) -> int:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     except ValueError:  # not the main thread: Ctrl-C is not ours to handle
         pass
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        return INTERRUPTED
     if not getattr(args, "run", None):
         parser.print_help()
         return 2

@@ -481,6 +481,9 @@ def _on_board(args: argparse.Namespace, port: str, local: dict[str, bytes], cros
             cfg = new_config(old_cfg, args.board, args.layout)
         except FlashError as e:  # refused: the board goes back to what it was doing
             raise FlashError(str(e) + _restarted(board), e.status) from None
+        except KeyboardInterrupt:  # stopped before anything changed: so is the board
+            _restarted(board)
+            raise
         if not old_cfg.get("board") and not args.board:
             say(paint("the board has no board config yet: assuming %s (name yours with --board: %s)"
                       % (cfg["board"], ", ".join(board_names())), "yellow"))

@@ -144,3 +144,23 @@ def test_the_module_imports_without_posix_modules() -> None:
     top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
     names = {a.name for n in top for a in n.names} | {getattr(n, "module", None) for n in top}
     assert not names & {"fcntl", "termios", "tty", "pwd"}
+
+
+def test_every_serial_port_the_host_opens_has_a_read_deadline() -> None:
+    """A read with no timeout waits for ever on a board that stopped talking (the flash hang)."""
+    import ast
+
+    host = Path(portlock.__file__).resolve().parent
+    opens = 0
+    for path in sorted(host.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = getattr(node.func, "attr", getattr(node.func, "id", ""))
+            if name not in ("Serial", "serial_for_url", "SerialTransport", "open_serial"):
+                continue
+            if any(k.arg is None for k in node.keywords):
+                continue  # passes its caller's keywords on (portlock.open_serial itself)
+            opens += 1
+            assert any(k.arg == "timeout" for k in node.keywords), "%s:%d" % (path.name, node.lineno)
+    assert opens >= 4
