@@ -75,13 +75,19 @@ def resolve(port: str | None = None) -> str:
                         "serial number)" % (len(found), ", ".join(_describe(p) for p in found)))
 
 
+def board_port(port: str | None) -> str:
+    """The board's port (resolve), checked to be a board before anything is written to it."""
+    found = resolve(port)
+    portlock.check_board(found)
+    return found
+
+
 def claim(command: str, port: str | None) -> tuple[str, "portlock.Hold"]:
     """The board's port, checked to be a board and held for `cardtable COMMAND`.
 
     Raises BoardNotFound, portlock.NotABoard or portlock.PortInUse (all CardtableErrors).
     """
-    found = resolve(port)
-    portlock.check_board(found)
+    found = board_port(port)
     return found, portlock.hold(found, "cardtable " + command)
 
 
@@ -89,8 +95,7 @@ def open_link(command: str, port: str | None, timeout: float = 5):
     """A Link to the board, held for `cardtable COMMAND` (raises a CardtableError if not)."""
     from cardtable_host.link import Link, LinkError
 
-    found = resolve(port)
-    portlock.check_board(found)
+    found = board_port(port)
     try:
         return Link(found, timeout=timeout, reconnect=False, command="cardtable " + command)
     except LinkError as e:

@@ -689,7 +689,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from cardtable_host.link import LinkDown
 
-    port = boardfind.resolve(args.port)
+    port = boardfind.board_port(args.port)
     out = sys.stdout
     plain = args.plain or not out.isatty()
     screen = Screen(out, plain, use_colour(out))
