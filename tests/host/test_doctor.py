@@ -57,6 +57,9 @@ def test_doctor_on_a_board_without_the_table_says_so() -> None:
         assert "at the MicroPython REPL: the table is not running" in r.stdout
         assert "`cardtable doctor --restart` starts the table again" in r.stdout
         assert vb.mode == "repl"  # looking changed nothing
+        pulled = cardtable("pull", "--list", "--port", vb.port)
+        assert pulled.returncode == 2  # as its help says: the board does not answer
+        assert "no answer to hello" in pulled.stderr and "`cardtable doctor` looks" in pulled.stderr
 
         r = cardtable("doctor", "--port", vb.port, "--restart", "--sample", "0.2")
         assert r.returncode == 0, r.stdout + r.stderr
