@@ -561,7 +561,8 @@ class Monitor:
             m.seat_names = seat_names(cfg.get("board"), cfg.get("layout"))
         except Exception as e:  # noqa: BLE001 - LinkError and friends: try again later
             m.connected = False
-            m.status = "no answer from the table on %s (%s): is it at the REPL? retrying" % (self.port, e)
+            m.status = ("no answer from the table on %s (%s): is it at the REPL? (quit, then `cardtable "
+                        "doctor --restart`) retrying" % (self.port, e))
             self.down_since = self.down_since or time.monotonic()
             return
         m.connected = True
