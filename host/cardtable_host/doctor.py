@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from typing import Any
 
@@ -234,7 +233,7 @@ def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
     problems = [what, advice]
     if words:
         problems.insert(1, "the board said: %s" % " | ".join(words[-4:]))
-    return {"ok": False, "stopped": what, "maintenance": maint, "problems": problems}
+    return {"ok": False, "stopped": what, "maintenance": maint, "firmware": firmware, "problems": problems}
 
 
 def _restart(args: argparse.Namespace, port: str, rep: dict[str, Any], hold: Any) -> None:
@@ -242,6 +241,8 @@ def _restart(args: argparse.Namespace, port: str, rep: dict[str, Any], hold: Any
     from cardtable_host import flash
 
     say = (lambda s: None) if args.json else (lambda s: print(s, flush=True))
+    if not rep.get("firmware"):
+        raise CardtableError("the board has no table firmware to restart: `cardtable flash` puts it on", 1)
     if rep.get("maintenance"):
         say("the board is in maintenance mode: finishing the flash (cardtable flash) ...")
         hold.release()  # flash holds the port itself
