@@ -16,8 +16,9 @@ DESCRIPTION = """\
 Replay a game record (JSON Lines: a header, then one action per line; the journal that
 `cardtable pull` downloads, a simulator's output or a hand-written file) and judge it.
 A rejected action is not applied - at the table the player takes the card back - and
-refereeing goes on. Exit status: 0 all legal, 1 something was rejected or a revoke was
-proven, 2 the record is malformed (the message names the line).
+refereeing goes on. The record is UTF-8 (with or without a byte-order mark) or UTF-16
+with its mark. Exit status: 0 all legal, 1 something was rejected or a revoke was proven,
+2 the record cannot be read or is malformed (the message names the line), 130 Ctrl-C.
 
 example:  cardtable referee game.jsonl
           cardtable referee --json game.jsonl | jq .scores
