@@ -30,50 +30,56 @@ def fault(link: Link, kind: str, timeout: float = 10, **match: object) -> dict:
     return msg
 
 
-def test_each_fault_has_its_named_outcome_on_the_link_and_the_led() -> None:
-    led = json.loads((BOARDS / (BOARD + ".json")).read_text())["zones"]["c"]["led"]
+def test_each_fault_mid_game_has_its_named_outcome_on_the_link_and_the_led() -> None:
+    zones = json.loads((BOARDS / (BOARD + ".json")).read_text())["zones"]
     with VirtualBoard(BOARD, game="california-jacks") as vb, Link(vb.port) as link:
         table = VirtualTable(vb, BOARD, "california-jacks")
         link.hello()
         link.drain()
+        table.lay("c", "9S")  # the cut card deals the hand: the game is on
+        assert link.wait_for(lambda m: m.get("type") == "event" and m.get("from") == "zone c", 10)
+        table.lift("c")
+        leader = link.state()["view"]["turn"][0]
+        zone = table.zone("play", leader)
+        led = zones[zone]["led"]
 
-        # a card snatched away in the middle of its read: torn, lay it again
-        vb.knob("c", "vanish_after", 0)
-        table.lay("c", "9S")
-        torn = fault(link, "torn", zone="c")
+        # the leader's card snatched away in the middle of its read: torn, lay it again
+        vb.knob(zone, "vanish_after", 0)
+        table.lay(zone, "QH")
+        torn = fault(link, "torn", zone=zone)
         assert "lay it again" in torn["msg"]
         assert vb.pixels()[led] == COLOURS["misread"]
-        table.lift("c")
+        table.lift(zone)
 
         # two tags on one pad: laid together (the board paused between the two), one fault
         vb.set_period(2000)
-        table.lay("c", "9S", wait=False)
-        vb.stack("c", "KH", wait=False)
+        table.lay(zone, "QH", wait=False)
+        vb.stack(zone, "KH", wait=False)
         vb.set_period(1)
-        two = fault(link, "two_tags", zone="c")
+        two = fault(link, "two_tags", zone=zone)
         assert "two tags" in two["msg"]
         assert vb.pixels()[led] == COLOURS["unknown"]
         assert link.wait_for(lambda m: m.get("type") == "fault" and m.get("kind") == "two_tags", 1) is None
-        table.lift("c")
+        table.lift(zone)
 
         # a foreign tag: a bank card
-        table.lay_tag("c", FOREIGN["bank"])
-        fault(link, "tag", zone="c")
+        table.lay_tag(zone, FOREIGN["bank"])
+        fault(link, "tag", zone=zone)
         assert vb.pixels()[led] == COLOURS["unknown"]
-        table.lift("c")
+        table.lift(zone)
 
-        state = link.state()
-        assert state["seq"] == 0 and state["view"]["phase"] == "deal"  # nothing was played
-
-        # the reader stops answering: amber until it answers again
-        vb.kill_reader("c")
-        down = fault(link, "reader", zone="c")
+        # the reader stops answering mid-game: amber until it answers again
+        vb.kill_reader(zone)
+        down = fault(link, "reader", zone=zone)
         assert "stopped answering" in down["msg"]
         assert vb.pixels()[led] == COLOURS["fault"]
-        vb.revive_reader("c")
-        fault(link, "reader", zone="c", cleared=True, timeout=15)
-        assert vb.pixels()[led] != COLOURS["fault"]
+        vb.revive_reader(zone)
+        fault(link, "reader", zone=zone, cleared=True, timeout=15)
+        assert vb.pixels()[led] == COLOURS["turn"]  # the leader's pad again
 
-        table.lay("c", "9S")  # and the table plays on: the cut card deals the hand
-        deal = link.wait_for(lambda m: m.get("type") == "event" and m.get("from") == "zone c", 10)
-        assert deal is not None and deal["action"] == {"act": "deal", "up": ["9S"]}
+        state = link.state()
+        assert state["seq"] == 1 and state["view"]["turn"] == [leader]  # nothing was played
+
+        table.lay(zone, "QH")  # and the game goes on: the card laid properly is the lead
+        play = link.wait_for(lambda m: m.get("type") == "event" and m.get("from") == "zone " + zone, 10)
+        assert play is not None and play["action"] == {"seat": leader, "act": "play", "card": "QH"}
