@@ -258,6 +258,23 @@ def test_a_late_arrival_is_judged_against_the_centre_at_its_t():
     assert g.view()["clock"] == 500
 
 
+def test_arrival_order_is_the_order_of_the_lines_not_of_t():
+    # The documented meaning of arrival order: lines are judged as they come, t only decides a
+    # race for the top of a pile. The same three plays in two line orders: in t order the 2S#2
+    # (t=250) wins the slot; arriving after the 3S was built on the 2S#1, it is too late.
+    g = dealt(3)
+    center(g, 0, "AS", 100)
+    center(g, 2, "2S", 250)
+    assert why(g, 1, "2S", 300) == "too late: 2\u2660 pile already at 2"
+    assert tops(g) == ["2S#2"]
+    g = dealt(3)
+    center(g, 0, "AS", 100)
+    center(g, 1, "2S", 300)
+    center(g, 0, "3S", 350)
+    assert why(g, 2, "2S", 250) == "too late: 2\u2660 pile already at 3"
+    assert tops(g) == ["3S#0"]
+
+
 def test_a_displaced_card_goes_back_where_it_came_from():
     h1 = arrange(1, slots="2S", stack="9D")
     g = dealt(3, hands=[None, h1, None])

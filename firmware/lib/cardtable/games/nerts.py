@@ -12,15 +12,19 @@ As refereed (seed "Two Card Games"; research/rules-decisions.md section 4, R1-R7
   any deck starts a new pile; anyone may play the next card up in suit on any pile; several
   piles of one suit may exist. Work piles build down in alternating colours; a face-up run
   moves as one; an exposed face-down card turns up; an empty pile takes any card (R3).
-- Time (R4): ``center``, ``nerts`` and ``stuck`` carry ``t``, ms since the round began, and are
-  judged in time order. The table stamps t when its reader sees the card and records lines in
-  that order, so the first valid play wins and a later one that lost the race is rejected:
-  "too late: 5♠ pile already at 6". A play that arrives after plays with a later t is judged
-  against the centre as it stood at its t (each centre card keeps its t): it must have been
-  playable then; if a later play took its place, the earlier t wins and the later card is
-  handed back ("displaced") provided it is still on top and its owner has done nothing since;
-  otherwise the late arrival is rejected as too late. After the round ends nothing is
-  displaced, and a play timed after the end is too late.
+- Time (R4): ``center``, ``nerts`` and ``stuck`` carry ``t``, ms since the round began. Lines
+  are judged in arrival order, which is the order of the record's lines: the table writes each
+  line as its readers see the card, and the referee reads a file top to bottom; nothing is
+  re-sorted by ``t`` (private ``draw``/``move`` lines carry no ``t``, so a seat's own lines could
+  not be re-sorted against the others'). ``t`` counts in exactly three ways. (1) A centre play is
+  judged against the centre as it stood at its ``t`` (each centre card keeps its ``t``): the card
+  it goes on must have been there by then ("no ♠ pile was at 4 by t=300"). (2) When the place it
+  needs was taken by a card with a later ``t``, the earlier ``t`` wins and that card is handed
+  back to its owner ("displaced"), but only while it is the top of its pile and its owner has
+  done nothing since; otherwise the late arrival is rejected: "too late: 5♠ pile already at 6".
+  (3) After the round ends (Nerts called, or stuck) a play timed after the end is too late, and
+  nothing is displaced any more. So a record out of ``t`` order by one late line per race is
+  judged as if in ``t`` order; a larger reordering is judged in file order.
 - Round end (R5): a player with no nerts left may call Nerts (optional: she may play on).
   When nobody can move, ``stuck`` (refused while a known layout has a card that fits the
   centre): every stock's top card goes to its bottom; stuck again with no centre play in
