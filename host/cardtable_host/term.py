@@ -21,3 +21,28 @@ def paint(text: str, colour: str, on: bool | None = None) -> str:
     if not on:
         return text
     return "\x1b[%sm%s\x1b[0m" % (_CODES[colour], text)
+
+
+_GLYPHS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def card_glyph(code: str) -> str:
+    """A standard card code with its suit glyph, red for hearts and diamonds: '10H' -> '10♥'.
+
+    Black suits keep the terminal's own foreground colour (true black vanishes on a dark screen).
+    Codes that are not standard cards (jokers, other decks) come back unchanged.
+    """
+    base, sep, owner = code.partition("#")
+    suit = base[-1:]
+    if suit not in _GLYPHS or base[:-1] not in _RANKS:
+        return code
+    text = base[:-1] + _GLYPHS[suit] + sep + owner
+    return paint(text, "red", True) if suit in "DH" else text
+
+
+def style_cards(game, on: bool | None = None) -> None:
+    """Show a standard deck's cards with suit glyphs where colour is on (plain codes otherwise)."""
+    if on is None:
+        on = use_colour()
+    game.card_style = card_glyph if on and game.DECK == "standard" else None

@@ -234,6 +234,31 @@ class CaliforniaJacks(TrickGame):
         return events
 
     # -- views ----------------------------------------------------------------------------
+    # -- words ----------------------------------------------------------------------------
+    def describe(self, ev):
+        kind = ev.get("ev")
+        if kind == "deal":
+            return "hand %d: seat %d deals; the cut card %s makes %s trumps" % (
+                ev["hand"], ev["dealer"], self.show(ev["up"]), self.suit_words(ev["trump"]))
+        if kind == "hand":
+            pts = ev["points"]
+            won = []
+            for name in ("high", "low", "jack", "game"):
+                s = pts[name]
+                won.append("%s %s" % (name.capitalize(), "nobody (a tie)" if s is None
+                                      else "seat %d" % s))
+            out = "hand %d: %s (card points %d to %d)" % (
+                ev["hand"], ", ".join(won), ev["card_points"][0], ev["card_points"][1])
+            if "counted_out" in ev:
+                out += "; counted out on %s%s" % (ev["counted_out"].capitalize(), (
+                    ": %s not counted" % ", ".join(n.capitalize() for n in ev["uncounted"])
+                    if ev["uncounted"] else ""))
+            if "decided_on" in ev:
+                out += "; both reach %d: %s decides" % (self.rules["target"],
+                                                       ev["decided_on"].capitalize())
+            return out
+        return TrickGame.describe(self, ev)
+
     def view(self, seat=None):
         out = self.trick_view(seat)
         out["dealer"] = self.dealer

@@ -520,6 +520,39 @@ class Fairies(Game):
     def _codes(self, cards):
         return [fc.fmt(c) if c else None for c in cards]
 
+    # -- words ----------------------------------------------------------------------------
+    def action_words(self, obj):
+        verb = obj.get("act")
+        who = "seat %s" % obj.get("seat")
+        if verb == "meditate":
+            end = obj.get("end")
+            return "%s meditates%s" % (who, " on the %s card" % end if end else "")
+        if verb == "sow":
+            at = obj["at"]
+            return "%s sows chaos: %s %s" % (who, self.show(obj["card"]), "on top of the Nexus"
+                                             if at == 0 else "into the Nexus at place %d" % (at + 1))
+        return Game.action_words(self, obj)
+
+    def describe(self, ev):
+        kind = ev.get("ev")
+        if kind == "deal":
+            return "the Nexus: %s; seat %d's Parade starts with %s" % (
+                self.show_all(ev["nexus"]), ev["seat"], self.show_all(ev["parade"]))
+        if kind == "meditate":
+            return "the %s resolves" % self.show(ev["card"])
+        if kind == "join":
+            return "it joins seat %d's Parade" % ev["seat"]
+        if kind == "parade":
+            return "seat %d's Parade of %d card%s goes to its Score Zone" % (
+                ev["seat"], ev["cards"], "" if ev["cards"] == 1 else "s")
+        if kind == "new_parade":
+            return "it starts a new Parade for seat %d" % ev["seat"]
+        if kind == "refill":
+            return "the Nexus refills from the Deck: %s" % self.show_all(ev["cards"])
+        if kind == "draw":
+            return "seat %d draws a card" % ev["seat"]
+        return Game.describe(self, ev)
+
     def view(self, seat=None):
         out = {
             "game": self.ID, "seats": 2, "turn": list(self.turn), "dealt": self.dealt,

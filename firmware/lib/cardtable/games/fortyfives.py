@@ -630,6 +630,29 @@ class FortyFives(TrickGame):
         self.phase = "deal"
 
     # -- views -------------------------------------------------------------------------------
+    # -- words ----------------------------------------------------------------------------
+    def describe(self, ev):
+        kind = ev.get("ev")
+        if kind == "bidder":
+            return "seat %d wins the bid at %d" % (ev["seat"], ev["bid"])
+        if kind == "stuck":
+            return "everyone passed: the dealer, seat %d, is stuck at %d" % (ev["seat"], ev["bid"])
+        if kind == "redeal":
+            return "everyone passed: seat %d deals again" % ev["dealer"]
+        if kind == "kitty":
+            return "seat %d takes the %d kitty cards" % (ev["seat"], ev["n"])
+        if kind == "hand":
+            bt = ev["bidder"] % 2
+            took = ev["took"]
+            out = "hand %d: %s bid %d, took %d: %s; %s took %d" % (
+                ev["hand"], self.side(bt), ev["bid"], took[bt],
+                "made it" if ev["made"] else "set, %d off" % ev["bid"], self.side(1 - bt),
+                took[1 - bt])
+            if ev["bonus"] is not None:
+                out += " (the highest trump's 5 to %s)" % self.side(ev["bonus"])
+            return out
+        return TrickGame.describe(self, ev)
+
     def view(self, seat=None):
         out = self.trick_view(seat)
         out["dealer"] = self.dealer

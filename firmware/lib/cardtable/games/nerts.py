@@ -763,6 +763,48 @@ class Nerts(Game):
         return None
 
     # -- views ----------------------------------------------------------------------------
+    # -- words ----------------------------------------------------------------------------
+    def action_words(self, obj):
+        verb = obj.get("act")
+        who = "seat %s" % obj.get("seat")
+        if verb == "center":
+            return "%s plays %s to the centre at %s ms" % (who, self.show(obj["card"]), obj["t"])
+        if verb == "nerts":
+            return "%s calls Nerts! at %s ms" % (who, obj["t"])
+        if verb == "stuck":
+            return "nobody can move at %s ms: stuck" % obj["t"]
+        if verb == "left":
+            return "%s has %s nerts left" % (who, obj["n"])
+        if verb == "draw":
+            return "%s turns the stock" % who
+        if verb == "move":
+            return "%s moves %s onto work pile %s" % (who, self.show(obj["card"]), obj["at"] + 1)
+        return Game.action_words(self, obj)
+
+    def describe(self, ev):
+        kind = ev.get("ev")
+        if kind in ("center", "nerts", "left"):
+            return None                 # the action says it
+        if kind == "deal":
+            return "round %d begins" % ev["hand"]
+        if kind == "stuck":
+            return "every stock's top card goes under" if ev["shift"] else \
+                "still stuck: the round ends with no caller"
+        if kind == "displaced":
+            return "seat %d takes back %s: seat %d played earlier" % (
+                ev["seat"], self.show(ev["card"]), ev["by"])
+        if kind == "hand":
+            bits = []
+            for s in range(self.seats):
+                b = "seat %d %d in the centre" % (s, ev["center"][s])
+                if ev["left"][s]:
+                    b += ", %d nerts left" % ev["left"][s]
+                if s == ev["caller"]:
+                    b += ", called Nerts"
+                bits.append("%s: %+d" % (b, ev["points"][s]))
+            return "round %d: %s" % (ev["hand"], "; ".join(bits))
+        return Game.describe(self, ev)
+
     def view(self, seat=None):
         out = {
             "game": self.ID, "seats": self.seats, "phase": self.phase, "turn": list(self.turn),

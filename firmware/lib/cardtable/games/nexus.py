@@ -345,6 +345,22 @@ class Nexus(TrickGame):
             self.winner = None if t[0] == t[1] else (0 if t[0] > t[1] else 1)
 
     # -- views ----------------------------------------------------------------------------
+    # -- words ----------------------------------------------------------------------------
+    def describe(self, ev):
+        kind = ev.get("ev")
+        if kind == "trump":
+            t = ev["trump"]
+            return "round %d: the %s turns up: %s" % (
+                ev["round"], self.show(ev["up"]),
+                "the jokers alone are trumps" if t == "jokers" else self.suit_words(t) + " are trumps")
+        if kind == "round":
+            return "round 2: seat %d leads" % ev["leader"]
+        if kind == "kitty":
+            return "seat %d takes the kitty: %s" % (ev["seat"], self.show_all(ev["cards"]))
+        if kind == "hand":
+            return "hand %d: honours taken %s" % (ev["hand"], self.score_words(ev["points"]))
+        return TrickGame.describe(self, ev)
+
     def view(self, seat=None):
         out = self.trick_view(seat)
         out["dealer"] = self.dealer
