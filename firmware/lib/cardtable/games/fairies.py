@@ -21,6 +21,16 @@ As refereed (research/rules-decisions.md section 2):
 - Double-ended variant (F9): Meditate resolves the top or the bottom card (``end``) and refills
   go into the middle of the Nexus (index len // 2).
 
+Examples from the rule book (the table is tested against each, as written):
+- Meditation Example: the 8 starts player 2's Parade; the 24, 13, 9, 28, a Mushroom, the 25
+  and the 19 resolve in turn, each player meditating; the Nexus refills after the Mushroom and
+  again after the 19.
+- SOW CHAOS! Example: from the same start, player 1 sows the 20 on top of the Nexus.
+- The eight Scoring Examples, from "3 + 1 + 0 + 2: worth 6 points" to
+  "(3 + 2 + 2 + -2 + 0) x 0: worth 0 points", each with its printed total.
+- Notes: an odd number of cards in the Nexus means player 1's turn, even player 2's; the Nexus
+  plus both hands hold 13 cards, 2 more for each refill.
+
 Card values are data. The printed values of the real deck are not public (2a): ``DEFAULT_VALUES``
 below is a PROVISIONAL table that only satisfies the constraints the seed implies. A record or a
 table overrides any card with the ``values`` option (code -> "+2", "-1", "0", "x2", "swap",

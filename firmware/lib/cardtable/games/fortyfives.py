@@ -22,6 +22,11 @@ As refereed (research/rules-decisions.md section 6):
 - Revokes proven with unknown hands are reported (event ``revoke``), not scored: the seed names
   no penalty.
 
+Examples from the rule book (tested as written): a trump 6 led: a player holding the 5, the
+J or the A of hearts and no lower trump may throw off-suit, but with a lower trump too must
+play a trump; the trump J led: the holder of the 5 may renege, the holder of the A of hearts
+may not.
+
 Rule options:
 
 | option                       | seed     | variant                                    | decision |

@@ -22,6 +22,10 @@ As refereed (seed 'NONESUCH'; research/rules-decisions.md section 3):
 - After each hand: if someone has ``target`` (31) or more, the highest total wins; a tie at the
   top plays on (D9). The deal passes to the left.
 
+Example from the rule book (tested as written): Wyrms are trump; Tarrant leads an 8 calling
+Suns; Raphael follows with the 2 of Suns and Wyrms, which follows suit and is a trump, and
+wins the trick unless someone plays a higher trump.
+
 Rule options (default = the seed's reading; variant = the common standard or other reading):
 
 | option               | default                       | variant                            | id  |
