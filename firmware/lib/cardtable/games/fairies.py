@@ -324,8 +324,10 @@ class Fairies(Game):
         return "the %s %s%s" % (code, _PLACES[w], when)
 
     def _bad_card(self, c):
-        if type(c) is not int or not 1 <= c <= 36:
-            return "no Fairies card %r" % (c,)
+        if type(c) is not int:
+            return "that is not a Fairies card"
+        if not 1 <= c <= 36:
+            return "no Fairies card has the number %d" % c
         return None
 
     # -- the deal -------------------------------------------------------------------------

@@ -138,11 +138,11 @@ class Nexus(TrickGame):
 
     # -- the deal -------------------------------------------------------------------------
     def _name(self, c):
-        """'the 5C' for a card, or the raw value for something that is no card."""
+        """'the 5C' for a card, 'that' for something that is no card."""
         try:
             return "the " + self.card_code(c)
         except Exception:
-            return repr(c)
+            return "that"
 
     def check_deal(self, action):
         piles = action[2]
