@@ -5,6 +5,7 @@ import io
 from typing import Any
 
 from cardtable import record
+from cardtable.games import words
 
 
 def action_text(game: Any, action: tuple) -> str:
@@ -38,7 +39,7 @@ class ScoreSheet:
 
     def __init__(self, game: Any) -> None:
         self.game = game
-        self.sides = list(game.sides())
+        self.sides = list(words.sides(game))
         self.rows: list[tuple[int, list[int], list[int]]] = []
         self.totals = [0] * len(self.sides)
 

@@ -8,6 +8,7 @@ import sys
 
 from cardtable import record
 from cardtable import referee as rules_referee
+from cardtable.games import words
 
 from cardtable_host.narrate import action_text, event_text
 from cardtable_host.term import paint, style_cards, use_colour
@@ -108,7 +109,7 @@ def _print_summary(game, r: dict) -> None:
         at = "line %d" % rv["revoked_line"] if rv.get("revoked_line") else "an unrecorded line"
         print("  %s: seat %s revoked in trick %s of hand %s; line %d proves it: the seat plays "
               "%s there" % (at, rv["seat"], rv["trick"], rv["hand"], rv["line"],
-                            game.show(rv["card"])))
+                            words.show(game, rv["card"])))
     for d in r.get("displaced", ()):
         print("  line %d: %s" % (d["line"], game.describe(d)))
     print("scores: %s" % game.score_words(r["scores"]))
@@ -174,8 +175,8 @@ class TrickLog:
                 tail = " *" if seat == trick["winner"] else ""
                 if (i, seat) in revoked:
                     tail += " !"
-                cells[seat] = mark + game.show(card) + tail
-                lines.append("  trick %d, seat %d: %s at line %d" % (i, seat, game.show(card), lineno))
+                cells[seat] = mark + words.show(game, card) + tail
+                lines.append("  trick %d, seat %d: %s at line %d" % (i, seat, words.show(game, card), lineno))
             t.add_row(str(i), *cells)
         out = io.StringIO()
         Console(file=out, width=120, force_terminal=colour, no_color=not colour,

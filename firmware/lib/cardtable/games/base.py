@@ -197,96 +197,25 @@ class Game:
             return "no seat %r at a %d-player table" % (seat, self.seats)
         return None
 
-    # -- words: what an action or an event says to a person (host only) -----------------------
+    # -- words (host only: the table never imports cardtable.games.words) ----------------------
     card_style = None           # the host may set a function: card code -> text (glyphs, colour)
-
-    def show(self, code):
-        """A card code as a person reads it (through card_style where the host set one)."""
-        if code is None:
-            return "an unseen card"
-        return code if self.card_style is None else self.card_style(code)
-
-    def show_all(self, codes):
-        """Card codes in words: '5C 9H', or 'nothing'."""
-        return " ".join(self.show(c) for c in codes) if codes else "nothing"
-
-    def suit_words(self, letter):
-        """'hearts' for 'H' (the deck's suit names)."""
-        try:
-            return self.deck.SUIT_NAMES[self.deck.SUIT_LETTERS.index(letter)]
-        except (AttributeError, ValueError, TypeError):
-            return str(letter)
-
-    def side(self, n):
-        """Who keeps score n: 'seat 1', or 'seats 1 & 3' where partners share a score."""
-        if self.TEAMS:
-            return "seats %d & %d" % (n % 2, n % 2 + 2)
-        return "seat %d" % n
-
-    def sides(self):
-        """The score keepers: the seats, or the two partnerships."""
-        return range(2) if self.TEAMS else range(self.seats)
-
-    def score_words(self, scores):
-        """'seat 0 11, seat 1 7' (one entry per partnership where partners share a score)."""
-        return ", ".join("%s %d" % (self.side(n), scores[n]) for n in self.sides())
 
     def action_words(self, obj):
         """A record line (as record.encode gives it) in words: 'seat 1 plays 10H'."""
-        verb = obj.get("act")
-        if verb == "deal":
-            seen = [k for k in obj if k != "act" and obj[k] is not None]
-            return "deal (%s)" % ", ".join(seen) if seen else "deal"
-        who = "seat %s" % obj.get("seat")
-        if verb == "play":
-            s = "%s plays %s" % (who, self.show(obj.get("card")))
-            return s + " calling %s" % self.suit_words(obj["suit"]) if obj.get("suit") else s
-        if verb == "bid":
-            return "%s bids %s" % (who, obj.get("bid"))
-        if verb == "pass":
-            return "%s passes" % who
-        if verb == "trump":
-            return "%s names %s trump" % (who, self.suit_words(obj.get("suit")))
-        if verb == "discard":
-            cards = obj.get("cards")
-            if cards is None:
-                return "%s discards %s unseen" % (who, obj.get("n", "some"))
-            return "%s discards %s" % (who, self.show_all(cards))
-        rest = " ".join("%s %s" % (k, v) for k, v in obj.items() if k not in ("act", "seat"))
-        return ("%s %s %s" % (who, verb, rest)).rstrip()
+        from cardtable.games import words
+        return words.action_words(self, obj)
 
     def describe(self, ev):
         """An event in words, or None where the action's own words already say it."""
-        kind = ev.get("ev")
-        seat = ev.get("seat")
-        if kind in ("play", "bid", "pass", "discard", "excuse", "sow") \
-                or kind == "trump" and seat is not None:
-            return None                 # the action that made it says it
-        if kind == "trick":
-            return "seat %d wins trick %d" % (seat, ev["trick"])
-        if kind == "revoke":
-            return "REVOKE proven: seat %d revoked in trick %d of hand %d (it now plays %s)" \
-                % (seat, ev["trick"], ev["hand"], self.show(ev["card"]))
-        if kind == "deal":
-            if "dealer" in ev:
-                return "hand %d: seat %d deals" % (ev["hand"], ev["dealer"])
-            return "the cards are dealt"
-        if kind == "draw":
-            if "card" in ev:
-                return "seat %d draws %s" % (seat, self.show(ev["card"]))
-            n = ev.get("n", 1)
-            return "seat %d draws %s" % (seat, "a card" if n == 1 else "%d cards" % n)
-        if kind == "penalty" or kind == "bonus":
-            p = ev["points"]
-            return "seat %d %s %d point%s: %s" % (seat, "loses" if p < 0 else "scores", abs(p),
-                                                 "" if abs(p) == 1 else "s", ev["reason"])
-        if kind == "hand":
-            return "hand %d: %s" % (ev["hand"], self.score_words(ev["scores"]))
-        if kind == "over":
-            w = ev.get("winner")
-            return "game over: %s; final scores %s" % (
-                "a draw" if w is None else self.side(w) + (" win" if self.TEAMS else " wins"),
-                self.score_words(ev["scores"]))
-        rest = ", ".join("%s %s" % (k, " ".join(str(x) for x in v) if isinstance(v, list) else v)
-                         for k, v in ev.items() if k != "ev" and v is not None)
-        return "%s: %s" % (kind, rest) if rest else str(kind)
+        from cardtable.games import words
+        return words.describe(self, ev)
+
+    def side(self, n):
+        """Who keeps score n: 'seat 1', or 'seats 1 & 3' where partners share a score."""
+        from cardtable.games import words
+        return words.side(self, n)
+
+    def score_words(self, scores):
+        """'seat 0 11, seat 1 7' (one entry per partnership where partners share a score)."""
+        from cardtable.games import words
+        return words.score_words(self, scores)

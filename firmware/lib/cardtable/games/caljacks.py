@@ -236,10 +236,11 @@ class CaliforniaJacks(TrickGame):
     # -- views ----------------------------------------------------------------------------
     # -- words ----------------------------------------------------------------------------
     def describe(self, ev):
+        from cardtable.games import words
         kind = ev.get("ev")
         if kind == "deal":
             return "hand %d: seat %d deals; the cut card %s makes %s trumps" % (
-                ev["hand"], ev["dealer"], self.show(ev["up"]), self.suit_words(ev["trump"]))
+                ev["hand"], ev["dealer"], words.show(self, ev["up"]), words.suit_words(self, ev["trump"]))
         if kind == "hand":
             pts = ev["points"]
             won = []
@@ -257,7 +258,7 @@ class CaliforniaJacks(TrickGame):
                 out += "; both reach %d: %s decides" % (self.rules["target"],
                                                        ev["decided_on"].capitalize())
             return out
-        return TrickGame.describe(self, ev)
+        return words.describe(self, ev)
 
     def view(self, seat=None):
         out = self.trick_view(seat)

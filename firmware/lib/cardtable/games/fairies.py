@@ -534,6 +534,7 @@ class Fairies(Game):
 
     # -- words ----------------------------------------------------------------------------
     def action_words(self, obj):
+        from cardtable.games import words
         verb = obj.get("act")
         who = "seat %s" % obj.get("seat")
         if verb == "meditate":
@@ -541,17 +542,18 @@ class Fairies(Game):
             return "%s meditates%s" % (who, " on the %s card" % end if end else "")
         if verb == "sow":
             at = obj["at"]
-            return "%s sows chaos: %s %s" % (who, self.show(obj["card"]), "on top of the Nexus"
+            return "%s sows chaos: %s %s" % (who, words.show(self, obj["card"]), "on top of the Nexus"
                                              if at == 0 else "into the Nexus at place %d" % (at + 1))
-        return Game.action_words(self, obj)
+        return words.action_words(self, obj)
 
     def describe(self, ev):
+        from cardtable.games import words
         kind = ev.get("ev")
         if kind == "deal":
             return "the Nexus: %s; seat %d's Parade starts with %s" % (
-                self.show_all(ev["nexus"]), ev["seat"], self.show_all(ev["parade"]))
+                words.show_all(self, ev["nexus"]), ev["seat"], words.show_all(self, ev["parade"]))
         if kind == "meditate":
-            return "the %s resolves" % self.show(ev["card"])
+            return "the %s resolves" % words.show(self, ev["card"])
         if kind == "join":
             return "it joins seat %d's Parade" % ev["seat"]
         if kind == "parade":
@@ -560,10 +562,10 @@ class Fairies(Game):
         if kind == "new_parade":
             return "it starts a new Parade for seat %d" % ev["seat"]
         if kind == "refill":
-            return "the Nexus refills from the Deck: %s" % self.show_all(ev["cards"])
+            return "the Nexus refills from the Deck: %s" % words.show_all(self, ev["cards"])
         if kind == "draw":
             return "seat %d draws a card" % ev["seat"]
-        return Game.describe(self, ev)
+        return words.describe(self, ev)
 
     def view(self, seat=None):
         out = {

@@ -637,6 +637,7 @@ class FortyFives(TrickGame):
     # -- views -------------------------------------------------------------------------------
     # -- words ----------------------------------------------------------------------------
     def describe(self, ev):
+        from cardtable.games import words
         kind = ev.get("ev")
         if kind == "bidder":
             return "seat %d wins the bid at %d" % (ev["seat"], ev["bid"])
@@ -656,7 +657,7 @@ class FortyFives(TrickGame):
             if ev["bonus"] is not None:
                 out += " (the highest trump's 5 to %s)" % self.side(ev["bonus"])
             return out
-        return TrickGame.describe(self, ev)
+        return words.describe(self, ev)
 
     def view(self, seat=None):
         out = self.trick_view(seat)

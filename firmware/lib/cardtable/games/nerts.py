@@ -765,10 +765,11 @@ class Nerts(Game):
     # -- views ----------------------------------------------------------------------------
     # -- words ----------------------------------------------------------------------------
     def action_words(self, obj):
+        from cardtable.games import words
         verb = obj.get("act")
         who = "seat %s" % obj.get("seat")
         if verb == "center":
-            return "%s plays %s to the centre at %s ms" % (who, self.show(obj["card"]), obj["t"])
+            return "%s plays %s to the centre at %s ms" % (who, words.show(self, obj["card"]), obj["t"])
         if verb == "nerts":
             return "%s calls Nerts! at %s ms" % (who, obj["t"])
         if verb == "stuck":
@@ -778,10 +779,11 @@ class Nerts(Game):
         if verb == "draw":
             return "%s turns the stock" % who
         if verb == "move":
-            return "%s moves %s onto work pile %s" % (who, self.show(obj["card"]), obj["at"] + 1)
-        return Game.action_words(self, obj)
+            return "%s moves %s onto work pile %s" % (who, words.show(self, obj["card"]), obj["at"] + 1)
+        return words.action_words(self, obj)
 
     def describe(self, ev):
+        from cardtable.games import words
         kind = ev.get("ev")
         if kind in ("center", "nerts", "left"):
             return None                 # the action says it
@@ -792,7 +794,7 @@ class Nerts(Game):
                 "still stuck: the round ends with no caller"
         if kind == "displaced":
             return "seat %d takes back %s: seat %d played earlier" % (
-                ev["seat"], self.show(ev["card"]), ev["by"])
+                ev["seat"], words.show(self, ev["card"]), ev["by"])
         if kind == "hand":
             bits = []
             for s in range(self.seats):
@@ -803,7 +805,7 @@ class Nerts(Game):
                     b += ", called Nerts"
                 bits.append("%s: %+d" % (b, ev["points"][s]))
             return "round %d: %s" % (ev["hand"], "; ".join(bits))
-        return Game.describe(self, ev)
+        return words.describe(self, ev)
 
     def view(self, seat=None):
         out = {

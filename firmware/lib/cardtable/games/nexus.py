@@ -347,19 +347,20 @@ class Nexus(TrickGame):
     # -- views ----------------------------------------------------------------------------
     # -- words ----------------------------------------------------------------------------
     def describe(self, ev):
+        from cardtable.games import words
         kind = ev.get("ev")
         if kind == "trump":
             t = ev["trump"]
             return "round %d: the %s turns up: %s" % (
-                ev["round"], self.show(ev["up"]),
-                "the jokers alone are trumps" if t == "jokers" else self.suit_words(t) + " are trumps")
+                ev["round"], words.show(self, ev["up"]),
+                "the jokers alone are trumps" if t == "jokers" else words.suit_words(self, t) + " are trumps")
         if kind == "round":
             return "round 2: seat %d leads" % ev["leader"]
         if kind == "kitty":
-            return "seat %d takes the kitty: %s" % (ev["seat"], self.show_all(ev["cards"]))
+            return "seat %d takes the kitty: %s" % (ev["seat"], words.show_all(self, ev["cards"]))
         if kind == "hand":
-            return "hand %d: honours taken %s" % (ev["hand"], self.score_words(ev["points"]))
-        return TrickGame.describe(self, ev)
+            return "hand %d: honours taken %s" % (ev["hand"], words.score_words(self, ev["points"]))
+        return words.describe(self, ev)
 
     def view(self, seat=None):
         out = self.trick_view(seat)

@@ -399,17 +399,19 @@ class Nonesuch(TrickGame):
     # -- views ----------------------------------------------------------------------------
     # -- words ----------------------------------------------------------------------------
     def action_words(self, obj):
+        from cardtable.games import words
         if obj.get("act") == "excuse":
             return "seat %d shows the Excuse and takes the up card" % obj["seat"]
-        return TrickGame.action_words(self, obj)
+        return words.action_words(self, obj)
 
     def describe(self, ev):
+        from cardtable.games import words
         kind = ev.get("ev")
         if kind == "deal":
             t = ev.get("trump")
             return "hand %d: seat %d deals; the up card is %s: %s" % (
-                ev["hand"], ev["dealer"], self.show(ev["up"]),
-                self.suit_words(t) + " are trumps" if t else
+                ev["hand"], ev["dealer"], words.show(self, ev["up"]),
+                words.suit_words(self, t) + " are trumps" if t else
                 "no trumps" if ev["up"] == "X" else "the Excuse's holder will name trumps")
         if kind == "hand":
             return "hand %d: %s" % (ev["hand"], "; ".join(
@@ -417,8 +419,8 @@ class Nonesuch(TrickGame):
                 for s in range(self.seats)))
         if kind == "over" and ev.get("winner") is None:
             return "game over: seats %s share the win; final scores %s" % (
-                " & ".join(str(s) for s in ev["leaders"]), self.score_words(ev["scores"]))
-        return TrickGame.describe(self, ev)
+                " & ".join(str(s) for s in ev["leaders"]), words.score_words(self, ev["scores"]))
+        return words.describe(self, ev)
 
     def view(self, seat=None):
         out = self.trick_view(seat)
