@@ -198,7 +198,7 @@ def test_every_point_of_the_last_hand_is_scored():
     # C5 default: every point won in the last hand scores; High, Low, Jack, Game only decide
     # the winner when both reach the target in the same hand.
     both = 0
-    for seed in range(scaled(24)):
+    for seed in range(scaled(12)):
         hands = []
         before = [0, 0]
         g = yield from playing("california-jacks", seed, rules={"target": 3, "void_penalty": 0},
@@ -228,7 +228,7 @@ def test_every_point_of_the_last_hand_is_scored():
 
 @stepped
 def test_count_out_variant_stops_at_the_point_that_reaches_the_target():
-    for seed in range(scaled(24)):
+    for seed in range(scaled(12)):
         hands = []
         g = yield from playing("california-jacks", seed,
                                rules={"target": 3, "void_penalty": 0, "end_count": "count_out"},
