@@ -10,7 +10,7 @@ from cardtable import record
 from cardtable import referee as rules_referee
 from cardtable.games import words
 
-from cardtable_host.narrate import action_text, event_text
+from cardtable_host.narrate import ScoreSheet, action_text, event_text
 from cardtable_host.term import paint, style_cards, use_colour
 
 HELP = "judge a game record: every action legal? who won each trick? the scores"
@@ -60,10 +60,13 @@ def run(args: argparse.Namespace) -> int:
     colour = use_colour()
     style_cards(game, colour)
     tricks = TrickLog()
+    sheet = ScoreSheet(game)
     steps = []
     for step in rules_referee.replay(game, actions):
         steps.append(step)
         tricks.add(*step)
+        for ev in step[3]:
+            sheet.add(ev)
         if not args.json and not args.quiet:
             _print_step(game, *step)
     result = rules_referee.verdict(game, steps)
@@ -71,6 +74,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result))
         return 0 if result["ok"] else 1
     _print_summary(game, result)
+    if sheet.rows:
+        print()
+        print(sheet.render(colour, last=None))
     hand = args.hand if args.hand is not None else tricks.disputed(result)
     if hand is not None and tricks.hands:
         if hand not in tricks.hands:

@@ -798,7 +798,7 @@ class Nerts(Game):
         if kind == "hand":
             bits = []
             for s in range(self.seats):
-                b = "seat %d %d in the centre" % (s, ev["center"][s])
+                b = "seat %d: %d in the centre" % (s, ev["center"][s])
                 if ev["left"][s]:
                     b += ", %d nerts left" % ev["left"][s]
                 if s == ev["caller"]:
