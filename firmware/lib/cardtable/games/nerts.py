@@ -33,6 +33,9 @@ As refereed (seed "Two Card Games"; research/rules-decisions.md section 4, R1-R7
   centre, -1 per nert left, +10 to the caller; standard: +1, -2, no bonus. The game ends when
   a round leaves a single highest score at ``target`` or more (a tie at the top plays on).
 
+Example from the rule book (tested as written): Bob plays the ace of spades; he, Will or Mike
+may play the two of spades, but only one of them can; then anyone may play the three.
+
 Known and unknown layouts: with a seat's deck in the deal the table follows that seat's
 private play (``draw`` and ``move`` lines), so a card that is not free, a wrong build, a call
 with nerts left or a wrong count is rejected at once. Without it (null or no deal piles) the
