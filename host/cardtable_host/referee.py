@@ -78,6 +78,9 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(sheet.render(colour, last=None))
     hand = args.hand if args.hand is not None else tricks.disputed(result)
+    if (args.hand is not None or args.trick is not None) and not tricks.hands:
+        print("cardtable referee: %s has no tricks to show" % game.ID, file=sys.stderr)
+        return 2
     if hand is not None and tricks.hands:
         if hand not in tricks.hands:
             print("cardtable referee: the record has no hand %d with tricks (hands %s)"

@@ -57,6 +57,27 @@ def test_referee_trick_option_shows_one_trick_with_its_lines() -> None:
     assert re.search(r"trick 2, seat 0: \S+ at line \d+", p.stdout), p.stdout
     p = cardtable("referee", path, "--hand", "9")
     assert p.returncode == 2 and "no hand 9" in p.stderr
+    p = cardtable("referee", os.path.join(FIXTURES, "nerts", "legal.jsonl"), "--trick", "1")
+    assert p.returncode == 2 and "nerts has no tricks to show" in p.stderr
+
+
+def test_suit_glyphs_red_and_black_only_where_colour_is_on() -> None:
+    from cardtable_host.term import card_glyph, paint, style_cards
+
+    assert card_glyph("10H") == "\x1b[31m10\u2665\x1b[0m"
+    assert card_glyph("AS#2") == "\x1b[39mA\u2660#2\x1b[0m"
+    assert card_glyph("8MS") == "8MS" and card_glyph("BJ") == "BJ"
+    # a red card inside a cyan line: the line's colour comes back after the card
+    line = paint("seat 0 draws %s now" % card_glyph("KD"), "cyan", True)
+    assert line.endswith("\x1b[0m\x1b[36m now\x1b[0m")
+    g = games.load("fortyfives")
+    style_cards(g, True)
+    assert "\u2665" in g.action_words({"seat": 1, "act": "play", "card": "5H"})
+    style_cards(g, False)
+    assert g.action_words({"seat": 1, "act": "play", "card": "5H"}) == "seat 1 plays 5H"
+    n = games.load("nonesuch")
+    style_cards(n, True)                 # Decktet cards have no glyphs: plain codes
+    assert n.card_style is None
 
 
 @pytest.mark.parametrize("alias,gid", [("45s", "fortyfives"), ("forty-fives", "fortyfives"),
