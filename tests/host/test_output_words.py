@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
+from typing import Callable
 
 import pytest
 
@@ -14,13 +13,31 @@ FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")
 REPR = re.compile(r"\{'|\['|\bNone\b")
 
 
-def cardtable(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, NO_COLOR="1")
-    return subprocess.run([sys.executable, "-m", "cardtable_host.cli", *args],
-                          capture_output=True, text=True, timeout=300, env=env)
+class Run:
+    """What one in-process `cardtable` command printed, and its exit status."""
+
+    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
+        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
 
 
-def test_demo_of_every_game_prints_no_python_repr() -> None:
+@pytest.fixture
+def cardtable(capsys: pytest.CaptureFixture[str],
+              monkeypatch: pytest.MonkeyPatch) -> Callable[..., Run]:
+    """Run a `cardtable` command in this process (NO_COLOR set) and capture its output."""
+    from cardtable_host.cli import main
+
+    monkeypatch.setenv("NO_COLOR", "1")
+
+    def run(*args: str) -> Run:
+        capsys.readouterr()
+        code = main(list(args))
+        out, err = capsys.readouterr()
+        return Run(code, out, err)
+
+    return run
+
+
+def test_demo_of_every_game_prints_no_python_repr(cardtable: Callable[..., Run]) -> None:
     names = list(games.GAMES)
     assert len(names) == 6
     p = cardtable("demo", *names, "--seed", "5")
@@ -37,7 +54,8 @@ def test_demo_of_every_game_prints_no_python_repr() -> None:
 
 
 @pytest.mark.parametrize("name", ["nexus", "fortyfives", "nonesuch"])
-def test_referee_names_the_revoking_line_and_the_line_that_proves_it(name: str) -> None:
+def test_referee_names_the_revoking_line_and_the_line_that_proves_it(
+        name: str, cardtable: Callable[..., Run]) -> None:
     p = cardtable("referee", os.path.join(FIXTURES, name, "unseen-revoke.jsonl"))
     assert p.returncode == 1
     m = re.search(r"line (\d+): seat (\d) revoked in trick (\d+) of hand (\d+); line (\d+) "
@@ -51,7 +69,7 @@ def test_referee_names_the_revoking_line_and_the_line_that_proves_it(name: str) 
     assert not [ln for ln in p.stdout.splitlines() if REPR.search(ln)]
 
 
-def test_referee_trick_option_shows_one_trick_with_its_lines() -> None:
+def test_referee_trick_option_shows_one_trick_with_its_lines(cardtable: Callable[..., Run]) -> None:
     path = os.path.join(FIXTURES, "nexus", "unseen-revoke.jsonl")
     p = cardtable("referee", path, "--hand", "1", "--trick", "2")
     assert re.search(r"trick 2, seat 0: \S+ at line \d+", p.stdout), p.stdout
@@ -82,12 +100,12 @@ def test_suit_glyphs_red_and_black_only_where_colour_is_on() -> None:
 
 @pytest.mark.parametrize("alias,gid", [("45s", "fortyfives"), ("forty-fives", "fortyfives"),
                                        ("cal-jacks", "california-jacks")])
-def test_rules_accepts_aliases(alias: str, gid: str) -> None:
+def test_rules_accepts_aliases(alias: str, gid: str, cardtable: Callable[..., Run]) -> None:
     p = cardtable("rules", alias, "--json")
     assert p.returncode == 0 and '"game": "%s"' % gid in p.stdout
 
 
-def test_rules_suggests_a_near_miss_and_speaks_to_players() -> None:
+def test_rules_suggests_a_near_miss_and_speaks_to_players(cardtable: Callable[..., Run]) -> None:
     p = cardtable("rules", "fortyfivs")
     assert p.returncode == 2 and "did you mean fortyfives?" in p.stderr
     for name in games.GAMES:
