@@ -8,6 +8,7 @@ import time
 from cardtable import games
 from cardtable.rng import Random
 
+from cardtable_host.gameids import resolve
 from cardtable_host.narrate import ScoreSheet, action_text, event_text
 from cardtable_host.term import paint, style_cards, use_colour
 
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
     delay = args.delay if args.delay is not None else (0.01 if use_colour() else 0.0)
     for name in names:
         try:
+            name = resolve(name)
             games.game_class(name)
         except (ValueError, ImportError) as e:
             print("cardtable demo: %s" % e, file=sys.stderr)
