@@ -11,9 +11,11 @@ def show(g, code):
         return "an unseen card"
     return code if g.card_style is None else g.card_style(code)
 
+
 def show_all(g, codes):
     """Card codes in words: '5C 9H', or 'nothing'."""
     return " ".join(show(g, c) for c in codes) if codes else "nothing"
+
 
 def suit_words(g, letter):
     """'hearts' for 'H' (the deck's suit names)."""
@@ -22,19 +24,23 @@ def suit_words(g, letter):
     except (AttributeError, ValueError, TypeError):
         return str(letter)
 
+
 def side(g, n):
     """Who keeps score n: 'seat 1', or 'seats 1 & 3' where partners share a score."""
     if g.TEAMS:
         return "seats %d & %d" % (n % 2, n % 2 + 2)
     return "seat %d" % n
 
+
 def sides(g):
     """The score keepers: the seats, or the two partnerships."""
     return range(2) if g.TEAMS else range(g.seats)
 
+
 def score_words(g, scores):
     """'seat 0 11, seat 1 7' (one entry per partnership where partners share a score)."""
     return ", ".join("%s %d" % (side(g, n), scores[n]) for n in sides(g))
+
 
 def action_words(g, obj):
     """A record line (as record.encode gives it) in words: 'seat 1 plays 10H'."""
@@ -59,6 +65,7 @@ def action_words(g, obj):
         return "%s discards %s" % (who, show_all(g, cards))
     rest = " ".join("%s %s" % (k, v) for k, v in obj.items() if k not in ("act", "seat"))
     return ("%s %s %s" % (who, verb, rest)).rstrip()
+
 
 def describe(g, ev):
     """An event in words, or None where the action's own words already say it."""
