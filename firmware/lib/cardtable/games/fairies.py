@@ -542,8 +542,8 @@ class Fairies(Game):
             return "%s meditates%s" % (who, " on the %s card" % end if end else "")
         if verb == "sow":
             at = obj["at"]
-            return "%s sows chaos: %s %s" % (who, words.show(self, obj["card"]), "on top of the Nexus"
-                                             if at == 0 else "into the Nexus at place %d" % (at + 1))
+            where = "on top of the Nexus" if at == 0 else "into the Nexus at place %d" % (at + 1)
+            return "%s sows chaos: %s %s" % (who, words.show(self, obj["card"]), where)
         return words.action_words(self, obj)
 
     def describe(self, ev):
