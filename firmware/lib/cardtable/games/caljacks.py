@@ -12,7 +12,7 @@ As refereed (research/rules-decisions.md section 5):
   J = 1; 80 in all). Every point won in the hand is scored; whoever reaches ``target`` wins.
   When both reach it in the same hand, the points are counted in the order High, Low, Jack,
   Game and the first to reach it wins (C5). In the ``count_out`` variant the counting stops at
-  the point that reaches the target: the points after it are not scored, and the hand's event
+  the point that reaches the target: the points after it are not scored, and the hand's result
   says so. The dealer alternates.
 
 Rule options:
