@@ -389,7 +389,9 @@ def test_slow_answer_is_aborted_and_the_next_command_is_clean():
         emu.slow_ms = 40
         e = raises(NoAnswer, r.poll)
         assert "no response" in str(e)
-        assert emu.frames[-1] == b"\xd4\x4a\x01\x00"
+        assert emu.frames[-2] == b"\xd4\x4a\x01\x00"
+        assert emu.frames[-1] == b"\xd4\x32\x01\x00" and not emu.rf  # the field goes off
+        assert r.errors == 1  # the best-effort switch-off is no second failure
         emu.slow_ms = 0
         assert bytes(r.poll()) == UID_AS
         assert r.read_text() == "AS"
