@@ -22,7 +22,8 @@ Device -> host ("type" names the message):
   kitty's hidden cards or the deck order). Sent after every change and on request.
 - ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a tag with no card
   code; ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
-  ``error``: the firmware caught an error), ``msg``, and ``zone`` where there is one.
+  ``error``: the firmware caught an error; ``board``: a wiring warning of the board file, at
+  start), ``msg``, and ``zone`` where there is one.
   ``cleared: true`` says the fault is over (the reader answers again).
 - ``log``: one journal line, in answer to ``log``: ``id``, ``game`` (its number), ``line``
   (the journal line's exact text, seq and CRC included).
