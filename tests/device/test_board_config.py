@@ -458,3 +458,13 @@ def test_tap_pads_stay_clear_of_the_hands_at_a_rectangular_table():
     cfg["zones"]["s1"]["at"] = [60, 450]
     cfg["layouts"] = {}
     assert "zones.s1" not in problems(cfg)
+
+
+def test_wire_lengths_cannot_be_shorter_than_the_drawing_shows():
+    cfg = shipped("pico-nerts-6")
+    cfg["readers"][6]["cable_mm"] = 100
+    cfg["buses"]["i2c1"]["cable_mm"] = 20
+    msg = refused(cfg, "pico-nerts-6")
+    assert "buses.i2c1.cable_mm: 20 mm is shorter than the 80 mm from the Pico to mux 0x70 on" \
+        " the drawing" in msg, msg
+    assert "readers[6].cable_mm: 100 mm is shorter than the 405 mm from mux 0x70 to its zone" in msg

@@ -79,6 +79,7 @@ def _ints(ck, key, d, names, lo, hi):
 
 def check(ck, b, cfg):
     """Add the electrical problems and warnings of board config cfg to ck; pick I2C speeds."""
+    ck.cfg = cfg
     buses = cfg.get("buses", {})
     readers = cfg.get("readers", [])
     for bn in sorted(b.buses):
@@ -137,6 +138,7 @@ def _i2c(ck, b, bn, d, readers):
             ok = False
     if not ok:
         return
+    _lengths(ck, cfg_at(ck), d, readers, mine)
     worst = None
     for seg in segments(d, readers, bn):
         i, ohms, pf, tr, mm = seg
@@ -173,6 +175,48 @@ def _i2c(ck, b, bn, d, readers):
     else:
         ck.bad(key, "too slow even for 100 kHz (%d ns allowed): %s; fit stronger pull-ups or"
                " shorten the wires" % (STD_TR_NS, why))
+
+
+def cfg_at(ck):
+    """(Pico [x, y] or None, zone [x, y] by reader index) from the config being checked."""
+    cfg = ck.cfg
+    pico = cfg.get("pico")
+    at = {}
+    zones = cfg.get("zones")
+    if isinstance(zones, dict):
+        for z in zones.values():
+            if isinstance(z, dict) and isinstance(z.get("reader"), int):
+                at[z["reader"]] = z.get("at")
+    return (pico.get("at") if isinstance(pico, dict) else None), at
+
+
+def _lengths(ck, where, d, readers, mine):
+    """Wire at least as long as the straight line the drawing shows (else t_r is too low)."""
+    from cardtable.table.configcheck import _isqrt
+
+    pico, zone_at = where
+    muxes = d.get("muxes", {})
+
+    def far(a, b):
+        try:
+            dx, dy = a[0] - b[0], a[1] - b[1]
+            return _isqrt(dx * dx + dy * dy)
+        except (TypeError, IndexError, KeyError):
+            return 0  # (malformed positions are reported elsewhere)
+
+    trunk = d["cable_mm"]
+    for a in sorted(muxes):
+        mm = far(pico, muxes[a]) if pico is not None else 0
+        if mm > trunk:
+            ck.bad("buses.%s.cable_mm" % readers[mine[0]]["bus"], "%d mm is shorter than the"
+                   " %d mm from the Pico to mux %s on the drawing" % (trunk, mm, a))
+    for i in mine:
+        r = readers[i]
+        start = muxes.get(r.get("mux")) if "mux" in r else None
+        mm = far(start, zone_at.get(i)) if start is not None else 0
+        if mm > r.get("cable_mm", mm):
+            ck.bad("readers[%d].cable_mm" % i, "%d mm is shorter than the %d mm from mux %s to"
+                   " its zone on the drawing" % (r["cable_mm"], mm, r["mux"]))
 
 
 def _spi(ck, key, d):
