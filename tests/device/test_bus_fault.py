@@ -11,7 +11,7 @@ from test_tag import emulated, idle, lay
 
 @stepped
 def test_a_reader_holding_sda_low_is_reported_and_the_others_read_on():
-    t, emu = yield from emulated("pico-i2c-2seat", "nexus")
+    t, emu = yield from emulated("pico-i2c-2seat", "nexus", "cardtable_host.sim.busfault")
     if emu is None:  # fake readers (the emulator does not fit beside the .py package)
         t.hal.kill("s1")
     else:

@@ -206,7 +206,7 @@ class Rp2BusFree:
     def __call__(self):
         from machine import I2C, Pin
 
-        from cardtable.drivers.i2cbus import clear
+        from cardtable.drivers.busclear import clear
 
         d = self.d
         clear(Pin(d["scl"], Pin.OPEN_DRAIN, value=1), Pin(d["sda"], Pin.OPEN_DRAIN, value=1),

@@ -321,14 +321,12 @@ def uid_for(text, zone=""):
     return bytes((0x04, h & 255, (h >> 8) & 255, (h >> 16) & 255, (h >> 24) & 15, 0x80, 0x01))
 
 
-def _i2c_free(fake, reset):
-    """free() for a simulated I2C bus: the real bus clear on FakePins the bus watches."""
-    from cardtable.drivers.i2cbus import clear
-
-    scl = fake.pin_scl
-    sda = fake.pin_sda
+def _i2c_free(fake, scl, sda, reset):
+    """free() for a simulated I2C bus: the real bus clear on its FakePins."""
 
     def free():
+        from cardtable.drivers.busclear import clear
+
         clear(scl, sda, reset)
         return fake
 
@@ -338,10 +336,11 @@ def _i2c_free(fake, reset):
 def emulated(board, emu, clock=None):
     """Real PN532 drivers on simulated buses, one emulated PN532 per reader.
 
-    emu is the pn532_emu module. As on the Pico, every chip select, mux RESET and RSTPDN is
-    driven high before a bus exists (they start low: RP2040 pins come out of reset pulled
-    down), RSTPDN is pulsed, IRQ pins are read where wired and each I2C bus clears itself
-    when a reader holds SDA. Returns (readers, emulators, pins by GP) in board.readers order.
+    emu is the pn532_emu module (or busfault: readers that can hold SDA low). As on the Pico,
+    every chip select, mux RESET and RSTPDN is driven high before a bus exists (they start
+    low: RP2040 pins come out of reset pulled down), RSTPDN is pulsed, IRQ pins are read
+    where wired and each I2C bus clears itself when a reader holds SDA. Returns (readers,
+    emulators, pins by GP) in board.readers order.
     """
     buses = {}
     pins = {}
@@ -374,11 +373,12 @@ def emulated(board, emu, clock=None):
             bus = buses.get(bus_name)
             if bus is None:
                 bus = buses[bus_name] = emu.FakeI2C()
-                bus.pin_scl, bus.pin_sda = emu.FakePin(1), emu.FakePin(1)
+                scl, sda = emu.FakePin(1), emu.FakePin(1)
                 gp = board.buses[bus_name].get("reset")
                 reset = make_pin(gp) if gp is not None else None
-                bus.wire(bus.pin_scl, bus.pin_sda, reset)
-                frees[bus_name] = _i2c_free(bus, reset)
+                if hasattr(bus, "wire"):  # the busfault emulator: the bus sees its pins
+                    bus.wire(scl, sda, reset)
+                frees[bus_name] = _i2c_free(bus, scl, sda, reset)
             mux = None
             if mux_addr is not None:
                 mux = muxes.get((bus_name, mux_addr))

@@ -20,7 +20,6 @@ ST_NAK = 0x14  # modelled: a tag NAK (or MIFARE authentication error)
 ST_NO_TARGET = 0x27  # target number not listed ("not acceptable in the current context")
 
 EIO = 5
-ETIMEDOUT = 110  # what the rp2 port's I2C raises when the bus does not move
 
 # Timing model, microseconds. READ/WRITE air times are from the NTAG21x datasheet; the
 # rest are estimates to check on hardware.
@@ -177,9 +176,7 @@ class PN532Emu:
     (NACK instead of ACK), error_frames (ACK then the error frame), corrupt (bad DCS
     in answers, including resends); slow_ms (answers become ready that much later);
     collide (two tags in the field shadow each other: no target); vanish_after (the tag
-    leaves the field after that many more InDataExchange commands); hold_sda (on I2C, the
-    next transaction addressed to it leaves SDA held low: n > 0 until n SCL clocks reach it,
-    -1 for good, until RSTPDN resets it or its mux channel cuts it off).
+    leaves the field after that many more InDataExchange commands).
     reset() is a pulse on RSTPDN: the power-on state, fault knobs and field cleared.
     """
 
@@ -202,9 +199,7 @@ class PN532Emu:
         self.log = bytearray()  # command codes, in order
         self.frames = []  # host frames (TFI..data) as bytes, the last 64
         self.bad_frames = 0
-        self.hold_sda = 0
-        self.holding = False  # SDA is held low now
-        self.resets = 0
+        self.resets = 0  # RSTPDN pulses
         self.rf_switches = 0
         self.aborts = 0  # host ACKs that cancelled a command
         self._in = bytearray()
@@ -215,18 +210,9 @@ class PN532Emu:
 
     def reset(self):
         """RSTPDN pulsed low: the PN532 starts again (tags stay where they lie)."""
-        self.resets += 1
-        self.listed = []
-        self.rf = False
-        self.sam = 0
-        self.max_retries = 0xFF
-        self.mute = self.nacks = self.error_frames = self.corrupt = self.slow_ms = 0
-        self.hold_sda = 0
-        self.holding = False
-        self._in = bytearray()
-        self._out = []
-        self._last = None
-        self._waiting = 0
+        n, us = self.resets + 1, self.us_per_byte
+        self.__init__(*self.field)
+        self.resets, self.us_per_byte = n, us
 
     def watch_reset(self, pin):
         """Wire a FakePin to RSTPDN: driving it low resets the PN532."""
@@ -636,21 +622,13 @@ class FakeI2C:
     """machine.I2C stand-in holding PN532 faces, directly or behind FakeMux channels.
 
     Several devices answering one address read as the wired-AND of their bytes, as
-    on a real open-drain bus; no device answering raises OSError(EIO). A device that holds
-    SDA low (PN532Emu.hold_sda) fails every transaction with OSError(ETIMEDOUT) while its
-    channel is connected. wire(scl, sda, reset) connects FakePins for a bus clear: SCL clocks
-    reach a holding device, SDA rising while SCL is high is a STOP, and reset low turns every
-    mux's channels off (TCA9548A RESET).
+    on a real open-drain bus; no device answering raises OSError(EIO).
     """
 
     def __init__(self):
         self.devices = []  # (addr, face, mux, channel)
         self.muxes = []
         self.transactions = 0
-        self.clocks = 0  # SCL clocks since the last STOP
-        self.stops = 0
-        self.resets = 0
-        self._scl = None
 
     def add_mux(self, addr=0x70):
         m = FakeMux(addr)
@@ -675,53 +653,6 @@ class FakeI2C:
                 out.append(face)
         return out
 
-    def wire(self, scl, sda, reset=None):
-        """FakePins standing for the bus's SCL and SDA as GPIOs, and the muxes' RESET."""
-        self._scl = scl
-        scl._watch.append(self._scl_edge)
-        sda._watch.append(self._sda_edge)
-        if reset is not None:
-            reset._watch.append(self._reset_edge)
-
-    def _scl_edge(self, v):
-        if not v:
-            return
-        self.clocks += 1
-        for a, face, mux, ch in self.devices:
-            e = face.emu
-            if e.holding and e.hold_sda > 0 and self._on(mux, ch):
-                e.hold_sda -= 1
-                if e.hold_sda == 0:
-                    e.holding = False  # the byte it was sending is clocked out
-
-    def _sda_edge(self, v):
-        if v and self._scl is not None and self._scl.value():
-            self.stops += 1
-            self.clocks = 0
-
-    def _reset_edge(self, v):
-        if not v:
-            self.resets += 1
-            for m in self.muxes:
-                m.mask = 0
-
-    @staticmethod
-    def _on(mux, ch):
-        return mux is None or bool(mux.mask & (1 << ch))
-
-    def _held(self):
-        for a, face, mux, ch in self.devices:
-            if face.emu.holding and self._on(mux, ch):
-                return True
-        return False
-
-    def _grab(self, faces):
-        for f in faces:
-            if f.emu.hold_sda and not f.emu.holding:
-                f.emu.holding = True
-        if self._held():
-            raise OSError(ETIMEDOUT)
-
     def scan(self):
         found = [m.addr for m in self.muxes]
         for a, face, mux, ch in self.devices:
@@ -731,8 +662,6 @@ class FakeI2C:
 
     def writeto(self, addr, buf, stop=True):
         self.transactions += 1
-        if self._held():
-            raise OSError(ETIMEDOUT)
         m = self._mux(addr)
         if m is not None:
             if len(buf):
@@ -742,7 +671,6 @@ class FakeI2C:
         faces = self._visible(addr)
         if not faces:
             raise OSError(EIO)
-        self._grab(faces)
         data = bytes(buf)
         for f in faces:
             f.write(data)
@@ -750,8 +678,6 @@ class FakeI2C:
 
     def readfrom_into(self, addr, buf, stop=True):
         self.transactions += 1
-        if self._held():
-            raise OSError(ETIMEDOUT)
         m = self._mux(addr)
         if m is not None:
             for i in range(len(buf)):
@@ -760,7 +686,6 @@ class FakeI2C:
         faces = self._visible(addr)
         if not faces:
             raise OSError(EIO)
-        self._grab(faces)
         faces[0].read(buf)
         for f in faces[1:]:
             tmp = bytearray(len(buf))

@@ -111,7 +111,8 @@ def _i2c(ck, b, bn, d, readers):
         ck.warn(key, "no \"reset\": the muxes' RESET is not on a GPIO, so a reader that holds SDA"
                 " low stops every reader on %s until the power is cut; wire RESET to a free pin"
                 " and name it in \"reset\"" % bn)
-    b.buses[bn]["reset"] = reset
+    if reset is not None:
+        b.buses[bn]["reset"] = reset
     for i in mine:
         r = readers[i]
         rkey = "readers[%d]" % i

@@ -479,8 +479,10 @@ def _readers(ck, b, readers):
                    "sits on %s at 0x%02x with no mux, where the readers behind its mux answer too;"
                    " put it on a mux channel or a bus of its own" % (bus, PN532_I2C))
     b.readers = tuple(out)
-    b.reader_irq = tuple(irq)
-    b.reader_rst = tuple(rst)
+    if irq.count(None) < len(irq):  # (a board with none keeps the empty default)
+        b.reader_irq = tuple(irq)
+    if rst.count(None) < len(rst):
+        b.reader_rst = tuple(rst)
 
 
 def _zones(ck, b, zones, w, h, leds):
