@@ -13,14 +13,15 @@ EXTRA = ("cardtable_host.sim.pn532_emu", "cardtable.drivers.ndef", "cardtable.dr
          "cardtable.drivers.mux", "cardtable.drivers.pn532_i2c", "cardtable.table.remote")
 
 
-def emulated(board_name, layout, module="cardtable_host.sim.pn532_emu"):
+def emulated(board_name, layout, module="cardtable_host.sim.pn532_emu", extra=EXTRA):
     """A table on emulated PN532s where they fit beside the package (see test_main_loop.py),
     else on fake readers; and the emulator module (None: fake readers). module: the emulator
-    (cardtable_host.sim.busfault for readers that can hold the bus)."""
+    (cardtable_host.sim.busfault for readers that can hold the bus); extra: modules to load
+    first, while the heap is emptiest."""
     yield from only_game(layout)
     emu = None
     if EMULATING:
-        for name in EXTRA + (module,):  # the emulator first: the biggest module to compile
+        for name in extra + (module,):  # the emulator first: the biggest module to compile
             if name not in sys.modules:
                 __import__(name)
                 collect()
