@@ -68,7 +68,8 @@ def failed(bus, e):
     if held(bus):
         return BusStuck("%s is held low%s and stays low after a bus clear: check the wiring"
                         " to the muxes" % (bus.name, where))
-    return BusStuck("%s was held low%s: freed it (mux reset, 9 clocks, STOP)" % (bus.name, where))
+    return BusStuck("%s was held low%s: freed it (mux reset, 9 clocks, STOP)" % (
+        bus.name, where))
 
 
 def held(bus):
