@@ -183,7 +183,8 @@ def buses(board):
     return out
 
 
-def chip_select(gp):
+def output_high(gp):
+    """An output driven high: a chip select, a mux RESET or an RSTPDN (all active low)."""
     from machine import Pin
 
     return Pin(gp, Pin.OUT, value=1)
@@ -217,10 +218,10 @@ class Rp2BusFree:
 def readers(board, clock):
     """The board's PN532 drivers. Chip selects, mux RESETs and RSTPDNs go high before any bus
     is built (pins leave reset pulled down: every SPI reader would drive MISO), RSTPDN is
-    pulsed, and each I2C bus with a mux clears itself when a reader holds it."""
+    pulsed, and each I2C bus clears itself when a reader holds it (drivers.busclear)."""
     pins = {}
     for gp in hal.outputs(board):
-        pins[gp] = chip_select(gp)
+        pins[gp] = output_high(gp)
     hal.reset_readers(board, pins.get, clock)
     frees = {}
     for name in board.buses:
