@@ -23,7 +23,8 @@ Device -> host ("type" names the message):
 - ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a foreign tag, no
   card of this game; ``two_tags``: two tags on one pad; ``torn``: the card left mid-read;
   ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
-  ``error``: the firmware caught an error), ``msg``, and ``zone`` where there is one.
+  ``error``: the firmware caught an error; ``board``: a wiring warning of the board file, at
+  start), ``msg``, and ``zone`` where there is one.
   ``cleared: true`` says the fault is over (the reader answers again). The LEDs' side:
   hardware/README.md, "Faults at the table".
 - ``log``: one journal line, in answer to ``log``: ``id``, ``game`` (its number), ``line``

@@ -178,6 +178,7 @@ class PN532Emu:
     and resends); slow_ms (answers become ready that much later);
     collide (two tags in the field shadow each other: no target); vanish_after (the tag
     leaves the field after that many more InDataExchange commands).
+    reset() is a pulse on RSTPDN: the power-on state, fault knobs and field cleared.
     """
 
     def __init__(self, *tags):
@@ -200,6 +201,7 @@ class PN532Emu:
         self.log = bytearray()  # command codes, in order
         self.frames = []  # host frames (TFI..data) as bytes, the last 64
         self.bad_frames = 0
+        self.resets = 0  # RSTPDN pulses
         self.rf_switches = 0
         self.aborts = 0  # host ACKs that cancelled a command
         self._in = bytearray()
@@ -207,6 +209,16 @@ class PN532Emu:
         self._last = None  # last answer data, for a host NACK
         self._waiting = 0  # MaxTg of an InListPassiveTarget waiting for a tag
         self._req = 0
+
+    def reset(self):
+        """RSTPDN pulsed low: the PN532 starts again (tags stay where they lie)."""
+        n, us = self.resets + 1, self.us_per_byte
+        self.__init__(*self.field)
+        self.resets, self.us_per_byte = n, us
+
+    def watch_reset(self, pin):
+        """Wire a FakePin to RSTPDN: driving it low resets the PN532."""
+        pin._watch.append(lambda v: None if v else self.reset())
 
     # -- the field ------------------------------------------------------------
 
