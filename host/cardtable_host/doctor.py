@@ -134,7 +134,7 @@ def show(rep: dict[str, Any], port: str, colour: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cardtable_host.link import LinkError
+    from cardtable_host.link import LinkError, repl_words
 
     link = boardfind.open_link("doctor", args.port)
     if link is None:
@@ -149,6 +149,12 @@ def run(args: argparse.Namespace) -> int:
         second = link.health()
         dt = time.monotonic() - t0
     except LinkError as e:
+        link.close()
+        at_repl, why = repl_words(port)
+        if at_repl:
+            print("cardtable doctor: the board on %s is at its MicroPython REPL, not running the "
+                  "table%s" % (port, ": it failed to start: %s" % why if why else ""), file=sys.stderr)
+            return 2
         print("cardtable doctor: the board on %s does not answer (%s): is the table running "
               "(`cardtable flash` puts the firmware on it)? is another program (a cardtable monitor "
               "or sim) reading the port?" % (port, e), file=sys.stderr)

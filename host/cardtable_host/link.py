@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import threading
 import time
 from collections import deque
@@ -38,6 +39,8 @@ import serial
 PROTO = 1
 BAUD = 115200
 DEVICE_MESSAGES = ("hello", "event", "verdict", "state", "fault")
+BOOT_ERROR = "boot-error.txt"  # where the board keeps why its table last failed to start (main.py)
+_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit))\b:?\s*(.*)$")
 
 
 class LinkError(Exception):
@@ -359,3 +362,53 @@ class Link:
             msg = self.next(left)
             if msg is not None and pred(msg):
                 return msg
+
+
+def board_words(text: str) -> str | None:
+    """Why the table did not start, in the words the board printed (its console text): the
+    last exception of a traceback (``MemoryError``, ``OSError: [Errno 28] ENOSPC``) or a
+    ``cardtable: ...`` sentence; None if it printed neither."""
+    found = None
+    for raw in text.replace("\r", "\n").split("\n"):
+        line = raw.strip()
+        m = _EXCEPTION.match(line)
+        if m:
+            found = m.group(1) + (": " + m.group(3) if m.group(3) else "")
+        elif line.startswith("cardtable: ") and "stopped by Ctrl-C" not in line:
+            found = line[len("cardtable: "):]
+    return found
+
+
+def repl_words(port: str, timeout: float = 3.0) -> tuple[bool, str | None]:
+    """Is the board on port at MicroPython's REPL instead of running the table, and if so why:
+    (at the REPL, the board's words for its last failed start or None). Reads what main.py
+    kept in BOOT_ERROR by typing one line at the friendly REPL; changes nothing on the board."""
+    try:
+        ser = serial.serial_for_url(port, BAUD, timeout=0.05, write_timeout=2)
+    except (serial.SerialException, OSError, ValueError):
+        return False, None
+    try:
+        ser.reset_input_buffer()
+        ser.write(b"\r\n")  # a table skips empty lines; a REPL shows its prompt again
+        seen = _read_until(ser, b">>> ", min(1.0, timeout))
+        if not seen.endswith(b">>> "):
+            return False, None
+        ser.write(b"print(open(%r).read())\r" % BOOT_ERROR)
+        out = _read_until(ser, b"\n>>> ", timeout).decode("utf-8", "replace")
+    except (serial.SerialException, OSError):
+        return False, None
+    finally:
+        ser.close()
+    body = out.split("\n", 1)[1] if "\n" in out else ""  # after the echo of what we typed
+    if '"<stdin>"' in body:  # our line failed (no such file): nothing failed at boot
+        return True, None
+    return True, board_words(body)
+
+
+def _read_until(ser: Any, end: bytes, timeout: float) -> bytes:
+    """Bytes from ser until they end with `end` or timeout seconds pass."""
+    buf = bytearray()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and not buf.endswith(end):
+        buf.extend(ser.read(ser.in_waiting or 1))
+    return bytes(buf)

@@ -11,7 +11,7 @@ from typing import Any
 
 from cardtable import games, record
 
-from cardtable_host.link import CommandError, Link, LinkError
+from cardtable_host.link import CommandError, Link, LinkError, board_words
 from cardtable_host.narrate import action_text, event_text
 from cardtable_host.sim.board import BoardError, VirtualBoard
 from cardtable_host.sim.bots import Bots, SimError
@@ -362,6 +362,11 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
               "seed": seed, "bots": sorted(bot_seats)})
     show.line(show.paint("cardtable sim: %s on a virtual %s, seed %d" % (game, board_name, seed), "bold"))
     show.line("virtual board on %s   (cardtable monitor --port %s)" % (vb.port, vb.port))
+    if vb.mode != "table":
+        why = board_words(vb.console())
+        print("cardtable sim: the board did not start the table (%s)%s" % (
+            vb.mode, "; the board said: %s" % why if why else ""), file=sys.stderr)
+        return 1
     link = Link(vb.port, timeout=10)
     try:
         bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes,
@@ -428,8 +433,9 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
     except (SimError, LinkError) as e:
         print("cardtable sim: %s" % e, file=sys.stderr)
         if vb.mode != "table":
-            print("cardtable sim: the board is not running the table any more (%s)" % vb.mode,
-                  file=sys.stderr)
+            why = board_words(vb.console())
+            print("cardtable sim: the board is not running the table any more (%s)%s" % (
+                vb.mode, "; the board said: %s" % why if why else ""), file=sys.stderr)
         if args.verbose:
             for line in list(link.noise) + list(vb.stderr_lines):
                 print("  | " + line, file=sys.stderr)

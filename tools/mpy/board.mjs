@@ -504,8 +504,7 @@ class Board {
       this.scheduleTick(0);
       return;
     }
-    if (st === STOPPED) this.outWrite(g.note() + '\r\n');
-    else g.report();
+    g.boot_report(st === STOPPED ? 1 : 0);
     this.outFlush();
     this.enterRepl({ raw: false, banner: true });
   }

@@ -70,6 +70,28 @@ def report():
     return OK
 
 
+def boot_report(stopped):
+    """The table did not start: say why as main.py does (and keep it for cardtable doctor)."""
+    e = S["note"] if stopped else S["exc"]
+    S["exc"] = None
+    if not e:
+        return OK
+    try:
+        from cardtable.hal import FileStorage
+        import main
+
+        if stopped and not e.startswith("cardtable: cannot start"):
+            print(e)  # maintenance mode: nothing failed
+        else:
+            main.boot_failed(FileStorage(""), e)
+    except BaseException:  # noqa: B036 - main.py itself failed: say what we have
+        if stopped:
+            print(e)
+        else:
+            sys.print_exception(e, sys.stdout)
+    return OK
+
+
 def note():
     """Why the table did not start (STOPPED), as main.py would print it."""
     return S["note"]

@@ -50,6 +50,7 @@ ENV_NODE = "CARDTABLE_NODE"  # the node binary to use (default: node on PATH)
 ENV_BUILD = "CARDTABLE_BUILD"  # where .mpy builds go (default: build/ in the repository)
 ENV_TRACE = "CARDTABLE_VB_TRACE"  # set: print every control request and reply on stderr
 _PENDING_MAX = 1 << 20  # serial bytes kept for a slow or absent reader before dropping old ones
+_CONSOLE_MAX = 8192  # the last serial bytes the board printed, kept for console()
 
 
 class BoardError(RuntimeError):
@@ -132,6 +133,7 @@ class VirtualBoard:
         self._master = -1
         self._slave = -1
         self._pending = bytearray()
+        self._console = bytearray()
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -313,6 +315,9 @@ class VirtualBoard:
                     break  # the board's process ended
                 if data:
                     with self._lock:
+                        self._console.extend(data)
+                        if len(self._console) > _CONSOLE_MAX:
+                            del self._console[:len(self._console) - _CONSOLE_MAX]
                         if self._master >= 0:
                             self._pending.extend(data)
                             if len(self._pending) > _PENDING_MAX:
@@ -339,6 +344,11 @@ class VirtualBoard:
                         pass
                     except OSError:
                         self._pending.clear()
+
+    def console(self) -> str:
+        """The last few KB the board printed on its serial, whoever read them (or nobody)."""
+        with self._lock:
+            return self._console.decode("utf-8", "replace")
 
     def _stderr_reader(self) -> None:
         proc = self._proc
