@@ -137,6 +137,9 @@ class Model:
                 return action_text(g, record.decode(g, dict(obj), 1))
             except (ValueError, KeyError, TypeError):
                 pass
+        if isinstance(obj.get("seat"), int) and isinstance(obj.get("act"), str):
+            rest = " ".join("%s=%s" % (k, v) for k, v in obj.items() if k not in ("seat", "act"))
+            return ("seat %d %s %s" % (obj["seat"], obj["act"], rest)).rstrip()
         return json.dumps(obj)
 
 

@@ -27,6 +27,11 @@ def action_text(game: Any, action: tuple) -> str:
         return "%s names trump %s" % (who, obj.pop("suit"))
     if verb == "discard":
         cards = obj.pop("cards")
+        n = obj.pop("n", None)
+        unseen = n - len(cards) if isinstance(n, int) and n > len(cards) else 0
+        if unseen:  # face down: the table says how many
+            return "%s discards %s%d card%s face down" % (
+                who, " ".join(cards) + " and " if cards else "", unseen, "" if unseen == 1 else "s")
         return "%s discards %s" % (who, " ".join(cards) if cards else "nothing")
     rest = " ".join("%s=%s" % (k, v) for k, v in obj.items())
     return ("%s %s %s" % (who, verb, rest)).rstrip()

@@ -160,13 +160,11 @@ class Show:
         if "undone" in msg:
             self.line("  " + self.paint("undone: %s" % _describe(shadow, msg["undone"]), "yellow"))
             return
-        action = msg.get("_shadow_action")
-        obj = msg.get("action") or {}
+        obj = msg.get("action") or {}  # as the board tells a spectator: no hidden card
         if obj.get("act") == "deal":
             self.line(self.paint("-- deal%s --" % _deal_note(msg), "bold"))
         elif not self.quiet:
-            text = action_text(shadow, action) if action is not None and shadow is not None \
-                else _describe(shadow, obj)
+            text = _describe(shadow, obj)
             src = msg.get("from") or ""
             self.line("  %s%s" % (text, self.paint("   (%s)" % src, "dim") if src and src != "host" else ""))
         for ev in msg.get("events") or ():

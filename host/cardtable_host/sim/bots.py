@@ -74,6 +74,7 @@ class Bots:
         self.rejected = 0
         self.divergences: list[str] = []
         self.selector = 0  # where the Fairies position selector is, as far as the bots know
+        self.sent: dict[str, Any] | None = None  # the record line last typed over the link
 
     # -- the game ---------------------------------------------------------------------
 
@@ -137,6 +138,9 @@ class Bots:
             self.applied = msg.get("seq") or 0
             return
         obj = msg.get("action") or {}
+        sent, self.sent = self.sent, None
+        if sent is not None and g.public(sent) == obj:
+            obj = sent  # what we typed, of which the board tells spectators less (a deal, discards)
         try:
             action = record.decode(g, obj, msg.get("seq") or 0)
         except record.RecordError as e:
@@ -348,9 +352,19 @@ class Bots:
     def _act(self, action: tuple) -> bool:
         return self._act_obj(record.encode(self.shadow, action))
 
+    def send(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """Type an action over the link (a person's too), remembering it: the board's event
+        tells spectators less than the typist knows (CommandError if it is rejected)."""
+        self.sent = obj
+        try:
+            return self.link.act(obj)
+        except CommandError:
+            self.sent = None
+            raise
+
     def _act_obj(self, obj: dict[str, Any]) -> bool:
         try:
-            r = self.link.act(obj)
+            r = self.send(obj)
         except CommandError:
             self.pending_deal = None
             return False

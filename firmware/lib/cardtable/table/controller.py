@@ -234,7 +234,7 @@ class Controller:
         obj = self._encode(action)
         now = self.clock.ticks_ms()
         if reason:
-            self.link.send({"type": "verdict", "action": obj, "seat": action[0],
+            self.link.send({"type": "verdict", "action": g.public(obj), "seat": action[0],
                             "reason": reason, "from": src})
             self.feedback.flash(led, "rejected", now)
             self.feedback.sound("rejected", now)
@@ -254,7 +254,10 @@ class Controller:
             self.round_t0 = now
         elif zone is not None and len(action) > 2 and isinstance(action[2], int):
             self.zone_card[zone] = action[2]
-        self.link.send({"type": "event", "seq": seq, "action": obj, "events": events, "from": src})
+        # What leaves the table is what a spectator may see (the journal keeps it all).
+        events = g.public_events(events)
+        self.link.send({"type": "event", "seq": seq, "action": g.public(obj), "events": events,
+                        "from": src})
         if g.over:
             self.feedback.sound("over", now)
         self.refresh()
@@ -287,9 +290,9 @@ class Controller:
                 self._verdict(None, "cannot undo: the journal is in trouble", src)
                 return False, "cannot undo: the journal is in trouble"
             self._replay_from_journal(self._undone, (obj, last, src))
-            return True, obj
+            return True, g.public(obj)
         self._undone(None, (obj, last, src))
-        return True, obj
+        return True, g.public(obj)
 
     def _undone(self, resumed, done):
         """After an undo (and the replay of the journal without it): tell the table."""
@@ -301,8 +304,8 @@ class Controller:
         for z in list(self.zone_card):
             if len(last) > 2 and self.zone_card[z] == last[2]:
                 del self.zone_card[z]
-        self.link.send({"type": "event", "seq": self.journal.seq, "undone": obj, "events": [],
-                        "from": src})
+        self.link.send({"type": "event", "seq": self.journal.seq, "undone": self.game.public(obj),
+                        "events": [], "from": src})
         self.refresh()
         self.send_state()
 
@@ -314,7 +317,7 @@ class Controller:
 
     def _verdict(self, action, reason, src, led=-1):
         now = self.clock.ticks_ms()
-        self.link.send({"type": "verdict", "action": None if action is None else self._encode(action),
+        self.link.send({"type": "verdict", "action": None if action is None else self.game.public(self._encode(action)),
                         "seat": None if action is None else action[0], "reason": reason, "from": src})
         self.feedback.flash(led, "rejected", now)
         self.feedback.sound("rejected", now)
