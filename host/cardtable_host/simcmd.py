@@ -25,7 +25,8 @@ under a virtual table. The simulator deals from the seed; bots lay their cards o
 readers and type what the table has no buttons for over the serial link, and the game is
 refereed on the device: every accepted play, every rejected one with its reason, tricks,
 hand scores and the result. The pty's path is printed: `cardtable monitor --port PATH`,
-`cardtable pull`, `cardtable doctor` and mpremote all work on it while the board runs.
+`cardtable pull`, `cardtable doctor` and mpremote all work on it while the board runs, and
+`cardtable enroll --board-port PATH --zone Z`: a blank sticker lies on zone Z for each card.
 
 With fewer bots than seats the other seats are yours: type at the sim> prompt in a
 player's words - play 10H, bid 20, pass, trump H, discard 7S 9S, press confirm - and it
@@ -225,7 +226,8 @@ def run(args: argparse.Namespace) -> int:
     delay = args.delay if args.delay is not None else (0.1 if colour else 0.0)
     try:
         vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
-                          period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose)
+                          period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose,
+                          stickers=True)
         vb.start()
     except BoardError as e:
         print("cardtable sim: %s" % e, file=sys.stderr)

@@ -106,13 +106,15 @@ class VirtualBoard:
     (default: what the flash's /config.json says, else the board's first layout);
     flash_dir: a host directory holding the board's flash, kept across restarts (None: a
     fresh flash each time); install: copy the firmware tree into the flash (default: only
-    when it is empty); repl: power up into the REPL (the table not started).
+    when it is empty); repl: power up into the REPL (the table not started); stickers: while
+    the table enrolls through a zone, a fresh blank sticker is laid there whenever the one
+    on it holds a card code (a person tagging a deck).
     """
 
     def __init__(self, board: str | None = "pico-i2c-4seat", flash_dir: str | os.PathLike[str] | None = None,
                  game: str | None = None, layout: str | None = None, install: bool | None = None,
                  mpy: bool = True, heap: str = "192k", period_ms: float = 1, steps_per_tick: int = 1,
-                 repl: bool = False, echo_stderr: bool = False) -> None:
+                 repl: bool = False, echo_stderr: bool = False, stickers: bool = False) -> None:
         self.board = board
         self.flash_dir = None if flash_dir is None else Path(flash_dir)
         self.game = game
@@ -124,6 +126,7 @@ class VirtualBoard:
         self.steps_per_tick = steps_per_tick
         self.repl = repl
         self.echo_stderr = echo_stderr
+        self.stickers = stickers
         self.port = ""
         self.stable_port = ""  # a symlink to .port that survives unplug()/replug()
         self.mode = "off"
@@ -174,6 +177,8 @@ class VirtualBoard:
             cmd += ["--layout", self.layout]
         if self.repl:
             cmd.append("--repl")
+        if self.stickers:
+            cmd.append("--stickers")
         ours, theirs = socket.socketpair()
         cmd += ["--control-fd", str(theirs.fileno())]
         self._ctl = ours
