@@ -111,11 +111,9 @@ def boot_failed(storage, e):
 
         buf = io.StringIO()
         if hasattr(sys, "print_exception"):
-            sys.print_exception(e, buf)
-        else:  # CPython
-            import traceback
-
-            traceback.print_exception(type(e), e, e.__traceback__, file=buf)
+            sys.print_exception(e, buf)  # as MicroPython shows it: the traceback, then the error
+        else:  # CPython: the last line alone
+            buf.write("%s: %s\n" % (type(e).__name__, e))
         text = buf.getvalue()
     sys.stdout.write(text)
     try:
