@@ -143,9 +143,10 @@ class Bots:
             self.applied = msg.get("seq") or 0
             return
         obj = msg.get("action") or {}
-        sent, self.sent = self.sent, None
+        sent = self.sent
         if sent is not None and g.public(sent) == obj:
             obj = sent  # what we typed, of which the board tells spectators less (a deal, discards)
+            self.sent = None
         try:
             action = record.decode(g, obj, msg.get("seq") or 0)
         except record.RecordError as e:
