@@ -592,7 +592,9 @@ class Monitor:
                 continue
             if isinstance(obj.get("seq"), int) and obj["seq"] > after and "act" in obj:
                 obj.pop("seq")
-                m.add("while away: %s" % m.action_words(obj), "magenta")
+                g = m.game()  # the journal has every card: tell only what a spectator may see
+                if g is not None:
+                    m.add("while away: %s" % m.action_words(g.public(obj)), "magenta")
 
     def handle(self, msg: dict[str, Any]) -> bool:
         m = self.model
