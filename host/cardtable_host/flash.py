@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
-import fcntl
 import hashlib
 import importlib.util
 import io
@@ -16,7 +15,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from cardtable_host import boardfind
+from cardtable_host import boardfind, portlock
+from cardtable_host.errors import CardtableError
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint
 
@@ -31,9 +31,13 @@ for the firmware's hello. Journals (/games) are never touched.
 
 While copying, the board is in maintenance mode (/maintenance exists: the table does not
 start at boot), so a copy that fails half-way leaves a board that is safe to flash again:
-run the same command again and it finishes the job.
-Exit status: 0 flashed and said hello, 1 the copy or the hello failed, 2 no board, busy
-board, wrong MicroPython or bad arguments.
+run the same command again and it finishes the job. A flash that is refused (wrong
+MicroPython, a layout the board has not) changes nothing: the table is started again.
+--layout starts a new game in that layout now (an unfinished game stays in the journal,
+where `cardtable pull` gets it); without it the table resumes the game it was playing.
+Every wait has a deadline: a board that stops answering fails the flash with what it said.
+Exit status: 0 flashed and said hello, 1 the copy or the hello failed, 2 no board, the
+board's port in use by another program, wrong MicroPython or bad arguments, 130 Ctrl-C.
 
 example:  cardtable flash
           cardtable flash --port /dev/ttyACM0 --board pico-i2c-4seat --layout fortyfives
@@ -46,6 +50,7 @@ BUILD_ROOT = Path(os.environ.get("CARDTABLE_BUILD") or REPO / "build")  # as the
 BUILD = BUILD_ROOT / "mpy"
 CHUNK = 768  # bytes per write on the raw REPL (1 kB of base64)
 HELLO_TIMEOUT = 30.0
+SERIAL_TIMEOUT = 10.0  # seconds any one read of the raw REPL may wait (mpremote's own default)
 MAINTENANCE = "maintenance"
 CONFIG = "config.json"
 OURS = ("lib/cardtable", "boards")  # board folders flash owns; stale files there are removed
@@ -99,12 +104,11 @@ gc.collect()
 _BATCH = 6  # files hashed per exec
 
 
-class FlashError(Exception):
+class FlashError(CardtableError):
     """A failure with advice; status is the exit status."""
 
     def __init__(self, msg: str, status: int = 1) -> None:
-        super().__init__(msg)
-        self.status = status
+        super().__init__(msg, status)
 
 
 # -- the local side -------------------------------------------------------------------------
@@ -138,7 +142,12 @@ def build() -> str:
     # the same lock as the virtual board's builds, so two builds never write one tree
     with open(BUILD_ROOT / ".mpy.lock", "w") as lock, \
             contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: one build at a time is the user's care
+            fcntl = None  # type: ignore[assignment]
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
         status = tool.build(FIRMWARE / "lib", BUILD, False, False)
     if status:
         raise FlashError("mpy-cross could not compile the firmware:\n" + err.getvalue(), 1)
@@ -240,26 +249,29 @@ def new_config(old: dict[str, Any], board: str | None, layout: str | None) -> di
 
 # -- the board side -------------------------------------------------------------------------
 
-def check_free(port: str) -> None:
-    """Raise FlashError if another program holds the port (a monitor, mpremote, a terminal)."""
-    why = boardfind.busy(port)
-    if why:
-        raise FlashError(why.replace("try again", "flash again"), 2)
+def layout_game(board: str, layout: str) -> str:
+    """The game a board's layout plays."""
+    from cardtable.table import config
+
+    return str(config.load_board(board, str(FIRMWARE / "boards")).layout(layout).game)
 
 
 class Board:
     """The board over mpremote's SerialTransport (raw REPL), used as the library it is."""
 
     def __init__(self, port: str) -> None:
+        """Open the port (the caller holds it: portlock); every read has a deadline."""
         from mpremote.transport import TransportError, TransportExecError
         from mpremote.transport_serial import SerialTransport
 
         self.TransportError = TransportError
         self.TransportExecError = TransportExecError
         try:
-            self.t = SerialTransport(port, baudrate=115200)
+            self.t = SerialTransport(port, baudrate=115200, timeout=SERIAL_TIMEOUT)
         except TransportError as e:
-            raise FlashError("cannot open %s (%s): is another program using it?" % (port, e), 2)
+            if portlock.exclusive_busy(port):
+                raise portlock.busy_error(port) from None
+            raise FlashError("cannot open %s (%s)" % (port, e), 2)
         self.port = port
 
     def enter(self) -> None:
@@ -337,6 +349,7 @@ class Board:
         time.sleep(0.05)
         ser.reset_input_buffer()
         ser.write(b"\x04")  # Ctrl-D at the friendly REPL: soft reboot, boot.py and main.py run
+        ser.timeout = 0.1  # a board that says nothing must not block past the deadline
         seen = []
         buf = b""
         end = time.monotonic() + timeout
@@ -361,6 +374,12 @@ class Board:
         said = "\n  ".join(seen[-8:]) or "(nothing)"
         raise FlashError("the board did not say hello within %g s after the reset; it said:\n  %s"
                          % (timeout, said), 1)
+
+    def look(self) -> tuple[bool, bool]:
+        """(the maintenance flag is set, the table's main.py is there), at the raw REPL."""
+        said = self.run("import os\n_l = os.listdir('/')\nprint('%s' in _l, 'main.py' in _l)" % MAINTENANCE)
+        words = said.split()
+        return words[:1] == ["True"], words[1:2] == ["True"]
 
     def close(self) -> None:
         try:
@@ -394,14 +413,14 @@ def run(args: argparse.Namespace) -> int:
     say: Callable[[str], None] = (lambda s: None) if args.json else (lambda s: print(s, flush=True))
     try:
         status = _flash(args, report, say)
-    except FlashError as e:
+    except CardtableError as e:
         report["error"] = str(e)
         print("cardtable flash: %s" % e, file=sys.stderr)
         status = e.status
     except KeyboardInterrupt:
         report["error"] = "interrupted"
-        print("\ncardtable flash: interrupted; run it again to finish (the board stays in "
-              "maintenance mode until then)", file=sys.stderr)
+        print("\ncardtable flash: interrupted; run it again to finish (a board left in maintenance "
+              "mode starts the table once a flash finishes)", file=sys.stderr)
         status = 130
     if args.json:
         print(json.dumps(report))
@@ -409,28 +428,62 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str], None]) -> int:
-    try:
-        port = boardfind.resolve(args.port)
-    except boardfind.BoardNotFound as e:
-        raise FlashError(str(e), 2)
+    if args.board:
+        new_config({}, args.board, args.layout)  # refused before the board is touched
+    port, hold = boardfind.claim("flash", args.port)
     report["port"] = port
-    cross, cross_mpy = mpy_cross_version()
-    say("building the firmware with mpy-cross %d.%d.%d ..." % cross)
-    say("  " + build())
-    local = {path: f.read_bytes() for path, f in local_files().items()}
-    check_free(port)
+    try:
+        cross, cross_mpy = mpy_cross_version()
+        say("building the firmware with mpy-cross %d.%d.%d ..." % cross)
+        say("  " + build())
+        local = {path: f.read_bytes() for path, f in local_files().items()}
+        hello = _on_board(args, port, local, cross, cross_mpy, report, say)
+        if hello is None:
+            return 0
+        if args.layout and hello.get("layout") != args.layout:
+            hello = _start_layout(port, report["config"]["board"], args.layout, hello, say)
+            report["hello"] = hello
+    finally:
+        hold.release()
+    game = (hello.get("game") or {}).get("game", "no game")
+    say(paint("the table says hello: firmware %s, protocol %s, board %s, layout %s, %s" % (
+        hello.get("fw"), hello.get("proto"), hello.get("board"), hello.get("layout"), game), "green"))
+    report["ok"] = True
+    return 0
+
+
+def _restarted(board: "Board") -> str:
+    """Start the table again after a refusal; what to add to the refusal's message."""
+    try:
+        board.reset_and_hello()
+    except (FlashError, board.TransportError, OSError) as e:
+        return (" (nothing was changed, but the table did not start again: %s; `cardtable doctor "
+                "--restart` tries again)" % str(e).splitlines()[0])
+    return " (nothing was changed: the table is running again)"
+
+
+def _on_board(args: argparse.Namespace, port: str, local: dict[str, bytes], cross: tuple[int, int, int],
+              cross_mpy: tuple[int, int], report: dict[str, Any],
+              say: Callable[[str], None]) -> dict[str, Any] | None:
+    """Survey, copy and reset; the hello after the reset (None: --no-reset or --dry-run without)."""
     board = Board(port)
     try:
         board.enter()
-        info = board.survey(sorted(local))
-        report["micropython"] = ".".join(str(x) for x in info["version"])
-        report["platform"] = info["platform"]
-        say("board on %s: MicroPython %s (%s), %s bytes of flash free" % (
-            port, report["micropython"], info["platform"], info["free"] if info["free"] >= 0 else "?"))
-        check_version(info, cross, cross_mpy, args.any_version)
-        copy, remove, same = plan(local, info["files"], info["tree"])
-        old_cfg = board.read_config()
-        cfg = new_config(old_cfg, args.board, args.layout)
+        try:
+            info = board.survey(sorted(local))
+            report["micropython"] = ".".join(str(x) for x in info["version"])
+            report["platform"] = info["platform"]
+            say("board on %s: MicroPython %s (%s), %s bytes of flash free" % (
+                port, report["micropython"], info["platform"], info["free"] if info["free"] >= 0 else "?"))
+            check_version(info, cross, cross_mpy, args.any_version)
+            copy, remove, same = plan(local, info["files"], info["tree"])
+            old_cfg = board.read_config()
+            cfg = new_config(old_cfg, args.board, args.layout)
+        except FlashError as e:  # refused: the board goes back to what it was doing
+            raise FlashError(str(e) + _restarted(board), e.status) from None
+        except KeyboardInterrupt:  # stopped before anything changed: so is the board
+            _restarted(board)
+            raise
         if not old_cfg.get("board") and not args.board:
             say(paint("the board has no board config yet: assuming %s (name yours with --board: %s)"
                       % (cfg["board"], ", ".join(board_names())), "yellow"))
@@ -450,7 +503,7 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
                 report["hello"] = board.reset_and_hello()
                 say("the table is running again (nothing was changed)")
             report["ok"] = True
-            return 0
+            return None
         busy = bool(copy or remove or cfg != old_cfg)
         if busy:
             board.write(MAINTENANCE, b"flash in progress: run `cardtable flash` again\n")
@@ -463,17 +516,35 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
             board.t.exit_raw_repl()
             say(paint("copied; the board is at the REPL (no reset)", "green"))
             report["ok"] = True
-            return 0
+            return None
         say("resetting the board ...")
         hello = board.reset_and_hello()
         report["hello"] = hello
+        return hello
+    except board.TransportError as e:
+        raise FlashError("the board on %s stopped answering: %s; unplug it and plug it in again, "
+                         "then run `cardtable flash` again" % (port, e), 1) from None
     finally:
         board.close()
-    game = (hello.get("game") or {}).get("game", "no game")
-    say(paint("the table says hello: firmware %s, protocol %s, board %s, layout %s, %s" % (
-        hello.get("fw"), hello.get("proto"), hello.get("board"), hello.get("layout"), game), "green"))
-    report["ok"] = True
-    return 0
+
+
+def _start_layout(port: str, board: str, layout: str, hello: dict[str, Any],
+                  say: Callable[[str], None]) -> dict[str, Any]:
+    """The table resumed a game of another layout: start a new game in the one asked for."""
+    from cardtable_host.link import Link, LinkError
+
+    old = hello.get("game") or {}
+    game = layout_game(board, layout)
+    try:
+        with Link(port, timeout=10, reconnect=False, lock=False) as link:
+            link.new(game, layout=layout)
+            hello = link.hello()
+    except LinkError as e:
+        raise FlashError("the table resumed its %s game (layout %s) and did not start layout %s: %s"
+                         % (old.get("game"), hello.get("layout"), layout, e), 1) from None
+    say(paint("layout %s: a new %s game; the unfinished %s game stays in the board's journal "
+              "(`cardtable pull` gets it)" % (layout, game, old.get("game")), "yellow"))
+    return hello
 
 
 def _copy(board: Board, local: dict[str, bytes], copy: list[str], args: argparse.Namespace,

@@ -36,6 +36,9 @@ from typing import Any, Iterator
 
 import serial
 
+from cardtable_host import portlock
+from cardtable_host.errors import CardtableError
+
 PROTO = 1
 BAUD = 115200
 DEVICE_MESSAGES = ("hello", "event", "verdict", "state", "fault")
@@ -78,7 +81,9 @@ class Link:
     """A connection to the table's board over its serial port (see the module docstring)."""
 
     def __init__(self, port: str, timeout: float = 5.0, reconnect: bool = True, retry: float = 0.2,
-                 open_timeout: float = 5.0) -> None:
+                 open_timeout: float = 5.0, command: str | None = None, lock: bool = True) -> None:
+        """Open the port, held for `command` (default: this program; portlock.PortInUse if
+        another holds it); lock=False when the caller holds it already."""
         self.port = port
         self.timeout = timeout
         self.reconnect = reconnect
@@ -93,21 +98,31 @@ class Link:
         self._next_id = 0
         self._queue: queue.Queue[dict[str, Any]] = queue.Queue()
         self._closed = threading.Event()
-        self._open(open_timeout)
+        self._hold = portlock.hold(port, command) if lock else None
+        try:
+            self._open(open_timeout, first=True)
+        except BaseException:
+            if self._hold is not None:
+                self._hold.release()
+            raise
         self._thread = threading.Thread(target=self._reader, name="cardtable-link", daemon=True)
         self._thread.start()
 
     # -- the port ---------------------------------------------------------------------
 
-    def _open(self, timeout: float) -> None:
+    def _open(self, timeout: float, first: bool = False) -> None:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                ser = serial.Serial(self.port, BAUD, timeout=0.05, write_timeout=2)
+                ser = portlock.open_serial(self.port, BAUD, timeout=0.05, write_timeout=2)
                 break
-            except (serial.SerialException, OSError) as e:
+            except portlock.PortInUse:
+                if first:
+                    raise  # refused at once: another program has the board
+                raise LinkDown("%s is held by another program" % self.port) from None
+            except CardtableError as e:
                 if time.monotonic() >= deadline:
-                    raise LinkDown("cannot open %s: %s" % (self.port, e)) from None
+                    raise LinkDown(str(e)) from None
                 time.sleep(self.retry)
         try:
             ser.reset_input_buffer()  # whatever the board said while nobody listened
@@ -138,6 +153,8 @@ class Link:
         self._drop()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=2)
+        if self._hold is not None:
+            self._hold.release()
 
     def __enter__(self) -> "Link":
         return self
@@ -377,38 +394,3 @@ def board_words(text: str) -> str | None:
         elif line.startswith("cardtable: ") and "stopped by Ctrl-C" not in line:
             found = line[len("cardtable: "):]
     return found
-
-
-def repl_words(port: str, timeout: float = 3.0) -> tuple[bool, str | None]:
-    """Is the board on port at MicroPython's REPL instead of running the table, and if so why:
-    (at the REPL, the board's words for its last failed start or None). Reads what main.py
-    kept in BOOT_ERROR by typing one line at the friendly REPL; changes nothing on the board."""
-    try:
-        ser = serial.serial_for_url(port, BAUD, timeout=0.05, write_timeout=2)
-    except (serial.SerialException, OSError, ValueError):
-        return False, None
-    try:
-        ser.reset_input_buffer()
-        ser.write(b"\r\n")  # a table skips empty lines; a REPL shows its prompt again
-        seen = _read_until(ser, b">>> ", min(1.0, timeout))
-        if not seen.endswith(b">>> "):
-            return False, None
-        ser.write(b"print(open(%r).read())\r" % BOOT_ERROR)
-        out = _read_until(ser, b"\n>>> ", timeout).decode("utf-8", "replace")
-    except (serial.SerialException, OSError):
-        return False, None
-    finally:
-        ser.close()
-    body = out.split("\n", 1)[1] if "\n" in out else ""  # after the echo of what we typed
-    if '"<stdin>"' in body:  # our line failed (no such file): nothing failed at boot
-        return True, None
-    return True, board_words(body)
-
-
-def _read_until(ser: Any, end: bytes, timeout: float) -> bytes:
-    """Bytes from ser until they end with `end` or timeout seconds pass."""
-    buf = bytearray()
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline and not buf.endswith(end):
-        buf.extend(ser.read(ser.in_waiting or 1))
-    return bytes(buf)

@@ -92,8 +92,8 @@ def test_sim_and_doctor_say_why_the_board_cannot_start_in_its_own_words(tmp_path
     with VirtualBoard("pico-i2c-2seat", flash_dir=tmp_path, game="california-jacks") as vb:
         assert vb.mode == "repl"
         r = cardtable("doctor", "--port", vb.port, timeout=60)
-        assert r.returncode == 2
-        assert ("the board on %s is at its MicroPython REPL, not running the table: it failed to "
-                "start: ValueError: incompatible .mpy file" % vb.port) in r.stderr, r.stderr
+        assert r.returncode == 1
+        assert ("board on %s: at the MicroPython REPL: the table failed to start: ValueError: "
+                "incompatible .mpy file" % vb.port) in r.stdout, r.stdout + r.stderr
         # the words were read at the REPL, not by restarting anything: it is still there
         assert vb.mode == "repl"
