@@ -72,7 +72,7 @@ def test_a_board_left_alone_rests_and_wakes_for_a_card() -> None:
     # the sim's idle loop period (simcmd.IDLE_PERIOD_MS) for a board people play or watch
     with VirtualBoard("pico-i2c-2seat", game="california-jacks", period_ms=2) as vb:
         assert vb._proc is not None
-        time.sleep(2.0)  # nothing happens: the board settles
+        time.sleep(4.0)  # nothing happens: the board settles
         t0, c0 = time.monotonic(), _cpu_s(vb._proc.pid)
         time.sleep(3.0)
         share = (_cpu_s(vb._proc.pid) - c0) / (time.monotonic() - t0)

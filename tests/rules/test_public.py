@@ -1,5 +1,7 @@
 """What a spectator is told of an action (games/base.py ``public``): the one place each game
 says what of its record lines stays hidden; the table sends nothing else."""
+from support import stepped
+
 from cardtable import games, record
 from cardtable.rng import Random
 
@@ -10,6 +12,7 @@ def _deal(name, seed=1):
     return g, record.encode(g, a), a
 
 
+@stepped
 def test_a_deal_shows_a_spectator_only_its_face_up_piles():
     for name, shown in (("fortyfives", ()), ("california-jacks", ()), ("nerts", ()),
                         ("nonesuch", ("up",)), ("fairies", ("nexus", "parade"))):
@@ -20,6 +23,9 @@ def test_a_deal_shows_a_spectator_only_its_face_up_piles():
             assert pub[k] == obj[k]
         assert "hands" in obj and "hands" not in pub
         assert record.decode(g, pub, 1)[1] == "deal"  # still a record line the host can read
+        g = obj = pub = None
+        games.unload(name)  # one game at a time fits the Pico's heap
+        yield
 
 
 def test_the_second_nexus_indicator_stays_face_down_unless_plain_view():

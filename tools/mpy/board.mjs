@@ -63,10 +63,11 @@ const STOPPED = 3;
 const SIM_DIR = '/.sim';
 const HIDE = new Set(['tmp', 'home', 'dev']);
 const SYNC_MS = 50;
-// A board left alone (nothing said, nothing asked, no card moved) ticks slower: after IDLE_TICKS
-// quiet ticks its loop runs every IDLE_MS at most, until the host or the table wakes it.
-const IDLE_TICKS = 200;
-const IDLE_MS = 50;
+// A board left alone (nothing said, nothing asked, no card moved) ticks slower: after IDLE_AFTER_MS
+// of quiet its loop runs every IDLE_MS at most (its readers still polled a few times a second),
+// until the host or the table wakes it.
+const IDLE_AFTER_MS = 3000;
+const IDLE_MS = 20;
 // A change on a reader is seen by the scanner within this many polls of it (place_polls /
 // lift_polls + 1 of the controller's defaults).
 const PLACE_POLLS = 3;
@@ -248,7 +249,7 @@ class Board {
     this.timer = null;
     this.booting = null;
     this.steps = 0;
-    this.quiet = 0; // ticks in a row with nothing said or asked
+    this.lastBusy = Date.now(); // when the board last said or was asked something
     this.written = 0; // serial bytes the board has printed
     this.boardInfo = null;
     globalThis.cardtableBoard = { request: (kind) => { this.request = kind; } };
@@ -553,15 +554,19 @@ class Board {
     this.checkDeferred();
     this.checkWaits();
     this.syncFlash();
-    this.quiet = asked || this.written !== said ? 0 : this.quiet + 1;
-    this.scheduleTick(this.quiet > IDLE_TICKS ? Math.max(this.o.period, IDLE_MS) : this.o.period);
+    if (asked || this.written !== said) this.lastBusy = Date.now();
+    this.scheduleTick(this.resting() ? Math.max(this.o.period, IDLE_MS) : this.o.period);
+  }
+
+  resting() {
+    return Date.now() - this.lastBusy > IDLE_AFTER_MS;
   }
 
   // Something happened (serial bytes, a control request): a resting loop runs at full pace.
   wake() {
-    const resting = this.quiet > IDLE_TICKS;
-    this.quiet = 0;
-    if (resting && this.mode === 'table' && this.timer) this.scheduleTick(0);
+    const was = this.resting();
+    this.lastBusy = Date.now();
+    if (was && this.mode === 'table' && this.timer) this.scheduleTick(0);
   }
 
   // -- the serial ------------------------------------------------------------------------

@@ -156,13 +156,13 @@ _BLOCK = 4096
 _BLOCKS = 1408 * 1024 // _BLOCK
 
 
-def _blocks_used(path, raw, stat):
+def _blocks_used(path, raw, stat, skip=None):
     """littlefs's use, about: a metadata pair per directory, whole blocks per file."""
     n = 2
     base = path if path.endswith("/") else path + "/"
     for e in raw(path):
         p = base + e[0]
-        if p == "/.sim":
+        if p == "/.sim" or p == skip:
             continue
         if e[1] == 0x4000:
             n += _blocks_used(p, raw, stat)
@@ -177,7 +177,18 @@ def _blocks_used(path, raw, stat):
 def _pico_statvfs(path="/"):
     import os
 
-    free = _BLOCKS - _blocks_used("/", _RAW_ILISTDIR[0], os.stat)
+    raw = _RAW_ILISTDIR[0]
+    if S.get("ctl") is None or S.get("repl"):  # at the REPL (mpremote copies files): all of it
+        used = _blocks_used("/", raw, os.stat)
+    else:  # the table writes only its journals: the rest is counted once
+        if S.get("fw_blocks") is None:
+            S["fw_blocks"] = _blocks_used("/", raw, os.stat, "/games")
+        try:
+            games = _blocks_used("/games", raw, os.stat)
+        except OSError:
+            games = 0
+        used = S["fw_blocks"] + games
+    free = _BLOCKS - used
     free = free if free > 0 else 0
     return (_BLOCK, _BLOCK, _BLOCKS, free, free, 0, 0, 0, 0, 255)
 
@@ -423,6 +434,7 @@ def polls(reader):
 def interrupt():
     """Ctrl-C: the loop stops as main.py's does (the watchdog kept fed for the REPL)."""
     ctl = S["ctl"]
+    S["repl"] = True  # the files may change now: statvfs looks at all of them again
     if ctl is not None:
         try:
             ctl.hal.wdt.keep_fed()

@@ -3,9 +3,11 @@
 # takes a block of heap as big as itself.)
 #
 # ``Controller(board, layout_name, hal)`` resumes the newest journaled game (or starts one for
-# the layout) and then does a little of everything on each ``step()``: poll the next reader,
-# turn zone, button and host inputs into actions, let the rules check and apply them, light
-# the zones, journal what was accepted and tell the host. A step never waits for anything.
+# the layout; stepwise=True, as main.py builds it: a few journal lines per step(), so a game
+# of any length comes back in a small heap) and then does a little of everything on each
+# ``step()``: poll the next reader, turn zone, button and host inputs into actions, let the
+# rules check and apply them, light the zones, journal what was accepted and tell the host
+# (in the game's public form: what a spectator may see). A step never waits for anything.
 #
 # How inputs become actions (zone roles and button meanings come from the board's layout):
 #
@@ -317,8 +319,9 @@ class Controller:
 
     def _verdict(self, action, reason, src, led=-1):
         now = self.clock.ticks_ms()
-        self.link.send({"type": "verdict", "action": None if action is None else self.game.public(self._encode(action)),
-                        "seat": None if action is None else action[0], "reason": reason, "from": src})
+        obj = None if action is None else self.game.public(self._encode(action))
+        self.link.send({"type": "verdict", "action": obj, "seat": None if action is None else action[0],
+                        "reason": reason, "from": src})
         self.feedback.flash(led, "rejected", now)
         self.feedback.sound("rejected", now)
 
