@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import threading
 import time
 from collections import deque
@@ -41,6 +42,8 @@ from cardtable_host.errors import CardtableError
 PROTO = 1
 BAUD = 115200
 DEVICE_MESSAGES = ("hello", "event", "verdict", "state", "fault")
+BOOT_ERROR = "boot-error.txt"  # where the board keeps why its table last failed to start (main.py)
+_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit))\b:?\s*(.*)$")
 
 
 class LinkError(Exception):
@@ -376,3 +379,18 @@ class Link:
             msg = self.next(left)
             if msg is not None and pred(msg):
                 return msg
+
+
+def board_words(text: str) -> str | None:
+    """Why the table did not start, in the words the board printed (its console text): the
+    last exception of a traceback (``MemoryError``, ``OSError: [Errno 28] ENOSPC``) or a
+    ``cardtable: ...`` sentence; None if it printed neither."""
+    found = None
+    for raw in text.replace("\r", "\n").split("\n"):
+        line = raw.strip()
+        m = _EXCEPTION.match(line)
+        if m:
+            found = m.group(1) + (": " + m.group(3) if m.group(3) else "")
+        elif line.startswith("cardtable: ") and "stopped by Ctrl-C" not in line:
+            found = line[len("cardtable: "):]
+    return found

@@ -138,6 +138,9 @@ class Model:
                 return action_text(g, record.decode(g, dict(obj), 1))
             except (ValueError, KeyError, TypeError):
                 pass
+        if isinstance(obj.get("seat"), int) and isinstance(obj.get("act"), str):
+            rest = " ".join("%s=%s" % (k, v) for k, v in obj.items() if k not in ("seat", "act"))
+            return ("seat %d %s %s" % (obj["seat"], obj["act"], rest)).rstrip()
         return json.dumps(obj)
 
 
@@ -606,7 +609,9 @@ class Monitor:
                 continue
             if isinstance(obj.get("seq"), int) and obj["seq"] > after and "act" in obj:
                 obj.pop("seq")
-                m.add("while away: %s" % m.action_words(obj), "magenta")
+                g = m.game()  # the journal has every card: tell only what a spectator may see
+                if g is not None:
+                    m.add("while away: %s" % m.action_words(g.public(obj)), "magenta")
 
     def handle(self, msg: dict[str, Any]) -> bool:
         m = self.model

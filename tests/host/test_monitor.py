@@ -18,7 +18,7 @@ pytest.importorskip("termios")  # ptys are POSIX only
 
 import termios  # noqa: E402
 
-from cardtable import games  # noqa: E402
+from cardtable import games, record  # noqa: E402
 from cardtable.rng import Random  # noqa: E402
 from cardtable_host.monitor import Keys, Model, plain, render, table_lines  # noqa: E402
 
@@ -242,3 +242,24 @@ def test_s_names_the_suit_of_a_nonesuch_lead_from_the_monitor() -> None:
         finally:
             if term.proc.poll() is None:
                 term.proc.kill()
+
+
+def test_what_happened_while_away_is_told_as_a_spectator_sees_it() -> None:
+    from cardtable_host.monitor import Monitor
+
+    class Journal:
+        def log(self, timeout: float = 0) -> list[str]:
+            return [record.format_line({"game": "fortyfives", "seats": 4, "dealer": 0, "rules": {}}, 0),
+                    record.format_line({"act": "deal"}, 1),
+                    record.format_line({"seat": 1, "act": "discard", "cards": ["7S", "9S", "QD"]}, 2)]
+
+    mon = Monitor.__new__(Monitor)
+    mon.model = Model("/dev/ttyACM0")
+    mon.model.feed({"type": "hello", "fw": "0.1.0", "proto": 1, "board": "pico-i2c-4seat",
+                    "layout": "fortyfives", "seq": 2,
+                    "game": {"game": "fortyfives", "seats": 4, "dealer": 0, "rules": {}}})
+    mon.link = Journal()  # type: ignore[assignment]
+    mon.missed(1)
+    told = [text for text, _ in mon.model.log]
+    assert "while away: seat 1 discards 3 cards face down" in told, told
+    assert not any("7S" in t or "QD" in t for t in told), told
