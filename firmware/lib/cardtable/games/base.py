@@ -29,6 +29,9 @@ class Game:
     PUBLIC_PILES = ()           # deal piles every spectator sees (face up); the rest stay hidden
     SECRET = {}                 # verb -> (field, count field or None): cards a spectator sees
                                 # only counted (None: not at all)
+    DEAL_PATTERN = ()           # the dealing order across a deal pad: (pile, n) steps; "hands"
+                                # gives n to each seat in turn from the dealer's left, n None
+                                # is the rest of the pack (table/dealpad.py)
 
     def __init__(self, seats, dealer=0, rules=None):
         lo, hi = self.SEATS
@@ -105,6 +108,10 @@ class Game:
     over = False
     winner = None
     keep_history = True         # False on the table: undo replays the journal on flash instead
+
+    def deal_pattern(self):
+        """The (pile, n) steps of a deal across the pad under these rules (subclass may vary)."""
+        return self.DEAL_PATTERN
 
     @property
     def dealing(self):

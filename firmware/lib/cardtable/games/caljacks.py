@@ -57,6 +57,7 @@ class CaliforniaJacks(TrickGame):
     }
     VERBS = {"deal": ("piles",), "play": ("card",)}
     PILES = ("hands", "stock", "up")
+    DEAL_PATTERN = (("hands", 6), ("stock", None))  # six each, then the face-up stock, top first
     PUBLIC_PILES = ("up",)  # the cut card; the deal event names it when the stock was scanned
 
     @classmethod

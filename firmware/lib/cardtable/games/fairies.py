@@ -256,6 +256,8 @@ class Fairies(Game):
     VERBS = {"deal": ("piles",), "meditate": ("end?", "card?"), "sow": ("card", "at")}
     PILES = ("nexus", "parade", "hands", "deck")
     PUBLIC_PILES = ("nexus", "parade")
+    # the setup order: the Nexus (7), player 2's Parade card, 3 each, the rest is the Deck
+    DEAL_PATTERN = (("nexus", 7), ("parade", 1), ("hands", 3), ("deck", None))
 
     def __init__(self, seats=2, dealer=0, rules=None):
         self.table = None

@@ -117,6 +117,8 @@ class FortyFives(TrickGame):
     VERBS = {"deal": ("piles",), "bid": ("bid",), "pass": (), "trump": ("suit",),
              "discard": ("cards", "n?"), "play": ("card",)}
     PILES = ("hands", "kitty", "stock")
+    # 3 each, 3 to the kitty, 2 each (from the dealer's left), then the rest is the stock
+    DEAL_PATTERN = (("hands", 3), ("kitty", 3), ("hands", 2), ("stock", None))
     SECRET = {"discard": ("cards", "n")}  # discards lie face down: a spectator sees how many
     _CHOICES = {"kitty": ("bidder", "none"), "renege": ("led", "none"),
                 "lead": ("bidder", "left_of_bidder"), "all_pass": ("stuck", "redeal")}
@@ -189,6 +191,11 @@ class FortyFives(TrickGame):
         return self.pw[c] != 0
 
     # -- the deal ----------------------------------------------------------------------------
+    def deal_pattern(self):
+        if self.rules["kitty"] == "none":
+            return (("hands", 3), ("hands", 2), ("stock", None))
+        return self.DEAL_PATTERN
+
     def sizes(self):
         """Pile sizes of a deal under these rules."""
         if self.rules["kitty"] == "none":

@@ -91,6 +91,7 @@ class Nonesuch(TrickGame):
              "play": ("card", "suit?")}
     PILES = ("hands", "up")
     PUBLIC_PILES = ("up",)
+    DEAL_PATTERN = (("hands", 9), ("up", 1))  # 9 each (12 with three players), then the up card
 
     @classmethod
     def check_rule_values(cls, rules):
@@ -205,6 +206,9 @@ class Nonesuch(TrickGame):
         self._advance()
         return [{"ev": "deal", "hand": self.hand_no, "dealer": self.dealer,
                  "up": self.card_code(up), "trump": self._trump_letter()}]
+
+    def deal_pattern(self):
+        return (("hands", self.tricks_per_hand), ("up", 1))
 
     def random_deal(self, rng):
         cards = rng.shuffle(list(dk.DECK))

@@ -23,8 +23,10 @@ REQUIRED_ROLES = {
     "fairies": (("nexus", ONE), ("sow", ONE), ("parade", SEAT)),
     "nerts": (("foundation", MANY), ("left", SEAT)),
 }
-# Roles any game may add: a tap pad lets a player confirm or undo.
+# Roles any game may add: a tap pad lets a player confirm or undo; a deal pad (not in Nerts,
+# where each player deals their own) reads every card of the deal in the game's order.
 OPTIONAL_ROLES = (("tap", SEAT),)
+DEAL_ROLE = ("deal", ONE)
 GAME_SEATS = {
     "nexus": (2, 2),
     "california-jacks": (2, 2),
@@ -662,7 +664,7 @@ def _layout(ck, b, ln, d):
         ck.bad(key + ".zones", "expected an object: zone -> role")
         zones = {}
     kinds = {}
-    for role, k in REQUIRED_ROLES[game] + OPTIONAL_ROLES:
+    for role, k in REQUIRED_ROLES[game] + OPTIONAL_ROLES + ((DEAL_ROLE,) if game != "nerts" else ()):
         kinds[role] = k
     taken = {}
     for zn in sorted(zones):

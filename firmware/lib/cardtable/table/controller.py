@@ -34,6 +34,12 @@
 #   over starts the next game of the same kind.
 # - The host types anything else (``act`` over the link).
 #
+# - ``deal`` (any trick game, fairies): a deal pad. While a deal is due every card dealt across
+#   it is the next card of the game's DEAL_PATTERN (table/dealpad.py); the last one deals the
+#   hand with every pile known, so each illegal play is refused the moment it is laid. A card
+#   read twice, a card of another deck or a deal ended short (confirm) is a misdeal. With a
+#   deal pad the up/indicator/parade zones deal nothing and Forty-Fives is not dealt unseen.
+#
 # A tag with no card code, or a code that is no card of this game, is a fault, not a play.
 # Two tags that say they are the same card are flagged (``duplicate``). The card last
 # accepted on a zone, lifted and put back, is not played twice.
@@ -124,7 +130,7 @@ class Controller:
             if err:
                 self._fault("journal", err)
         self.hello()
-        for w in board.warnings:  # what the board checker advises against, e.g. no mux RESET
+        for w in self.board.warnings:  # what the board checker advises against, e.g. no mux RESET
             self._fault("board", w)
         self.refresh()
         self.send_state()
@@ -155,7 +161,7 @@ class Controller:
         if self._log is not None:
             commands.log_step(self)
         g = self.game
-        if g.dealing and not g.over and g.ID in AUTO_DEAL:
+        if g.dealing and not g.over and g.ID in AUTO_DEAL and self.deal_zone is None:
             self.play((None, "deal", {}), "auto")
         self.feedback.update(self.clock.ticks_ms())
         self.hal.wdt.feed()
@@ -228,6 +234,12 @@ class Controller:
         self.left = [[] for _ in range(n)]  # nerts: cards laid on each left zone
         self.at = 0  # fairies: the position selector
         self.round_t0 = self.clock.ticks_ms()
+        self.dealt = []  # cards dealt across the deal pad so far, in order
+        self.deal_zone = None
+        roles = self.layout.roles
+        for z in roles:
+            if roles[z][0] == "deal":
+                self.deal_zone = z
 
     # -- actions --------------------------------------------------------------------------
 
@@ -305,6 +317,7 @@ class Controller:
             self._fault("journal", "cannot undo: the journal does not replay")
             return
         self._log = None
+        self.dealt = []
         for z in list(self.zone_card):
             if len(last) > 2 and self.zone_card[z] == last[2]:
                 del self.zone_card[z]
@@ -349,6 +362,10 @@ class Controller:
         elif kind == LIFTED:
             return
         elif kind == UNKNOWN:
+            if zone == self.deal_zone and self.game.dealing:
+                from cardtable.table import dealpad
+                dealpad.misdeal(self, zone, led, "a tag that is no card (%s)" % text)
+                return
             self.feedback.flash(led, "unknown", now)
             self.feedback.sound("unknown", now)
             self._fault("tag", "zone %s: a tag that is no card (%s)" % (zone, text), zone)
@@ -388,6 +405,10 @@ class Controller:
             if g.over:
                 if seat is not None and g.winner is not None and g.team(seat) == g.winner:
                     f.steady(led, "winner")
+            elif g.dealing and self.deal_zone is not None:
+                if r == "deal":
+                    f.steady(led, "pending" if self.dealt else "turn")
+                    focus.append(b.zone_reader[zone])
             elif g.dealing:
                 if r == "up" or r == "indicator" or r == "parade" and seat == 1:
                     f.steady(led, "pending" if self.indicators else "turn")

@@ -21,9 +21,17 @@ def placed(ctl, zone, led, text, key, t):
         code = text.split(":")[0]
         card = g.deck.parse(code)
     except ValueError:
+        if r == "deal" and g.dealing:
+            from cardtable.table import dealpad
+            dealpad.misdeal(ctl, zone, led, "%r is no card of this %s deck" % (text, g.ID))
+            return
         ctl.feedback.flash(led, "unknown", now)
         ctl.feedback.sound("unknown", now)
         ctl._fault("tag", "zone %s: %r is no %s card" % (zone, text, g.ID), zone)
+        return
+    if r == "deal":
+        from cardtable.table import dealpad
+        dealpad.card(ctl, zone, led, card)
         return
     prev = ctl.tags.get(card)
     if prev is None:
@@ -57,6 +65,8 @@ def zone_action(ctl, r, seat, card, t, led, zone=None):
             ctl.lead_suit = -1
             return (seat, "play", card, suit)
         return (seat, "play", card)
+    if ctl.deal_zone is not None and (r == "up" or r == "indicator" or r == "parade"):
+        return None  # the deal pad deals: these pads show the up cards, they deal nothing
     if r == "up":
         return (None, "deal", {"up": [card]}) if g.dealing else None
     if r == "indicator":
@@ -119,6 +129,12 @@ def confirm(ctl, seat, src, led=-1):
         ctl.hello()
         ctl.send_state()
         return None
+    if g.dealing and ctl.deal_zone is not None:
+        if not ctl.dealt:
+            return None
+        from cardtable.table import dealpad
+        z = ctl.deal_zone
+        return dealpad.short(ctl, z, ctl.board.zone_led.get(z, -1))
     if g.ID == "fortyfives" and g.phase == "discard":
         turn = ctl._turn()
         if seat is not None and seat != turn:
