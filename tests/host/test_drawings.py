@@ -151,10 +151,10 @@ def test_bom_has_every_part_the_wiring_needs() -> None:
     rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")]
             for ln in bom.splitlines() if ln.startswith("| ")}
     # columns: part, part number, pico-i2c-2seat, pico-i2c-4seat, pico-nerts-6, pico-spi-4seat
-    assert rows["Resistor 2.2 kohm, I2C channel pull-up"][2:] == ["12", "18", "24", ""]
+    assert rows["Resistor 2.2 kohm, I2C channel pull-up"][2:] == ["14", "20", "24", ""]
     assert rows["Resistor 10 kohm, chip-select pull-up"][2:] == ["", "", "", "5"]
     assert rows["Resistor 33 ohm, in series with SCK"][2:] == ["", "", "", "1"]
-    assert rows["Capacitor 100 nF, at each bare WS2812B"][2:] == ["6", "9", "18", "5"]
+    assert rows["Capacitor 100 nF, at each bare WS2812B"][2:] == ["7", "10", "18", "5"]
     assert rows["Capacitor 10 nF, encoder filter"][2:] == ["2", "", "", ""]
     assert "6-core" in files["pico-spi-4seat/wiring.md"]
     assert "4-core" in files["pico-i2c-4seat/wiring.md"]
