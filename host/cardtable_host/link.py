@@ -41,7 +41,7 @@ from cardtable_host.errors import CardtableError
 
 PROTO = 1
 BAUD = 115200
-DEVICE_MESSAGES = ("hello", "event", "verdict", "state", "fault")
+DEVICE_MESSAGES = ("hello", "event", "verdict", "state", "fault", "dealt")
 BOOT_ERROR = "boot-error.txt"  # where the board keeps why its table last failed to start (main.py)
 _EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit))\b:?\s*(.*)$")
 

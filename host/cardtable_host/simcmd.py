@@ -70,6 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--board", help="board config (default: one per game, see firmware/boards)")
     p.add_argument("--layout", help="the board's layout to play (default: the game's)")
     p.add_argument("--seats", type=int, help="players (picks a layout with that many seats)")
+    p.add_argument("--deal-pad", action="store_true",
+                   help="deal through the board's deal pad: the bots deal every card across it in "
+                        "the game's order, so the board knows every hand and refuses a revoke at once")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                    help="a rule option (value as JSON: target=30, double_ended=true); repeatable")
     p.add_argument("--port-file", metavar="F", help="write the board's pty path to F")
@@ -103,8 +106,10 @@ def parse_rules(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def pick_layout(game: str, board_name: str, layout: str | None, seats: int | None) -> str:
-    """The layout of board_name that plays game (with that many seats)."""
+def pick_layout(game: str, board_name: str, layout: str | None, seats: int | None,
+                deal_pad: bool = False) -> str:
+    """The layout of board_name that plays game (with that many seats; with a deal pad, or
+    without one unless deal_pad)."""
     from cardtable_host.sim.table import _boards_dir
     from cardtable.table import config
 
@@ -113,13 +118,21 @@ def pick_layout(game: str, board_name: str, layout: str | None, seats: int | Non
         lay = b.layout(layout)
         if lay.game != game:
             raise ValueError("layout %r of %s plays %s, not %s" % (layout, board_name, lay.game, game))
+        if deal_pad and not lay.zone("deal"):
+            raise ValueError("layout %r of %s has no deal pad (a zone with the role 'deal')"
+                             % (layout, board_name))
         return layout
     names = b.layouts_for(game)
     if seats is not None:
         names = [n for n in names if len(b.layouts[n].seats) == seats]
+    if deal_pad:
+        names = [n for n in names if b.layouts[n].zone("deal")]
+    else:  # a layout without a deal pad if there is one (Forty-Fives then deals itself)
+        names = [n for n in names if not b.layouts[n].zone("deal")] or names
     if not names:
-        raise ValueError("board %s has no layout for %s%s" % (
-            board_name, game, "" if seats is None else " with %d seats" % seats))
+        raise ValueError("board %s has no layout for %s%s%s" % (
+            board_name, game, "" if seats is None else " with %d seats" % seats,
+            " with a deal pad" if deal_pad else ""))
     return game if game in names else names[0]
 
 
@@ -220,7 +233,7 @@ def run(args: argparse.Namespace) -> int:
     board_name = args.board or BOARD_FOR[game]
     try:
         rules = parse_rules(args.rule)
-        layout = pick_layout(game, board_name, args.layout, args.seats)
+        layout = pick_layout(game, board_name, args.layout, args.seats, args.deal_pad)
         games.game_class(game).check_rules(rules)
     except (ValueError, OSError) as e:
         print("cardtable sim: %s" % e, file=sys.stderr)
@@ -314,7 +327,7 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
     link = Link(vb.port, timeout=10)  # held: other programs are refused while the bots play
     try:
         bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes,
-                    on_message=show.message)
+                    on_message=show.message, deal_pad=args.deal_pad)
         hello = link.hello()
         link.drain()
         try:

@@ -25,9 +25,12 @@ Device -> host ("type" names the message):
   card of this game; ``two_tags``: two tags on one pad; ``torn``: the card left mid-read;
   ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
   ``error``: the firmware caught an error; ``board``: a wiring warning of the board file, at
-  start), ``msg``, and ``zone`` where there is one.
+  start; ``misdeal``: a deal across the deal pad went wrong and starts over), ``msg``, and
+  ``zone`` where there is one.
   ``cleared: true`` says the fault is over (the reader answers again). The LEDs' side:
   hardware/README.md, "Faults at the table".
+- ``dealt``: a card counted on the deal pad: ``n`` of ``of``, ``zone`` (never which card);
+  the last card's answer is the deal's ``event``.
 - ``log``: one journal line, in answer to ``log``: ``id``, ``game`` (its number), ``line``
   (the journal line's exact text, seq and CRC included).
 - ``ok``: ``id`` echoed, plus the command's answer fields.

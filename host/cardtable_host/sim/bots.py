@@ -53,8 +53,9 @@ class Bots:
     def __init__(self, link: Link, table: VirtualTable, bots: set[int] | None = None,
                  seed: int = 1, mistakes: bool = True,
                  on_message: Callable[[dict[str, Any], Any], None] | None = None,
-                 timeout: float = 20.0) -> None:
+                 timeout: float = 20.0, deal_pad: bool = False) -> None:
         self.link = link
+        self.deal_pad = deal_pad  # deal every card across the board's deal pad
         self.table = table
         self.game_id = table.layout.game
         self.seats = len(table.layout.seats)
@@ -344,6 +345,9 @@ class Bots:
 
     def _deal(self, action: tuple) -> bool:
         g = self.shadow
+        pad = self.table.zone("deal") if self.deal_pad else None
+        if pad is not None:
+            return self._deal_across(pad)
         self.pending_deal = action
         if self.game_id in AUTO_DEAL:
             # The board deals unseen by itself, at once: follow its deal event.
@@ -354,6 +358,31 @@ class Bots:
         if len(json.dumps({"cmd": "act", "id": 99999, "action": obj})) > LINE_LIMIT:
             obj = {"act": "deal"}  # too long for a link line: the board takes it unseen
         return self._act_obj(obj)
+
+    def _deal_across(self, pad: str) -> bool:
+        """Deal a shuffled pack across the deal pad, card by card, in the game's order: the
+        board assigns each card by the game's deal pattern (table/dealpad.py)."""
+        from cardtable.table import dealpad
+
+        g = self.shadow
+        cards = self.rng.shuffle(list(g.CARDS))[:dealpad.total(g)]
+        self.pending_deal = (None, "deal", dealpad.piles(g, cards))
+        self.sent = record.encode(g, self.pending_deal)  # what the board saw: every card
+        src = "deal pad"
+        for i, c in enumerate(cards):
+            self.table.lay(pad, g.card_code(c), wait=False)
+            last = i == len(cards) - 1
+            msg = self._await(lambda m: m.get("type") == "fault" and m.get("kind") == "misdeal"
+                              or (m.get("type") == "dealt" and m.get("n") == i + 1 and not last)
+                              or (last and m.get("type") in ("event", "verdict")
+                                  and m.get("from") == src),
+                              "the deal pad to count card %d" % (i + 1))
+            self.table.lift(pad, wait=False)
+            if msg["type"] in ("fault", "verdict"):
+                self.pending_deal = None
+                raise SimError("the board refused the deal across its pad: %s" % (
+                    msg.get("msg") or msg.get("reason")))
+        return True
 
     def _act(self, action: tuple) -> bool:
         return self._act_obj(record.encode(self.shadow, action))

@@ -79,9 +79,9 @@ class Nexus(TrickGame):
     VERBS = {"deal": ("piles",), "play": ("card",)}
     PILES = ("up", "kitty", "hands", "hands2")
     PUBLIC_PILES = ("up",)
-    # six to the kitty, the last two of them the indicators, then nine each for round 1
-    # (round 2's hands are dealt later, off the pad: they stay unseen)
-    DEAL_PATTERN = (("kitty", 4), ("up", 2), ("hands", 9))
+    # six to the kitty, the last two of them the indicators, nine each for round 1, then nine
+    # each for round 2, set aside face down (the same cards the pack would give after round 1)
+    DEAL_PATTERN = (("kitty", 4), ("up", 2), ("hands", 9), ("hands2", 9))
     _SIZES = {"up": 2, "kitty": 4, "hands": 9, "hands2": 9}
 
     @classmethod

@@ -37,8 +37,9 @@
 # - ``deal`` (any trick game, fairies): a deal pad. While a deal is due every card dealt across
 #   it is the next card of the game's DEAL_PATTERN (table/dealpad.py); the last one deals the
 #   hand with every pile known, so each illegal play is refused the moment it is laid. A card
-#   read twice, a card of another deck or a deal ended short (confirm) is a misdeal. With a
-#   deal pad the up/indicator/parade zones deal nothing and Forty-Fives is not dealt unseen.
+#   read twice, a card of another deck or a deal ended short (confirm) is a misdeal. Until a
+#   card crosses the pad the up/indicator/parade zones deal as before (hands unseen); a
+#   Forty-Fives layout with a deal pad is not dealt unseen by itself.
 #
 # A tag with no card code, or a code that is no card of this game, is a fault, not a play.
 # Two tags that say they are the same card are flagged (``duplicate``). The card last
@@ -405,12 +406,11 @@ class Controller:
             if g.over:
                 if seat is not None and g.winner is not None and g.team(seat) == g.winner:
                     f.steady(led, "winner")
-            elif g.dealing and self.deal_zone is not None:
+            elif g.dealing:
                 if r == "deal":
                     f.steady(led, "pending" if self.dealt else "turn")
                     focus.append(b.zone_reader[zone])
-            elif g.dealing:
-                if r == "up" or r == "indicator" or r == "parade" and seat == 1:
+                elif (r == "up" or r == "indicator" or r == "parade" and seat == 1) and not self.dealt:
                     f.steady(led, "pending" if self.indicators else "turn")
                     focus.append(b.zone_reader[zone])
             elif r == "kitty" and self.discards:

@@ -3,8 +3,8 @@
 # game's own order (``DEAL_PATTERN`` in its rules module). Each card read there is the next
 # card of the pattern; the last one deals the hand with every pile known. A card read twice,
 # a card of another deck or a deal ended short is a misdeal: the pad flashes, the link says
-# why, and the deal starts over (nothing is guessed). Loaded only on layouts with a deal pad.
-from cardtable import link as lk
+# why, and the deal starts over (nothing is guessed). Loaded when a card crosses a deal pad;
+# it imports nothing, so unloading the table's modules frees them (a test switching games).
 
 
 def total(g):
@@ -18,7 +18,7 @@ def total(g):
 def _count(g, pile, k, dealt):
     if k is None:
         return len(g.CARDS) - dealt
-    return k * g.seats if pile == "hands" else k
+    return k * g.seats if pile[:5] == "hands" else k
 
 
 def piles(g, cards):
@@ -26,13 +26,13 @@ def piles(g, cards):
     seats = g.seats
     first = (g.dealer + 1) % seats if g.HAS_DEALER else 0
     out = {}
-    hands = None
     pos = 0
     for pile, k in g.deal_pattern():
-        if pile == "hands":
+        if pile[:5] == "hands":  # one per seat ("hands2": Nexus' round 2, set aside face down)
+            hands = out.get(pile)
             if hands is None:
                 hands = [[] for _ in range(seats)]
-                out["hands"] = hands
+                out[pile] = hands
             for i in range(seats):
                 hands[(first + i) % seats].extend(cards[pos:pos + k])
                 pos += k
@@ -54,8 +54,10 @@ def card(ctl, zone, led, c):
             g.card_code(c), dealt.index(c) + 1, len(dealt) + 1))
     dealt.append(c)
     now = ctl.clock.ticks_ms()
-    if len(dealt) < total(g):
+    n = total(g)
+    if len(dealt) < n:
         ctl.feedback.flash(led, "accepted", now)
+        ctl.link.send({"type": "dealt", "n": len(dealt), "of": n, "zone": zone})
         return None
     cards = dealt[:]
     ctl.dealt = []
@@ -68,8 +70,9 @@ def misdeal(ctl, zone, led, why):
     ctl.dealt = []
     ctl.feedback.flash(led, "rejected", now)
     ctl.feedback.sound("rejected", now)
-    ctl.link.send(lk.fault("misdeal", "misdeal: %s; gather the cards, shuffle and deal "
-                                      "again across the pad" % why, zone))
+    ctl.link.send({"type": "fault", "kind": "misdeal", "zone": zone,
+                   "msg": "misdeal: %s; gather the cards, shuffle and deal again across the "
+                          "pad" % why})
     ctl.refresh()
     return False, "misdeal: " + why, None
 

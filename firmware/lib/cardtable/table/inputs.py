@@ -65,8 +65,8 @@ def zone_action(ctl, r, seat, card, t, led, zone=None):
             ctl.lead_suit = -1
             return (seat, "play", card, suit)
         return (seat, "play", card)
-    if ctl.deal_zone is not None and (r == "up" or r == "indicator" or r == "parade"):
-        return None  # the deal pad deals: these pads show the up cards, they deal nothing
+    if ctl.dealt and (r == "up" or r == "indicator" or r == "parade"):
+        return None  # a deal is under way across the deal pad: it deals, these pads do not
     if r == "up":
         return (None, "deal", {"up": [card]}) if g.dealing else None
     if r == "indicator":
@@ -131,7 +131,7 @@ def confirm(ctl, seat, src, led=-1):
         return None
     if g.dealing and ctl.deal_zone is not None:
         if not ctl.dealt:
-            return None
+            return None  # nothing crossed the pad: the up or indicator pad deals, hands unseen
         from cardtable.table import dealpad
         z = ctl.deal_zone
         return dealpad.short(ctl, z, ctl.board.zone_led.get(z, -1))
