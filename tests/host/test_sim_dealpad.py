@@ -1,0 +1,76 @@
+"""End to end: `cardtable sim GAME --bots all --deal-pad` deals every card across the virtual
+board's deal pad, the board refuses the bots' slips at once (no revoke is left to be proven
+later), no hand ever crosses the link, and `cardtable referee` agrees with the pulled journal."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hostsupport import need_node
+
+pytest.importorskip("termios")  # ptys are POSIX only
+
+need_node()
+
+# game -> seed: games of a few hundred actions at most with the pad's deals
+GAMES = {"nexus": 1, "fairies": 1, "california-jacks": 171, "fortyfives": 26, "nonesuch": 1}
+TIMEOUT = 300
+
+
+def cardtable(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cardtable_host.cli", *args]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[subprocess.Popen[bytes], Path]]]:
+    out = tmp_path_factory.mktemp("simpad")
+    procs = {}
+    env = dict(os.environ, NO_COLOR="1")
+    for game, seed in GAMES.items():
+        base = out / game
+        with open(base.with_suffix(".out"), "wb") as so, open(base.with_suffix(".err"), "wb") as se:
+            procs[game] = (subprocess.Popen(
+                cardtable("sim", game, "--bots", "all", "--deal-pad", "--seed", str(seed), "--json",
+                          "--record", str(base.with_suffix(".jsonl"))),
+                stdout=so, stderr=se, env=env), base)
+    yield procs
+    for proc, _ in procs.values():
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_sim_deals_across_the_pad_and_refuses_revokes_at_once(game: str, runs: dict) -> None:
+    proc, base = runs[game]
+    proc.wait(timeout=TIMEOUT)
+    assert proc.returncode == 0, base.with_suffix(".err").read_text()[-3000:]
+    messages = [json.loads(ln) for ln in base.with_suffix(".out").read_text().splitlines() if ln.strip()]
+    result = [m for m in messages if m.get("type") == "result"][-1]
+    assert result["over"] is True
+    deals = [m for m in messages if m.get("type") == "event" and m.get("action", {}).get("act") == "deal"]
+    assert deals and all(m["from"] == "deal pad" for m in deals), [m.get("from") for m in deals]
+    counted = [m for m in messages if m.get("type") == "dealt"]
+    assert counted and all(set(m) == {"type", "n", "of", "zone"} for m in counted)
+    # known hands never leave the device: no deal pile but the face-up ones, no hand in a view
+    for m in deals:
+        assert not {"hands", "hands2", "kitty", "stock", "deck"} & set(m["action"]), m["action"]
+    for m in messages:
+        if m.get("type") == "state":
+            assert "hand" not in m["view"] and "hands" not in m["view"], m["view"]
+    proven = [ev for m in messages if m.get("type") == "event" for ev in m["events"]
+              if ev.get("ev") == "revoke"]
+    assert proven == [], "a revoke was let through and proven later"
+    if game != "fairies":
+        refused = [m for m in messages if m.get("type") == "verdict"]
+        assert refused and all(m["reason"] for m in refused)  # the bots' slips, refused at once
+    ref = subprocess.run(cardtable("referee", "--json", str(base.with_suffix(".jsonl"))),
+                         capture_output=True, text=True, timeout=120)
+    assert ref.returncode == 0, ref.stdout + ref.stderr
+    verdict = json.loads(ref.stdout)
+    assert verdict["ok"] and verdict["over"] and verdict["scores"] == result["scores"]
