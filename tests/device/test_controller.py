@@ -127,8 +127,8 @@ def test_undo_takes_back_the_last_action_and_its_journal_line():
     assert Journal(t.hal.storage).resume()[1] == 2
     assert t.ctl.game.turn == (2,)
     yield
-    r = t.send({"cmd": "undo", "id": 4})
-    assert r == [{"type": "ok", "id": 4, "action": {"seat": 1, "act": "bid", "bid": 20}, "seq": 1}]
+    r = t.send({"cmd": "undo", "id": 4})  # seq: the journal's second undo line
+    assert r == [{"type": "ok", "id": 4, "action": {"seat": 1, "act": "bid", "bid": 20}, "seq": 5}]
     assert t.ctl.game.turn == (1,)
 
 
@@ -146,18 +146,22 @@ def test_the_table_keeps_no_history_in_memory_and_undoes_from_its_journal():
     t.put("s0", "3C")
     assert t.ctl.game.trick_winners == [1, 0]
     yield
-    r = t.send({"cmd": "undo", "id": 9})
-    assert r == [{"type": "ok", "id": 9, "action": {"seat": 0, "act": "play", "card": "3C"}, "seq": 4}]
+    r = t.send({"cmd": "undo", "id": 9})  # an undo line (6): nothing rewritten, nothing replayed
+    assert r == [{"type": "ok", "id": 9, "action": {"seat": 0, "act": "play", "card": "3C"}, "seq": 6}]
+    assert t.ctl.ready and t.ctl.journal.live == 4
     g = t.ctl.game
     assert json.dumps(g.dump()) == before and g.history == [] and g.turn == (0,)
     yield
     t.put("s0", "3C")                     # played again after the undo: the same trick
-    assert t.ctl.game.trick_winners == [1, 0] and t.ctl.journal.seq == 5
+    assert t.ctl.game.trick_winners == [1, 0] and t.ctl.journal.seq == 7
     for _ in range(5):                    # back to the deal, then nothing left to undo
         assert t.send({"cmd": "undo", "id": 10})[0]["type"] == "ok"
         yield
-    assert t.ctl.game.dealing and t.ctl.journal.seq == 0
+    assert t.ctl.game.dealing and t.ctl.journal.live == 0 and t.ctl.journal.seq == 12
     assert t.send({"cmd": "undo", "id": 11})[0]["type"] == "error"
+    from cardtable.journal import Journal
+
+    assert Journal(t.hal.storage).resume()[1] == 0  # the journal replays to the same place
 
 
 @stepped

@@ -183,16 +183,36 @@ def test_a_journal_without_a_readable_header_gives_none():
     assert Journal(MemStorage()).resume() is None
 
 
-def test_undo_removes_the_last_line_only():
+def test_undo_appends_an_undo_line_and_the_replay_skips_what_it_took_back():
     store, j, g, ends = journaled(9)
     j2 = Journal(store)
     game, n = j2.resume()
-    j2.undo()
-    j2.undo()
-    assert len(store.files["games/0001.jsonl"]) == ends[7]
+    before = bytes(store.files["games/0001.jsonl"])
+    assert record.parse_line(j2.undo(), 9)["seq"] == 9  # the text of the line taken back
+    assert record.parse_line(j2.undo(), 8)["seq"] == 8
+    data = bytes(store.files["games/0001.jsonl"])
+    assert data.startswith(before), "an undo never rewrites the journal"
+    tail = data[len(before):].decode().splitlines()
+    assert [record.parse_line(t, 0)["act"] for t in tail] == ["undo", "undo"]
     game2, n2 = Journal(store).resume()
     assert n2 == 7 and game2.history == g.history[:7]
-    assert j2.append(record.encode(g, g.history[7])) == 8
+    assert j2.live == 7
+    assert j2.append(record.encode(g, g.history[7])) == 12
+    game3, n3 = Journal(store).resume()
+    assert n3 == 8 and game3.history == g.history[:8]
+    j2.undo()  # takes back the new line, then the one before it
+    j2.undo()
+    game4, n4 = Journal(store).resume()
+    assert n4 == 6 and game4.history == g.history[:6]
+
+
+def test_an_undo_line_with_nothing_to_take_back_ends_the_replay():
+    store, j, g, ends = journaled(1)
+    j.undo()
+    j.append({"act": "undo"})  # a second undo: nothing is left to take back
+    j2 = Journal(store)
+    game, n = j2.resume()
+    assert n == 0 and j2.seq == 2 and j2.dropped > 0
 
 
 def test_undo_never_removes_the_header():

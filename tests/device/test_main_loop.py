@@ -104,9 +104,9 @@ def test_main_builds_the_table_and_its_loop_plays_a_game():
     store = FileStorage(root)
     ctl = yield from booted(store, {"board": "pico-i2c-2seat", "layout": "california-jacks"})
     hal = ctl.hal
-    assert ctl.layout.name == "california-jacks" and ctl.scanner.n == 6
+    assert ctl.layout.name == "california-jacks" and ctl.scanner.n == 7
     if EMULATING:
-        assert [e.max_retries for e in hal.emus] == [1] * 6  # polls are bounded on every reader
+        assert [e.max_retries for e in hal.emus] == [1] * 7  # polls are bounded on every reader
         assert type(hal.readers[0]).__name__ == "PN532I2C"
     said = {}
     yield from steps(ctl, 20, said)
@@ -187,9 +187,9 @@ def test_maintenance_mode_starts_nothing():
                      stop=lambda hal, board: main.maintenance(store, hal, board))
     assert ctl is None
     if EMULATING:
-        assert [len(e.log) for e in made[0].emus] == [0] * 6  # no reader was even woken
+        assert [len(e.log) for e in made[0].emus] == [0] * 7  # no reader was even woken
     else:
-        assert [r.inits for r in made[0].readers] == [0] * 6
+        assert [r.inits for r in made[0].readers] == [0] * 7
     assert store.size("games") < 0 and made[0].serial.take() == b""
     assert keep is keep
 

@@ -51,3 +51,17 @@ def test_a_missing_file_and_stdin() -> None:
     p = subprocess.run([sys.executable, "-m", "cardtable_host.cli", "referee", "--json", "-"],
                        input=legal, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and json.loads(p.stdout)["ok"]
+
+
+def test_an_undo_line_takes_back_the_action_before_it(tmp_path) -> None:
+    head = '{"game": "california-jacks", "seats": 2, "dealer": 0, "rules": {}}'
+    deal = ('{"act": "deal", "hands": [["2C","3D","4D","5D","6D","7D"], '
+            '["KC","8H","9H","10H","JH","QH"]], "up": ["9S"]}')
+    wrong = '{"seat": 0, "act": "play", "card": "2C"}'  # seat 1 leads: not seat 0's turn
+    lines = [head, deal, wrong, '{"act": "undo"}', '{"seat": 1, "act": "play", "card": "KC"}']
+    rec = tmp_path / "undo.jsonl"
+    rec.write_text("\n".join(lines) + "\n")
+    p = referee("--json", str(rec))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rec.write_text("\n".join(lines[:3] + lines[4:]) + "\n")  # the same without the undo line
+    assert referee("--json", str(rec)).returncode == 1

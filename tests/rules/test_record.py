@@ -101,3 +101,16 @@ def test_every_game_has_a_unique_id_and_loads_by_it():
         assert ("cardtable.games." + GAMES_MOD[name]) not in sys.modules
         yield
     raises(ValueError, games.load, "bridge")
+
+
+def test_an_undo_line_takes_back_the_action_before_it():
+    deal = '{"act": "deal", "hands": [["2C","3D","4D","5D","6D","7D"], ["KC","8H","9H","10H","JH","QH"]], "up": ["9S"]}'
+    undo = '{"act": "undo"}'
+    lines = [HEAD, deal, '{"seat": 1, "act": "play", "card": "KC"}', undo,
+             '{"seat": 1, "act": "play", "card": "8H"}', '{"seat": 0, "act": "play", "card": "2C"}',
+             undo, undo, '{"seat": 1, "act": "play", "card": "QH"}']
+    g, actions = record.load(lines)
+    assert [n for n, a in actions] == [2, 9]  # the KC taken back, then 2C and 8H
+    assert actions[1][1] == (1, "play", g.deck.parse("QH"))
+    e = raises(record.RecordError, record.load, [HEAD, deal, undo, undo])
+    assert e.line == 4 and "no action before it" in str(e)

@@ -6,8 +6,10 @@ littlefs the flush is the commit point, so a power cut keeps every action flushe
 On boot ``resume()`` replays the newest game line by line and stops at the first line that is
 torn (no newline), fails its CRC, is out of sequence or is not a legal action; that tail is
 cut off (the good prefix is copied to a temp file that is renamed over the journal, which
-littlefs does atomically), so nothing corrupt is ever read back. An undo rewrites the file
-the same way without its last line. Only the newest ``keep`` games are kept.
+littlefs does atomically), so nothing corrupt is ever read back. An undo appends an undo line
+(``{"act": "undo"}``: it takes back the last action not yet taken back), so undo costs one
+flushed line, never a rewrite; the replay skips what was taken back. Only the newest
+``keep`` games are kept.
 
 Storage is a hal.Storage: littlefs on the Pico, littlefs-python or memory in tests.
 """
@@ -82,6 +84,7 @@ class Journal:
         self.history = True  # do replayed games keep their history in memory (for undo)?
         self.number = -1  # the current game's number, -1 = none
         self.seq = -1  # seq of the last line in the file (0 = the header)
+        self.live = 0  # actions in the file not taken back by an undo line
         self.size = 0  # bytes in the current file
         self.dropped = 0  # bytes cut off the tail by the last resume
         self.error = None  # the last storage error, as text
@@ -129,6 +132,7 @@ class Journal:
             n = kept[-1] + 1 if kept else 1
             self.number = n
             self.seq = -1
+            self.live = 0
             self.size = 0
             drop = len(kept) + 1 - self.keep
             for k in range(drop if drop > 0 else 0):
@@ -145,9 +149,11 @@ class Journal:
         try:
             if self._f is None:
                 self._f = self.fs.open(self.path(self.number), "ab")
-            return self._write(obj)
+            seq = self._write(obj)
         except OSError as e:
             self._fail(e)
+        self.live += 1
+        return seq
 
     def _write(self, obj):
         seq = self.seq + 1
@@ -188,7 +194,10 @@ class Journal:
                 return stop.value
 
     def resuming(self):
-        """resume() as a generator that yields after each line (its return value is resume's)."""
+        """resume() as a generator that yields after each line (its return value is resume's).
+
+        Two passes: the first checks each line (CRC, sequence) and marks what the undo lines
+        took back; the second replays the rest."""
         self.close()
         kept = self.numbers()
         if not kept:
@@ -196,43 +205,58 @@ class Journal:
         n = kept[-1]
         path = self.path(n)
         game = None
-        good = 0  # bytes of good lines
         seq = -1
         try:
+            dead = None
+            for step in self._marks(n):
+                if step is not None:
+                    dead, good, total = step
+                yield
+            last = len(dead) - 1
             rd = self.reader(n)
+            seq = -1
+            end = 0  # the end of the last line replayed or skipped
             try:
-                while True:
+                while seq < last:
                     line = rd.next()
                     if line is None:
                         break
+                    if seq >= 0 and dead[seq + 1]:
+                        seq += 1
+                        end = line[1]
+                        continue
                     try:
                         obj = record.parse_line(line[0], seq + 2)
-                        if obj.get("seq") != seq + 1:
-                            break
                         if game is None:
                             game = record.game_from_header(obj, 1)
                             game.keep_history = self.history
                         else:
                             action = record.decode(game, obj, seq + 2)
                             if game.check(action):
+                                good = end
                                 break
                             game.apply(action)
                     except ValueError:  # RecordError, IllegalAction, a bad header
+                        good = end
                         break
                     seq += 1
-                    good = line[1]
+                    end = line[1]
                     yield
             finally:
                 rd.close()
-            total = self.fs.size(path)
         except OSError as e:
             self.error = "journal %s: %s" % (path, e)
             return None
         if game is None:
             self.error = "journal %s: no readable header" % path
             return None
+        live = 0
+        for i in range(1, seq + 1):
+            if not dead[i]:
+                live += 1
         self.number = n
         self.seq = seq
+        self.live = live
         self.size = good
         self.dropped = total - good if total > good else 0
         if self.dropped:
@@ -241,33 +265,75 @@ class Journal:
                 self.error = None
             except OSError as e:
                 self.error = "journal %s: cannot cut the torn tail: %s" % (path, e)
-        return game, seq
+        return game, live
+
+    def _marks(self, n):
+        """The first pass over game n: yields None per line, then (dead, good bytes, file size):
+        dead[seq] is 2 for an undo line, 1 for an action it took back, 0 for the rest."""
+        dead = bytearray()
+        good = 0
+        rd = self.reader(n)
+        try:
+            while True:
+                line = rd.next()
+                if line is None:
+                    break
+                seq = len(dead)
+                try:
+                    obj = record.parse_line(line[0], seq + 1)
+                except ValueError:
+                    break
+                if obj.get("seq") != seq:
+                    break
+                mark = 0
+                if seq > 0 and obj.get("act") == "undo":
+                    j = seq - 1
+                    while j > 0 and dead[j]:
+                        j -= 1
+                    if j < 1:
+                        break  # nothing left to take back: a bad line
+                    dead[j] = 1
+                    mark = 2
+                dead.append(mark)
+                good = line[1]
+                yield None
+        finally:
+            rd.close()
+        yield dead, good, self.fs.size(self.path(n))
 
     def undo(self):
-        """Remove the last action line (the header stays) and return its text; raises JournalError."""
-        if self.seq < 1:
+        """Take back the last action not yet taken back: append an undo line; returns the text
+        of the line it takes back. Raises JournalError."""
+        if self.live < 1:
             raise JournalError("no action to take back in the journal")
-        keep = 0
         last = None
         try:
             self.close()
+            dead = None
+            for step in self._marks(self.number):
+                if step is not None:
+                    dead = step[0]
+            j = len(dead) - 1
+            while j > 0 and dead[j]:
+                j -= 1
             rd = self.reader()
             try:
-                while True:
+                for _ in range(j + 1):
                     line = rd.next()
-                    if line is None or line[1] >= self.size:
-                        last = line[0] if line is not None else None
-                        break
-                    keep = line[1]
-                    last = line[0]
+                last = line[0]
             finally:
                 rd.close()
-            self._truncate(keep)
         except OSError as e:
             self._fail(e)
-        self.seq -= 1
-        self.size = keep
+        self.take_back()
         return last
+
+    def take_back(self):
+        """Append an undo line (one flushed line: the caller knows what it takes back)."""
+        if self.live < 1:
+            raise JournalError("no action to take back in the journal")
+        self.append({"act": "undo"})
+        self.live -= 2  # append counted the undo line as an action
 
     def _truncate(self, nbytes):
         """Keep only the first nbytes of the current file (copy + atomic rename)."""

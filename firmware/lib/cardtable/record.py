@@ -271,8 +271,12 @@ def _encode_piles(game, piles):
 
 
 # -- whole records --------------------------------------------------------------------------
+UNDO = (None, "undo")  # an undo line: it takes back the last action not yet taken back
+
+
 def reading(lines):
-    """Yield the game (from the header), then (line number, action) per line; raises RecordError."""
+    """Yield the game (from the header), then (line number, action) per line (UNDO for an undo
+    line); raises RecordError."""
     game = None
     lineno = 0
     for text in lines:
@@ -283,6 +287,8 @@ def reading(lines):
         if game is None:
             game = game_from_header(obj, lineno)
             yield game
+        elif obj.get("act") == "undo":
+            yield lineno, UNDO
         else:
             yield lineno, decode(game, obj, lineno)
     if game is None:
@@ -290,10 +296,19 @@ def reading(lines):
 
 
 def load(lines):
-    """(game, [(line number, action), ...]) from an iterable of text lines; raises RecordError."""
+    """(game, [(line number, action), ...]) from an iterable of text lines, without the actions
+    undo lines took back; raises RecordError."""
     it = reading(lines)
     game = next(it)
-    return game, list(it)
+    out = []
+    for lineno, action in it:
+        if action is UNDO:
+            if not out:
+                raise RecordError(lineno, "an undo line with no action before it to take back")
+            out.pop()
+        else:
+            out.append((lineno, action))
+    return game, out
 
 
 def dump(game, actions=None):

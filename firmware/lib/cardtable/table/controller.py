@@ -57,6 +57,22 @@ FW = "0.1.0"
 AUTO_DEAL = ("fortyfives",)  # hands the table never sees dealt: dealt unseen at once
 _SEAT_ROLES = ("play", "tap", "parade", "left")
 REPLAY_LINES = 4  # journal lines replayed per step when stepwise
+SINCE_MAX = 240  # actions kept after a deal's checkpoint for a fast undo (a long Nerts round: more)
+
+
+def _copy(v):
+    """A copy of a game's state value: lists, dicts and bytearrays copied, the rest shared."""
+    t = type(v)
+    if t is list:
+        return [_copy(x) for x in v]
+    if t is dict:
+        out = {}
+        for k in v:
+            out[k] = _copy(v[k])
+        return out
+    if t is bytearray:
+        return bytearray(v)
+    return v
 
 
 class Controller:
@@ -88,6 +104,9 @@ class Controller:
         self._log = None
         self.enroll = None  # a zone being enrolled through (the tag command): no plays
         self._replay = None  # [journal replay generator, what to do with its result, its data]
+        # Undo without replaying the game: the state before the last deal, and the actions since.
+        self._ckpt = None
+        self._since = None
         self._clear_table()
         self.scanner.start()
         # The journal is replayed line by line, a few lines per step() when stepwise (the
@@ -181,6 +200,7 @@ class Controller:
         g.keep_history = self.history
         self.layout = lay
         self.game = g
+        self._ckpt = self._since = None
         self._clear_table()
         try:
             self.journal.start(record.header(g))
@@ -219,6 +239,8 @@ class Controller:
         if isinstance(lay, str):
             return False
         self.layout = lay
+        if g is not self.game:
+            self._ckpt = self._since = None
         self.game = g
         if g.ID == "nerts":  # the round goes on from the last time it judged
             self.round_t0 = ticks_add(self.clock.ticks_ms(), -getattr(g, "clock", 0))
@@ -256,7 +278,20 @@ class Controller:
             self.feedback.flash(led, "rejected", now)
             self.feedback.sound("rejected", now)
             return False, reason, None
+        if action[1] == "deal" and not g.keep_history:
+            st = {}
+            d = g.__dict__
+            for k in d:
+                st[k] = _copy(d[k])
+            self._ckpt = st
+            self._since = []
         events = g.apply(action)
+        since = self._since
+        if since is not None:
+            if len(since) < SINCE_MAX:
+                since.append(action)
+            else:
+                self._ckpt = self._since = None
         # Show the verdict before the journal's flush (a flash erase costs tens of ms): if the
         # power fails in between, the card is still on its pad and is read again after boot.
         self.feedback.flash(led, "accepted", now)
@@ -284,7 +319,7 @@ class Controller:
     def undo(self, src):
         """Take back the last action: (True, undone record object) or (False, reason)."""
         g = self.game
-        if not (g.history if g.keep_history else self.journal.seq > 0):
+        if not (g.history if g.keep_history else self.journal.live > 0):
             self._verdict(None, "nothing to undo", src)
             return False, "nothing to undo"
         if g.keep_history:
@@ -295,9 +330,27 @@ class Controller:
                 self.journal.undo()
             except JournalError as e:
                 self._fault("journal", str(e))
+        elif self._since:
+            # Back to the checkpoint of the last deal, then its actions but the last: a few
+            # dozen actions at most, and one undo line on flash.
+            last = self._since.pop()
+            obj = self._encode(last)
+            try:
+                self.journal.take_back()
+            except JournalError as e:
+                self._fault("journal", str(e))
+            st = self._ckpt
+            for k in st:
+                setattr(g, k, _copy(st[k]))
+            for a in self._since:
+                g.apply(a)
+            if not self._since:  # the deal itself was taken back: the next undo replays
+                self._ckpt = self._since = None
+            self._undone((g, 0), (obj, last, src))
+            return True, g.public(obj)
         else:
-            # Take the last line off the journal and replay the rest: the same state the game
-            # had before that action, without holding every action in memory.
+            # Append an undo line and replay the journal without what it took back: the state
+            # the game had before that action, without holding every action in memory.
             try:
                 obj = record.parse_line(self.journal.undo(), 0)
                 del obj["seq"]
