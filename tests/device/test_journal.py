@@ -183,25 +183,37 @@ def test_a_journal_without_a_readable_header_gives_none():
     assert Journal(MemStorage()).resume() is None
 
 
+@stepped
 def test_undo_appends_an_undo_line_and_the_replay_skips_what_it_took_back():
     store, j, g, ends = journaled(9)
     j2 = Journal(store)
-    game, n = j2.resume()
+    j2.resume()
+    yield
     before = bytes(store.files["games/0001.jsonl"])
     assert record.parse_line(j2.undo(), 9)["seq"] == 9  # the text of the line taken back
+    yield
     assert record.parse_line(j2.undo(), 8)["seq"] == 8
+    yield
     data = bytes(store.files["games/0001.jsonl"])
     assert data.startswith(before), "an undo never rewrites the journal"
-    tail = data[len(before):].decode().splitlines()
+    tail = data[len(before):].decode().split("\n")[:-1]
     assert [record.parse_line(t, 0)["act"] for t in tail] == ["undo", "undo"]
+    data = tail = before = None
+    yield
     game2, n2 = Journal(store).resume()
     assert n2 == 7 and game2.history == g.history[:7]
     assert j2.live == 7
+    game2 = None
+    yield
     assert j2.append(record.encode(g, g.history[7])) == 12
     game3, n3 = Journal(store).resume()
     assert n3 == 8 and game3.history == g.history[:8]
+    game3 = None
+    yield
     j2.undo()  # takes back the new line, then the one before it
+    yield
     j2.undo()
+    yield
     game4, n4 = Journal(store).resume()
     assert n4 == 6 and game4.history == g.history[:6]
 

@@ -196,64 +196,47 @@ class Journal:
     def resuming(self):
         """resume() as a generator that yields after each line (its return value is resume's).
 
-        Two passes: the first checks each line (CRC, sequence) and marks what the undo lines
-        took back; the second replays the rest."""
+        The replay stops at the first bad line. A journal with undo lines is read twice: a
+        first pass marks what they took back (_marks), then the replay skips it."""
         self.close()
         kept = self.numbers()
         if not kept:
             return None
         n = kept[-1]
         path = self.path(n)
-        game = None
-        seq = -1
+        dead = None
+        last_undo = -1
         try:
-            dead = None
-            for step in self._marks(n):
-                if step is not None:
-                    dead, good, total = step
-                yield
-            last = len(dead) - 1
-            rd = self.reader(n)
-            seq = -1
-            end = 0  # the end of the last line replayed or skipped
-            try:
-                while seq < last:
-                    line = rd.next()
-                    if line is None:
-                        break
-                    if seq >= 0 and dead[seq + 1]:
-                        seq += 1
-                        end = line[1]
-                        continue
-                    try:
-                        obj = record.parse_line(line[0], seq + 2)
-                        if game is None:
-                            game = record.game_from_header(obj, 1)
-                            game.keep_history = self.history
-                        else:
-                            action = record.decode(game, obj, seq + 2)
-                            if game.check(action):
-                                good = end
-                                break
-                            game.apply(action)
-                    except ValueError:  # RecordError, IllegalAction, a bad header
-                        good = end
-                        break
-                    seq += 1
-                    end = line[1]
+            while True:
+                r = [None, -1, 0, False]  # game, seq, good bytes, an undo line met
+                yield from self._replaying(n, dead, r)
+                if not r[3]:
+                    break
+                dead = None  # undo lines: mark what they took back, then replay again
+                for step in self._marks(n):
+                    if step is not None:
+                        dead, good, total, last_undo = step
                     yield
-            finally:
-                rd.close()
+            game, seq, good = r[0], r[1], r[2]
+            total = self.fs.size(path)
         except OSError as e:
             self.error = "journal %s: %s" % (path, e)
             return None
         if game is None:
             self.error = "journal %s: no readable header" % path
             return None
-        live = 0
-        for i in range(1, seq + 1):
-            if not dead[i]:
-                live += 1
+        if last_undo > seq:  # an undo line past a bad line marked what it cannot take back
+            try:
+                self._truncate(good)
+            except OSError as e:
+                self.error = "journal %s: cannot cut the bad tail: %s" % (path, e)
+                return None
+            return (yield from self.resuming())
+        live = seq if seq > 0 else 0
+        if dead is not None:
+            for i in range(1, seq + 1):
+                if dead[i]:
+                    live -= 1
         self.number = n
         self.seq = seq
         self.live = live
@@ -267,11 +250,55 @@ class Journal:
                 self.error = "journal %s: cannot cut the torn tail: %s" % (path, e)
         return game, live
 
+    def _replaying(self, n, dead, r):
+        """Replay game n into r = [game, seq, good bytes, False], skipping the lines dead marks;
+        without marks, stop at the first undo line and set r[3]."""
+        last = len(dead) - 1 if dead is not None else 1 << 30
+        rd = self.reader(n)
+        game = None
+        seq = -1
+        end = 0  # the end of the last line replayed or skipped
+        try:
+            while seq < last:
+                line = rd.next()
+                if line is None:
+                    break
+                if dead is not None and seq >= 0 and dead[seq + 1]:
+                    seq += 1
+                    end = line[1]
+                    continue
+                try:
+                    obj = record.parse_line(line[0], seq + 2)
+                    if obj.get("seq") != seq + 1:
+                        break
+                    if game is None:
+                        game = record.game_from_header(obj, 1)
+                        game.keep_history = self.history
+                    elif obj.get("act") == "undo":
+                        r[3] = dead is None
+                        break
+                    else:
+                        action = record.decode(game, obj, seq + 2)
+                        if game.check(action):
+                            break
+                        game.apply(action)
+                except ValueError:  # RecordError, IllegalAction, a bad header
+                    break
+                seq += 1
+                end = line[1]
+                yield
+        finally:
+            rd.close()
+        r[0], r[1], r[2] = game, seq, end
+
     def _marks(self, n):
-        """The first pass over game n: yields None per line, then (dead, good bytes, file size):
-        dead[seq] is 2 for an undo line, 1 for an action it took back, 0 for the rest."""
+        """The first pass over game n: yields None per line, then (dead, good bytes, file size,
+        seq of the last undo line): dead[seq] is 2 for an undo line, 1 for an action it took
+        back, 0 for the rest. Only undo lines are parsed here (the replay checks every line),
+        so this pass makes little garbage."""
         dead = bytearray()
         good = 0
+        last_undo = -1
         rd = self.reader(n)
         try:
             while True:
@@ -279,14 +306,15 @@ class Journal:
                 if line is None:
                     break
                 seq = len(dead)
-                try:
-                    obj = record.parse_line(line[0], seq + 1)
-                except ValueError:
-                    break
-                if obj.get("seq") != seq:
-                    break
+                text = line[0]
                 mark = 0
-                if seq > 0 and obj.get("act") == "undo":
+                if seq > 0 and '"act": "undo"' in text:
+                    try:
+                        obj = record.parse_line(text, seq + 1)
+                    except ValueError:
+                        break
+                    if obj.get("seq") != seq or obj.get("act") != "undo":
+                        break
                     j = seq - 1
                     while j > 0 and dead[j]:
                         j -= 1
@@ -294,12 +322,13 @@ class Journal:
                         break  # nothing left to take back: a bad line
                     dead[j] = 1
                     mark = 2
+                    last_undo = seq
                 dead.append(mark)
                 good = line[1]
                 yield None
         finally:
             rd.close()
-        yield dead, good, self.fs.size(self.path(n))
+        yield dead, good, self.fs.size(self.path(n)), last_undo
 
     def undo(self):
         """Take back the last action not yet taken back: append an undo line; returns the text
