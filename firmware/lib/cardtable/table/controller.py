@@ -60,21 +60,6 @@ REPLAY_LINES = 4  # journal lines replayed per step when stepwise
 SINCE_MAX = 240  # actions kept after a deal's checkpoint for a fast undo (a long Nerts round: more)
 
 
-def _copy(v):
-    """A copy of a game's state value: lists, dicts and bytearrays copied, the rest shared."""
-    t = type(v)
-    if t is list:
-        return [_copy(x) for x in v]
-    if t is dict:
-        out = {}
-        for k in v:
-            out[k] = _copy(v[k])
-        return out
-    if t is bytearray:
-        return bytearray(v)
-    return v
-
-
 class Controller:
     """One table: a board, a layout (the game it plays) and a Hal."""
 
@@ -279,12 +264,8 @@ class Controller:
             self.feedback.sound("rejected", now)
             return False, reason, None
         if action[1] == "deal" and not g.keep_history:
-            st = {}
-            d = g.__dict__
-            for k in d:
-                st[k] = _copy(d[k])
-            self._ckpt = st
-            self._since = []
+            from cardtable.table import checkpoint
+            checkpoint.take(self, g)
         events = g.apply(action)
         since = self._since
         if since is not None:
@@ -331,23 +312,8 @@ class Controller:
             except JournalError as e:
                 self._fault("journal", str(e))
         elif self._since:
-            # Back to the checkpoint of the last deal, then its actions but the last: a few
-            # dozen actions at most, and one undo line on flash.
-            last = self._since.pop()
-            obj = self._encode(last)
-            try:
-                self.journal.take_back()
-            except JournalError as e:
-                self._fault("journal", str(e))
-            st = self._ckpt
-            for k in st:
-                setattr(g, k, _copy(st[k]))
-            for a in self._since:
-                g.apply(a)
-            if not self._since:  # the deal itself was taken back: the next undo replays
-                self._ckpt = self._since = None
-            self._undone((g, 0), (obj, last, src))
-            return True, g.public(obj)
+            from cardtable.table import checkpoint
+            return checkpoint.undo(self, src)
         else:
             # Append an undo line and replay the journal without what it took back: the state
             # the game had before that action, without holding every action in memory.
