@@ -15,7 +15,7 @@ from cardtable import record
 
 from cardtable_host import boardfind, portlock
 from cardtable_host.errors import USAGE, CardtableError
-from cardtable_host.narrate import action_text, event_text
+from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.term import paint, use_colour
 
 HELP = "watch the table live: trick, turn, verdicts, scores, faults; type bids and trumps"
@@ -61,6 +61,7 @@ class Model:
         self.entry = ""
         self.note: tuple[str, str | None] = ("", None)
         self.seat_names: list[str] = []
+        self.buttons: dict[str, str] = {}  # button name -> what it does (the board's config)
         self.added = 0  # log lines ever added (the log keeps the last LOG_KEEP)
         self._game: Any = None
         self._game_id: str | None = None
@@ -99,7 +100,7 @@ class Model:
             return True
         if kind == "event":
             self.seq = msg.get("seq", self.seq)
-            src = msg.get("from")
+            src = source_words(str(msg.get("from") or ""), self.buttons)
             self.add("%s%s" % (self.action_words(msg.get("action")),
                                "  (%s)" % src if src and src != "auto" else ""))
             verb = (msg.get("action") or {}).get("act")
@@ -562,6 +563,7 @@ class Monitor:
             m.feed({"type": "state", "seq": st.get("seq"), "view": st.get("view")})
             cfg = self.link.config()
             m.seat_names = seat_names(cfg.get("board"), cfg.get("layout"))
+            m.buttons = dict(cfg.get("buttons") or {})
         except Exception as e:  # noqa: BLE001 - LinkError and friends: try again later
             m.connected = False
             m.status = ("no answer from the table on %s (%s): is it at the REPL? (quit, then `cardtable "

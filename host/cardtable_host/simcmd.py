@@ -11,7 +11,7 @@ from typing import Any
 from cardtable import games, record
 
 from cardtable_host.link import CommandError, Link, LinkError, board_words
-from cardtable_host.narrate import action_text, event_text
+from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.sim.board import BoardError, VirtualBoard
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import VirtualTable
@@ -132,6 +132,7 @@ class Show:
         self.colour = colour
         self.tty = sys.stdout.isatty()
         self.prompting = False  # "sim> " is on screen, waiting for the person's line
+        self.buttons: dict[str, str] = {}  # button name -> what it does, to say which was pressed
 
     def paint(self, text: str, colour: str) -> str:
         return paint(text, colour, self.colour)
@@ -176,7 +177,7 @@ class Show:
             self.line(self.paint("-- deal%s --" % _deal_note(msg), "bold"))
         elif not self.quiet:
             text = _describe(shadow, obj)
-            src = msg.get("from") or ""
+            src = source_words(msg.get("from") or "", self.buttons)
             self.line("  %s%s" % (text, self.paint("   (%s)" % src, "dim") if src and src != "host" else ""))
         for ev in msg.get("events") or ():
             kind = ev.get("ev")
@@ -289,6 +290,7 @@ def _remove_port_file(path: str, port: str) -> None:
 def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: str, game: str,
           rules: dict[str, Any], seed: int, show: Show, delay: float) -> int:
     table = VirtualTable(vb, board_name, layout)
+    show.buttons = {n: v if a is None else "%s %s" % (v, a) for n, (v, a) in table.layout.buttons.items()}
     nseats = len(table.layout.seats)
     if args.bots == "all":
         nbots = nseats
