@@ -124,7 +124,7 @@ class Controller:
             if err:
                 self._fault("journal", err)
         self.hello()
-        for w in board.warnings:  # what the board checker advises against, e.g. no mux RESET
+        for w in self.board.warnings:  # what the board checker advises against, e.g. no mux RESET
             self._fault("board", w)
         self.refresh()
         self.send_state()
