@@ -90,7 +90,7 @@ def test_a_person_bids_names_trump_and_discards_in_words() -> None:
         sim.until("seat 0 bids 20")
         sim.until("seat 0, your turn: trump C | D | H | S")
         sim.type("trump S")
-        sim.until("seat 0 names trump S")
+        sim.until("seat 0 names spades trump")
         said = sim.until("seat 0, your turn: discard 3 to 7 of your cards")
         assert re.search(r"seat [123] discards \d cards? face down", said), said
         sim.type("hand")
