@@ -224,33 +224,3 @@ def test_bootsel_drive_gets_the_image_then_the_board_files(tmp_path: Path) -> No
     assert (flashed / "games" / "0001.jsonl").exists()
     assert json.loads((flashed / "config.json").read_text())["layout"] == "california-jacks"
     assert not (flashed / "maintenance").exists()
-
-
-def test_hello_must_name_the_build_that_was_flashed() -> None:
-    image = flash.imageinstall.Image(Path("cardtable-pico.uf2"), "0.1.0", "0123456789ab")
-    flash.check_build({"build": "0123456789ab"}, image)
-    flash.check_build({"build": "source"}, None)
-    with pytest.raises(flash.FlashError, match="the board says build source but the image is build "
-                                               "0123456789ab: the image did not take"):
-        flash.check_build({"build": "source"}, image)
-    with pytest.raises(flash.FlashError, match="a frozen cardtable image shadows them"):
-        flash.check_build({"build": "0123456789ab"}, None)
-
-
-def test_files_onto_a_board_running_the_image_are_refused() -> None:
-    with pytest.raises(flash.FlashError, match="runs the cardtable image .build 0123456789ab.: its frozen"):
-        flash._mpy_files({"build": "0123456789ab"}, None, print)  # type: ignore[arg-type]
-
-
-def test_a_file_that_is_no_cardtable_image_is_refused(tmp_path: Path) -> None:
-    stock = tmp_path / "RPI_PICO.uf2"
-    stock.write_bytes(make_uf2(b"MicroPython v1.27.0\0" * 30))
-    drive = tmp_path / "drive"
-    drive.mkdir()
-    r = cardtable("flash", "--uf2", str(stock), "--drive", str(drive))
-    assert r.returncode == 2
-    assert "is not a Pico's BOOTSEL drive" in r.stderr
-    (drive / "INFO_UF2.TXT").write_text("Board-ID: RPI-RP2\n")
-    r = cardtable("flash", "--uf2", str(stock), "--drive", str(drive))
-    assert r.returncode == 2
-    assert "is not a cardtable image" in r.stderr and not (drive / stock.name).exists()
