@@ -457,6 +457,7 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
     except boardfind.BoardNotFound as e:
         raise FlashError(str(e), 2)
     report["port"] = port
+    mpy = None if image is not None else _mpy_build()  # before the table stops: a bad file leaves it running
     check_free(port)
     board = Board(port)
     try:
@@ -476,7 +477,7 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
             board = _install_over_serial(board, args, image, info, report, say)
             info = board.info()
         if image is None:
-            local = _mpy_files(info, args, say)
+            local = _mpy_files(info, args, mpy or _mpy_build(), say)
         else:
             local = {path: f.read_bytes() for path, f in board_files().items()}
         report["image"] = None if image is None else {"version": image.version, "build": image.build,
@@ -565,16 +566,26 @@ def board_files() -> dict[str, Path]:
     return {"boards/" + p.name: p for p in sorted((FIRMWARE / "boards").glob("*.json"))}
 
 
-def _mpy_files(info: dict[str, Any], args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, bytes]:
-    """The .mpy way: check the board's MicroPython, compile, and the files to put on it."""
+MpyBuild = tuple[tuple[int, int, int], tuple[int, int], str]
+
+
+def _mpy_build() -> MpyBuild:
+    """Compile firmware/lib to .mpy (the files way): mpy-cross's versions and the build's summary."""
+    cross, cross_mpy = mpy_cross_version()
+    return cross, cross_mpy, build()
+
+
+def _mpy_files(info: dict[str, Any], args: argparse.Namespace, mpy: MpyBuild,
+               say: Callable[[str], None]) -> dict[str, bytes]:
+    """The files way: check the board can run them; the files to put on it."""
     if info.get("build") is not None:
         raise FlashError("the board runs the cardtable image (build %s): its frozen firmware would shadow "
                          "copied files; run `cardtable flash` without --mpy to update the image, or put "
                          "stock MicroPython back on it first" % info["build"], 2)
-    cross, cross_mpy = mpy_cross_version()
+    cross, cross_mpy, summary = mpy
+    say("built the firmware with mpy-cross %d.%d.%d:" % cross)
+    say("  " + summary)
     check_version(info, cross, cross_mpy, args.any_version)
-    say("building the firmware with mpy-cross %d.%d.%d ..." % cross)
-    say("  " + build())
     return {path: f.read_bytes() for path, f in local_files().items()}
 
 

@@ -147,7 +147,7 @@ def test_hello_must_name_the_build_that_was_flashed() -> None:
 
 def test_files_onto_a_board_running_the_image_are_refused() -> None:
     with pytest.raises(flash.FlashError, match="runs the cardtable image .build 0123456789ab.: its frozen"):
-        flash._mpy_files({"build": "0123456789ab"}, None, print)  # type: ignore[arg-type]
+        flash._mpy_files({"build": "0123456789ab"}, None, ((1, 27, 0), (6, 3), ""), print)  # type: ignore[arg-type]
 
 
 def test_a_file_that_is_no_cardtable_image_is_refused(tmp_path: Path) -> None:
