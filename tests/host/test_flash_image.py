@@ -162,3 +162,36 @@ def test_a_file_that_is_no_cardtable_image_is_refused(tmp_path: Path) -> None:
     r = cardtable("flash", "--uf2", str(stock), "--drive", str(drive))
     assert r.returncode == 2
     assert "is not a cardtable image" in r.stderr and not (drive / stock.name).exists()
+
+
+def test_picotool_that_talks_usb_loads_the_image(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "picotool.log"
+    tool = bin_dir / "picotool"
+    # a picotool built with libusb lists `load`; one built without (as `make firmware`'s) does not
+    tool.write_text('#!/bin/sh\nif [ "$1" = help ]; then printf "COMMANDS:\\n    info   Display\\n%%s" "$LOAD"; '
+                    'exit 0; fi\necho "$@" >> %s\n' % log)
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % bin_dir)
+    monkeypatch.setenv("LOAD", "")
+    assert uf2.picotool_loader() is None
+    monkeypatch.setenv("LOAD", "    load   Load the program / memory range stored in a file onto the device.\n")
+    assert uf2.picotool_loader() == str(tool)
+    image = imageinstall.Image(tmp_path / "cardtable-pico.uf2", "0.1.0", BUILD)
+    image.path.write_bytes(make_uf2(b"0.1.0 build %s\0" % BUILD.encode()))
+    said: list[str] = []
+    assert imageinstall.load(image, None, said.append) == "picotool"
+    assert log.read_text().split() == ["load", "-x", str(image.path)]
+
+
+def test_dry_run_with_a_pico_in_bootsel_changes_nothing(tmp_path: Path) -> None:
+    image = tmp_path / "cardtable-pico.uf2"
+    image.write_bytes(make_uf2(b"0.1.0 build %s\0" % BUILD.encode()))
+    drive = tmp_path / "RPI-RP2"
+    drive.mkdir()
+    (drive / uf2.INFO_FILE).write_text("Board-ID: RPI-RP2\n")
+    r = cardtable("flash", "--uf2", str(image), "--drive", str(drive), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "a Pico is in BOOTSEL mode (%s): would install the cardtable image 0.1.0 build %s" % (drive, BUILD) in r.stdout
+    assert sorted(p.name for p in drive.iterdir()) == [uf2.INFO_FILE]
