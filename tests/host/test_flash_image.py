@@ -13,6 +13,7 @@ import pytest
 from hostsupport import cardtable, make_uf2
 
 from cardtable_host import flash, imageinstall, uf2
+from cardtable_host.errors import CardtableError
 
 BUILD = "0123456789ab"
 
@@ -82,6 +83,16 @@ class FakePico:
 
         return Board()
 
+    def claim(self, command: str, port: str | None) -> tuple[str, Any]:
+        """boardfind.claim: the port of the Pico while it runs MicroPython, held."""
+        if self.in_bootsel:
+            raise CardtableError("no board found")
+        self.events.append("claim")
+        return "/dev/ttyACM0", self
+
+    def release(self) -> None:
+        self.events.append("release")
+
     def bootrom(self) -> None:
         """BOOTSEL mode: the drive shows; a whole UF2 written to it reboots into the image."""
         (self.drive / uf2.INFO_FILE).write_text("Board-ID: RPI-RP2\n")
@@ -105,11 +116,7 @@ def test_a_stock_pico_on_serial_is_sent_to_bootsel_given_the_image_and_checked(
     drive.mkdir()
     pico = FakePico(drive, image)
     monkeypatch.setattr(flash, "Board", pico.board)
-    monkeypatch.setattr(flash, "check_free", lambda port: None)
-    monkeypatch.setattr(flash.boardfind, "resolve", lambda port=None: "/dev/ttyACM0")
-    monkeypatch.setattr(imageinstall.boardfind, "resolve", lambda port=None: "/dev/ttyACM0")
-    monkeypatch.setattr(imageinstall.boardfind, "busy",
-                        lambda port: "gone" if pico.in_bootsel else None)
+    monkeypatch.setattr(flash.boardfind, "claim", pico.claim)
     monkeypatch.setattr(uf2, "_mount_points", lambda: [drive])  # the desktop mounts RPI-RP2 there
     monkeypatch.setattr(uf2, "picotool_loader", lambda: None)
     monkeypatch.setattr(uf2, "wait_gone", lambda d, t: not uf2.is_bootsel_drive(d) or
@@ -119,8 +126,10 @@ def test_a_stock_pico_on_serial_is_sent_to_bootsel_given_the_image_and_checked(
     report: dict[str, Any] = {}
     said: list[str] = []
     assert flash._flash(args, report, said.append) == 0, said
-    assert pico.events[:4] == ["open", "bootloader", "close", "uf2"]
-    assert pico.events[-2:] == ["reset", "close"]
+    # the port is let go while the Pico is away, and claimed again when it is back
+    assert pico.events[:6] == ["claim", "open", "bootloader", "close", "release", "uf2"]
+    assert pico.events[6:8] == ["claim", "open"]
+    assert pico.events[-3:] == ["reset", "close", "release"]
     assert report["installed"] == "drive %s" % drive and report["hello"]["build"] == BUILD
     # the image's flash: board files, config, journals; the old firmware files are gone
     assert "main.py" not in pico.files and "lib/cardtable/rng.mpy" not in pico.files
@@ -136,11 +145,11 @@ def test_a_stock_pico_on_serial_is_sent_to_bootsel_given_the_image_and_checked(
 
 def test_hello_must_name_the_build_that_was_flashed() -> None:
     image = flash.imageinstall.Image(Path("cardtable-pico.uf2"), "0.1.0", "0123456789ab")
-    flash.check_build({"build": "0123456789ab"}, image)
+    flash.check_build({"build": "0123456789ab"}, image.build)
     flash.check_build({"build": "source"}, None)
     with pytest.raises(flash.FlashError, match="the board says build source but the image is build "
                                                "0123456789ab: the image did not take"):
-        flash.check_build({"build": "source"}, image)
+        flash.check_build({"build": "source"}, image.build)
     with pytest.raises(flash.FlashError, match="a frozen cardtable image shadows them"):
         flash.check_build({"build": "0123456789ab"}, None)
 
