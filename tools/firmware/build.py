@@ -137,10 +137,14 @@ def missing_tools() -> list[str]:
 
 @contextlib.contextmanager
 def locked(cache: Path) -> Iterator[None]:
-    """One build at a time per cache (two clones building at once wait for each other)."""
+    """The shared sources and picotool are set up by one clone at a time (the others wait)."""
     cache.mkdir(parents=True, exist_ok=True)
     with (cache / ".lock").open("w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            say("waiting for another clone's build to set up the MicroPython sources ...")
+            fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield
         finally:
@@ -294,14 +298,15 @@ def build(force: bool = False) -> dict[str, object]:
         with locked(cache):
             src = sources(cache, tar_sha)
             prefix = picotool(cache, tar_sha, src)
-            say("building MicroPython %s with cardtable %s frozen in (build %s, -j%d; log: %s)"
-                % (BOARD, ver, bhash, jobs(), LOG.relative_to(REPO)))
-            uf2 = compile_image(src, prefix, tar_sha)
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cached.with_suffix(".tmp")
-            shutil.copyfile(uf2, tmp)
-            tmp.rename(cached)
-            prune(cached.parent)
+        # the image itself is built in this clone's build/firmware/rp2: no lock needed
+        say("building MicroPython %s with cardtable %s frozen in (build %s, -j%d; log: %s)"
+            % (BOARD, ver, bhash, jobs(), LOG.relative_to(REPO)))
+        uf2 = compile_image(src, prefix, tar_sha)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name("%s.%d.tmp" % (cached.name, os.getpid()))
+        shutil.copyfile(uf2, tmp)
+        tmp.rename(cached)
+        prune(cached.parent)
     if not IMAGE.exists() or sha256_file(IMAGE) != sha256_file(cached):
         shutil.copyfile(cached, IMAGE)
     size = IMAGE.stat().st_size
