@@ -168,6 +168,10 @@ def say(msg: str) -> None:
     print("firmware: " + msg, flush=True)
 
 
+def _sources_ready(src: Path) -> bool:
+    return (src / ".unpacked").exists() and (src / "micropython" / "mpy-cross" / "build" / "mpy-cross").exists()
+
+
 def sources(cache: Path, tar_sha: str) -> Path:
     """The unpacked tarball (micropython/, picotool/) with mpy-cross built, once per tarball."""
     src = cache / ("src-" + tar_sha[:16])
@@ -295,9 +299,12 @@ def build(force: bool = False) -> dict[str, object]:
         if missing:
             raise BuildError("cannot build the firmware: missing %s\n  install: sudo apt-get install %s"
                              % (", ".join(missing), APT_PACKAGES), 2)
-        with locked(cache):
-            src = sources(cache, tar_sha)
-            prefix = picotool(cache, tar_sha, src)
+        src = cache / ("src-" + tar_sha[:16])
+        prefix = cache / ("picotool-" + tar_sha[:16])
+        if not (_sources_ready(src) and (prefix / ".installed").exists()):
+            with locked(cache):
+                src = sources(cache, tar_sha)
+                prefix = picotool(cache, tar_sha, src)
         # the image itself is built in this clone's build/firmware/rp2: no lock needed
         say("building MicroPython %s with cardtable %s frozen in (build %s, -j%d; log: %s)"
             % (BOARD, ver, bhash, jobs(), LOG.relative_to(REPO)))
