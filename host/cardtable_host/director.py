@@ -33,6 +33,7 @@ class Director:
                 self.hashes[e["game"]] = e["hash"]
                 self.acked.setdefault(tour.games[e["game"]]["table"], set()).add(e["game"])
         self.last: str | None = None
+        self.verdict: dict[str, Any] = {}  # the referee's verdict on the result being checked
         self.updates = 0  # standings published
         self.c = mqttwire.client("cardtable-director-%s" % self.tid, DIRECTOR, password, clean=False)
         self.c.on_message = self._on_message
@@ -92,10 +93,10 @@ class Director:
                         "players": self.tour.seat_players(g)}
             number = self.archive.save(p["record"], occasion)
             path = self.archive.path(number)
-            late = any(self.tour.result_recorded(x["id"]) for r in self.tour.state["rounds"][g["round"]:]
-                       for x in r["games"])
+            recorded = {e.get("game") for e in self.tour.log()}
+            late = any(x["id"] in recorded for r in self.tour.state["rounds"][g["round"]:] for x in r["games"])
             entry = {"kind": "dispute" if p.get("disputed_by") else "result", "game": p["game"],
-                     "table": table, "scores": p["scores"], "winner": self._winner(p), "hash": p["hash"], "record": str(path),
+                     "table": table, "scores": p["scores"], "winner": self.verdict["winner"], "hash": p["hash"], "record": str(path),
                      "by": "table%d" % table, "confirmed": p.get("confirmed", []), "late": late}
             if p.get("disputed_by"):
                 entry["disputed_by"] = p["disputed_by"]
@@ -105,9 +106,6 @@ class Director:
             self.last = p["game"]
             self._ack(table)
             self.publish_standings()
-
-    def _winner(self, p: dict[str, Any]) -> int:
-        return rules_referee.referee(p["record"])["winner"]
 
     def _check(self, table: int, p: dict[str, Any]) -> str | None:
         """Why a result is refused ('resend' for an exact resend), or None to count it."""
@@ -128,7 +126,7 @@ class Director:
             return "the teams %s are not the scheduled %s" % (p.get("teams"), names)
         try:
             head = record.parse_line(lines[0], 1)
-            v = rules_referee.referee(lines)
+            v = self.verdict = rules_referee.referee(lines)
         except (record.RecordError, IndexError) as e:
             return "the record is not valid: %s" % e
         if head.get("players") not in (None, self.tour.seat_players(g)):
