@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import signal
+import sys
 import tempfile
 import threading
 import time
@@ -86,6 +87,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         x = sub.add_parser(name, help=helptext)
         x.add_argument("dir")
         x.add_argument("--broker", default="127.0.0.1:1883", metavar="HOST[:PORT]")
+        if name == "direct":
+            x.add_argument("--web", type=int, metavar="PORT", help="also serve the director's page on PORT")
         if name == "report":
             x.add_argument("--table", type=int, required=True)
             x.add_argument("--seed", type=int, default=1)
@@ -98,6 +101,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     dm.add_argument("--dir", help="the tournament directory (default: a new temporary one)")
     dm.add_argument("--pace", type=float, default=0.0, help="seconds per action (default 0)")
     dm.add_argument("--json", action="store_true", help="the final standings and record paths as JSON")
+    dm.add_argument("--web", type=int, metavar="PORT",
+                    help="serve the director's page on PORT while the evening runs (try --pace 0.05)")
 
 
 def _options(p: argparse.ArgumentParser) -> None:
@@ -248,6 +253,8 @@ def _direct(args: argparse.Namespace) -> int:
     except ConnectionError as e:
         raise CardtableError(str(e))
     print("director's service for %s on %s:%d (Ctrl-C stops it)" % (tour.id, host, port), flush=True)
+    if args.web is not None:
+        _page(d, creds[brokers.DIRECTOR], args.web)
     _wait_forever()
     d.stop()
     return 130
@@ -280,6 +287,13 @@ def _report(args: argparse.Namespace) -> int:
     mqttwire.wait_for(lambda: rep.pending() == 0, 30)
     rep.stop()
     return 0
+
+
+def _page(director: Any, password: str, port: int) -> None:
+    from cardtable_host.directorweb import run_in_thread
+
+    _stop, real = run_in_thread(director, password, port)
+    print("the director's page: http://127.0.0.1:%d/login?key=%s" % (real, password), file=sys.stderr, flush=True)
 
 
 def _wait_forever() -> None:
@@ -318,6 +332,8 @@ def _demo(args: argparse.Namespace) -> int:
     ev = Evening(tour, "127.0.0.1", b.port, creds, seed=args.seed, pace=args.pace, on_game=said)
     try:
         ev.start()
+        if args.web is not None:
+            _page(ev.director, creds[brokers.DIRECTOR], args.web)
         snap = ev.run()
     except ConnectionError as e:
         raise CardtableError(str(e))
