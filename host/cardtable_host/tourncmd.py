@@ -94,6 +94,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
             x.add_argument("--seed", type=int, default=1)
             x.add_argument("--pace", type=float, default=0.05, help="seconds per action (default 0.05)")
             x.add_argument("--ask", action="store_true", help="ask both teams to confirm each game here")
+            x.add_argument("--virtual-board", action="store_true",
+                           help="play each game on a virtual board (the firmware on MicroPython; ~50 s a game)")
     dm = sub.add_parser("demo", help="a whole evening on this machine")
     dm.add_argument("--teams", type=int, default=6)
     dm.add_argument("--tables", type=int, default=3)
@@ -281,7 +283,13 @@ def _report(args: argparse.Namespace) -> int:
     for rnd in tour.state["rounds"]:
         for g in rnd["games"]:
             if g["table"] == args.table and not tour.result_recorded(g["id"]):
-                p = rep.play(g["id"], args.seed * 1000 + rnd["round"] * 50 + int(g["id"].rsplit("g", 1)[1]))
+                seed = args.seed * 1000 + rnd["round"] * 50 + int(g["id"].rsplit("g", 1)[1])
+                if args.virtual_board:
+                    from cardtable_host.boardreport import play_virtual
+
+                    p = play_virtual(rep, g["id"], seed)
+                else:
+                    p = rep.play(g["id"], seed)
                 print("round %d, table %d: %s %d, %s %d" % (rnd["round"], args.table, p["teams"][0],
                                                            p["scores"][0], p["teams"][1], p["scores"][1]), flush=True)
     mqttwire.wait_for(lambda: rep.pending() == 0, 30)

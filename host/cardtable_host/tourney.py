@@ -16,6 +16,7 @@ import csv
 import json
 import os
 import secrets
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -155,6 +156,9 @@ class Tournament:
         self.id: str = self.state["id"]
         self.teams: list[dict[str, Any]] = self.state["teams"]
         self.games: dict[str, dict[str, Any]] = {g["id"]: g for r in self.state["rounds"] for g in r["games"]}
+        self._log: list[dict[str, Any]] = []
+        self._log_pos = 0
+        self._log_lock = threading.Lock()
 
     # -- the schedule ---------------------------------------------------------------------
 
@@ -197,12 +201,25 @@ class Tournament:
     # -- the results log -------------------------------------------------------------------
 
     def log(self) -> list[dict[str, Any]]:
+        """Every event of results.jsonl (read incrementally: the file is only ever appended to)."""
         path = self.dir / "results.jsonl"
-        out = []
-        for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
-            if line.strip():
-                out.append(json.loads(line))
-        return out
+        with self._log_lock:
+            try:
+                size = path.stat().st_size
+            except FileNotFoundError:
+                return []
+            if size < self._log_pos:
+                self._log, self._log_pos = [], 0
+            if size > self._log_pos:
+                with open(path, "rb") as f:
+                    f.seek(self._log_pos)
+                    data = f.read()
+                end = data.rfind(b"\n") + 1  # a line being written is read next time
+                for line in data[:end].decode("utf-8").splitlines():
+                    if line.strip():
+                        self._log.append(json.loads(line))
+                self._log_pos += end
+            return list(self._log)
 
     def append(self, entry: dict[str, Any], name: str = "results.jsonl") -> dict[str, Any]:
         """Append one event to a log (with the time it was written)."""

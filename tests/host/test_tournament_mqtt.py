@@ -159,3 +159,27 @@ def test_rogue_clients_replays_and_a_dispute_are_refused_and_logged(evening) -> 
     finally:
         t1.stop()
         d.stop()
+
+
+def test_a_game_on_the_virtual_board_is_reported_and_counted(evening) -> None:  # type: ignore[no-untyped-def]
+    from hostsupport import need_node
+
+    need_node(module=False)
+    from cardtable_host.boardreport import play_virtual
+
+    tour, creds, b = evening
+    d = Director(tour, "127.0.0.1", b.port, creds["director"]).start()
+    t2 = Reporter(tour, 2, "127.0.0.1", b.port, creds["table2"]).start()
+    try:
+        g = next(g for g in tour.state["rounds"][0]["games"] if g["table"] == 2)
+        p = play_virtual(t2, g["id"], 4)
+        assert mqttwire.wait_for(lambda: g["id"] in tour.outcomes(), 20)
+        o = tour.outcomes()[g["id"]]
+        lines = Path(o["record"]).read_text().splitlines()
+        v = rules_referee.referee(lines)
+        assert v["over"] and o["scores"] == v["scores"][:2] == p["scores"]
+        assert json.loads(lines[0])["players"] == tour.seat_players(g)
+        assert d.status[2]["state"] == "finished"
+    finally:
+        t2.stop()
+        d.stop()
