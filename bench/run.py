@@ -161,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     import tournament
 
     print("tournament: 50 tables through one Mosquitto ...", file=sys.stderr)
-    tour = guard("tournament", lambda: tournament.measure(10 if plan.quick else 50, 1.0 if plan.quick else 2.0))
+    tour = guard("tournament", lambda: tournament.measure(10, 2.0, 1.0) if plan.quick else tournament.measure())
 
     speed_out = speed_section(games, cpy, mpy_games)
     memory = memory_section(boot, boot_source, boot_mods, mpy_games)

@@ -52,7 +52,7 @@ def client(name: str, user: str, password: str, clean: bool = True,
     c = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=name, clean_session=clean,
                     protocol=mqtt.MQTTv311)
     c.username_pw_set(user, password)
-    c.reconnect_delay_set(0.1, 1.0)
+    c.reconnect_delay_set(1, 2)
     c.max_inflight_messages_set(100)
     if will is not None:
         c.will_set(will[0], json.dumps(will[1]), qos=QOS, retain=True)

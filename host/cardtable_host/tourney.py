@@ -42,6 +42,7 @@ def circle(n_teams: int) -> list[list[tuple[int, int | None]]]:
             a, b = ids[i], ids[n - 1 - i]
             if a is None:
                 a, b = b, None
+            assert a is not None
             pairs.append((a, b))
         rounds.append(pairs)
         ids = [ids[0], ids[-1]] + ids[1:-1]
@@ -236,7 +237,7 @@ class Tournament:
         out: dict[str, dict[str, Any]] = {}
         disputed: set[str] = set()
         for e in self.log():
-            gid = e.get("game")
+            gid = str(e.get("game"))
             kind = e.get("kind")
             if kind == "result":
                 if gid in out:
@@ -267,7 +268,7 @@ class Tournament:
             if e.get("kind") == "dispute":
                 open_[e["game"]] = e
             elif e.get("kind") == "correction":
-                open_.pop(e.get("game"), None)
+                open_.pop(str(e.get("game")), None)
         return list(open_.values())
 
     def result_recorded(self, gid: str) -> bool:
