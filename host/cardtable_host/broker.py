@@ -84,11 +84,13 @@ def free_port() -> int:
 
 
 class LocalBroker:
-    """A Mosquitto on loopback with the tournament's password file and ACL."""
+    """A Mosquitto (on loopback unless told) with the tournament's password file and ACL."""
 
-    def __init__(self, folder: Path, port: int | None = None, verbose_log: bool = True) -> None:
+    def __init__(self, folder: Path, port: int | None = None, verbose_log: bool = True,
+                 listen: str = "127.0.0.1") -> None:
         self.dir = folder
         self.port = port or free_port()
+        self.host = "127.0.0.1" if listen in ("0.0.0.0", "::") else listen
         self.proc: subprocess.Popen[bytes] | None = None
         data = folder / "data"
         data.mkdir(exist_ok=True)
@@ -96,7 +98,7 @@ class LocalBroker:
         types = ["error", "warning", "notice", "information"] + (["debug"] if verbose_log else [])
         # run as whoever starts it (as root, Mosquitto would switch to a "mosquitto" user
         # that cannot read the tournament's files)
-        conf = ["user %s" % pwd.getpwuid(os.getuid()).pw_name, "listener %d 127.0.0.1" % self.port, "allow_anonymous false",
+        conf = ["user %s" % pwd.getpwuid(os.getuid()).pw_name, "listener %d %s" % (self.port, listen), "allow_anonymous false",
                 "password_file %s" % (folder / "passwd"), "acl_file %s" % (folder / "acl"),
                 "persistence true", "persistence_location %s/" % data, "autosave_interval 1",
                 "max_queued_messages 100000", "log_dest file %s" % (folder / "mosquitto.log")]
@@ -115,7 +117,7 @@ class LocalBroker:
                                      % (err.strip() or "status %d" % self.proc.returncode,
                                         self.dir / "mosquitto.log"))
             try:
-                socket.create_connection(("127.0.0.1", self.port), 0.2).close()
+                socket.create_connection((self.host, self.port), 0.2).close()
                 return self
             except OSError:
                 time.sleep(0.05)

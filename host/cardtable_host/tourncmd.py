@@ -83,6 +83,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     b = sub.add_parser("broker", help="run a local Mosquitto for the tournament")
     b.add_argument("dir")
     b.add_argument("--port", type=int, default=1883)
+    b.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+                   help="the address to listen on (default 127.0.0.1; 0.0.0.0 for tables on the club's network)")
     for name, helptext in (("direct", "run the director's service"), ("report", "run a headless table")):
         x = sub.add_parser(name, help=helptext)
         x.add_argument("dir")
@@ -233,8 +235,8 @@ def _hostport(text: str) -> tuple[str, int]:
 
 def _broker(args: argparse.Namespace) -> int:
     tour = Tournament(args.dir)
-    b = brokers.LocalBroker(tour.dir / "broker", args.port).start()
-    print("mosquitto on 127.0.0.1:%d for %s (Ctrl-C stops it)" % (b.port, tour.id), flush=True)
+    b = brokers.LocalBroker(tour.dir / "broker", args.port, listen=args.listen).start()
+    print("mosquitto on %s:%d for %s (Ctrl-C stops it)" % (args.listen, b.port, tour.id), flush=True)
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         b.proc.wait()  # type: ignore[union-attr]
