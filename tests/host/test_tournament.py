@@ -114,3 +114,26 @@ def test_correction_forfeit_and_audit_trail_through_the_command(tmp_path: Path) 
     assert r.returncode == 2 and "not a tournament directory" in r.stderr
     with pytest.raises(UsageError):
         create(d, teams(2), 1)
+
+
+def test_a_late_result_entered_from_its_record(tmp_path: Path) -> None:
+    from cardtable import games, record
+    from cardtable.rng import Random
+
+    d = tmp_path / "club"
+    tour = create(d, teams(4), 2)
+    g = tour.state["rounds"][0]["games"][1]
+    game = games.load("fortyfives", seats=4)
+    rng = Random(9)
+    while not game.over:
+        game.apply(game.bot_action(rng))
+    rec = tmp_path / "late.jsonl"
+    rec.write_text("\n".join(record.dump(game)) + "\n")
+    r = cardtable("tournament", "result", str(d), g["id"], str(rec), "--by", "Mary")
+    assert r.returncode == 0, r.stderr
+    o = Tournament(d).outcomes()[g["id"]]
+    assert o["scores"] == [game.score[0], game.score[1]] and o["late"] and o["winner"] == game.winner
+    assert Path(o["record"]).exists() and json.loads(Path(o["record"]).read_text().splitlines()[0])["players"] \
+        == tour.seat_players(g)
+    r = cardtable("tournament", "result", str(d), g["id"], str(rec))
+    assert r.returncode == 2 and "already has a result" in r.stderr
