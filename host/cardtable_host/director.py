@@ -35,14 +35,27 @@ class Director:
         self.last: str | None = None
         self.verdict: dict[str, Any] = {}  # the referee's verdict on the result being checked
         self.updates = 0  # standings published
+        self._stopped = threading.Event()
         self.c = mqttwire.client("cardtable-director-%s" % self.tid, DIRECTOR, password, clean=False)
         self.c.on_message = self._on_message
 
     def start(self) -> "Director":
         mqttwire.connect(self.c, self.host, self.port, on_up=self._on_up)
+        threading.Thread(target=self._watch_log, daemon=True).start()
         return self
 
+    def _watch_log(self) -> None:
+        """Republish the standings when the results log grows from outside (`tournament correct`)."""
+        seen = len(self.tour.log())
+        while not self._stopped.wait(0.5):
+            with self.lock:
+                n = len(self.tour.log())
+                if n != seen:
+                    seen = n
+                    self.publish_standings()
+
     def stop(self) -> None:
+        self._stopped.set()
         self.c.disconnect()
         self.c.loop_stop()
 
