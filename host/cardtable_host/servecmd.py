@@ -55,6 +55,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="(--sim) games to play one after another, 0 for ever (default 1); serving goes on")
     p.add_argument("--delay", type=float, default=None,
                    help="(--sim) seconds between bot actions (default %g)" % SIM_DELAY)
+    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="(--sim) a rule option, as for cardtable sim; repeatable")
+    p.add_argument("--no-mistakes", action="store_true",
+                   help="(--sim) bots never lay a wrong card (by default one now and then)")
     p.add_argument("--http", default=DEFAULT_HTTP, metavar="HOST:PORT",
                    help="where the web server listens (default %s; port 0 picks a free one)" % DEFAULT_HTTP)
     p.add_argument("--table", default="", help="the table's name, kept in each archived game")
@@ -168,7 +172,7 @@ class Table:
                     reply = self.link.state()
                     self.hub.feed({"type": "state", "seq": reply.get("seq"), "view": reply.get("view")})
                 out = {"ok": True}
-                out.update({k: v for k, v in reply.items() if k in ("seq", "game", "number")})
+                out.update({k: v for k, v in reply.items() if k in ("seq", "game", "number", "action")})
                 answer.put(out)
             except CommandError as e:
                 answer.put({"ok": False, "error": e.msg, "status": 409})

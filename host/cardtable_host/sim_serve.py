@@ -17,7 +17,7 @@ def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[
     from cardtable_host.sim.board import BoardError, VirtualBoard
 
     try:
-        board_name, layout, rules, seed = simcmd.prepare(args.sim, None, None, None, [], args.seed)
+        board_name, layout, rules, seed = simcmd.prepare(args.sim, None, None, None, args.rule, args.seed)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     delay = SIM_DELAY if args.delay is None else args.delay
@@ -60,7 +60,7 @@ def _play(args: argparse.Namespace, table: Any, vb: Any, link: Any, board_name: 
     from cardtable_host.sim.table import VirtualTable
 
     vt = VirtualTable(vb, board_name, layout)
-    bots = Bots(link, vt, set(range(len(vt.layout.seats))), seed=seed, mistakes=True)
+    bots = Bots(link, vt, set(range(len(vt.layout.seats))), seed=seed, mistakes=not args.no_mistakes)
     hello: dict[str, Any] | None = link.last_hello or link.hello()
 
     def new_game() -> dict[str, Any]:
