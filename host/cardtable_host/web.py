@@ -96,7 +96,7 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         return sock
 
     async def snapshot(request: web.Request) -> web.StreamResponse:
-        return web.json_response(hub.snapshot())
+        return web.json_response(dict(hub.snapshot(), viewers=len(viewers.queues)))
 
     async def layout(request: web.Request) -> web.StreamResponse:
         found = drawing()

@@ -99,15 +99,16 @@ def test_the_page_follows_a_board_unplugged_and_plugged_back(tmp_path) -> None:
                                     "--port", vb.stable_port], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    text=True)
             said: list[str] = []
-            threading.Thread(target=lambda: said.extend(mon.stdout), daemon=True).start()
+            threading.Thread(target=lambda: [said.append(line) for line in mon.stdout], daemon=True).start()
             s.wait_for(lambda: any("california-jacks" in line for line in said), 30, "the monitor")
+            s.wait_for(lambda: s.json("snapshot.json")["viewers"] == 2, 30, "the monitor following serve")
             vb.unplug()
             s.wait_for(lambda: v.has(lambda m: m.get("type") == "link" and m.get("connected") is False), 20, "down")
             assert "gone" in s.json("snapshot.json")["status"]
             vb.replug()
             s.wait_for(lambda: s.json("snapshot.json")["connected"], 30, "the board back")
             assert v.has(lambda m: m.get("type") == "hello" and m.get("connected"))
-            s.wait_for(lambda: any("re-synced" in line for line in said), 20, "monitor back: %s" % said[-5:])
+            s.wait_for(lambda: any("re-synced" in line for line in said), 20, "the monitor back")
             mon.terminate()
             mon.wait(10)
             out = "".join(said)
