@@ -126,7 +126,7 @@ class Archive:
             for ev in events:
                 if ev.get("ev") == "trick":
                     tricks += 1
-                said = event_text(ev) if ev.get("ev") not in ("deal", "play", action[1]) else None
+                said = event_text(ev, game) if ev.get("ev") not in ("deal", "play", action[1]) else None
                 if said:
                     words.append(said)
             steps.append({"line": lineno, "words": words, "view": game.view(None), "trick": tricks,

@@ -56,6 +56,8 @@ class Hub:
         self._subs: dict[int, Callable[[str], None]] = {}
         self._next_sub = 0
         self.started: float | None = None  # when the current game was seen to begin (epoch s)
+        self.joined = 0  # spectators who ever opened the live feed
+        self._joined_cv = threading.Condition()
 
     # -- in: the board ---------------------------------------------------------------------
 
@@ -144,6 +146,17 @@ class Hub:
     def unsubscribe(self, sid: int) -> None:
         with self._lock:
             self._subs.pop(sid, None)
+
+    def viewer_joined(self) -> None:
+        """A spectator opened the live feed (any thread)."""
+        with self._joined_cv:
+            self.joined += 1
+            self._joined_cv.notify_all()
+
+    def wait_viewers(self, n: int, timeout: float | None = None) -> bool:
+        """Wait until n spectators have opened the live feed."""
+        with self._joined_cv:
+            return self._joined_cv.wait_for(lambda: self.joined >= n, timeout)
 
     def viewers(self) -> int:
         with self._lock:

@@ -59,6 +59,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="(--sim) a rule option, as for cardtable sim; repeatable")
     p.add_argument("--no-mistakes", action="store_true",
                    help="(--sim) bots never lay a wrong card (by default one now and then)")
+    p.add_argument("--wait-viewers", type=int, default=0, metavar="N",
+                   help="(--sim) start the first game once N spectators have the page open")
     p.add_argument("--http", default=DEFAULT_HTTP, metavar="HOST:PORT",
                    help="where the web server listens (default %s; port 0 picks a free one)" % DEFAULT_HTTP)
     p.add_argument("--table", default="", help="the table's name, kept in each archived game")

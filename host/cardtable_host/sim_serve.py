@@ -71,6 +71,9 @@ def _play(args: argparse.Namespace, table: Any, vb: Any, link: Any, board_name: 
         table.run_requests(new_game)
         return False
 
+    if args.wait_viewers > 0:
+        table.hub.note("the game starts when %d spectator(s) have the page open" % args.wait_viewers)
+        table.hub.wait_viewers(args.wait_viewers)
     played = 0
     restart = False
     while True:

@@ -69,6 +69,7 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         q: asyncio.Queue[str | None] = asyncio.Queue()
         q.put_nowait(json.dumps(hub.snapshot()))
         viewers.queues.add(q)
+        hub.viewer_joined()
 
         async def sender() -> None:
             while True:
