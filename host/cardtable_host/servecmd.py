@@ -279,6 +279,7 @@ def _listen(args: argparse.Namespace, table: Table, host: str, http_port: int, s
             cache[(b, lay)] = found
         return cache[(b, lay)]
 
+    drawing()  # drawn once, before the first page asks
     app = make_app(table.hub, table.archive, secret, table.control, drawing)
     server = Server(app, host, http_port)
     try:

@@ -20,7 +20,7 @@ const Cardtable = (() => {
   function face(code) {
     const m = /^(10|[2-9AJQK])([CDHS])(#\d+)?$/.exec(String(code));
     if (!m) return { text: String(code), red: false };
-    return { text: m[1] + GLYPH[m[2]] + (m[3] ? " " + m[3] : ""), red: !!RED[m[2]] };
+    return { text: m[1] + GLYPH[m[2]] + (m[3] || ""), red: !!RED[m[2]] };
   }
   function card(code) {
     const f = face(code);
@@ -110,10 +110,14 @@ const Cardtable = (() => {
     const trick = {};
     for (const p of view.trick || []) trick[p[0]] = p[1];
     const up = (view.up || []).slice();
-    for (const z of Object.values(zones)) {
+    const centre = (view.center || []).map(p => p[0]);  // Nerts: the centre piles' top cards
+    const names = Object.keys(zones).sort();
+    for (const name of names) {
+      const z = zones[name];
       let code = null;
       if (z.role === "play" && trick[z.seat] != null) code = trick[z.seat];
       else if ((z.role === "up" || z.role === "indicator") && up.length) code = up.shift();
+      else if (z.role === "foundation" && centre.length) code = centre.shift();
       if (z.role === "play" && turn.includes(z.seat) && !view.over) {
         const r = document.createElementNS(SVGNS, "rect");
         for (const [k, v] of Object.entries({ x: z.x - z.w / 2 - 5, y: z.y - z.h / 2 - 5, width: z.w + 10,
