@@ -80,8 +80,7 @@ class Hub:
             new = self.model.added - before
             lines = list(self.model.log)[-new:] if new > 0 else []
             self.sent += 1
-            pub["n"] = self.sent
-            pub["t"] = t
+            pub = dict({"n": self.sent, "t": t}, **pub)  # first: a viewer finds them at once
             pub["lines"] = [[text, colour] for text, colour in lines]
             pub["connected"] = self.model.connected
             pub["status"] = self.model.status

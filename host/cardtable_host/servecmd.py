@@ -111,18 +111,15 @@ def find(port: str) -> dict[str, Any] | None:
 
 
 class Printer:
-    """The story on the terminal, one line per event (unless --quiet)."""
+    """The story on the terminal, one line per event."""
 
-    def __init__(self, quiet: bool) -> None:
-        self.quiet = quiet
+    def __init__(self) -> None:
         self.colour = use_colour()
 
     def __call__(self, text: str) -> None:
         try:
             msg = json.loads(text)
         except ValueError:
-            return
-        if self.quiet:
             return
         for line, colour in msg.get("lines") or ():
             print(paint(line, colour, self.colour) if colour else line, flush=True)
@@ -286,7 +283,8 @@ def _listen(args: argparse.Namespace, table: Table, host: str, http_port: int, s
         url = server.start()
     except OSError as e:
         raise CardtableError("cannot listen on %s:%d: %s" % (host, http_port, e.strerror or e), USAGE) from None
-    table.hub.subscribe(Printer(args.quiet))
+    if not args.quiet:
+        table.hub.subscribe(Printer())
     path = serve_file(board_port)
     info = {"url": url, "secret": secret, "pid": os.getpid(), "port": board_port, "command": "cardtable serve"}
     fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
