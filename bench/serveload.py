@@ -34,10 +34,10 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
-def start_serve(game: str, delay: float, archive: str) -> tuple[subprocess.Popen[str], str]:
+def start_serve(game: str, delay: float, archive: str, viewers: int) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "serve", "--sim", game, "--games", "0",
                              "--delay", str(delay), "--http", "127.0.0.1:0", "--archive", archive, "-q",
-                             "--wait-viewers", "1"],
+                             "--wait-viewers", str(viewers)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -57,30 +57,27 @@ class Viewer:
         self.error = ""
 
 
-async def watch(url: str, v: Viewer, until: float, session: Any) -> None:
+async def watch(url: str, v: Viewer, session: Any) -> None:
+    """Follow the table until cancelled, noting each message's number and delay."""
     import aiohttp
 
     try:
         async with session.ws_connect("ws" + url[4:] + "ws", max_msg_size=1 << 20) as ws:
-            while time.time() < until:
-                try:
-                    msg = await ws.receive(timeout=max(0.1, until - time.time()))
-                except asyncio.TimeoutError:
-                    break
+            async for msg in ws:
+                now = time.time()
                 if msg.type != aiohttp.WSMsgType.TEXT:
                     v.error = "closed: %s" % msg.type
                     return
-                now = time.time()
                 m = HEAD.match(msg.data)
                 if m is None:
                     if v.first < 0 and msg.data.startswith('{"type": "snapshot"'):
                         v.first = json.loads(msg.data)["n"]
                     continue
                 n = int(m.group(1))
-                if n <= v.first:
-                    continue
-                v.got.append(n)
-                v.delays.append(now - float(m.group(2)))
+                if n > v.first:
+                    v.got.append(n)
+                    v.delays.append(now - float(m.group(2)))
+            v.error = "the server closed the socket"
     except (aiohttp.ClientError, OSError) as e:
         v.error = str(e)
 
@@ -100,21 +97,20 @@ async def _run(url: str, pid: int, viewers: int, seconds: float, samples: list[t
     until = start + seconds
     conn = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=conn) as session:
-        tasks = [asyncio.create_task(watch(url, v, until, session)) for v in vs]
-
-        async def sample() -> None:
-            while time.time() < until:
-                samples.append((time.time() - start, rss_kib(pid)))
-                await asyncio.sleep(min(5.0, seconds / 20))
-
-        await asyncio.gather(sample(), *tasks)
+        tasks = [asyncio.create_task(watch(url, v, session)) for v in vs]
+        while time.time() < until:
+            samples.append((time.time() - start, rss_kib(pid)))
+            await asyncio.sleep(min(5.0, seconds / 20, max(0.0, until - time.time())))
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
     return vs
 
 
 def run(viewers: int = 200, seconds: float = 120, game: str = "fortyfives", delay: float = 0.05) -> dict[str, Any]:
     """Figures of one load run: latency percentiles (ms), messages, losses, memory (KiB)."""
     with tempfile.TemporaryDirectory(prefix="cardtable-soak-") as archive:
-        proc, url = start_serve(game, delay, archive)
+        proc, url = start_serve(game, delay, archive, viewers)
         samples: list[tuple[float, int]] = []
         try:
             vs = asyncio.run(_run(url, proc.pid, viewers, seconds, samples))

@@ -20,40 +20,82 @@ from cardtable_host.archive import Archive
 from cardtable_host.hub import Hub
 
 PAGES = Path(__file__).resolve().with_name("web")
-QUEUE_MAX = 5000  # messages a viewer may fall behind before it is let go (it reconnects)
+SLOW_BYTES = 4 << 20  # unsent bytes a viewer may fall behind before it is let go (it reconnects)
 SECRET_HEADER = "X-Cardtable-Secret"
 REFUSED = json.dumps({"type": "refused", "msg": "spectators only read: this socket takes no commands"})
 Control = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class Viewers:
-    """The open spectator sockets, each with its queue (the event loop's thread only)."""
+    """The open spectator sockets, fed by one broadcaster in order (the event loop's thread).
 
-    def __init__(self) -> None:
-        self.queues: set[asyncio.Queue[str | None]] = set()
+    One task sends each message to every socket in turn: a frame is written to each socket's
+    transport without waiting, so no viewer waits for another; a viewer whose unsent bytes
+    pass SLOW_BYTES is let go (its page reconnects and starts again from a snapshot).
+    """
 
-    def fanout(self, text: str) -> None:
-        for q in list(self.queues):
-            if q.qsize() >= QUEUE_MAX:
-                q.put_nowait(None)  # too far behind: its sender closes the socket
-                self.queues.discard(q)
-            else:
-                q.put_nowait(text)
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.socks: dict[web.WebSocketResponse, Any] = {}  # socket -> its transport
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    def publish(self, text: str) -> None:
+        self.queue.put_nowait(text)
+
+    async def join(self, sock: web.WebSocketResponse, transport: Any) -> None:
+        """Start sending to sock: a snapshot now, then every later message."""
+        done = asyncio.get_running_loop().create_future()
+        self.queue.put_nowait((sock, transport, done))
+        await done
+
+    def leave(self, sock: web.WebSocketResponse) -> None:
+        self.socks.pop(sock, None)
+
+    async def _run(self) -> None:
+        while True:
+            item = await self.queue.get()
+            if isinstance(item, tuple):
+                sock, transport, done = item
+                self.socks[sock] = transport
+                await self._send(sock, json.dumps(self.hub.snapshot()))
+                done.set_result(None)
+                continue
+            for sock in list(self.socks):
+                await self._send(sock, item)
+
+    async def _send(self, sock: web.WebSocketResponse, text: str) -> None:
+        transport = self.socks.get(sock)
+        if sock.closed or transport is None or transport.get_write_buffer_size() > SLOW_BYTES:
+            self.leave(sock)
+            if not sock.closed:
+                asyncio.get_running_loop().create_task(sock.close(message=b"too far behind: reconnect"))
+            return
+        try:
+            await sock.send_str(text)
+        except (ConnectionError, RuntimeError):
+            self.leave(sock)
 
 
 def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
              drawing: Callable[[], tuple[str, dict[str, Any]] | None]) -> web.Application:
     """The aiohttp application of one table."""
     app = web.Application(client_max_size=64 * 1024)
-    viewers = Viewers()
+    viewers = Viewers(hub)
     app["viewers"] = viewers
 
     async def on_startup(app: web.Application) -> None:
         loop = asyncio.get_running_loop()
-        app["hub_sub"] = hub.subscribe(lambda text: loop.call_soon_threadsafe(viewers.fanout, text))[0]
+        viewers.start()
+        app["hub_sub"] = hub.subscribe(lambda text: loop.call_soon_threadsafe(viewers.publish, text))[0]
 
     async def on_cleanup(app: web.Application) -> None:
         hub.unsubscribe(app["hub_sub"])
+        if viewers.task is not None:
+            viewers.task.cancel()
 
     app.on_startup.append(on_startup)
     app.on_cleanup.append(on_cleanup)
@@ -64,40 +106,24 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         return handler
 
     async def ws(request: web.Request) -> web.StreamResponse:
-        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096)
+        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
         await sock.prepare(request)
-        q: asyncio.Queue[str | None] = asyncio.Queue()
-        q.put_nowait(json.dumps(hub.snapshot()))
-        viewers.queues.add(q)
+        await viewers.join(sock, request.transport)
         hub.viewer_joined()
-
-        async def sender() -> None:
-            while True:
-                text = await q.get()
-                if text is None:
-                    await sock.close(message=b"too far behind: reconnect")
-                    return
-                await sock.send_str(text)
-
-        task = asyncio.create_task(sender())
         try:
             async for msg in sock:
                 if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
-                    if not task.done():
-                        q.put_nowait(REFUSED)
+                    await sock.send_str(REFUSED)  # spectators only read
                 elif msg.type == WSMsgType.ERROR:
                     break
+        except (ConnectionError, RuntimeError):
+            pass
         finally:
-            viewers.queues.discard(q)
-            task.cancel()
-            try:
-                await task
-            except (asyncio.CancelledError, ConnectionError, RuntimeError):
-                pass
+            viewers.leave(sock)
         return sock
 
     async def snapshot(request: web.Request) -> web.StreamResponse:
-        return web.json_response(dict(hub.snapshot(), viewers=len(viewers.queues)))
+        return web.json_response(dict(hub.snapshot(), viewers=len(viewers.socks)))
 
     async def layout(request: web.Request) -> web.StreamResponse:
         found = drawing()

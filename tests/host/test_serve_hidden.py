@@ -79,8 +79,9 @@ def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, tmp
     for raw, m in zip(v.raw, msgs):
         seq = m["seq"] if isinstance(m.get("seq"), int) else seq
         allowed = set().union(*(cards for s_, cards in shown.items() if s_ <= seq))
-        found = [t for x in strings({k: val for k, val in m.items() if k != "lines"}) for t in _SPLIT.split(x)]
-        found += [t for text, _ in m.get("lines") or () for t in tokens(text, digits)]
+        found = [t for x in strings({k: val for k, val in m.items() if k not in ("lines", "log")})
+                 for t in _SPLIT.split(x)]
+        found += [t for text, _ in (m.get("lines") or []) + (m.get("log") or []) for t in tokens(text, digits)]
         bad = sorted({t for t in found if t in codes and t not in allowed})
         if bad:
             leaks.append("socket: %s in %s" % (bad, raw[:300]))
