@@ -109,6 +109,23 @@ def test_the_page_follows_a_board_unplugged_and_plugged_back(tmp_path) -> None:
             s.wait_for(lambda: s.json("snapshot.json")["connected"], 30, "the board back")
             assert v.has(lambda m: m.get("type") == "hello" and m.get("connected"))
             s.wait_for(lambda: any("re-synced" in line for line in said), 20, "the monitor back")
+            # a reader down is a fault on the page, and clears when it is mended
+            vb.kill_reader("s0")
+            s.wait_for(lambda: s.json("snapshot.json")["faults"], 30, "the fault on the page")
+            assert v.has(lambda m: m.get("type") == "fault" and not m.get("cleared"))
+            vb.revive_reader("s0")
+            s.wait_for(lambda: not s.json("snapshot.json")["faults"], 30, "the fault cleared")
+            # the scorekeeper's controls: nothing without the secret; with it, the board's own answer
+            seq = s.json("snapshot.json")["seq"]
+            assert s.control({"cmd": "new"})[0] == 403 and s.control({"cmd": "new"}, "x" * 16)[0] == 403
+            status, reply = s.control({"cmd": "act", "action": {"seat": 0, "act": "bid", "bid": 20}})
+            assert status == 403
+            time.sleep(0.5)
+            assert s.json("snapshot.json")["seq"] == seq
+            status, reply = s.control({"cmd": "act", "action": {"seat": 0, "act": "bid", "bid": 20}}, s.secret)
+            assert status == 409 and "bid" in reply["error"], reply
+            status, reply = s.control({"cmd": "new"}, s.secret)
+            assert status == 200 and reply["ok"] and reply["game"]["game"] == "california-jacks", reply
             mon.terminate()
             mon.wait(10)
             out = "".join(said)
