@@ -89,9 +89,9 @@ def board_port(port: str | None) -> str:
 
 def _refuse_if_served() -> None:
     """No board found but a `cardtable serve` runs: it has the table (PortInUse naming it)."""
-    from cardtable_host import servecmd
+    from cardtable_host import servefile
 
-    for info in servecmd.running():
+    for info in servefile.running():
         raise portlock.PortInUse(str(info.get("port")), "cardtable serve (its page: %s)" % info.get("url"),
                                  int(info["pid"]))
 

@@ -711,23 +711,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _served(port: str | None) -> Any:
     """A RemoteLink to the `cardtable serve` that holds the board (named, or the only one
     running), or None: then the monitor opens the port itself."""
-    from cardtable_host import servecmd
-    from cardtable_host.link import LinkDown
-    from cardtable_host.serveclient import RemoteLink
+    from cardtable_host import servefile
 
     named = port or os.environ.get(boardfind.ENV)
     if named:
-        info = servecmd.find(named)  # a path serve holds, even while its board is unplugged
+        info = servefile.find(named)  # a path serve holds, even while its board is unplugged
         if info is None:
             try:
-                info = servecmd.find(boardfind.resolve(named))
+                info = servefile.find(boardfind.resolve(named))
             except boardfind.BoardNotFound:
                 info = None
     else:
-        found = servecmd.running()
+        found = servefile.running()
         info = found[0] if len(found) == 1 else None
     if info is None:
         return None
+    from cardtable_host.link import LinkDown
+    from cardtable_host.serveclient import RemoteLink
+
     try:
         return RemoteLink(str(info["url"]), info.get("secret"))
     except LinkDown as e:

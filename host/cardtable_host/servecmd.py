@@ -8,12 +8,11 @@ import queue
 import secrets
 import sys
 import time
-from pathlib import Path
 from typing import Any, Callable
 
 from cardtable import games
 
-from cardtable_host import boardfind, portlock
+from cardtable_host import boardfind, servefile
 from cardtable_host.archive import Archive, default_dir, iso
 from cardtable_host.errors import USAGE, CardtableError
 from cardtable_host.hub import Hub
@@ -79,35 +78,6 @@ def parse_http(text: str) -> tuple[str, int]:
     if not sep or not host or not port.isdigit() or not 0 <= int(port) < 65536:
         raise ValueError("--http %s: expected HOST:PORT, e.g. 127.0.0.1:8719" % text)
     return host, int(port)
-
-
-def serve_file(port: str) -> Path:
-    """Where a running serve says how to reach it (its address and secret, for monitor)."""
-    return portlock.runtime_dir() / (portlock.lock_path(port).stem + ".serve")
-
-
-def running() -> list[dict[str, Any]]:
-    """The serves running on this machine: [{"url", "secret", "pid", "port", "command"}]."""
-    out = []
-    for f in sorted(portlock.runtime_dir().glob("*.serve")):
-        try:
-            info = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(info, dict) and isinstance(info.get("pid"), int) and portlock.alive(info["pid"]):
-            out.append(info)
-    return out
-
-
-def find(port: str) -> dict[str, Any] | None:
-    """The running serve that holds port, or None."""
-    try:
-        info = json.loads(serve_file(port).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if isinstance(info, dict) and isinstance(info.get("pid"), int) and portlock.alive(info["pid"]):
-        return info
-    return None
 
 
 class Printer:
@@ -285,7 +255,7 @@ def _listen(args: argparse.Namespace, table: Table, host: str, http_port: int, s
         raise CardtableError("cannot listen on %s:%d: %s" % (host, http_port, e.strerror or e), USAGE) from None
     if not args.quiet:
         table.hub.subscribe(Printer())
-    path = serve_file(board_port)
+    path = servefile.path(board_port)
     info = {"url": url, "secret": secret, "pid": os.getpid(), "port": board_port, "command": "cardtable serve"}
     fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as f:
