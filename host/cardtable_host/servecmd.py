@@ -6,7 +6,6 @@ import json
 import os
 import queue
 import secrets
-import sys
 import time
 from typing import Any, Callable
 
@@ -288,7 +287,3 @@ def end_on_sigterm() -> Callable[[], Any]:
     except ValueError:
         return lambda: None
     return lambda: signal.signal(signal.SIGTERM, old)
-
-
-def say(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)

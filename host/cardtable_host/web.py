@@ -90,7 +90,10 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     async def on_startup(app: web.Application) -> None:
         loop = asyncio.get_running_loop()
         viewers.start()
-        app["hub_sub"] = hub.subscribe(lambda text: loop.call_soon_threadsafe(viewers.publish, text))[0]
+        def publish(text: str) -> None:  # on the board's thread: hand it to the event loop
+            loop.call_soon_threadsafe(viewers.publish, text)
+
+        app["hub_sub"] = hub.subscribe(publish)[0]
 
     async def on_cleanup(app: web.Application) -> None:
         hub.unsubscribe(app["hub_sub"])
