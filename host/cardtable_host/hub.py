@@ -121,7 +121,7 @@ class Hub:
         with self._lock:
             self.model.add(text, colour)
             self.sent += 1
-            msg = {"type": "note", "n": self.sent, "t": time.time(), "lines": [[text, colour]],
+            msg = {"n": self.sent, "t": time.time(), "type": "note", "lines": [[text, colour]],
                    "connected": self.model.connected, "status": self.model.status,
                    "archived": list(self.games_archived)}
             text_out = json.dumps(msg)
