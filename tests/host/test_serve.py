@@ -83,7 +83,11 @@ def test_a_simulated_table_served_read_only_with_its_archive(tmp_path) -> None:
         contiguous(watcher)
         assert not rude.closed  # garbage is refused, the socket stays open
         watcher.close()
-        rude.close()
+        rude.close()  # browsers gone without a goodbye: serve lets them go and goes on
+        s.wait_for(lambda: s.json("snapshot.json")["viewers"] == 0, 30, "the viewers gone")
+        late = Viewer(s.url)
+        s.wait_for(lambda: late.has(lambda m: m.get("type") == "snapshot"), 30, "a new viewer served")
+        late.close()
     assert s.proc.returncode == 143 or s.proc.returncode == 0, s.err
 
 
