@@ -206,6 +206,7 @@ def run(args: argparse.Namespace) -> int:
         archive = Archive(args.archive or default_dir())
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
+    _can_listen(host, http_port)  # before a board is opened: a taken address says so at once
     players = [p.strip() for p in args.players.split(",")] if args.players else []
     from cardtable_host import sim_serve, board_serve
 
@@ -213,6 +214,21 @@ def run(args: argparse.Namespace) -> int:
     table = Table(hub, archive, players, args.table)
     start = sim_serve.run if args.sim else board_serve.run
     return start(args, table, lambda port: _listen(args, table, host, http_port, secret, port))
+
+
+def _can_listen(host: str, port: int) -> None:
+    """CardtableError now if the web server could not listen on host:port."""
+    import socket
+
+    if port == 0:
+        return
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        with socket.socket(infos[0][0], socket.SOCK_STREAM) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(infos[0][4])
+    except OSError as e:
+        raise CardtableError("cannot listen on %s:%d: %s" % (host, port, e.strerror or e), USAGE) from None
 
 
 def _secret(path: str | None) -> str:

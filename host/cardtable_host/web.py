@@ -99,6 +99,10 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         hub.unsubscribe(app["hub_sub"])
         if viewers.task is not None:
             viewers.task.cancel()
+            try:
+                await viewers.task
+            except asyncio.CancelledError:
+                pass
 
     app.on_startup.append(on_startup)
     app.on_cleanup.append(on_cleanup)
@@ -231,6 +235,8 @@ class Server:
         try:
             self.loop.run_until_complete(self._setup())
         except BaseException as e:  # noqa: BLE001 - handed to start()
+            if self._runner is not None:
+                self.loop.run_until_complete(self._runner.cleanup())
             self._error = e
             self._ready.set()
             return
