@@ -135,3 +135,19 @@ def test_the_page_follows_a_board_unplugged_and_plugged_back(tmp_path) -> None:
             out = "".join(said)
             assert "board gone" in out and "OFFLINE" not in out, out
             v.close()
+
+
+def test_an_address_in_use_is_refused_in_one_line_before_any_board() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        t0 = time.monotonic()
+        r = cardtable("serve", "--sim", "nexus", "--http", "127.0.0.1:%d" % port)
+    assert r.returncode == 2 and r.stdout == "", (r.stdout, r.stderr)
+    assert r.stderr.startswith("cardtable serve: cannot listen on 127.0.0.1:%d" % port) and r.stderr.count("\n") == 1
+    assert time.monotonic() - t0 < 10  # no virtual board was started first
+    r = cardtable("serve", "--http", "localhost")
+    assert r.returncode == 2 and "expected HOST:PORT" in r.stderr
