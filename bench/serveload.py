@@ -154,6 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     print("serve's memory after warm-up: first %s KiB, last %s KiB, most %s KiB" % (
         r["rss_kib_first"], r["rss_kib_last"], r["rss_kib_max"]))
     if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
             json.dump(r, f, indent=1)
     return 0 if r["lost"] == 0 and not r["errors"] and r["p99_ms"] < 100 else 1
