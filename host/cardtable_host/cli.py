@@ -19,6 +19,7 @@ from cardtable_host.errors import INTERRUPTED, CardtableError  # noqa: E402
 # name -> module with HELP, DESCRIPTION, add_arguments(parser) and run(args) -> exit status
 COMMANDS = {
     "run": "cardtable_host.runcmd",
+    "serve": "cardtable_host.servecmd",
     "sim": "cardtable_host.simcmd",
     "monitor": "cardtable_host.monitor",
     "referee": "cardtable_host.referee",

@@ -32,6 +32,8 @@ Keys, for what the table has no buttons for (they act for the seat whose turn it
   u  undo the last action          r  re-sync the state from the board
   q  quit (Esc cancels a half-typed key)
 With --plain (or when the output is not a terminal) it prints one line per event instead.
+While `cardtable serve` holds the board (the one named with --port, or the only one
+running), the monitor follows it instead of opening the port; its keys go through serve.
 
 example:  cardtable monitor
           cardtable monitor --port /dev/ttyACM0 --plain
@@ -566,9 +568,14 @@ class Monitor:
         self.note_at = 0.0
         self.tried = time.monotonic()
 
-    def connect(self) -> None:
+    def connect(self, remote: Any = None) -> None:
+        """Open the board's port, or follow a running `cardtable serve` (remote: its RemoteLink)."""
         from cardtable_host.link import Link
 
+        if remote is not None:
+            self.link = remote
+            self.resync()
+            return
         portlock.check_board(self.port)
         self.link = Link(self.port, timeout=5, reconnect=True, command="cardtable monitor")
         self.resync()
@@ -714,16 +721,45 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="print one line per event instead of redrawing the screen")
 
 
+def _served(port: str | None) -> Any:
+    """A RemoteLink to the `cardtable serve` that holds the board (named, or the only one
+    running), or None: then the monitor opens the port itself."""
+    from cardtable_host import servefile
+
+    named = port or os.environ.get(boardfind.ENV)
+    if named:
+        info = servefile.find(named)  # a path serve holds, even while its board is unplugged
+        if info is None:
+            try:
+                info = servefile.find(boardfind.resolve(named))
+            except boardfind.BoardNotFound:
+                info = None
+    else:
+        found = servefile.running()
+        info = found[0] if len(found) == 1 else None
+    if info is None:
+        return None
+    from cardtable_host.link import LinkDown
+    from cardtable_host.serveclient import RemoteLink
+
+    try:
+        return RemoteLink(str(info["url"]), info.get("secret"))
+    except LinkDown as e:
+        raise CardtableError(str(e), USAGE) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from cardtable_host.link import LinkDown
 
-    port = boardfind.board_port(args.port)
+    served = _served(args.port)
+    port = served.port if served is not None else boardfind.board_port(args.port)
     out = sys.stdout
     plain = args.plain or not out.isatty()
     screen = Screen(out, plain, use_colour(out))
-    mon = Monitor(port, not args.port and not os.environ.get(boardfind.ENV), screen, KeyReader(sys.stdin))
+    auto = served is None and not args.port and not os.environ.get(boardfind.ENV)
+    mon = Monitor(port, auto, screen, KeyReader(sys.stdin))
     try:
-        mon.connect()
+        mon.connect(served)
     except LinkDown as e:
         mon.keyreader.close()
         raise CardtableError(str(e), USAGE) from None

@@ -123,6 +123,16 @@ def pick_layout(game: str, board_name: str, layout: str | None, seats: int | Non
     return game if game in names else names[0]
 
 
+def prepare(game: str, board: str | None, layout: str | None, seats: int | None,
+            rule_items: list[str], seed: int | None) -> tuple[str, str, dict[str, Any], int]:
+    """(board, layout, rules, seed) for simulating game; ValueError or OSError if it cannot be."""
+    board_name = board or BOARD_FOR[game]
+    rules = parse_rules(rule_items)
+    chosen = pick_layout(game, board_name, layout, seats)
+    games.game_class(game).check_rules(rules)
+    return board_name, chosen, rules, seed if seed is not None else DEFAULT_SEEDS.get(game, 1)
+
+
 class Show:
     """Prints what the board says, as a person at the table would want it told."""
 
@@ -218,15 +228,12 @@ def run(args: argparse.Namespace) -> int:
         print("cardtable sim: unknown game %r (games: %s)" % (game, ", ".join(sorted(games.GAMES))),
               file=sys.stderr)
         return 2
-    board_name = args.board or BOARD_FOR[game]
     try:
-        rules = parse_rules(args.rule)
-        layout = pick_layout(game, board_name, args.layout, args.seats)
-        games.game_class(game).check_rules(rules)
+        board_name, layout, rules, seed = prepare(game, args.board, args.layout, args.seats,
+                                                  args.rule, args.seed)
     except (ValueError, OSError) as e:
         print("cardtable sim: %s" % e, file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else DEFAULT_SEEDS.get(game, 1)
     colour = use_colour() and not args.json
     show = Show(args.json, args.quiet, colour)
     delay = args.delay if args.delay is not None else (0.1 if colour else 0.0)
@@ -329,23 +336,7 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
             show.line("you play seat%s %s; the bots the others. Type help for commands." % (
                 "s" if len(people.people) > 1 else "", ", ".join(map(str, people.people))))
             people.prompt()
-        last = 0.0
-        while not bots.over:
-            if people is not None:
-                people.poll()
-                if people.quit:
-                    break
-            if bots.bot_turn():
-                wait = delay - (time.monotonic() - last)
-                if wait > 0:
-                    bots.settle(wait)
-                bots.step()
-                last = time.monotonic()
-                if bots.actions > MAX_ACTIONS:
-                    raise SimError("stopped after %d bot actions" % MAX_ACTIONS)
-            else:
-                bots.pump(0.05)
-        bots.settle(0.1)
+        play_out(bots, delay, people)
         _result(show, bots, vb)
         if args.record:
             lines = link.log()
@@ -388,6 +379,31 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         return 1
     finally:
         link.close()
+
+
+def play_out(bots: Bots, delay: float, people: People | None = None,
+             stop: Any = None) -> None:
+    """The bots play their seats until the game is over (or the people quit, or stop() is
+    true), delay seconds apart; SimError if they go on for ever."""
+    last = 0.0
+    while not bots.over:
+        if people is not None:
+            people.poll()
+            if people.quit:
+                break
+        if stop is not None and stop():
+            break
+        if bots.bot_turn():
+            wait = delay - (time.monotonic() - last)
+            if wait > 0:
+                bots.settle(wait)
+            bots.step()
+            last = time.monotonic()
+            if bots.actions > MAX_ACTIONS:
+                raise SimError("stopped after %d bot actions" % MAX_ACTIONS)
+        else:
+            bots.pump(0.05)
+    bots.settle(0.1)
 
 
 def _result(show: Show, bots: Bots, vb: VirtualBoard) -> None:
