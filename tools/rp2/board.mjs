@@ -52,6 +52,7 @@ const SLICE_CYCLES = 250000; // cycles between looks at I/O (~2 ms emulated)
 const SYNC_MS = 200;
 const PRESS_MS = 120; // a press outlasts the firmware's 25 ms debounce and a loop period
 const TAIL = 256;
+const TABLE_OPS = new Set(['place', 'lift', 'kill', 'revive', 'turn']); // the readers' and encoders' devices
 
 class UsageError extends Error {}
 
@@ -390,6 +391,7 @@ export class Board {
         return;
       default: {
         const op = this.ops.get(req.op);
+        if (!op && TABLE_OPS.has(req.op)) throw new Error(`no device on this rp2 board handles ${req.op} (no readers: see --device)`);
         if (!op) throw new Error(`unknown op ${JSON.stringify(req.op)}`);
         Promise.resolve().then(() => op(req)).then(
           (fields) => this.reply(req, fields || {}),
