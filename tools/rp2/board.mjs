@@ -117,6 +117,7 @@ export class Board {
     this.emuBase = 0;
     this.wantRepl = o.repl;
     this.offUntil = 0;
+    this.held = new Set(); // buttons held down (through resets) by `hold`
     this.cut = null; // {op, frac, req}: cut the power inside the next flash operation of that kind
     this.pendingReset = null; // control requests waiting for the next boot's mode
     this.stats = { wallMs: 0, emuNs: 0 };
@@ -177,6 +178,7 @@ export class Board {
     const buttons = {};
     for (const [name, b] of Object.entries(cfg?.buttons || {})) buttons[name] = b.pin;
     this.buttons = new Buttons(chip, buttons);
+    for (const name of this.held) this.buttons.hold(name, true); // still held through a reset
     this.leds = cfg?.leds ? new Ws2812(chip, cfg.leds.pin, cfg.leds.count, cfg.leds.order) : null;
     for (const d of this.devices) d.powerOn?.(chip);
     chip.settleAll();
@@ -353,8 +355,10 @@ export class Board {
         return;
       }
       case 'hold':
-        if (!chip) throw new Error('the board is off');
-        this.buttons.hold(req.button, !!req.down);
+        this.buttons.gpio(req.button); // a name the board has
+        if (req.down) this.held.add(req.button);
+        else this.held.delete(req.button);
+        if (chip) this.buttons.hold(req.button, !!req.down);
         this.reply(req);
         return;
       case 'pixels':

@@ -427,7 +427,7 @@ export class Chip {
     const pin = this.pins[gp];
     if (pin.functionSelect !== 4) return null;
     const ch = this.mcu.pwm.channels[(gp >> 1) & 7];
-    if (!ch.en) return { freq: 0, duty: 0 };
+    if (!(ch.csr & 1) && !ch.en) return { freq: 0, duty: 0 }; // CSR_EN, or the EN alias register
     const div = ((ch.div >> 4) & 0xff || 256) + (ch.div & 0xf) / 16;
     const phaseCorrect = ch.csr & 2 ? 2 : 1;
     const freq = this.mcu.clkSys / (div * (ch.top + 1) * phaseCorrect);
