@@ -84,7 +84,7 @@ def test_mpremote_lists_copies_and_runs_code(board: Rp2Board, tmp_path: Path) ->
     r = mpremote(board.port, "cp", str(src), ":note.txt", "+", "ls", ":", "+", "exec",
                  "import sys; print(sys.platform, sys.implementation.name)")
     assert r.returncode == 0, r.stderr
-    assert "note.txt" in r.stdout and "main.py" in r.stdout and "lib/" in r.stdout
+    assert "note.txt" in r.stdout and "config.json" in r.stdout and "boards/" in r.stdout
     assert "rp2 micropython" in r.stdout
     r = mpremote(board.port, "cat", ":note.txt")
     assert r.stdout.strip() == "written by mpremote"

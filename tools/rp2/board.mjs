@@ -263,6 +263,10 @@ export class Board {
     this.log(`chip stopped: ${cause} at ${(chip.nanos / 1e6).toFixed(1)} ms`);
     const carry = cause === 'reset' || cause === 'watchdog' ? chip.carry() : null;
     this.powerOff();
+    if (cause === 'bootsel') {
+      process.stderr.write('rp2 board: machine.bootloader(): BOOTSEL mode (the RPI-RP2 drive) is not emulated; the board is off until reset\n');
+      return;
+    }
     if (cause === 'power') {
       const cut = this.cut;
       this.cut = null;

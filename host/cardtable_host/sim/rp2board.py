@@ -207,7 +207,12 @@ class Rp2Board(VirtualBoard):
             self.repl, self.speed = repl, speed
 
     def _flash_firmware(self) -> None:
+        from cardtable_host import uf2
+
         args = ["flash", "--port", self.port, "--json", "--no-reset"]
+        # The image is in the flash already: flash copies the board files for a cardtable image
+        # (it checks the build), the .mpy package for a stock one.
+        args += ["--uf2", str(self.image)] if uf2.image_version(self.image) else ["--mpy"]
         if self.board:
             args += ["--board", self.board]
         proc = subprocess.run([sys.executable, "-m", "cardtable_host.cli", *args], capture_output=True,
