@@ -2,12 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 from cardtable import games
 from cardtable.rng import Random
 
+from cardtable_host.errors import UsageError
 from cardtable_host.narrate import action_text, event_text, result_text
 from cardtable_host.term import paint, use_colour
 
@@ -16,6 +16,9 @@ DESCRIPTION = """\
 Bots play seeded games on the same rules code the table runs. Now and then a bot tries
 an illegal card, so you see the referee reject it with its reason. The same seed gives
 the same game on every machine (and on MicroPython).
+
+Exit status: 0 the games were played, 2 an unknown game or a number of seats the game is
+not played with, or a negative --delay; 130 Ctrl-C.
 
 example:  cardtable demo                    # every game, one after another
           cardtable demo fortyfives --seed 7 --delay 0.2
@@ -39,13 +42,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     names = args.game or games.available()
+    if args.delay is not None and not args.delay >= 0:
+        raise UsageError("--delay %g: the seconds between moves cannot be negative" % args.delay)
+    if args.seats is not None and args.seats < 1:
+        raise UsageError("--seats %d: a game needs at least one player" % args.seats)
     delay = args.delay if args.delay is not None else (0.01 if use_colour() else 0.0)
     for name in names:
         try:
             games.game_class(name)
+            games.load(name, seats=args.seats or DEMO_SEATS.get(name))
         except (ValueError, ImportError) as e:
-            print("cardtable demo: %s" % e, file=sys.stderr)
-            return 2
+            raise UsageError(str(e)) from None
         seed = args.seed if args.seed is not None else DEMO_SEEDS.get(name, 1)
         play_one(name, seed, delay, args.quiet, args.seats or DEMO_SEATS.get(name))
     return 0

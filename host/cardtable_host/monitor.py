@@ -13,7 +13,8 @@ from typing import Any
 
 from cardtable import record
 
-from cardtable_host import boardfind
+from cardtable_host import boardfind, portlock
+from cardtable_host.errors import USAGE, CardtableError
 from cardtable_host.narrate import action_text, event_text
 from cardtable_host.term import paint, use_colour
 
@@ -544,7 +545,8 @@ class Monitor:
     def connect(self) -> None:
         from cardtable_host.link import Link
 
-        self.link = Link(self.port, timeout=5, reconnect=True)
+        portlock.check_board(self.port)
+        self.link = Link(self.port, timeout=5, reconnect=True, command="cardtable monitor")
         self.resync()
 
     def resync(self) -> None:
@@ -559,7 +561,8 @@ class Monitor:
             m.seat_names = seat_names(cfg.get("board"), cfg.get("layout"))
         except Exception as e:  # noqa: BLE001 - LinkError and friends: try again later
             m.connected = False
-            m.status = "no answer from the table on %s (%s): is it at the REPL? retrying" % (self.port, e)
+            m.status = ("no answer from the table on %s (%s): is it at the REPL? (quit, then `cardtable "
+                        "doctor --restart`) retrying" % (self.port, e))
             self.down_since = self.down_since or time.monotonic()
             return
         m.connected = True
@@ -687,9 +690,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from cardtable_host.link import LinkDown
 
-    port = boardfind.free_port("monitor", args.port)
-    if port is None:
-        return 2
+    port = boardfind.board_port(args.port)
     out = sys.stdout
     plain = args.plain or not out.isatty()
     screen = Screen(out, plain, use_colour(out))
@@ -698,8 +699,10 @@ def run(args: argparse.Namespace) -> int:
         mon.connect()
     except LinkDown as e:
         mon.keyreader.close()
-        print("cardtable monitor: %s" % e, file=sys.stderr)
-        return 2
+        raise CardtableError(str(e), USAGE) from None
+    except BaseException:  # another program holds the port, or it is not a board
+        mon.keyreader.close()
+        raise
     screen.open()
     try:
         return mon.loop()

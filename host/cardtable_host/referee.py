@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import sys
 
@@ -16,8 +17,9 @@ DESCRIPTION = """\
 Replay a game record (JSON Lines: a header, then one action per line; the journal that
 `cardtable pull` downloads, a simulator's output or a hand-written file) and judge it.
 A rejected action is not applied - at the table the player takes the card back - and
-refereeing goes on. Exit status: 0 all legal, 1 something was rejected or a revoke was
-proven, 2 the record is malformed (the message names the line).
+refereeing goes on. The record is UTF-8 (with or without a byte-order mark) or UTF-16
+with its mark. Exit status: 0 all legal, 1 something was rejected or a revoke was proven,
+2 the record cannot be read or is malformed (the message names the line), 130 Ctrl-C.
 
 example:  cardtable referee game.jsonl
           cardtable referee --json game.jsonl | jq .scores
@@ -30,13 +32,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", "-q", action="store_true", help="only the verdict, not every line")
 
 
+def text_lines(data: bytes) -> list[str]:
+    """A record's lines: UTF-8 (a byte-order mark is skipped) or UTF-16 with its mark, as
+    Windows editors save it; RecordError naming the line where the bytes are not text."""
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    elif data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            return data.decode("utf-16").splitlines()
+        except UnicodeDecodeError as e:
+            raise record.RecordError(data[:e.start].decode("utf-16", "replace").count("\n") + 1,
+                                     "not UTF-16 text: the file is damaged") from None
+    try:
+        return data.decode("utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        raise record.RecordError(data.count(b"\n", 0, e.start) + 1,
+                                 "byte %d is not UTF-8 text: save the record as UTF-8" % (e.start + 1)) from None
+
+
 def run(args: argparse.Namespace) -> int:
     try:
         if args.record == "-":
-            lines = sys.stdin.read().splitlines()
+            data = sys.stdin.buffer.read()
         else:
-            with open(args.record, encoding="utf-8") as f:
-                lines = f.read().splitlines()
+            with open(args.record, "rb") as f:
+                data = f.read()
+        lines = text_lines(data)
         game, actions = record.load(lines)
     except OSError as e:
         print("cardtable referee: cannot read %s: %s" % (args.record, e.strerror), file=sys.stderr)

@@ -45,6 +45,7 @@ LOG = OUT / "build.log"
 TARBALL_NAME = "micropython-1.27.0-rp2-src.tar.xz"
 BOARD = "RPI_PICO"
 HASH_LEN = 12
+KEEP_IMAGES = 16
 APT_PACKAGES = "gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake g++ make"
 
 
@@ -172,8 +173,12 @@ def sources(cache: Path, tar_sha: str) -> Path:
             shutil.rmtree(src)
         tmp = Path(tempfile.mkdtemp(prefix="src-", dir=cache))
         kw = {"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}  # Python >= 3.11.4
-        with tarfile.open(tarball()) as t:
-            t.extractall(tmp, **kw)  # type: ignore[arg-type]
+        try:
+            with tarfile.open(tarball()) as t:
+                t.extractall(tmp, **kw)  # type: ignore[arg-type]
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         tmp.rename(src)
         (src / ".unpacked").touch()
     mpy_cross = src / "micropython" / "mpy-cross" / "build" / "mpy-cross"
@@ -187,8 +192,8 @@ def sources(cache: Path, tar_sha: str) -> Path:
 def picotool(cache: Path, tar_sha: str, src: Path) -> Path:
     """picotool installed under the cache (no libusb: it reads and writes files, not USB)."""
     prefix = cache / ("picotool-" + tar_sha[:16])
-    binary = prefix / "bin" / "picotool"
-    if binary.exists():
+    done = prefix / ".installed"
+    if done.exists():
         return prefix
     say("building picotool (once per MicroPython source)")
     work = Path(tempfile.mkdtemp(prefix="picotool-build-", dir=cache))
@@ -202,6 +207,7 @@ def picotool(cache: Path, tar_sha: str, src: Path) -> Path:
         run(["make", "-C", str(work), "-j%d" % jobs(), "install"], log, "building picotool")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    done.touch()
     return prefix
 
 
@@ -211,8 +217,9 @@ def cached_picotool() -> Path | None:
     if on_path:
         return Path(on_path)
     with contextlib.suppress(BuildError, OSError):
-        p = cache_dir() / ("picotool-" + tarball_sha()[:16]) / "bin" / "picotool"
-        if p.exists():
+        prefix = cache_dir() / ("picotool-" + tarball_sha()[:16])
+        p = prefix / "bin" / "picotool"
+        if (prefix / ".installed").exists():
             return p
     return None
 
@@ -235,6 +242,13 @@ def generate(ver: str, bhash: str) -> None:
     write_if_changed(GEN / "cardtable_build.h",
                      "// Written by tools/firmware/build.py.\n"
                      '#define CARDTABLE_VERSION "%s"\n#define CARDTABLE_BUILD "%s"\n' % (ver, bhash))
+
+
+def prune(images: Path, keep: int = KEEP_IMAGES) -> None:
+    """Keep the newest `keep` cached images (one per build: they would pile up)."""
+    old = sorted(images.glob("*.uf2"), key=lambda p: p.stat().st_mtime, reverse=True)[keep:]
+    for p in old:
+        p.unlink(missing_ok=True)
 
 
 def compile_image(src: Path, prefix: Path, tar_sha: str) -> Path:
@@ -270,6 +284,8 @@ def build(force: bool = False) -> dict[str, object]:
     generate(ver, bhash)
     t0 = time.monotonic()
     hit = cached.exists() and not force
+    if hit:
+        os.utime(cached)  # recently used: the last to be pruned
     if not hit:
         missing = missing_tools()
         if missing:
@@ -285,6 +301,7 @@ def build(force: bool = False) -> dict[str, object]:
             tmp = cached.with_suffix(".tmp")
             shutil.copyfile(uf2, tmp)
             tmp.rename(cached)
+            prune(cached.parent)
     if not IMAGE.exists() or sha256_file(IMAGE) != sha256_file(cached):
         shutil.copyfile(cached, IMAGE)
     size = IMAGE.stat().st_size

@@ -43,6 +43,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from cardtable_host import portlock
+
 REPO_ROOT = Path(__file__).resolve().parents[3]
 BOARD_MJS = REPO_ROOT / "tools" / "mpy" / "board.mjs"
 EMULATOR = Path(__file__).resolve().with_name("pn532_emu.py")
@@ -208,6 +210,7 @@ class VirtualBoard:
         tty.setraw(self._slave)  # a USB CDC port: no echo, no line discipline
         os.set_blocking(self._master, False)
         self.port = os.ttyname(self._slave)
+        portlock.announce(self.port)  # a board serves this pty (not someone's shell)
         assert self._tmp is not None
         link = os.path.join(self._tmp.name, "ttyACM0")
         if os.path.lexists(link):
@@ -216,6 +219,8 @@ class VirtualBoard:
         self.stable_port = link
 
     def _close_pty(self) -> None:
+        if self.port:
+            portlock.withdraw(self.port)
         for fd in (self._master, self._slave):
             if fd >= 0:
                 try:
