@@ -52,10 +52,12 @@ class Plan:
     throughput_s: float
     throughput_cap: int
     trials: int
+    fuzz_lines: int  # link lines fuzzed (bench/faults.py)
+    fuzz_records: int  # records mutated for the referee
 
 
-FULL = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000)
-QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200)
+FULL = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000, 1_000_000, 5000)
+QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200, 2000, 50)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,7 +145,18 @@ def main(argv: list[str] | None = None) -> int:
             if isinstance(res, dict) and res.get("error") and f"{section}:" not in " ".join(errors):
                 errors.append(f"{section}: {res['error']}")
 
-    # 4. The real port: the rp2 board (minutes: the emulated chip runs at a fraction of a Pico).
+    # 4. The fault suite's fuzzers, at length.
+    import faults
+
+    print(f"faults: fuzzing the link with {plan.fuzz_lines:,} lines, the referee with "
+          f"{plan.fuzz_records:,} records ...", file=sys.stderr)
+    fault = {"link": guard("faults link", partial(faults.link, plan.fuzz_lines)),
+             "records": guard("faults records", partial(faults.records, plan.fuzz_records))}
+    for name, key in (("link", "crashes"), ("link", "changed"), ("records", "tracebacks"), ("records", "unclear")):
+        if fault[name].get(key):
+            errors.append(f"faults {name}: {fault[name][key]} {key}")
+
+    # 5. The real port: the rp2 board (minutes: the emulated chip runs at a fraction of a Pico).
     if args.quick or args.no_rp2:
         rp2_out: dict[str, Any] = {"skipped": "--quick" if args.quick else "--no-rp2"}
     else:
@@ -155,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         if rp2_out.get("error") and "rp2:" not in " ".join(errors):
             errors.append("rp2: " + str(rp2_out["error"]))
 
-    # 5. The latency model.
+    # 6. The latency model.
     place_polls, pp_source = latency.place_polls_default()
     lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source))
 
@@ -181,13 +194,14 @@ def main(argv: list[str] | None = None) -> int:
         "footprint": foot,
         "driver": driver or None,
         "latency": lat,
+        "faults": fault,
         "rp2": rp2_out,
     }
     results["budgets"] = budgets(results)
     results["errors"] = errors
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
 
-    print(report(results))
+    print(report(results) + faults.report(fault))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(_clean(results), indent=1, sort_keys=False) + "\n")
     print(f"\nresults: {rel(args.out)} ({results['meta']['seconds']} s)")

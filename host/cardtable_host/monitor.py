@@ -106,7 +106,7 @@ class Model:
             for ev in msg.get("events") or []:
                 if not isinstance(ev, dict) or ev.get("ev") == verb:
                     continue  # the action's own echo: its line says it already
-                text = event_text(ev)
+                text = event_text(ev, self.game())
                 if text:
                     self.add("  " + text, "red" if ev.get("ev") == "revoke" else "cyan")
             return True
@@ -277,10 +277,24 @@ def _extras(view: dict[str, Any]) -> list[str]:
     if facts:
         out.append("   ".join(facts))
     if view.get("revokes"):
-        out.append("revokes proven: %s" % view["revokes"])
+        out.append("revokes proven: %s" % "; ".join(
+            "seat %s in trick %s of hand %s" % (r.get("seat"), r.get("trick"), r.get("hand"))
+            for r in view["revokes"]))
     if view.get("last_hand"):
-        out.append("last hand: %s" % view["last_hand"])
+        out.append("last hand: %s" % _plain(view["last_hand"]))
     return out
+
+
+def _plain(v: Any) -> str:
+    """A JSON value in plain words: lists space-separated, dicts as 'key value', no reprs."""
+    if isinstance(v, dict):
+        return ", ".join("%s %s" % (k.replace("_", " "), _plain(x)) for k, x in v.items()
+                         if x is not None)
+    if isinstance(v, (list, tuple)):
+        return " ".join(_plain(x) for x in v)
+    if v is True or v is False:
+        return "yes" if v else "no"
+    return "-" if v is None else str(v)
 
 
 def render(model: Model, width: int = 80, height: int = 24, colour: bool = False) -> list[str]:

@@ -188,7 +188,7 @@ class Show:
             kind = ev.get("ev")
             if kind in ("deal", "play") or kind == obj.get("act"):
                 continue  # the action's own line says it
-            said = event_text(ev)
+            said = event_text(ev, shadow)
             if not said:
                 continue
             text = said

@@ -226,14 +226,14 @@ def test_s_names_the_suit_of_a_nonesuch_lead_from_the_monitor() -> None:
             term.wait(lambda s: "seat 0 bids some" in s)
             vb.place("s2", "X")  # seat 2 shows the Excuse ...
             vb.lift("s2")
-            term.wait(lambda s: "seat 2 excuse" in s)
+            term.wait(lambda s: "seat 2 shows the Excuse" in s)
             term.type("tw")  # ... and names Waves trump
-            term.wait(lambda s: "seat 2 names trump W" in s and "to act: seat 1" in s)
+            term.wait(lambda s: "seat 2 names waves trump" in s and "to act: seat 1" in s)
             vb.place("s1", "2MK")  # seat 1 leads a Moons-and-Knots card and names no suit
             s = term.wait(lambda s: "REJECTED seat 1 plays 2MK" in s)
             vb.lift("s1")
             term.type("sk")  # the suit, from the monitor: the lead on the table takes it
-            s = term.wait(lambda s: "seat 1 plays 2MK calling K  (host)" in s and "to act: seat 2" in s)
+            s = term.wait(lambda s: "seat 1 plays 2MK calling knots  (host)" in s and "to act: seat 2" in s)
             assert "led K" in s
             term.type("sm")  # named before the next lead: the table keeps it
             s = term.wait(lambda s: "suit M pressed" in s)

@@ -61,6 +61,14 @@ def test_journal_lines_carry_a_sequence_and_a_checksum():
     assert "checksum mismatch" in str(raises(record.RecordError, record.parse_line, flipped, 4))
 
 
+def test_bytes_after_a_journal_lines_checksum_are_refused():
+    line = record.format_line({"seat": 0, "act": "play", "card": "AS"}, 3)
+    assert record.parse_line(line + " \r", 2)["card"] == "AS"  # line-end blanks are no bytes after it
+    for tail in ('"}', ' "}', 'x"}', '0', '}', ', "x": 1}'):
+        e = raises(record.RecordError, record.parse_line, line + tail, 5)
+        assert e.line == 5 and "the checksum must end the line" in e.message, (tail, e.message)
+
+
 def test_referee_rejects_illegal_play_and_goes_on():
     g = games.load("california-jacks")
     deal = g.random_deal(Random(9))

@@ -21,6 +21,16 @@ As refereed (research/rules-decisions.md section 2):
 - Double-ended variant (F9): Meditate resolves the top or the bottom card (``end``) and refills
   go into the middle of the Nexus (index len // 2).
 
+Examples from the rule book (the table is tested against each, as written):
+- Meditation Example: the 8 starts player 2's Parade; the 24, 13, 9, 28, a Mushroom, the 25
+  and the 19 resolve in turn, each player meditating; the Nexus refills after the Mushroom and
+  again after the 19.
+- SOW CHAOS! Example: from the same start, player 1 sows the 20 on top of the Nexus.
+- The eight Scoring Examples, from "3 + 1 + 0 + 2: worth 6 points" to
+  "(3 + 2 + 2 + -2 + 0) x 0: worth 0 points", each with its printed total.
+- Notes: an odd number of cards in the Nexus means player 1's turn, even player 2's; the Nexus
+  plus both hands hold 13 cards, 2 more for each refill.
+
 Card values are data. The printed values of the real deck are not public (2a): ``DEFAULT_VALUES``
 below is a PROVISIONAL table that only satisfies the constraints the seed implies. A record or a
 table overrides any card with the ``values`` option (code -> "+2", "-1", "0", "x2", "swap",
@@ -314,8 +324,10 @@ class Fairies(Game):
         return "the %s %s%s" % (code, _PLACES[w], when)
 
     def _bad_card(self, c):
-        if type(c) is not int or not 1 <= c <= 36:
-            return "no Fairies card %r" % (c,)
+        if type(c) is not int:
+            return "that is not a Fairies card"
+        if not 1 <= c <= 36:
+            return "no Fairies card has the number %d" % c
         return None
 
     # -- the deal -------------------------------------------------------------------------
@@ -519,6 +531,41 @@ class Fairies(Game):
 
     def _codes(self, cards):
         return [fc.fmt(c) if c else None for c in cards]
+
+    # -- words ----------------------------------------------------------------------------
+    def action_words(self, obj):
+        from cardtable.games import words
+        verb = obj.get("act")
+        who = "seat %s" % obj.get("seat")
+        if verb == "meditate":
+            end = obj.get("end")
+            return "%s meditates%s" % (who, " on the %s card" % end if end else "")
+        if verb == "sow":
+            at = obj["at"]
+            return "%s sows chaos: %s %s" % (who, words.show(self, obj["card"]), "on top of the Nexus"
+                                             if at == 0 else "into the Nexus at place %d" % (at + 1))
+        return words.action_words(self, obj)
+
+    def describe(self, ev):
+        from cardtable.games import words
+        kind = ev.get("ev")
+        if kind == "deal":
+            return "the Nexus: %s; seat %d's Parade starts with %s" % (
+                words.show_all(self, ev["nexus"]), ev["seat"], words.show_all(self, ev["parade"]))
+        if kind == "meditate":
+            return "the %s resolves" % words.show(self, ev["card"])
+        if kind == "join":
+            return "it joins seat %d's Parade" % ev["seat"]
+        if kind == "parade":
+            return "seat %d's Parade of %d card%s goes to its Score Zone" % (
+                ev["seat"], ev["cards"], "" if ev["cards"] == 1 else "s")
+        if kind == "new_parade":
+            return "it starts a new Parade for seat %d" % ev["seat"]
+        if kind == "refill":
+            return "the Nexus refills from the Deck: %s" % words.show_all(self, ev["cards"])
+        if kind == "draw":
+            return "seat %d draws a card" % ev["seat"]
+        return words.describe(self, ev)
 
     def view(self, seat=None):
         out = {
