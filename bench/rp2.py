@@ -232,7 +232,7 @@ if __name__ == "__main__":  # python bench/rp2.py [GAME,...]: this section alone
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import benchlib
 
-    all_games, _ = benchlib.games_available()
+    all_games, _skipped = benchlib.games_available()
     want = sys.argv[1].split(",") if len(sys.argv) > 1 else list(all_games)
     boot_mods, _ = benchlib.boot_modules()
     res = measure({g: all_games[g] for g in want}, (1,), 30, boot_mods)
