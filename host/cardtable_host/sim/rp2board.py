@@ -42,6 +42,7 @@ STOCK_UF2 = "RPI_PICO-v1.27.0.uf2"
 FROZEN_UF2 = REPO_ROOT / "build" / "firmware" / "cardtable-pico.uf2"
 FLASH_FILE = "flash.bin"
 INSTALL_TIMEOUT = 600.0
+CACHE_KEEP = 24  # installed flashes kept in the cache
 
 
 def rp2_dir() -> Path:
@@ -93,6 +94,8 @@ def _keep(flash: Path, cached: Path) -> None:
     part = cached.with_suffix(".tmp%d" % os.getpid())
     shutil.copyfile(flash, part)
     os.replace(part, cached)
+    for old in sorted(cached.parent.glob("*.bin"), key=lambda p: p.stat().st_mtime)[:-CACHE_KEEP]:
+        old.unlink(missing_ok=True)  # 2 MB each: the newest installs are enough
 
 
 class Rp2Board(VirtualBoard):
