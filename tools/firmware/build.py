@@ -137,10 +137,14 @@ def missing_tools() -> list[str]:
 
 @contextlib.contextmanager
 def locked(cache: Path) -> Iterator[None]:
-    """One build at a time per cache (two clones building at once wait for each other)."""
+    """The shared sources and picotool are set up by one clone at a time (the others wait)."""
     cache.mkdir(parents=True, exist_ok=True)
     with (cache / ".lock").open("w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            say("waiting for another clone's build to set up the MicroPython sources ...")
+            fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield
         finally:
@@ -162,6 +166,10 @@ def run(cmd: list[str], log: Path, what: str, cwd: Path | None = None,
 
 def say(msg: str) -> None:
     print("firmware: " + msg, flush=True)
+
+
+def _sources_ready(src: Path) -> bool:
+    return (src / ".unpacked").exists() and (src / "micropython" / "mpy-cross" / "build" / "mpy-cross").exists()
 
 
 def sources(cache: Path, tar_sha: str) -> Path:
@@ -291,17 +299,21 @@ def build(force: bool = False) -> dict[str, object]:
         if missing:
             raise BuildError("cannot build the firmware: missing %s\n  install: sudo apt-get install %s"
                              % (", ".join(missing), APT_PACKAGES), 2)
-        with locked(cache):
-            src = sources(cache, tar_sha)
-            prefix = picotool(cache, tar_sha, src)
-            say("building MicroPython %s with cardtable %s frozen in (build %s, -j%d; log: %s)"
-                % (BOARD, ver, bhash, jobs(), LOG.relative_to(REPO)))
-            uf2 = compile_image(src, prefix, tar_sha)
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cached.with_suffix(".tmp")
-            shutil.copyfile(uf2, tmp)
-            tmp.rename(cached)
-            prune(cached.parent)
+        src = cache / ("src-" + tar_sha[:16])
+        prefix = cache / ("picotool-" + tar_sha[:16])
+        if not (_sources_ready(src) and (prefix / ".installed").exists()):
+            with locked(cache):
+                src = sources(cache, tar_sha)
+                prefix = picotool(cache, tar_sha, src)
+        # the image itself is built in this clone's build/firmware/rp2: no lock needed
+        say("building MicroPython %s with cardtable %s frozen in (build %s, -j%d; log: %s)"
+            % (BOARD, ver, bhash, jobs(), LOG.relative_to(REPO)))
+        uf2 = compile_image(src, prefix, tar_sha)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name("%s.%d.tmp" % (cached.name, os.getpid()))
+        shutil.copyfile(uf2, tmp)
+        tmp.rename(cached)
+        prune(cached.parent)
     if not IMAGE.exists() or sha256_file(IMAGE) != sha256_file(cached):
         shutil.copyfile(cached, IMAGE)
     size = IMAGE.stat().st_size

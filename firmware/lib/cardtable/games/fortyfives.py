@@ -19,7 +19,7 @@ As refereed (research/rules-decisions.md section 6):
   25 when no trump is played). The bidding side scores what it took if that is at least the bid,
   else loses the bid; the other side always scores what it took. 120 wins; when both sides reach
   it in the same hand the bidding side wins. The dealer moves left each hand.
-- Revokes proven with unknown hands are reported (event ``revoke``), not scored: the seed names
+- Revokes proven with unknown hands are reported, not scored: the seed names
   no penalty.
 
 Examples from the rule book (tested as written): a trump 6 led: a player holding the 5, the
@@ -117,6 +117,7 @@ class FortyFives(TrickGame):
     VERBS = {"deal": ("piles",), "bid": ("bid",), "pass": (), "trump": ("suit",),
              "discard": ("cards", "n?"), "play": ("card",)}
     PILES = ("hands", "kitty", "stock")
+    SECRET = {"discard": ("cards", "n")}  # discards lie face down: a spectator sees how many
     _CHOICES = {"kitty": ("bidder", "none"), "renege": ("led", "none"),
                 "lead": ("bidder", "left_of_bidder"), "all_pass": ("stuck", "redeal")}
 
