@@ -13,6 +13,7 @@ from cardtable import games, record
 from cardtable_host.link import CommandError, Link, LinkError, board_words
 from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.sim.board import BoardError, VirtualBoard
+from cardtable_host.sim.rp2board import Rp2Board
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import VirtualTable
 from cardtable_host.simprompt import People
@@ -43,6 +44,7 @@ examples:
   cardtable sim nonesuch --bots 3            # you play seat 0; bots play 1..3
   cardtable sim nerts --rule target=30 --json > nerts.jsonl
   cardtable sim california-jacks --keep --port-file board.port   # then: cardtable monitor --port "$(cat board.port)"
+  cardtable sim fortyfives --board rp2       # on the emulated RP2040 running the firmware image
 """
 
 # The board each game is simulated on by default (firmware/boards).
@@ -58,6 +60,7 @@ BOARD_FOR = {
 # run to thousands of plays, and every action the board keeps for undo takes heap).
 DEFAULT_SEEDS = {"california-jacks": 171, "nonesuch": 254, "fortyfives": 26, "nerts": 120}
 MAX_ACTIONS = 50000
+RP2 = "rp2"  # --board rp2: the emulated RP2040 (host/cardtable_host/sim/rp2board.py)
 IDLE_PERIOD_MS = 2  # the board's loop while people play or watch: light on the CPU
 
 
@@ -67,7 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bots", default="all", metavar="K",
                    help="how many seats bots play: a number or 'all' (default all); people take "
                         "the first seats")
-    p.add_argument("--board", help="board config (default: one per game, see firmware/boards)")
+    p.add_argument("--board", help="board config (default: one per game, see firmware/boards); "
+                                   "'rp2' plays on the emulated RP2040 running the firmware image "
+                                   "instead of the WebAssembly board ('rp2:NAME' with board config NAME)")
     p.add_argument("--layout", help="the board's layout to play (default: the game's)")
     p.add_argument("--seats", type=int, help="players (picks a layout with that many seats)")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
@@ -101,6 +106,13 @@ def parse_rules(items: list[str]) -> dict[str, Any]:
         except ValueError:
             out[name] = value
     return out
+
+
+def board_kind(arg: str | None, game: str) -> tuple[str, str]:
+    """--board's value as (virtual board kind, board config): 'rp2', 'rp2:NAME' or a config NAME."""
+    if arg == RP2 or (arg or "").startswith(RP2 + ":"):
+        return RP2, (arg or "")[len(RP2) + 1:] or BOARD_FOR[game]
+    return "wasm", arg or BOARD_FOR[game]
 
 
 def pick_layout(game: str, board_name: str, layout: str | None, seats: int | None) -> str:
@@ -228,8 +240,9 @@ def run(args: argparse.Namespace) -> int:
         print("cardtable sim: unknown game %r (games: %s)" % (game, ", ".join(sorted(games.GAMES))),
               file=sys.stderr)
         return 2
+    chip, board_cfg = board_kind(args.board, game)
     try:
-        board_name, layout, rules, seed = prepare(game, args.board, args.layout, args.seats,
+        board_name, layout, rules, seed = prepare(game, board_cfg, args.layout, args.seats,
                                                   args.rule, args.seed)
     except (ValueError, OSError) as e:
         print("cardtable sim: %s" % e, file=sys.stderr)
@@ -244,9 +257,13 @@ def run(args: argparse.Namespace) -> int:
     on_term = _end_on_sigterm()
     try:
         try:
-            vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
-                              period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose,
-                              stickers=True)
+            if chip == "rp2":
+                vb: VirtualBoard = Rp2Board(board_name, flash_dir=args.flash, layout=layout,
+                                            echo_stderr=args.verbose)
+            else:
+                vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
+                                  period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose,
+                                  stickers=True)
             vb.start()
         except BoardError as e:
             print("cardtable sim: %s" % e, file=sys.stderr)
