@@ -157,6 +157,12 @@ def main(argv: list[str] | None = None) -> int:
     place_polls, pp_source = latency.place_polls_default()
     lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source))
 
+    # 6. Tournament tables over MQTT (needs Mosquitto).
+    import tournament
+
+    print("tournament: 50 tables through one Mosquitto ...", file=sys.stderr)
+    tour = guard("tournament", lambda: tournament.measure(10, 2.0, 1.0) if plan.quick else tournament.measure())
+
     speed_out = speed_section(games, cpy, mpy_games)
     memory = memory_section(boot, boot_source, boot_mods, mpy_games)
     results: dict[str, Any] = {
@@ -180,12 +186,13 @@ def main(argv: list[str] | None = None) -> int:
         "driver": driver or None,
         "latency": lat,
         "faults": fault,
+        "tournament": tour,
     }
     results["budgets"] = budgets(results)
     results["errors"] = errors
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
 
-    print(report(results) + faults.report(fault))
+    print(report(results) + faults.report(fault) + tournament.report(tour))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(_clean(results), indent=1, sort_keys=False) + "\n")
     print(f"\nresults: {rel(args.out)} ({results['meta']['seconds']} s)")

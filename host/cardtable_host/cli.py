@@ -30,6 +30,7 @@ COMMANDS = {
     "rules": "cardtable_host.rulescmd",
     "test": "cardtable_host.testcmd",
     "draw": "cardtable_host.drawcmd",
+    "tournament": "cardtable_host.tourncmd",
 }
 
 EXIT_STATUS = """\

@@ -45,6 +45,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 # -- the model: what the monitor knows, fed by link messages ------------------------------
 
+# Faults that last until the board says they are cleared; the others (a foreign tag, two tags
+# on a pad, a torn read, ...) happen once and are only logged.
+STANDING = ("reader", "journal")
+
+
 class Model:
     """The mirror's state: the board's hello, the last spectator view, a log and faults."""
 
@@ -120,7 +125,8 @@ class Model:
                 if self.faults.pop(key, None) is not None:
                     self.add("fault cleared: %s%s" % (msg.get("kind"), _at(msg)), "green")
             else:
-                self.faults[key] = msg
+                if msg.get("kind") in STANDING:
+                    self.faults[key] = msg
                 self.add("FAULT %s%s: %s" % (msg.get("kind"), _at(msg), msg.get("msg")), "yellow")
             return True
         if kind == "error" and msg.get("id") is None:

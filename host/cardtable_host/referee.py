@@ -186,7 +186,8 @@ class TrickLog:
                 if (i, seat) in revoked:
                     tail += " !"
                 cells[seat] = mark + words.show(game, card) + tail
-                lines.append("  trick %d, seat %d: %s at line %d" % (i, seat, words.show(game, card), lineno))
+                lines.append("  trick %d, seat %d: %s at line %d"
+                             % (i, seat, words.show(game, card), lineno))
             t.add_row(str(i), *cells)
         out = io.StringIO()
         Console(file=out, width=120, force_terminal=colour, no_color=not colour,

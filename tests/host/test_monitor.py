@@ -166,6 +166,11 @@ def test_render_shows_trick_turn_scores_faults_and_never_a_hand() -> None:
     screen = "\n".join(render(m, 100, 40))
     assert screen.count("FAULT reader at s3") == 1 and "fault cleared: reader at s3" in screen
     assert len(render(m, 60, 12)) == 12 and all(len(line) <= 60 for line in render(m, 60, 12))
+    m.feed({"type": "fault", "kind": "torn", "zone": "s1", "msg": "the card left before it was read"})
+    m.feed({"type": "fault", "kind": "two_tags", "zone": "s2", "msg": "two tags on one pad"})
+    screen = "\n".join(render(m, 100, 40))  # happened once: logged, not standing
+    assert screen.count("FAULT torn at s1") == 1 and screen.count("FAULT two_tags at s2") == 1
+    assert m.faults == {}
 
 
 def test_render_every_game_and_game_over() -> None:

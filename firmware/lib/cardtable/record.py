@@ -109,11 +109,20 @@ def header(game):
     return out
 
 
+# Optional header fields about the occasion, kept by the host's archive (`cardtable serve`):
+# the rules never read them. "table": the table's name; "players": a name per seat (null for
+# an unnamed seat); "start", "end": when the game began and ended (ISO 8601 text).
+OCCASION = ("table", "players", "start", "end")
+
+
 def game_from_header(obj, lineno=1):
     """A new game from a header object; raises RecordError."""
     for key in obj:
-        if key not in ("game", "seats", "dealer", "rules", "seq"):
-            raise RecordError(lineno, "unknown header key %r (expected game, seats, dealer, rules)" % key)
+        if key not in ("game", "seats", "dealer", "rules", "seq") and key not in OCCASION:
+            raise RecordError(lineno, "unknown header key %r (expected game, seats, dealer, rules; "
+                                      "optional table, players, start, end)" % key)
+        if key in OCCASION:
+            _check_occasion(key, obj[key], lineno)
     name = obj.get("game")
     if not isinstance(name, str):
         raise RecordError(lineno, "the header must name the game: {\"game\": \"nexus\", ...}")
@@ -132,6 +141,14 @@ def game_from_header(obj, lineno=1):
         return cls(seats, dealer, rules)
     except ValueError as e:
         raise RecordError(lineno, str(e))
+
+
+def _check_occasion(key, value, lineno):
+    if key == "players":
+        if not isinstance(value, list) or not all(v is None or isinstance(v, str) for v in value):
+            raise RecordError(lineno, "\"players\" must be a list of names (or null) per seat")
+    elif not isinstance(value, str):
+        raise RecordError(lineno, "%r must be text" % key)
 
 
 # -- actions --------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ As refereed (research/rules-decisions.md section 5):
   J = 1; 80 in all). Every point won in the hand is scored; whoever reaches ``target`` wins.
   When both reach it in the same hand, the points are counted in the order High, Low, Jack,
   Game and the first to reach it wins (C5). In the ``count_out`` variant the counting stops at
-  the point that reaches the target: the points after it are not scored, and the hand's event
+  the point that reaches the target: the points after it are not scored, and the hand's result
   says so. The dealer alternates.
 
 Rule options:
@@ -240,23 +240,25 @@ class CaliforniaJacks(TrickGame):
         kind = ev.get("ev")
         if kind == "deal":
             return "hand %d: seat %d deals; the cut card %s makes %s trumps" % (
-                ev["hand"], ev["dealer"], words.show(self, ev["up"]), words.suit_words(self, ev["trump"]))
+                ev["hand"], ev["dealer"], words.show(self, ev["up"]),
+                words.suit_words(self, ev["trump"]))
         if kind == "hand":
+            cap = {"high": "High", "low": "Low", "jack": "Jack", "game": "Game"}
             pts = ev["points"]
             won = []
             for name in ("high", "low", "jack", "game"):
                 s = pts[name]
-                won.append("%s %s" % (name.capitalize(), "nobody (a tie)" if s is None
+                won.append("%s %s" % (cap[name], "nobody (a tie)" if s is None
                                       else "seat %d" % s))
             out = "hand %d: %s (card points %d to %d)" % (
                 ev["hand"], ", ".join(won), ev["card_points"][0], ev["card_points"][1])
             if "counted_out" in ev:
-                out += "; counted out on %s%s" % (ev["counted_out"].capitalize(), (
-                    ": %s not counted" % ", ".join(n.capitalize() for n in ev["uncounted"])
+                out += "; counted out on %s%s" % (cap[ev["counted_out"]], (
+                    ": %s not counted" % ", ".join(cap[n] for n in ev["uncounted"])
                     if ev["uncounted"] else ""))
             if "decided_on" in ev:
                 out += "; both reach %d: %s decides" % (self.rules["target"],
-                                                       ev["decided_on"].capitalize())
+                                                       cap[ev["decided_on"]])
             return out
         return words.describe(self, ev)
 

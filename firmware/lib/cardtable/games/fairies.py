@@ -1,7 +1,7 @@
 """NEXUS-Fairies: two players meditate on the Nexus row or sow chaos into it; parades score.
 
 As refereed (research/rules-decisions.md section 2):
-- Deal: 7 cards face up to the Nexus (a row; index 0 = top), 1 card to player 2's Parade (the
+- Deal: 7 cards face up to the Nexus (a row, its top card first), 1 card to player 2's Parade (the
   Active Parade), 3 to each hand, 22 face down in the Deck. Seat 0 is player 1 and moves first;
   then the players alternate, one action each.
 - Meditate: resolve the top card of the Nexus by the Laws of the Fairy Court: a higher number
@@ -10,8 +10,8 @@ As refereed (research/rules-decisions.md section 2):
   starts a new Parade for the player whose Parade is empty, and the old Parade goes whole to
   its owner's Score Zone (F4, F5). Then, if the Nexus is down to 2 cards, 2 cards go from the
   Deck to its bottom, and the meditating player draws 1 (F1, F3).
-- Sow Chaos: a card from your hand into the Nexus at any position ``at`` (0 = top,
-  len = below the bottom card) (F8).
+- Sow Chaos: a card from your hand into the Nexus at any place ``at``: on top (0), between two
+  cards, or below the bottom card (the Nexus's length) (F8).
 - The game ends when the Deck is empty, after the action that emptied it is complete; a short
   refill deals what there is and a draw from an empty Deck is skipped (F2).
 - Scoring, per parade in a Score Zone: (sum of the card values, a mushroom-count card being worth
@@ -19,7 +19,7 @@ As refereed (research/rules-decisions.md section 2):
   zero = x0). Multipliers act only inside their own parade. Cards in hands, the Nexus and the
   Active Parade score nothing. The higher total wins; equal totals are a draw (F6).
 - Double-ended variant (F9): Meditate resolves the top or the bottom card (``end``) and refills
-  go into the middle of the Nexus (index len // 2).
+  go into the middle of the Nexus (after its first half, rounded down).
 
 Examples from the rule book (the table is tested against each, as written):
 - Meditation Example: the 8 starts player 2's Parade; the 24, 13, 9, 28, a Mushroom, the 25
@@ -542,8 +542,8 @@ class Fairies(Game):
             return "%s meditates%s" % (who, " on the %s card" % end if end else "")
         if verb == "sow":
             at = obj["at"]
-            return "%s sows chaos: %s %s" % (who, words.show(self, obj["card"]), "on top of the Nexus"
-                                             if at == 0 else "into the Nexus at place %d" % (at + 1))
+            where = "on top of the Nexus" if at == 0 else "into the Nexus at place %d" % (at + 1)
+            return "%s sows chaos: %s %s" % (who, words.show(self, obj["card"]), where)
         return words.action_words(self, obj)
 
     def describe(self, ev):

@@ -19,7 +19,7 @@ As refereed (research/rules-decisions.md section 6):
   25 when no trump is played). The bidding side scores what it took if that is at least the bid,
   else loses the bid; the other side always scores what it took. 120 wins; when both sides reach
   it in the same hand the bidding side wins. The dealer moves left each hand.
-- Revokes proven with unknown hands are reported (event ``revoke``), not scored: the seed names
+- Revokes proven with unknown hands are reported, not scored: the seed names
   no penalty.
 
 Examples from the rule book (tested as written): a trump 6 led: a player holding the 5, the

@@ -772,7 +772,8 @@ class Nerts(Game):
         verb = obj.get("act")
         who = "seat %s" % obj.get("seat")
         if verb == "center":
-            return "%s plays %s to the centre at %s ms" % (who, words.show(self, obj["card"]), obj["t"])
+            return "%s plays %s to the centre at %s ms" % (who, words.show(self, obj["card"]),
+                                                           obj["t"])
         if verb == "nerts":
             return "%s calls Nerts! at %s ms" % (who, obj["t"])
         if verb == "stuck":
@@ -782,7 +783,8 @@ class Nerts(Game):
         if verb == "draw":
             return "%s turns the stock" % who
         if verb == "move":
-            return "%s moves %s onto work pile %s" % (who, words.show(self, obj["card"]), obj["at"] + 1)
+            return "%s moves %s onto work pile %s" % (who, words.show(self, obj["card"]),
+                                                      obj["at"] + 1)
         return words.action_words(self, obj)
 
     def describe(self, ev):

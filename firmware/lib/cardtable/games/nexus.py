@@ -353,7 +353,8 @@ class Nexus(TrickGame):
             t = ev["trump"]
             return "round %d: the %s turns up: %s" % (
                 ev["round"], words.show(self, ev["up"]),
-                "the jokers alone are trumps" if t == "jokers" else words.suit_words(self, t) + " are trumps")
+                "the jokers alone are trumps" if t == "jokers"
+                else words.suit_words(self, t) + " are trumps")
         if kind == "round":
             return "round 2: seat %d leads" % ev["leader"]
         if kind == "kitty":

@@ -415,8 +415,8 @@ class Nonesuch(TrickGame):
                 "no trumps" if ev["up"] == "X" else "the Excuse's holder will name trumps")
         if kind == "hand":
             return "hand %d: %s" % (ev["hand"], "; ".join(
-                "seat %d bid %s, took %d: %+d" % (s, ev["bids"][s], ev["tricks"][s], ev["points"][s])
-                for s in range(self.seats)))
+                "seat %d bid %s, took %d: %+d"
+                % (s, ev["bids"][s], ev["tricks"][s], ev["points"][s]) for s in range(self.seats)))
         if kind == "over" and ev.get("winner") is None:
             return "game over: seats %s share the win; final scores %s" % (
                 " & ".join(str(s) for s in ev["leaders"]), words.score_words(self, ev["scores"]))
