@@ -19,6 +19,7 @@ from cardtable_host.errors import INTERRUPTED, CardtableError  # noqa: E402
 # name -> module with HELP, DESCRIPTION, add_arguments(parser) and run(args) -> exit status
 COMMANDS = {
     "run": "cardtable_host.runcmd",
+    "serve": "cardtable_host.servecmd",
     "sim": "cardtable_host.simcmd",
     "monitor": "cardtable_host.monitor",
     "referee": "cardtable_host.referee",
@@ -30,6 +31,7 @@ COMMANDS = {
     "rules": "cardtable_host.rulescmd",
     "test": "cardtable_host.testcmd",
     "draw": "cardtable_host.drawcmd",
+    "tournament": "cardtable_host.tourncmd",
 }
 
 EXIT_STATUS = """\

@@ -1,4 +1,4 @@
-"""`cardtable flash`: put the firmware on the board - build, copy what changed, reset, hello."""
+"""`cardtable flash`: put the firmware on the board - the image or the files, then hello."""
 from __future__ import annotations
 
 import argparse
@@ -13,21 +13,29 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
-from cardtable_host import boardfind, portlock
+from cardtable_host import boardfind, imageinstall, portlock
 from cardtable_host.errors import CardtableError
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint
 
-HELP = "put the firmware on the board: build .mpy, copy only what changed, reset, check hello"
+HELP = "put the firmware on the board: the cardtable image (or .mpy files), board files, hello"
 DESCRIPTION = """\
-Finds the board (a Raspberry Pi Pico running MicroPython, or --port), checks that its
-MicroPython matches the mpy-cross that compiles the firmware, compiles firmware/lib to
+The cardtable image (build/firmware/cardtable-pico.uf2, built or taken from the cache as
+`make firmware` does): MicroPython with the firmware frozen in. A Pico plugged in with
+BOOTSEL held shows a drive named RPI-RP2: flash copies the image onto it (or loads it with
+picotool, when a picotool that talks USB is installed) and waits for the Pico to boot. A
+Pico already running MicroPython is sent to BOOTSEL mode first, unless it runs this very
+build (the build hash in its hello). Then the board files are copied, stale firmware files
+removed, the board config written (/config.json: which board file and layout the table
+runs), the board reset, and its hello must name the image's build.
+
+With --mpy, or when the image cannot be built here (no ARM toolchain), or on a board that is
+no Pico (the WebAssembly virtual board): the files way, for a stock MicroPython. Checks that
+its MicroPython matches the mpy-cross that compiles the firmware, compiles firmware/lib to
 .mpy, compares every file with the board's (sha256) and copies only what changed with
-mpremote, removes firmware files the build no longer has, writes the board config
-(/config.json: which board file and layout the table runs), resets the board and waits
-for the firmware's hello. Journals (/games) are never touched.
+mpremote; its hello must say build "source". Journals (/games) are never touched.
 
 While copying, the board is in maintenance mode (/maintenance exists: the table does not
 start at boot), so a copy that fails half-way leaves a board that is safe to flash again:
@@ -36,10 +44,12 @@ MicroPython, a layout the board has not) changes nothing: the table is started a
 --layout starts a new game in that layout now (an unfinished game stays in the journal,
 where `cardtable pull` gets it); without it the table resumes the game it was playing.
 Every wait has a deadline: a board that stops answering fails the flash with what it said.
-Exit status: 0 flashed and said hello, 1 the copy or the hello failed, 2 no board, the
-board's port in use by another program, wrong MicroPython or bad arguments, 130 Ctrl-C.
+Exit status: 0 flashed and said hello, 1 the copy, the image or the hello failed, 2 no
+board, the board's port in use by another program, wrong MicroPython, no image or bad
+arguments, 130 Ctrl-C.
 
-example:  cardtable flash
+example:  cardtable flash                       # hold BOOTSEL, plug the Pico in, run this
+          cardtable flash --mpy                 # files onto a stock MicroPython
           cardtable flash --port /dev/ttyACM0 --board pico-i2c-4seat --layout fortyfives
           cardtable flash --dry-run --json
 """
@@ -97,8 +107,12 @@ def _info():
         free = st[0] * st[3]
     except Exception:
         free = -1
+    try:
+        from cardtable._build import BUILD as b
+    except ImportError:
+        b = None
     print(json.dumps({'name': i.name, 'version': list(i.version[:3]), 'mpy': getattr(i, '_mpy', 0),
-                      'platform': sys.platform, 'free': free}))
+                      'platform': sys.platform, 'free': free, 'build': b}))
 gc.collect()
 """
 _BATCH = 6  # files hashed per exec
@@ -288,10 +302,15 @@ class Board:
     def run(self, code: str) -> str:
         return self.t.exec(code).decode()
 
-    def survey(self, paths: list[str]) -> dict[str, Any]:
-        """The board's MicroPython, free flash, [size, sha256] of paths, and our folders' files."""
+    def info(self) -> dict[str, Any]:
+        """The board's MicroPython, platform, free flash and frozen cardtable build (or None)."""
         self.run(_SURVEY_DEFS)
-        info = json.loads(self.run("_info()").strip().splitlines()[-1])
+        info: dict[str, Any] = json.loads(self.run("_info()").strip().splitlines()[-1])
+        return info
+
+    def survey(self, paths: list[str]) -> dict[str, Any]:
+        """[size, sha256] of paths, and our folders' files (after info())."""
+        info: dict[str, Any] = {}
         files: dict[str, Any] = {}
         for i in range(0, len(paths), _BATCH):
             for line in self.run("_hs(%r)" % paths[i:i + _BATCH]).splitlines():
@@ -337,6 +356,13 @@ class Board:
             self.t.exec("f.close()")
         except self.TransportExecError as e:
             raise OSError("%s: %s" % (path, e.error_output.strip().splitlines()[-1:] or e)) from None
+
+    def bootloader(self) -> None:
+        """Restart the Pico into its bootrom's BOOTSEL mode (the RPI-RP2 drive, picotool)."""
+        try:
+            self.t.exec_raw_no_follow("import machine\nmachine.bootloader()")
+        except (self.TransportError, OSError):
+            pass  # the port may vanish before the answer
 
     def remove(self, paths: list[str]) -> None:
         if paths:
@@ -400,6 +426,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", "-n", action="store_true",
                    help="say what would be copied and removed; change nothing on the board (the "
                         "table is stopped to look and then restarted: it resumes its game)")
+    p.add_argument("--mpy", action="store_true",
+                   help="copy the firmware as .mpy files onto a stock MicroPython instead of installing the image")
+    p.add_argument("--uf2", metavar="FILE",
+                   help="the image to install (default: build/firmware/cardtable-pico.uf2, built as "
+                        "`make firmware` does)")
+    p.add_argument("--drive", metavar="DIR",
+                   help="the RPI-RP2 drive of a Pico in BOOTSEL mode (default: the one mounted)")
     p.add_argument("--any-version", action="store_true",
                    help="flash even if the board's MicroPython is not the version the firmware is built for")
     p.add_argument("--no-reset", action="store_true",
@@ -430,24 +463,37 @@ def run(args: argparse.Namespace) -> int:
 def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str], None]) -> int:
     if args.board:
         new_config({}, args.board, args.layout)  # refused before the board is touched
-    port, hold = boardfind.claim("flash", args.port)
-    report["port"] = port
+    image = None
+    holds: list[portlock.Hold] = []  # the port's lock (a new one when the Pico comes back as another port)
     try:
-        cross, cross_mpy = mpy_cross_version()
-        say("building the firmware with mpy-cross %d.%d.%d ..." % cross)
-        say("  " + build())
-        local = {path: f.read_bytes() for path, f in local_files().items()}
-        hello = _on_board(args, port, local, cross, cross_mpy, report, say)
+        to = None if args.mpy else imageinstall.drive(args.drive)
+        if to is not None:
+            image = _image(args, say)
+            if not _from_bootsel(args, image, to, report, say):
+                return 0
+            port = _back(args, holds, say)
+        else:
+            port, hold = boardfind.claim("flash", args.port)
+            holds.append(hold)
+        report["port"] = port
+        # .mpy compiled before the table stops: a file that does not compile leaves it running
+        mpy = None if image is not None else _mpy_build()
+        hello = _on_board(args, port, image, mpy, report, say, holds)
         if hello is None:
             return 0
         if args.layout and hello.get("layout") != args.layout:
-            hello = _start_layout(port, report["config"]["board"], args.layout, hello, say)
+            hello = _start_layout(report["port"], report["config"]["board"], args.layout, hello, say)
             report["hello"] = hello
     finally:
-        hold.release()
+        for h in holds:
+            h.release()
     game = (hello.get("game") or {}).get("game", "no game")
     say(paint("the table says hello: firmware %s, protocol %s, board %s, layout %s, %s" % (
         hello.get("fw"), hello.get("proto"), hello.get("board"), hello.get("layout"), game), "green"))
+    built = (report.get("image") or {}).get("build")
+    check_build(hello, built)
+    say(paint("build %s: %s" % (hello.get("build"), "the image's, checked" if built
+                                else "files on a stock MicroPython"), "green"))
     report["ok"] = True
     return 0
 
@@ -462,28 +508,54 @@ def _restarted(board: "Board") -> str:
     return " (nothing was changed: the table is running again)"
 
 
-def _on_board(args: argparse.Namespace, port: str, local: dict[str, bytes], cross: tuple[int, int, int],
-              cross_mpy: tuple[int, int], report: dict[str, Any],
-              say: Callable[[str], None]) -> dict[str, Any] | None:
-    """Survey, copy and reset; the hello after the reset (None: --no-reset or --dry-run without)."""
+@contextlib.contextmanager
+def _refusals_restart(board: "Board") -> Iterator[None]:
+    """A refusal (FlashError) or Ctrl-C before anything changed starts the table again."""
+    try:
+        yield
+    except FlashError as e:
+        raise FlashError(str(e) + _restarted(board), e.status) from None
+    except KeyboardInterrupt:
+        _restarted(board)
+        raise
+
+
+def _on_board(args: argparse.Namespace, port: str, image: imageinstall.Image | None, mpy: MpyBuild | None,
+              report: dict[str, Any], say: Callable[[str], None],
+              holds: list[portlock.Hold]) -> dict[str, Any] | None:
+    """Survey, install the image if the board needs it, copy and reset; the hello after the reset
+    (None: --no-reset or --dry-run without)."""
     board = Board(port)
     try:
         board.enter()
-        try:
-            info = board.survey(sorted(local))
+        with _refusals_restart(board):
+            info = board.info()
+            image = _board_image(args, info, image, say)
+        # (just installed from BOOTSEL: what the board runs now is checked by its hello)
+        if image is not None and info.get("build") != image.build and not args.dry_run \
+                and "installed" not in report:
+            board = _install_over_serial(board, args, image, info, report, say, holds)
+            port = report["port"]
+            board.enter()
+            info = board.info()
+        with _refusals_restart(board):
+            if image is None:
+                local = _mpy_files(info, args, mpy or _mpy_build(), say)
+            else:
+                local = {path: f.read_bytes() for path, f in board_files().items()}
+            report["image"] = None if image is None else {"version": image.version, "build": image.build,
+                                                          "uf2": str(image.path)}
+            info.update(board.survey(sorted(set(local) | {"main.py"})))
             report["micropython"] = ".".join(str(x) for x in info["version"])
             report["platform"] = info["platform"]
-            say("board on %s: MicroPython %s (%s), %s bytes of flash free" % (
-                port, report["micropython"], info["platform"], info["free"] if info["free"] >= 0 else "?"))
-            check_version(info, cross, cross_mpy, args.any_version)
+            say("board on %s: MicroPython %s (%s), %s, %s bytes of flash free" % (
+                port, report["micropython"], info["platform"], describe_build(info.get("build")),
+                info["free"] if info["free"] >= 0 else "?"))
             copy, remove, same = plan(local, info["files"], info["tree"])
+            if image is not None and info["files"].get("main.py"):
+                remove.insert(0, "main.py")  # the image's frozen main.py runs, not this one
             old_cfg = board.read_config()
             cfg = new_config(old_cfg, args.board, args.layout)
-        except FlashError as e:  # refused: the board goes back to what it was doing
-            raise FlashError(str(e) + _restarted(board), e.status) from None
-        except KeyboardInterrupt:  # stopped before anything changed: so is the board
-            _restarted(board)
-            raise
         if not old_cfg.get("board") and not args.board:
             say(paint("the board has no board config yet: assuming %s (name yours with --board: %s)"
                       % (cfg["board"], ", ".join(board_names())), "yellow"))
@@ -493,6 +565,8 @@ def _on_board(args: argparse.Namespace, port: str, local: dict[str, bytes], cros
         say("%d files to copy (%d bytes), %d unchanged, %d to remove; config %s" % (
             len(copy), total, same, len(remove), json.dumps(cfg)))
         if args.dry_run:
+            if image is not None and info.get("build") != image.build:
+                say("  install the cardtable image %s build %s" % (image.version, image.build))
             for p in copy:
                 say("  copy   %s" % p)
             for p in remove:
@@ -545,6 +619,119 @@ def _start_layout(port: str, board: str, layout: str, hello: dict[str, Any],
     say(paint("layout %s: a new %s game; the unfinished %s game stays in the board's journal "
               "(`cardtable pull` gets it)" % (layout, game, old.get("game")), "yellow"))
     return hello
+
+
+def describe_build(build: str | None) -> str:
+    """How a board's survey names what it runs."""
+    return "stock (no cardtable image)" if build is None else "cardtable image build %s" % build
+
+
+def check_build(hello: dict[str, Any], image_build: str | None) -> None:
+    """Raise FlashError unless the hello names the build flashed: the image's, or "source" (None)."""
+    want = image_build or "source"
+    got = hello.get("build")
+    if got == want:
+        return
+    if image_build is None:
+        raise FlashError("the board says build %s, not the files just copied (\"source\"): a frozen "
+                         "cardtable image shadows them; run `cardtable flash` without --mpy" % got, 1)
+    raise FlashError("the board says build %s but the image is build %s: the image did not take; hold "
+                     "BOOTSEL, plug the Pico in and run `cardtable flash` again" % (got, image_build), 1)
+
+
+def board_files() -> dict[str, Path]:
+    """What the image leaves to the flash: board path -> local file (the board files)."""
+    return {"boards/" + p.name: p for p in sorted((FIRMWARE / "boards").glob("*.json"))}
+
+
+MpyBuild = tuple[tuple[int, int, int], tuple[int, int], str]
+
+
+def _mpy_build() -> MpyBuild:
+    """Compile firmware/lib to .mpy (the files way): mpy-cross's versions and the build's summary."""
+    cross, cross_mpy = mpy_cross_version()
+    return cross, cross_mpy, build()
+
+
+def _mpy_files(info: dict[str, Any], args: argparse.Namespace, mpy: MpyBuild,
+               say: Callable[[str], None]) -> dict[str, bytes]:
+    """The files way: check the board can run them; the files to put on it."""
+    if info.get("build") is not None:
+        raise FlashError("the board runs the cardtable image (build %s): its frozen firmware would shadow "
+                         "copied files; run `cardtable flash` without --mpy to update the image, or put "
+                         "stock MicroPython back on it first" % info["build"], 2)
+    cross, cross_mpy, summary = mpy
+    say("built the firmware with mpy-cross %d.%d.%d:" % cross)
+    say("  " + summary)
+    check_version(info, cross, cross_mpy, args.any_version)
+    return {path: f.read_bytes() for path, f in local_files().items()}
+
+
+def _image(args: argparse.Namespace, say: Callable[[str], None]) -> imageinstall.Image | None:
+    """The image to install: --uf2's, else this checkout's (built or cached); None if none can be."""
+    try:
+        if args.uf2:
+            return imageinstall.given_image(Path(args.uf2))
+        say("the cardtable image (make firmware):")
+        return imageinstall.checkout_image(say)
+    except imageinstall.InstallError as e:
+        raise FlashError(str(e), e.status)
+
+
+def _from_bootsel(args: argparse.Namespace, image: imageinstall.Image | None, to: Path,
+                  report: dict[str, Any], say: Callable[[str], None]) -> bool:
+    """Install the image on the Pico waiting in BOOTSEL mode (False: a dry run, nothing done)."""
+    if image is None:
+        raise FlashError("a Pico is waiting in BOOTSEL mode (%s) but there is no image to put on it: "
+                         "`make firmware` builds it (it needs the ARM toolchain: sudo apt-get install %s)"
+                         % (to, imageinstall.build_tool().APT_PACKAGES), 2)
+    report["image"] = {"version": image.version, "build": image.build, "uf2": str(image.path)}
+    if args.dry_run:
+        say("a Pico is in BOOTSEL mode (%s): would install the cardtable image %s build %s, then "
+            "the board files" % (to, image.version, image.build))
+        report.update(ok=True, dry_run=True)
+        return False
+    report["installed"] = imageinstall.load(image, to, say)
+    return True
+
+
+def _back(args: argparse.Namespace, holds: list[portlock.Hold], say: Callable[[str], None]) -> str:
+    """The port of the Pico booting the image just installed, held for flash."""
+    say("waiting for the Pico to boot the image ...")
+    port, hold = imageinstall.wait_port(args.port)
+    holds.append(hold)
+    return port
+
+
+def _board_image(args: argparse.Namespace, info: dict[str, Any], image: imageinstall.Image | None,
+                 say: Callable[[str], None]) -> imageinstall.Image | None:
+    """The image for this board: none for --mpy or a board that is no Pico (the files way)."""
+    if image is not None or args.mpy:
+        return image
+    if info.get("platform") != "rp2":
+        if args.uf2:
+            raise FlashError("the board is no Pico (%s): it cannot take an image" % info.get("platform"), 2)
+        return None
+    image = _image(args, say)
+    if image is None:
+        say(paint("no cardtable image here (`make firmware` needs the ARM toolchain): copying the "
+                  "firmware as files onto the board's MicroPython", "yellow"))
+    return image
+
+def _install_over_serial(board: Board, args: argparse.Namespace, image: imageinstall.Image,
+                         info: dict[str, Any], report: dict[str, Any], say: Callable[[str], None],
+                         holds: list[portlock.Hold]) -> Board:
+    """Send a running Pico to BOOTSEL mode, install the image, and open what it boots."""
+    say("the board runs %s: installing the cardtable image %s build %s" % (
+        describe_build(info.get("build")), image.version, image.build))
+    board.bootloader()
+    board.close()
+    for h in holds:  # the Pico comes back as a new device, maybe on another port
+        h.release()
+    holds.clear()
+    report["installed"] = imageinstall.load(image, None, say)
+    report["port"] = _back(args, holds, say)
+    return Board(report["port"])
 
 
 def _copy(board: Board, local: dict[str, bytes], copy: list[str], args: argparse.Namespace,

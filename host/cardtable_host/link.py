@@ -32,7 +32,7 @@ import threading
 import time
 from collections import deque
 from types import TracebackType
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import serial
 
@@ -81,9 +81,11 @@ class Link:
     """A connection to the table's board over its serial port (see the module docstring)."""
 
     def __init__(self, port: str, timeout: float = 5.0, reconnect: bool = True, retry: float = 0.2,
-                 open_timeout: float = 5.0, command: str | None = None, lock: bool = True) -> None:
+                 open_timeout: float = 5.0, command: str | None = None, lock: bool = True,
+                 tap: Callable[[dict[str, Any]], None] | None = None) -> None:
         """Open the port, held for `command` (default: this program; portlock.PortInUse if
-        another holds it); lock=False when the caller holds it already."""
+        another holds it); lock=False when the caller holds it already. tap(msg), if given,
+        sees each queued message the moment it arrives, on the reader thread."""
         self.port = port
         self.timeout = timeout
         self.reconnect = reconnect
@@ -98,6 +100,7 @@ class Link:
         self._next_id = 0
         self._queue: queue.Queue[dict[str, Any]] = queue.Queue()
         self._closed = threading.Event()
+        self._tap = tap
         self._hold = portlock.hold(port, command) if lock else None
         try:
             self._open(open_timeout, first=True)
@@ -165,13 +168,21 @@ class Link:
 
     # -- reading ----------------------------------------------------------------------
 
+    def _put(self, msg: dict[str, Any]) -> None:
+        if self._tap is not None:
+            try:
+                self._tap(msg)
+            except Exception:  # noqa: BLE001 - a listener's trouble must not stop the link
+                pass
+        self._queue.put(msg)
+
     def _reader(self) -> None:
         buf = bytearray()
         while not self._closed.is_set():
             ser = self._ser
             if ser is None:
                 if not self.reconnect:
-                    self._queue.put({"type": "link", "up": False, "final": True})
+                    self._put({"type": "link", "up": False, "final": True})
                     return
                 try:
                     self._open(0)
@@ -179,7 +190,7 @@ class Link:
                     self._closed.wait(self.retry)
                     continue
                 buf = bytearray()
-                self._queue.put({"type": "link", "up": True})
+                self._put({"type": "link", "up": True})
                 continue
             try:
                 data = ser.read(ser.in_waiting or 1)
@@ -187,7 +198,7 @@ class Link:
                 if self._closed.is_set():
                     return
                 self._drop()
-                self._queue.put({"type": "link", "up": False})
+                self._put({"type": "link", "up": False})
                 continue
             if not data:
                 continue
@@ -228,9 +239,9 @@ class Link:
                 return
         if kind in ("ok", "error"):
             if kind == "error" and mid is None:
-                self._queue.put(msg)  # an error for a line we did not send as a command
+                self._put(msg)  # an error for a line we did not send as a command
             return  # an answer nobody waits for any more
-        self._queue.put(msg)
+        self._put(msg)
 
     def next(self, timeout: float | None = None) -> dict[str, Any] | None:
         """The next device message (None if none came within timeout; None = wait for ever)."""

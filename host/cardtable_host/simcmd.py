@@ -11,8 +11,9 @@ from typing import Any
 from cardtable import games, record
 
 from cardtable_host.link import CommandError, Link, LinkError, board_words
-from cardtable_host.narrate import action_text, event_text
+from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.sim.board import BoardError, VirtualBoard
+from cardtable_host.sim.rp2board import Rp2Board
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import VirtualTable
 from cardtable_host.simprompt import People
@@ -43,6 +44,7 @@ examples:
   cardtable sim nonesuch --bots 3            # you play seat 0; bots play 1..3
   cardtable sim nerts --rule target=30 --json > nerts.jsonl
   cardtable sim california-jacks --keep --port-file board.port   # then: cardtable monitor --port "$(cat board.port)"
+  cardtable sim fortyfives --board rp2       # on the emulated RP2040 running the firmware image
 """
 
 # The board each game is simulated on by default (firmware/boards).
@@ -58,6 +60,7 @@ BOARD_FOR = {
 # run to thousands of plays, and every action the board keeps for undo takes heap).
 DEFAULT_SEEDS = {"california-jacks": 171, "nonesuch": 254, "fortyfives": 26, "nerts": 120}
 MAX_ACTIONS = 50000
+RP2 = "rp2"  # --board rp2: the emulated RP2040 (host/cardtable_host/sim/rp2board.py)
 IDLE_PERIOD_MS = 2  # the board's loop while people play or watch: light on the CPU
 
 
@@ -67,7 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bots", default="all", metavar="K",
                    help="how many seats bots play: a number or 'all' (default all); people take "
                         "the first seats")
-    p.add_argument("--board", help="board config (default: one per game, see firmware/boards)")
+    p.add_argument("--board", help="board config (default: one per game, see firmware/boards); "
+                                   "'rp2' plays on the emulated RP2040 running the firmware image "
+                                   "instead of the WebAssembly board ('rp2:NAME' with board config NAME)")
     p.add_argument("--layout", help="the board's layout to play (default: the game's)")
     p.add_argument("--seats", type=int, help="players (picks a layout with that many seats)")
     p.add_argument("--deal-pad", action="store_true",
@@ -106,6 +111,13 @@ def parse_rules(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def board_kind(arg: str | None, game: str) -> tuple[str, str]:
+    """--board's value as (virtual board kind, board config): 'rp2', 'rp2:NAME' or a config NAME."""
+    if arg == RP2 or (arg or "").startswith(RP2 + ":"):
+        return RP2, (arg or "")[len(RP2) + 1:] or BOARD_FOR[game]
+    return "wasm", arg or BOARD_FOR[game]
+
+
 def pick_layout(game: str, board_name: str, layout: str | None, seats: int | None,
                 deal_pad: bool = False) -> str:
     """The layout of board_name that plays game (with that many seats; with a deal pad, or
@@ -136,6 +148,17 @@ def pick_layout(game: str, board_name: str, layout: str | None, seats: int | Non
     return game if game in names else names[0]
 
 
+def prepare(game: str, board: str | None, layout: str | None, seats: int | None,
+            rule_items: list[str], seed: int | None,
+            deal_pad: bool = False) -> tuple[str, str, dict[str, Any], int]:
+    """(board, layout, rules, seed) for simulating game; ValueError or OSError if it cannot be."""
+    board_name = board or BOARD_FOR[game]
+    rules = parse_rules(rule_items)
+    chosen = pick_layout(game, board_name, layout, seats, deal_pad)
+    games.game_class(game).check_rules(rules)
+    return board_name, chosen, rules, seed if seed is not None else DEFAULT_SEEDS.get(game, 1)
+
+
 class Show:
     """Prints what the board says, as a person at the table would want it told."""
 
@@ -145,6 +168,7 @@ class Show:
         self.colour = colour
         self.tty = sys.stdout.isatty()
         self.prompting = False  # "sim> " is on screen, waiting for the person's line
+        self.buttons: dict[str, str] = {}  # button name -> what it does, to say which was pressed
 
     def paint(self, text: str, colour: str) -> str:
         return paint(text, colour, self.colour)
@@ -189,7 +213,7 @@ class Show:
             self.line(self.paint("-- deal%s --" % _deal_note(msg), "bold"))
         elif not self.quiet:
             text = _describe(shadow, obj)
-            src = msg.get("from") or ""
+            src = source_words(msg.get("from") or "", self.buttons)
             self.line("  %s%s" % (text, self.paint("   (%s)" % src, "dim") if src and src != "host" else ""))
         for ev in msg.get("events") or ():
             kind = ev.get("ev")
@@ -230,15 +254,13 @@ def run(args: argparse.Namespace) -> int:
         print("cardtable sim: unknown game %r (games: %s)" % (game, ", ".join(sorted(games.GAMES))),
               file=sys.stderr)
         return 2
-    board_name = args.board or BOARD_FOR[game]
+    chip, board_cfg = board_kind(args.board, game)
     try:
-        rules = parse_rules(args.rule)
-        layout = pick_layout(game, board_name, args.layout, args.seats, args.deal_pad)
-        games.game_class(game).check_rules(rules)
+        board_name, layout, rules, seed = prepare(game, board_cfg, args.layout, args.seats,
+                                                  args.rule, args.seed, args.deal_pad)
     except (ValueError, OSError) as e:
         print("cardtable sim: %s" % e, file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else DEFAULT_SEEDS.get(game, 1)
     colour = use_colour() and not args.json
     show = Show(args.json, args.quiet, colour)
     delay = args.delay if args.delay is not None else (0.1 if colour else 0.0)
@@ -249,9 +271,13 @@ def run(args: argparse.Namespace) -> int:
     on_term = _end_on_sigterm()
     try:
         try:
-            vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
-                              period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose,
-                              stickers=True)
+            if chip == "rp2":
+                vb: VirtualBoard = Rp2Board(board_name, flash_dir=args.flash, layout=layout,
+                                            echo_stderr=args.verbose)
+            else:
+                vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
+                                  period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose,
+                                  stickers=True)
             vb.start()
         except BoardError as e:
             print("cardtable sim: %s" % e, file=sys.stderr)
@@ -302,6 +328,7 @@ def _remove_port_file(path: str, port: str) -> None:
 def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: str, game: str,
           rules: dict[str, Any], seed: int, show: Show, delay: float) -> int:
     table = VirtualTable(vb, board_name, layout)
+    show.buttons = {n: v if a is None else "%s %s" % (v, a) for n, (v, a) in table.layout.buttons.items()}
     nseats = len(table.layout.seats)
     if args.bots == "all":
         nbots = nseats
@@ -340,23 +367,7 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
             show.line("you play seat%s %s; the bots the others. Type help for commands." % (
                 "s" if len(people.people) > 1 else "", ", ".join(map(str, people.people))))
             people.prompt()
-        last = 0.0
-        while not bots.over:
-            if people is not None:
-                people.poll()
-                if people.quit:
-                    break
-            if bots.bot_turn():
-                wait = delay - (time.monotonic() - last)
-                if wait > 0:
-                    bots.settle(wait)
-                bots.step()
-                last = time.monotonic()
-                if bots.actions > MAX_ACTIONS:
-                    raise SimError("stopped after %d bot actions" % MAX_ACTIONS)
-            else:
-                bots.pump(0.05)
-        bots.settle(0.1)
+        play_out(bots, delay, people)
         _result(show, bots, vb)
         if args.record:
             lines = link.log()
@@ -399,6 +410,31 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         return 1
     finally:
         link.close()
+
+
+def play_out(bots: Bots, delay: float, people: People | None = None,
+             stop: Any = None) -> None:
+    """The bots play their seats until the game is over (or the people quit, or stop() is
+    true), delay seconds apart; SimError if they go on for ever."""
+    last = 0.0
+    while not bots.over:
+        if people is not None:
+            people.poll()
+            if people.quit:
+                break
+        if stop is not None and stop():
+            break
+        if bots.bot_turn():
+            wait = delay - (time.monotonic() - last)
+            if wait > 0:
+                bots.settle(wait)
+            bots.step()
+            last = time.monotonic()
+            if bots.actions > MAX_ACTIONS:
+                raise SimError("stopped after %d bot actions" % MAX_ACTIONS)
+        else:
+            bots.pump(0.05)
+    bots.settle(0.1)
 
 
 def _result(show: Show, bots: Bots, vb: VirtualBoard) -> None:

@@ -108,7 +108,9 @@ class People:
         if g is None or g.over or g.dealing:
             return
         mine = [s for s in g.turn if s in self.people]
-        key = (self.bots.applied, tuple(g.turn))
+        # Everyone at once (Nerts): once per hand, not after every card of the others.
+        hand = getattr(g, "hand_no", getattr(g, "round_no", 0))
+        key = (hand, tuple(g.turn)) if len(g.turn) > 1 else (self.bots.applied, tuple(g.turn))
         if not mine or key == self.announced:
             return
         self.announced = key

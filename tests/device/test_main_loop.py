@@ -88,7 +88,7 @@ def booted(storage, cfg):
     ctl = main.build(cfg, lambda b: SimHal(b, emu=emu, storage=storage), BOARDS, board=b)
     collect()
     yield
-    while not ctl.ready:  # the journal comes back a few lines per step, as on the board
+    while ctl._replay is not None:  # the journal comes back a few lines per step, as on the board
         ctl.step()
         collect()
         yield

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import select
 import struct
 import subprocess
 import sys
@@ -122,14 +123,20 @@ def test_plain_mode_prints_a_line_per_event() -> None:
         proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "monitor", "--port", vb.port],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, env=dict(os.environ, NO_COLOR="1"))
+        said = b""
         try:
-            time.sleep(1.5)
+            assert proc.stdout is not None
+            end = time.monotonic() + 30
+            while b"hello: firmware" not in said and time.monotonic() < end:  # it is listening
+                if select.select([proc.stdout], [], [], 0.2)[0]:
+                    said += os.read(proc.stdout.fileno(), 4096)
             vb.place("c", "9S")  # the cut card deals the hand
             vb.lift("c")
             time.sleep(1.0)
         finally:
             proc.terminate()
             out, err = proc.communicate(timeout=10)
+            out = said.decode() + out
         assert "hello: firmware 0.1.0 on pico-i2c-2seat, layout california-jacks" in out
         assert "deal (up)  (zone c)" in out, out + err
         assert "-- california-jacks hand 1 play | to act: 1 | scores: 0 0" in out, out + err
@@ -166,6 +173,11 @@ def test_render_shows_trick_turn_scores_faults_and_never_a_hand() -> None:
     screen = "\n".join(render(m, 100, 40))
     assert screen.count("FAULT reader at s3") == 1 and "fault cleared: reader at s3" in screen
     assert len(render(m, 60, 12)) == 12 and all(len(line) <= 60 for line in render(m, 60, 12))
+    m.feed({"type": "fault", "kind": "torn", "zone": "s1", "msg": "the card left before it was read"})
+    m.feed({"type": "fault", "kind": "two_tags", "zone": "s2", "msg": "two tags on one pad"})
+    screen = "\n".join(render(m, 100, 40))  # happened once: logged, not standing
+    assert screen.count("FAULT torn at s1") == 1 and screen.count("FAULT two_tags at s2") == 1
+    assert m.faults == {}
 
 
 def test_render_every_game_and_game_over() -> None:

@@ -90,7 +90,7 @@ def test_a_person_bids_names_trump_and_discards_in_words() -> None:
         sim.until("seat 0 bids 20")
         sim.until("seat 0, your turn: trump C | D | H | S")
         sim.type("trump S")
-        sim.until("seat 0 names trump S")
+        sim.until("seat 0 names spades trump")
         said = sim.until("seat 0, your turn: discard 3 to 7 of your cards")
         assert re.search(r"seat [123] discards \d cards? face down", said), said
         sim.type("hand")
@@ -107,3 +107,13 @@ def test_a_person_bids_names_trump_and_discards_in_words() -> None:
             assert "discards %s" % code not in sim.out
     finally:
         sim.close()
+
+
+def test_a_button_is_named_by_what_it_does() -> None:
+    from cardtable_host.narrate import source_words
+
+    buttons = {"k4": "pass", "k1": "bid 20"}
+    assert source_words("button k4", buttons) == "pass button"
+    assert source_words("button k1", buttons) == "bid 20 button"
+    assert source_words("zone s1", buttons) == "zone s1"
+    assert source_words("button k9", buttons) == "button k9"  # a button the layout does not know

@@ -52,9 +52,3 @@ def test_a_nerts_private_move_names_no_card():
     assert pub == {"seat": 1, "act": "move", "at": 1}
     centre = {"seat": 1, "act": "center", "card": "AS#1", "t": 40}
     assert g.public(centre) is centre
-
-
-def test_events_pass_through_public_event():
-    g = games.load("california-jacks")
-    events = [{"ev": "trick", "seat": 1, "trick": 1}]
-    assert g.public_events(events) is events

@@ -69,7 +69,7 @@ const SYNC_MS = 50;
 // of quiet its loop runs every IDLE_MS at most (its readers still polled a few times a second),
 // until the host or the table wakes it.
 const IDLE_AFTER_MS = 3000;
-const IDLE_MS = 20;
+const IDLE_MS = 50;
 // A change on a reader is seen by the scanner within this many polls of it (place_polls /
 // lift_polls + 1 of the controller's defaults).
 const PLACE_POLLS = 3;
@@ -515,6 +515,7 @@ class Board {
     if (st === OK) {
       for (const [zone, c] of this.cards) g.place(zone, c.uid, c.text, String(c.kind));
       this.steps = 0;
+      this.lastBusy = Date.now(); // a table just started is busy
       this.setMode('table');
       this.scheduleTick(0);
       return;

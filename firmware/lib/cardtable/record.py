@@ -27,36 +27,6 @@ class RecordError(ValueError):
 
 
 # -- lines ----------------------------------------------------------------------------------
-def text_lines(data):
-    """The text lines of a record file's bytes: UTF-8 (a byte-order mark is skipped) or UTF-16
-    with its mark, as Windows editors save it; RecordError naming the line that is not text."""
-    skip = 0
-    if data[:3] == b"\xef\xbb\xbf":
-        skip = 3
-        data = data[3:]
-    elif data[:2] == b"\xff\xfe" or data[:2] == b"\xfe\xff":
-        try:
-            text = data.decode("utf-16")
-        except UnicodeError as e:
-            raise RecordError(len(_split(data[:e.start].decode("utf-16", "replace"))),
-                              "not UTF-16 text: the file is damaged")
-        except LookupError:  # no UTF-16 codec (MicroPython)
-            raise RecordError(1, "UTF-16 text: save the record as UTF-8")
-        return _split(text)
-    try:
-        text = data.decode()
-    except UnicodeError as e:
-        at = getattr(e, "start", 0)
-        raise RecordError(len(_split(data[:at].decode("utf-8", "replace"))),
-                          "byte %d is not UTF-8 text: save the record as UTF-8" % (skip + at + 1))
-    return _split(text)
-
-
-def _split(text):
-    """Lines ended by LF, CRLF or CR (and nothing else: not str.splitlines' many others)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
 def parse_line(text, lineno):
     """The JSON object on a line, its CRC checked if it has one; raises RecordError."""
     text = text.strip()
@@ -109,11 +79,20 @@ def header(game):
     return out
 
 
+# Optional header fields about the occasion, kept by the host's archive (`cardtable serve`):
+# the rules never read them. "table": the table's name; "players": a name per seat (null for
+# an unnamed seat); "start", "end": when the game began and ended (ISO 8601 text).
+OCCASION = ("table", "players", "start", "end")
+
+
 def game_from_header(obj, lineno=1):
     """A new game from a header object; raises RecordError."""
     for key in obj:
-        if key not in ("game", "seats", "dealer", "rules", "seq"):
-            raise RecordError(lineno, "unknown header key %r (expected game, seats, dealer, rules)" % key)
+        if key not in ("game", "seats", "dealer", "rules", "seq") and key not in OCCASION:
+            raise RecordError(lineno, "unknown header key %r (expected game, seats, dealer, rules; "
+                                      "optional table, players, start, end)" % key)
+        if key in OCCASION:
+            _check_occasion(key, obj[key], lineno)
     name = obj.get("game")
     if not isinstance(name, str):
         raise RecordError(lineno, "the header must name the game: {\"game\": \"nexus\", ...}")
@@ -132,6 +111,14 @@ def game_from_header(obj, lineno=1):
         return cls(seats, dealer, rules)
     except ValueError as e:
         raise RecordError(lineno, str(e))
+
+
+def _check_occasion(key, value, lineno):
+    if key == "players":
+        if not isinstance(value, list) or not all(v is None or isinstance(v, str) for v in value):
+            raise RecordError(lineno, "\"players\" must be a list of names (or null) per seat")
+    elif not isinstance(value, str):
+        raise RecordError(lineno, "%r must be text" % key)
 
 
 # -- actions --------------------------------------------------------------------------------

@@ -151,21 +151,6 @@ class Game:
         """Subclass: what a spectator sees of a public deal pile (default: all of it)."""
         return pile
 
-    def public_events(self, events):
-        """The events of an action as a spectator may see them (public_event on each)."""
-        out = events
-        for i in range(len(events)):
-            ev = self.public_event(events[i])
-            if ev is not events[i]:
-                if out is events:
-                    out = list(events)
-                out[i] = ev
-        return out
-
-    def public_event(self, ev):
-        """Subclass: an event without what a spectator may not see (default: all of it)."""
-        return ev
-
     # -- the API -------------------------------------------------------------------------------
     def check(self, action):
         """None if action is legal now, else a short reason a player understands."""

@@ -348,6 +348,11 @@ class Nexus(TrickGame):
             self.over = True
             self.winner = None if t[0] == t[1] else (0 if t[0] > t[1] else 1)
 
+    # -- views ----------------------------------------------------------------------------
+    def public_pile(self, name, pile):
+        """The indicators as laid: the second stays face down until round 2 (up2_hidden)."""
+        return pile[:1] if name == "up" and self.rules["up2_hidden"] else pile
+
     # -- words ----------------------------------------------------------------------------
     def describe(self, ev):
         from cardtable.games import words
@@ -365,11 +370,6 @@ class Nexus(TrickGame):
         if kind == "hand":
             return "hand %d: honours taken %s" % (ev["hand"], words.score_words(self, ev["points"]))
         return words.describe(self, ev)
-
-    # -- views ----------------------------------------------------------------------------
-    def public_pile(self, name, pile):
-        """The indicators as laid: the second stays face down until round 2 (up2_hidden)."""
-        return pile[:1] if name == "up" and self.rules["up2_hidden"] else pile
 
     def view(self, seat=None):
         out = self.trick_view(seat)

@@ -53,7 +53,8 @@ from cardtable.table import commands, inputs
 from cardtable.table.commands import load_config, save_config  # noqa: F401
 from cardtable.table.scanner import DOWN, LIFTED, PLACED, TORN, TWO, UNKNOWN, UP, Scanner
 
-FW = "0.1.0"
+from cardtable.version import BUILD, VERSION as FW
+
 AUTO_DEAL = ("fortyfives",)  # hands the table never sees dealt: dealt unseen at once
 _SEAT_ROLES = ("play", "tap", "parade", "left")
 REPLAY_LINES = 4  # journal lines replayed per step when stepwise
@@ -88,7 +89,7 @@ class Controller:
         self.t_boot = self.clock.ticks_ms()
         self._log = None
         self.enroll = None  # a zone being enrolled through (the tag command): no plays
-        self._replay = None  # [journal replay generator, what to do with its result, its data]
+        self._replay = None  # [journal replay generator, the undo it is for (None: the boot)]
         # Undo without replaying the game: the state before the last deal, and the actions since.
         self._ckpt = None
         self._since = None
@@ -97,20 +98,16 @@ class Controller:
         # The journal is replayed line by line, a few lines per step() when stepwise (the
         # board: the garbage of one step stays small, whatever the length of the game).
         self.stepwise = stepwise
-        self._replay_from_journal(self._booted, rules)
+        self._rules = rules
+        self._replay_some(-1, None)
 
-    @property
-    def ready(self):
-        """False while the journal is being replayed (at boot, after an undo)."""
-        return self._replay is None
-
-    def _replay_from_journal(self, then, data):
-        self._replay = [self.journal.resuming(), then, data]
-        if not self.stepwise:
-            self._replay_some(-1)
-
-    def _replay_some(self, n):
-        """Replay up to n journal lines (n < 0: all); at the end, hand the result on."""
+    def _replay_some(self, n, undo=0):
+        """Replay up to n journal lines (n < 0: all); undo: start a replay (after that undo,
+        None: at boot). At the end, take the game replayed and tell the host."""
+        if undo != 0:
+            self._replay = [self.journal.resuming(), undo]
+            if self.stepwise:
+                return
         r = self._replay
         try:
             while n != 0:
@@ -118,22 +115,27 @@ class Controller:
                 next(r[0])
         except StopIteration as done:
             self._replay = None
-            r[1](done.value, r[2])
+            if r[1] is None:
+                self._booted(done.value)
+            else:
+                self._undone(done.value, r[1])
         except Exception:  # noqa: BLE001 - e.g. MemoryError: the next step starts it again
             r[0] = self.journal.resuming()
             raise
 
-    def _booted(self, resumed, rules):
+    def _booted(self, resumed):
         if resumed is not None and self._adopt(resumed[0]):
             pass
         else:
             err = self.journal.error
+            rules = self._rules
             why = self.new_game(self.layout.game, len(self.layout.seats), 0, rules, self.layout.name)
             if why:  # rule options this game does not take: play it with its own rules
                 self.new_game(self.layout.game, len(self.layout.seats), 0, None, self.layout.name)
                 self._fault("error", "new game: %s" % why)
             if err:
                 self._fault("journal", err)
+        self._rules = None
         self.hello()
         for w in self.board.warnings:  # what the board checker advises against, e.g. no mux RESET
             self._fault("board", w)
@@ -288,7 +290,6 @@ class Controller:
         elif zone is not None and len(action) > 2 and isinstance(action[2], int):
             self.zone_card[zone] = action[2]
         # What leaves the table is what a spectator may see (the journal keeps it all).
-        events = g.public_events(events)
         self.link.send({"type": "event", "seq": seq, "action": g.public(obj), "events": events,
                         "from": src})
         if g.over:
@@ -325,7 +326,7 @@ class Controller:
                 self._fault("journal", "cannot undo: %s" % e)
                 self._verdict(None, "cannot undo: the journal is in trouble", src)
                 return False, "cannot undo: the journal is in trouble"
-            self._replay_from_journal(self._undone, (obj, last, src))
+            self._replay_some(-1, (obj, last, src))
             return True, g.public(obj)
         self._undone(None, (obj, last, src))
         return True, g.public(obj)
@@ -446,7 +447,8 @@ class Controller:
     # -- the link -------------------------------------------------------------------------
 
     def hello(self):
-        self.link.send({"type": "hello", "fw": self.fw, "proto": lk.PROTO, "board": self.board.name,
+        self.link.send({"type": "hello", "fw": self.fw, "build": BUILD, "proto": lk.PROTO,
+                        "board": self.board.name,
                         "layout": self.layout.name, "game": record.header(self.game),
                         "seq": self.journal.seq})
 
