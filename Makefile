@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run demo test test-py test-mpy bench draw flash clean
+.PHONY: setup run demo test test-py test-mpy bench draw flash firmware clean
 
 $(STAMP): pyproject.toml package.json package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ bench: setup
 
 draw: setup
 	$(BIN)/cardtable draw
+
+# The Pico image with the device package frozen in (cached by the hash of its inputs).
+firmware:
+	$(PYTHON) tools/firmware/build.py
 
 flash: setup
 	$(BIN)/cardtable flash

@@ -7,9 +7,10 @@ never blocks on the link: it reads the bytes that are waiting, up to a budget pe
 
 Device -> host ("type" names the message):
 
-- ``hello``: ``fw`` firmware version, ``proto`` (1), ``board``, ``layout``, ``game`` (the
-  current game's record header or null), ``seq`` (its last journal line). Sent at boot
-  and in answer to the ``hello`` command.
+- ``hello``: ``fw`` firmware version, ``build`` (the frozen image's build hash, or
+  ``"source"`` when the package runs from files), ``proto`` (1), ``board``, ``layout``,
+  ``game`` (the current game's record header or null), ``seq`` (its last journal line).
+  Sent at boot and in answer to the ``hello`` command.
 - ``event``: an accepted action. ``seq`` (its journal line; null if the journal failed),
   ``action`` (the action as a record line, e.g. ``{"seat": 1, "act": "play", "card": "5H"}``),
   ``events`` (what the rules said happened: ``{"ev": "trick", "seat": 1, ...}``, hand

@@ -147,31 +147,8 @@ class VirtualBoard:
 
     def start(self, timeout: float = 30) -> "VirtualBoard":
         """Start the board and wait until it runs the table (or sits at its REPL)."""
-        node = node_binary()
-        cmd = [node, str(BOARD_MJS), "--period", str(self.period_ms), "--steps", str(self.steps_per_tick),
-               "--heap", self.heap]
-        if self.mpy:
-            lib, emu = mpy_build()
-            cmd += ["--lib", str(lib), "--emu", str(emu)]
         self._tmp = tempfile.TemporaryDirectory(prefix="cardtable-vb-")
-        flash = self.flash_dir
-        if flash is None:
-            flash_arg = None
-        else:
-            flash.mkdir(parents=True, exist_ok=True)
-            flash_arg = str(flash)
-        if flash_arg is not None:
-            cmd += ["--flash", flash_arg]
-            if self.install:
-                cmd.append("--install")
-        if self.board:
-            cmd += ["--board", self.board]
-        if self.game:
-            cmd += ["--game", self.game]
-        if self.layout:
-            cmd += ["--layout", self.layout]
-        if self.repl:
-            cmd.append("--repl")
+        cmd = self._command()
         ours, theirs = socket.socketpair()
         cmd += ["--control-fd", str(theirs.fileno())]
         self._ctl = ours
@@ -197,6 +174,34 @@ class VirtualBoard:
             raise BoardError("the virtual board did not start within %g s%s" % (
                 timeout, (":\n" + err) if err else ""))
         return self
+
+    def _command(self) -> list[str]:
+        """The board process's command line (without the control channel)."""
+        node = node_binary()
+        cmd = [node, str(BOARD_MJS), "--period", str(self.period_ms), "--steps", str(self.steps_per_tick),
+               "--heap", self.heap]
+        if self.mpy:
+            lib, emu = mpy_build()
+            cmd += ["--lib", str(lib), "--emu", str(emu)]
+        flash = self.flash_dir
+        if flash is None:
+            flash_arg = None
+        else:
+            flash.mkdir(parents=True, exist_ok=True)
+            flash_arg = str(flash)
+        if flash_arg is not None:
+            cmd += ["--flash", flash_arg]
+            if self.install:
+                cmd.append("--install")
+        if self.board:
+            cmd += ["--board", self.board]
+        if self.game:
+            cmd += ["--game", self.game]
+        if self.layout:
+            cmd += ["--layout", self.layout]
+        if self.repl:
+            cmd.append("--repl")
+        return cmd
 
     def _open_pty(self) -> None:
         self._master, self._slave = os.openpty()

@@ -44,7 +44,8 @@ from cardtable.table import commands, inputs
 from cardtable.table.commands import load_config, save_config  # noqa: F401
 from cardtable.table.scanner import DOWN, LIFTED, PLACED, UNKNOWN, UP, Scanner
 
-FW = "0.1.0"
+from cardtable.version import BUILD, VERSION as FW
+
 AUTO_DEAL = ("fortyfives",)  # hands the table never sees dealt: dealt unseen at once
 _SEAT_ROLES = ("play", "tap", "parade", "left")
 
@@ -347,7 +348,8 @@ class Controller:
     # -- the link -------------------------------------------------------------------------
 
     def hello(self):
-        self.link.send({"type": "hello", "fw": self.fw, "proto": lk.PROTO, "board": self.board.name,
+        self.link.send({"type": "hello", "fw": self.fw, "build": BUILD, "proto": lk.PROTO,
+                        "board": self.board.name,
                         "layout": self.layout.name, "game": record.header(self.game),
                         "seq": self.journal.seq})
 

@@ -1,0 +1,100 @@
+"""The frozen firmware image (`make firmware`): picotool's binary info, its UF2, its build hash."""
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from cardtable import version
+from cardtable_host import uf2
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGE = REPO / "firmware" / "lib" / "cardtable"
+
+
+def _build_tool():
+    spec = importlib.util.spec_from_file_location("cardtable_fw_build", REPO / "tools" / "firmware" / "build.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+build = _build_tool()
+
+
+def _image() -> tuple[Path, str]:
+    """The built image and this checkout's build hash; skips when the image is not this checkout's."""
+    try:
+        want = build.build_hash()
+    except build.BuildError as e:
+        pytest.skip("no MicroPython sources to hash: %s" % e)
+    if not build.IMAGE.exists():
+        pytest.skip("the firmware image is not built: run `make firmware`")
+    got = uf2.image_version(build.IMAGE)
+    if got is None or got[1] != want:
+        pytest.skip("build/firmware/cardtable-pico.uf2 is not this checkout's (build %s, the sources "
+                    "say %s): run `make firmware`" % (got and got[1], want))
+    return build.IMAGE, want
+
+
+def frozen_names() -> set[str]:
+    """Every module of the device package, as the frozen list names them (cardtable/table/config)."""
+    names = set()
+    for p in PACKAGE.rglob("*.py"):
+        rel = p.relative_to(PACKAGE.parent).with_suffix("").as_posix()
+        names.add(rel[:-len("/__init__")] if rel.endswith("/__init__") else rel)
+    return names
+
+
+def test_picotool_shows_name_version_build_and_the_frozen_package() -> None:
+    image, bhash = _image()
+    tool = build.cached_picotool()
+    if tool is None:
+        pytest.skip("no picotool: `make firmware` builds one")
+    out = subprocess.run([str(tool), "info", "-a", str(image)], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    assert re.search(r"^ name:\s+cardtable$", out, re.M), out
+    assert re.search(r"^ version:\s+%s build %s$" % (re.escape(version.VERSION), bhash), out, re.M), out
+    assert re.search(r"^ build attributes:.*\bcardtable build %s$" % bhash, out, re.M), out
+    listed = re.search(r"^ frozen modules:(.*?)^ binary start", out, re.M | re.S)
+    assert listed, out
+    frozen = {m.strip() for m in listed.group(1).replace("\n", ",").split(",") if m.strip()}
+    # all the device package, the boot entry, the build stamp and the port's own modules
+    assert frozen_names() <= frozen, sorted(frozen_names() - frozen)
+    assert {"main", "cardtable/_build", "_boot", "neopixel"} <= frozen
+
+
+def test_image_carries_the_build_hash_the_hello_will_report() -> None:
+    image, bhash = _image()
+    assert uf2.image_version(image) == (version.VERSION, bhash)
+    gen = (build.GEN / "cardtable" / "_build.py").read_text()
+    assert 'BUILD = "%s"' % bhash in gen and 'VERSION = "%s"' % version.VERSION in gen
+    # and a stock MicroPython image is no cardtable image
+    stock = build.shared_dir() / "rp2" / "RPI_PICO-v1.27.0.uf2"
+    if stock.exists():
+        assert uf2.image_version(stock) is None
+
+
+def test_build_hash_follows_every_frozen_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tar_sha = "0" * 64
+    before = build.inputs_hash(tar_sha)
+    assert build.inputs_hash("1" * 64) != before  # another MicroPython source
+    inputs = build.frozen_inputs()
+    for must in (build.MANIFEST, REPO / "firmware" / "main.py", PACKAGE / "games" / "nerts.py",
+                 PACKAGE / "table" / "controller.py", REPO / "tools" / "firmware" / "build.py"):
+        assert must in inputs
+    # a changed frozen file changes the hash (read through a copy: the checkout is not touched)
+    real = build.sha256_file
+    monkeypatch.setattr(build, "sha256_file",
+                        lambda p: "x" if p == PACKAGE / "rng.py" else real(p))
+    assert build.inputs_hash(tar_sha) != before
+
+
+def test_source_install_reports_build_source() -> None:
+    # the frozen image's cardtable/_build is generated at build time, never in the checkout
+    assert not (PACKAGE / "_build.py").exists()
+    assert version.BUILD == "source"
