@@ -30,9 +30,12 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cardtable_host.sim.board import REPO_ROOT, BoardError, VirtualBoard, node_binary
+from cardtable_host.sim.board import REPO_ROOT, BoardError, VirtualBoard, node_binary, uid_hex
+from cardtable_host.sim.rp2bus import Readers
 
 BOARD_MJS = REPO_ROOT / "tools" / "rp2" / "board.mjs"
+READERS_MJS = REPO_ROOT / "tools" / "rp2" / "readers.mjs"
+ENV_BUS_FD = "CARDTABLE_RP2_BUS_FD"  # the readers' socket, for tools/rp2/readers.mjs
 ENV_RP2_DIR = "CARDTABLE_RP2_DIR"  # the shared rp2 directory (stock UF2, bootrom)
 ENV_CACHE = "XDG_CACHE_HOME"
 BOOTROM = "rp2040-bootrom-b1.bin"
@@ -96,6 +99,11 @@ class Rp2Board(VirtualBoard):
         self.trace = trace
         self.installed: dict[str, Any] | None = None  # `cardtable flash --json`'s report, when it ran
         self._flash_tmp: tempfile.TemporaryDirectory[str] | None = None
+        self.readers: Readers | None = None  # the PN532s on the board's buses (rp2bus)
+        if board:
+            from cardtable.table import config
+
+            self.readers = Readers(config.load_board(board, str(REPO_ROOT / "firmware" / "boards")))
 
     # -- the flash --------------------------------------------------------------------
 
@@ -134,6 +142,8 @@ class Rp2Board(VirtualBoard):
                "--flash", str(self.flash_file()), "--speed", str(self.speed)]
         if self.board:
             cmd += ["--board", str(REPO_ROOT / "firmware" / "boards" / (self.board + ".json"))]
+        if self.readers is not None and self.readers.readers:
+            cmd += ["--device", str(READERS_MJS)]
         for d in self.devices:
             cmd += ["--device", str(Path(d).resolve())]
         if self.repl:
@@ -144,18 +154,33 @@ class Rp2Board(VirtualBoard):
 
     # -- life -------------------------------------------------------------------------
 
+    def _start_process(self, timeout: float) -> None:
+        """VirtualBoard.start with the readers' socket handed to the board process."""
+        theirs = None
+        if self.readers is not None:
+            theirs = self.readers.serve()
+            self._pass_fds = (theirs.fileno(),)
+            self._env = dict(os.environ, **{ENV_BUS_FD: str(theirs.fileno())})
+        try:
+            VirtualBoard.start(self, timeout)
+        finally:
+            if theirs is not None:
+                theirs.close()  # the board process holds it now: its end closes with the process
+
     def start(self, timeout: float = 60) -> "Rp2Board":
         """Start the chip (installing the firmware on a fresh flash first); wait for the table or REPL."""
         flash = self.flash_file()
         flash.parent.mkdir(parents=True, exist_ok=True)
         if not flash.exists() or self.install:
             self._install(flash)
-        VirtualBoard.start(self, timeout)
+        self._start_process(timeout)
         return self
 
     def close(self, timeout: float = 5) -> None:
         """Stop the chip (its flash saved) and release everything."""
         VirtualBoard.close(self, timeout)
+        if self.readers is not None:
+            self.readers.close()
         if self._flash_tmp is not None:
             self._flash_tmp.cleanup()
             self._flash_tmp = None
@@ -171,7 +196,7 @@ class Rp2Board(VirtualBoard):
         repl, speed = self.repl, self.speed
         self.repl, self.speed = True, 0  # no need to wait for the wall clock while copying
         try:
-            VirtualBoard.start(self, 120)
+            self._start_process(120)
             args = ["flash", "--port", self.port, "--json"]
             if self.board:
                 args += ["--board", self.board]
@@ -195,6 +220,52 @@ class Rp2Board(VirtualBoard):
         part = cached.with_suffix(".tmp%d" % os.getpid())
         shutil.copyfile(flash, part)
         os.replace(part, cached)
+
+    # -- the readers (served here, not by the board process) ----------------------------
+
+    def _readers(self) -> Readers:
+        if self.readers is None:
+            raise BoardError("this board has no readers")
+        return self.readers
+
+    def place(self, zone: str, text: str | None, uid: bytes | str | None = None, kind: int | str = 213,
+              wait: bool = True) -> None:
+        """Lay a tag on a zone's reader (see VirtualBoard.place)."""
+        try:
+            self._readers().place(zone, uid_hex(zone, text, uid, kind), text, kind, wait,
+                                  running=self.mode == "table")
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+
+    def lift(self, zone: str, wait: bool = True) -> None:
+        """Take the tag off a zone (wait: until the firmware has had time to notice)."""
+        try:
+            self._readers().lift(zone, wait, running=self.mode == "table")
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+
+    def kill_reader(self, reader: int | str) -> None:
+        """Cut a reader's cable (by index, or by its zone's name): it stops answering."""
+        try:
+            self._readers().kill(reader, True)
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+
+    def revive_reader(self, reader: int | str) -> None:
+        """Mend a reader's cable."""
+        try:
+            self._readers().kill(reader, False)
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+
+    def status(self) -> dict[str, Any]:
+        """The board's status, with the cards on its readers and the readers' bus figures."""
+        st = VirtualBoard.status(self)
+        if self.readers is not None:
+            st["cards"] = self.readers.cards_by_zone()
+            st["dead"] = [i for i, r in enumerate(self.readers.readers) if r.dead]
+            st["readers"] = self.readers.stats()
+        return st
 
     # -- what only this board has -------------------------------------------------------
 

@@ -26,6 +26,7 @@ from cardtable_host.sim.pn532_emu import ACK, PN532Emu, Tag
 OP_WRITE = 0x57
 OP_READ = 0x52
 OP_TAKE = 0x54
+OP_POWER = 0x50
 _HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
 
 # A change on a reader is seen by the scanner within this many polls of it (the controller's
@@ -111,6 +112,10 @@ class Readers:
     def handle(self, op: int, index: int, ns: float, payload: bytes) -> bytes | None:
         """One request from the chip's bus; the reply bytes, or None (no reply)."""
         self.requests += 1
+        if op == OP_POWER:
+            if index:
+                self.power_cycle()
+            return None
         r = self.readers[index]
         e = r.emu
         if op == OP_WRITE:
@@ -215,7 +220,7 @@ class Readers:
         return self.readers[self.index(zone)].polls
 
     def power_cycle(self) -> None:
-        """The board lost power: every PN532 restarts; the tags stay where they lie."""
+        """The board's power came back: every PN532 restarts; the tags stay where they lie."""
         with self._cond:
             for i, old in enumerate(self.readers):
                 r = self.readers[i] = _Reader()
@@ -226,6 +231,11 @@ class Readers:
                     r.tag = self._tag(*self.cards[i])
                     r.emu.place(r.tag)
             self._cond.notify_all()
+
+    def cards_by_zone(self) -> dict[str, str | None]:
+        """What lies on each zone: {zone: text}."""
+        zones = {int(i): z for z, i in self.board.zone_reader.items()}
+        return {zones.get(i, str(i)): c[1] for i, c in sorted(self.cards.items())}
 
     def stats(self) -> dict[str, Any]:
         return {"requests": self.requests, "served_s": round(self.served_s, 3),
