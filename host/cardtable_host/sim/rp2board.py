@@ -278,15 +278,17 @@ class Rp2Board(VirtualBoard):
         return self._request({"op": "tone"}).get("tone")
 
     def power_cut_at(self, in_ns: int | None = None, op_kind: str | None = None, frac: float = 0.5,
-                     off_ms: int = 0, timeout: float = 60) -> dict[str, Any]:
+                     off_ms: int = 0, timeout: float = 60, skip: int = 0) -> dict[str, Any]:
         """Cut the power in_ns emulated ns from now, or frac of the way into the next flash
-        erase or program (op_kind); a new chip boots from the flash as it was (off_ms >= 0)."""
+        erase or program (op_kind; skip: after that many more have finished); a new chip boots
+        from the flash as it was (off_ms >= 0)."""
         req: dict[str, Any] = {"op": "powercut", "off_ms": off_ms}
         if in_ns is not None:
             req["in_ns"] = in_ns
         else:
             req["op_kind"] = op_kind
             req["frac"] = frac
+            req["skip"] = skip
         reply = self._request(req, timeout=timeout)
         if off_ms >= 0:
             self.wait_mode(("table", "repl"), timeout)
