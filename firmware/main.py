@@ -1,4 +1,10 @@
-"""Boot entry of the card table: copied to the Pico as /main.py, beside /lib and /boards.
+"""Boot entry of the card table: frozen into the cardtable image, or /main.py on a stock MicroPython.
+
+In the image `make firmware` builds (firmware/manifest.py), this file and the package are
+frozen: MicroPython runs a frozen main.py at boot ahead of the filesystem's, and ``.frozen``
+comes before /lib on sys.path, so a /main.py or /lib/cardtable left on the flash is ignored.
+The flash keeps only what changes: /boards, /config.json, the journals, /maintenance. On a
+stock MicroPython, `cardtable flash` copies this file as /main.py beside /lib and /boards.
 
 Reads /config.json (``{"board": "pico-i2c-4seat", "layout": "fortyfives"}``; a missing file
 or key takes DEFAULT_BOARD and the board's first layout), builds the rp2 hal and the

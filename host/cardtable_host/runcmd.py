@@ -21,6 +21,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("game", nargs="?", default="fortyfives", help="game for the simulated table")
     p.add_argument("--seed", type=int, help="shuffle and bot seed for the simulated table")
     p.add_argument("--sim", action="store_true", help="simulate even if a board is plugged in")
+    p.add_argument("--board", help="the simulated board: as `cardtable sim --board` ('rp2': the "
+                                   "emulated RP2040)")
     boardfind.add_port_argument(p)
 
 
@@ -37,5 +39,6 @@ def run(args: argparse.Namespace) -> int:
     print("cardtable: no board attached: the demo table in simulation (cardtable sim %s)" % args.game)
     p = argparse.ArgumentParser()
     simcmd.add_arguments(p)
-    sargs = p.parse_args([args.game] + ([] if args.seed is None else ["--seed", str(args.seed)]))
+    sargs = p.parse_args([args.game] + ([] if args.seed is None else ["--seed", str(args.seed)])
+                         + ([] if args.board is None else ["--board", args.board]))
     return simcmd.run(sargs)

@@ -14,6 +14,7 @@ from cardtable import games, record
 from cardtable_host.link import CommandError, Link, LinkError
 from cardtable_host.narrate import action_text, event_text
 from cardtable_host.sim.board import BoardError, VirtualBoard
+from cardtable_host.sim.rp2board import Rp2Board
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import FOREIGN, VirtualTable
 from cardtable_host.term import paint, use_colour
@@ -37,6 +38,7 @@ examples:
   cardtable sim nonesuch --bots 3            # you play seat 0; bots play 1..3
   cardtable sim nerts --rule target=30 --json > nerts.jsonl
   cardtable sim california-jacks --keep --port-file board.port   # then: cardtable monitor --port "$(cat board.port)"
+  cardtable sim fortyfives --board rp2       # on the emulated RP2040 running the firmware image
 """
 
 # The board each game is simulated on by default (firmware/boards).
@@ -52,6 +54,7 @@ BOARD_FOR = {
 # run to thousands of plays, and every action the board keeps for undo takes heap).
 DEFAULT_SEEDS = {"california-jacks": 171, "nonesuch": 254, "fortyfives": 26, "nerts": 120}
 MAX_ACTIONS = 50000
+RP2 = "rp2"  # --board rp2: the emulated RP2040 (host/cardtable_host/sim/rp2board.py)
 IDLE_PERIOD_MS = 2  # the board's loop while people play or watch: light on the CPU
 
 
@@ -61,7 +64,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bots", default="all", metavar="K",
                    help="how many seats bots play: a number or 'all' (default all); people take "
                         "the first seats")
-    p.add_argument("--board", help="board config (default: one per game, see firmware/boards)")
+    p.add_argument("--board", help="board config (default: one per game, see firmware/boards); "
+                                   "'rp2' plays on the emulated RP2040 running the firmware image "
+                                   "instead of the WebAssembly board ('rp2:NAME' with board config NAME)")
     p.add_argument("--layout", help="the board's layout to play (default: the game's)")
     p.add_argument("--seats", type=int, help="players (picks a layout with that many seats)")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
@@ -95,6 +100,13 @@ def parse_rules(items: list[str]) -> dict[str, Any]:
         except ValueError:
             out[name] = value
     return out
+
+
+def board_kind(arg: str | None, game: str) -> tuple[str, str]:
+    """--board's value as (virtual board kind, board config): 'rp2', 'rp2:NAME' or a config NAME."""
+    if arg == RP2 or (arg or "").startswith(RP2 + ":"):
+        return RP2, (arg or "")[len(RP2) + 1:] or BOARD_FOR[game]
+    return "wasm", arg or BOARD_FOR[game]
 
 
 def pick_layout(game: str, board_name: str, layout: str | None, seats: int | None) -> str:
@@ -313,7 +325,7 @@ def run(args: argparse.Namespace) -> int:
         print("cardtable sim: unknown game %r (games: %s)" % (game, ", ".join(sorted(games.GAMES))),
               file=sys.stderr)
         return 2
-    board_name = args.board or BOARD_FOR[game]
+    chip, board_name = board_kind(args.board, game)
     try:
         rules = parse_rules(args.rule)
         layout = pick_layout(game, board_name, args.layout, args.seats)
@@ -326,8 +338,11 @@ def run(args: argparse.Namespace) -> int:
     show = Show(args.json, args.quiet, colour)
     delay = args.delay if args.delay is not None else (0.1 if colour else 0.0)
     try:
-        vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
-                          period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose)
+        if chip == "rp2":
+            vb: VirtualBoard = Rp2Board(board_name, flash_dir=args.flash, layout=layout, echo_stderr=args.verbose)
+        else:
+            vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
+                              period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose)
         vb.start()
     except BoardError as e:
         print("cardtable sim: %s" % e, file=sys.stderr)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import struct
 import subprocess
 import sys
 
@@ -23,3 +24,16 @@ def cardtable(*args: str, env: dict[str, str] | None = None,
     """Run `cardtable ARGS` as a user would, without colour."""
     return subprocess.run([sys.executable, "-m", "cardtable_host.cli", *args], capture_output=True,
                           text=True, timeout=timeout, env=dict(env or os.environ, NO_COLOR="1"))
+
+
+def make_uf2(payload: bytes, base: int = 0x10000000, chunk: int = 256) -> bytes:
+    """A UF2 image writing payload at base, `chunk` bytes a block (as the SDK's elf2uf2 does)."""
+    from cardtable_host import uf2
+
+    n = (len(payload) + chunk - 1) // chunk
+    out = b""
+    for i in range(n):
+        data = payload[i * chunk:(i + 1) * chunk]
+        head = struct.pack("<8I", uf2.MAGIC0, uf2.MAGIC1, 0x2000, base + i * chunk, len(data), i, n, 0xE48BFF56)
+        out += head + data.ljust(476, b"\0") + struct.pack("<I", uf2.MAGIC_END)
+    return out

@@ -98,3 +98,20 @@ def test_source_install_reports_build_source() -> None:
     # the frozen image's cardtable/_build is generated at build time, never in the checkout
     assert not (PACKAGE / "_build.py").exists()
     assert version.BUILD == "source"
+
+
+def test_missing_toolchain_is_named_with_what_to_install(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    try:
+        build.tarball_sha()
+    except build.BuildError as e:
+        pytest.skip(str(e))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))  # an empty cache: the image must be built
+    monkeypatch.setattr(build.shutil, "which",
+                        lambda name: None if name.startswith("arm-none-eabi") else "/usr/bin/" + name)
+    with pytest.raises(build.BuildError) as err:
+        build.build()
+    assert err.value.status == 2
+    msg = str(err.value)
+    assert "missing arm-none-eabi-gcc, arm-none-eabi-g++" in msg
+    assert "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake" in msg
+    assert not list(tmp_path.rglob("*.uf2"))

@@ -6,11 +6,12 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
-from hostsupport import need_node, cardtable
+from hostsupport import make_uf2, need_node, cardtable
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
@@ -167,3 +168,59 @@ def test_bad_layout_is_refused_before_touching_the_board() -> None:
         flash.new_config({"board": "pico-i2c-2seat"}, None, "nerts")
     assert flash.new_config({"board": "pico-i2c-2seat", "layout": "nexus"}, "pico-i2c-4seat", None) == \
         {"board": "pico-i2c-4seat"}  # a new board drops the old board's layout
+
+
+def test_bootsel_drive_gets_the_image_then_the_board_files(tmp_path: Path) -> None:
+    # A Pico held in BOOTSEL: its RPI-RP2 drive. Once the UF2 is written the "Pico" reboots: the
+    # drive goes and a serial port comes (the virtual board, whose flash has the files of an
+    # earlier .mpy install and a journal). The virtual board cannot run a UF2, so flash stops
+    # at the REPL (--no-reset) instead of asking for the image's hello.
+    image = tmp_path / "cardtable-pico.uf2"
+    image.write_bytes(make_uf2(b"0.1.0 build 0123456789ab\0" + os.urandom(3000)))
+    drive = tmp_path / "RPI-RP2"
+    drive.mkdir()
+    (drive / "INFO_UF2.TXT").write_text("UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n")
+    tty = tmp_path / "ttyACM0"
+    vb = bare_board(tmp_path)
+    flashed = tmp_path / "flash"
+    (flashed / "lib" / "cardtable").mkdir(parents=True)
+    (flashed / "lib" / "cardtable" / "rng.mpy").write_bytes(b"M\x06")
+    (flashed / "main.py").write_text("print('old main')\n")
+    (flashed / "games").mkdir()
+    (flashed / "games" / "0001.jsonl").write_text('{"game": "nexus", "seats": 2}\n')
+    got: list[bytes] = []
+
+    def pico() -> None:
+        deadline = time.monotonic() + 60
+        landed = drive / image.name
+        while time.monotonic() < deadline:
+            if landed.exists() and landed.stat().st_size == image.stat().st_size:
+                got.append(landed.read_bytes())
+                (drive / "INFO_UF2.TXT").unlink()  # rebooted: the drive is gone
+                vb.start()
+                tty.symlink_to(vb.port)
+                return
+            time.sleep(0.05)
+
+    t = threading.Thread(target=pico, daemon=True)
+    t.start()
+    try:
+        r = cardtable("flash", "--drive", str(drive), "--port", str(tty), "--uf2", str(image),
+                      "--layout", "california-jacks", "--no-reset", "--json")
+    finally:
+        t.join(5)
+        vb.close()
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert got == [image.read_bytes()]
+    report = json.loads(r.stdout)
+    assert report["installed"] == "drive %s" % drive
+    assert report["image"]["build"] == "0123456789ab"
+    # the image leaves the board files, the config and the journals to the flash; the old
+    # main.py and .mpy files (the frozen ones shadow them) are removed
+    assert sorted(p.name for p in (flashed / "boards").iterdir()) == sorted(
+        p.name for p in (flash.FIRMWARE / "boards").glob("*.json"))
+    assert sorted(report["removed"]) == ["lib/cardtable/rng.mpy", "main.py"]
+    assert not (flashed / "main.py").exists() and not list((flashed / "lib").rglob("*.mpy"))
+    assert (flashed / "games" / "0001.jsonl").exists()
+    assert json.loads((flashed / "config.json").read_text())["layout"] == "california-jacks"
+    assert not (flashed / "maintenance").exists()

@@ -287,14 +287,13 @@ def build(force: bool = False) -> dict[str, object]:
             tmp.rename(cached)
     if not IMAGE.exists() or sha256_file(IMAGE) != sha256_file(cached):
         shutil.copyfile(cached, IMAGE)
+    size = IMAGE.stat().st_size
     info: dict[str, object] = {"image": IMAGE.relative_to(REPO).as_posix(), "version": ver,
                                "build": bhash, "board": BOARD, "micropython": "v1.27.0",
-                               "bytes": IMAGE.stat().st_size, "sha256": sha256_file(IMAGE),
-                               "cached": hit}
+                               "bytes": size, "sha256": sha256_file(IMAGE), "cached": hit}
     INFO.write_text(json.dumps(info, indent=1) + "\n")
     say("%s: cardtable %s build %s, %d bytes (%s, %.1f s)"
-        % (info["image"], ver, bhash, info["bytes"], "from the cache" if hit else "built",
-           time.monotonic() - t0))
+        % (info["image"], ver, bhash, size, "from the cache" if hit else "built", time.monotonic() - t0))
     return info
 
 

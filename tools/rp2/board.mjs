@@ -52,6 +52,7 @@ const SLICE_CYCLES = 250000; // cycles between looks at I/O (~2 ms emulated)
 const SYNC_MS = 200;
 const PRESS_MS = 120; // a press outlasts the firmware's 25 ms debounce and a loop period
 const TAIL = 256;
+const TABLE_OPS = new Set(['place', 'lift', 'kill', 'revive', 'turn']); // the readers' and encoders' devices
 
 class UsageError extends Error {}
 
@@ -116,6 +117,7 @@ export class Board {
     this.emuBase = 0;
     this.wantRepl = o.repl;
     this.offUntil = 0;
+    this.held = new Set(); // buttons held down (through resets) by `hold`
     this.cut = null; // {op, frac, req}: cut the power inside the next flash operation of that kind
     this.pendingReset = null; // control requests waiting for the next boot's mode
     this.stats = { wallMs: 0, emuNs: 0 };
@@ -176,6 +178,7 @@ export class Board {
     const buttons = {};
     for (const [name, b] of Object.entries(cfg?.buttons || {})) buttons[name] = b.pin;
     this.buttons = new Buttons(chip, buttons);
+    for (const name of this.held) this.buttons.hold(name, true); // still held through a reset
     this.leds = cfg?.leds ? new Ws2812(chip, cfg.leds.pin, cfg.leds.count, cfg.leds.order) : null;
     for (const d of this.devices) d.powerOn?.(chip);
     chip.settleAll();
@@ -260,6 +263,10 @@ export class Board {
     this.log(`chip stopped: ${cause} at ${(chip.nanos / 1e6).toFixed(1)} ms`);
     const carry = cause === 'reset' || cause === 'watchdog' ? chip.carry() : null;
     this.powerOff();
+    if (cause === 'bootsel') {
+      process.stderr.write('rp2 board: machine.bootloader(): BOOTSEL mode (the RPI-RP2 drive) is not emulated; the board is off until reset\n');
+      return;
+    }
     if (cause === 'power') {
       const cut = this.cut;
       this.cut = null;
@@ -352,8 +359,10 @@ export class Board {
         return;
       }
       case 'hold':
-        if (!chip) throw new Error('the board is off');
-        this.buttons.hold(req.button, !!req.down);
+        this.buttons.gpio(req.button); // a name the board has
+        if (req.down) this.held.add(req.button);
+        else this.held.delete(req.button);
+        if (chip) this.buttons.hold(req.button, !!req.down);
         this.reply(req);
         return;
       case 'pixels':
@@ -390,6 +399,7 @@ export class Board {
         return;
       default: {
         const op = this.ops.get(req.op);
+        if (!op && TABLE_OPS.has(req.op)) throw new Error(`no device on this rp2 board handles ${req.op} (no readers: see --device)`);
         if (!op) throw new Error(`unknown op ${JSON.stringify(req.op)}`);
         Promise.resolve().then(() => op(req)).then(
           (fields) => this.reply(req, fields || {}),

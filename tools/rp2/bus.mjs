@@ -26,6 +26,7 @@ const FRAME_MAX = 300; // longest answer the host may read in one I2C transactio
 const OP_WRITE = 0x57; // 'W': host frame bytes for a reader (no reply)
 const OP_READ = 0x52; // 'R': the reader's status and pending frame, not taken (reply)
 const OP_TAKE = 0x54; // 'T': the host read the pending frame (no reply)
+const OP_POWER = 0x50; // 'P': a new chip; reader 1: a cold power-on (the PN532s restart too)
 
 function rev8(b) {
   let r = 0;
@@ -78,6 +79,9 @@ export class BusLink {
 
   /** The reader has handed over its pending frame. */
   take(reader, nanos) { this._send(OP_TAKE, reader, nanos, null); }
+
+  /** A new chip runs from now; cold: the board's power came on (not a reset). */
+  power(nanos, cold) { this._send(OP_POWER, cold ? 1 : 0, nanos, null); }
 
   /** [ready, frame]: is a frame ready for the host, and which (not taken). */
   read(reader, nanos) {

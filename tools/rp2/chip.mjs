@@ -33,8 +33,8 @@ const SECTOR_ERASE_NS = 45e6;
 const BLOCK_ERASE_NS = 150e6;
 const PAGE_PROGRAM_NS = 0.4e6;
 
-// The bootrom functions the SDK's flash code calls: code -> what the trap does.
-const ROM_FLASH = ['IF', 'EX', 'RE', 'RP', 'FC', 'CX'];
+// The bootrom functions the SDK's flash code calls, and reset_to_usb_boot (machine.bootloader()).
+const ROM_FLASH = ['IF', 'EX', 'RE', 'RP', 'FC', 'CX', 'UB'];
 const BKPT = 0xbe00;
 const TRAP_BASE = 0xc0; // BKPT #0xc0 + index in ROM_FLASH
 
@@ -305,6 +305,11 @@ export class Chip {
     const core = this.mcu.core;
     const r = core.registers;
     const kind = ROM_FLASH[i];
+    if (kind === 'UB') {
+      this.resetCause = 'bootsel'; // the USB drive of BOOTSEL mode is not emulated: the chip stops
+      this.stopped = true;
+      return;
+    }
     if (kind === 'RE') this.erase(r[0], r[1]);
     else if (kind === 'RP') this.program(r[0], r[1], r[2]);
     core.PC = core.LR & ~1; // return to the caller (the other four have nothing to do here)
@@ -427,7 +432,7 @@ export class Chip {
     const pin = this.pins[gp];
     if (pin.functionSelect !== 4) return null;
     const ch = this.mcu.pwm.channels[(gp >> 1) & 7];
-    if (!ch.en) return { freq: 0, duty: 0 };
+    if (!(ch.csr & 1) && !ch.en) return { freq: 0, duty: 0 }; // CSR_EN, or the EN alias register
     const div = ((ch.div >> 4) & 0xff || 256) + (ch.div & 0xf) / 16;
     const phaseCorrect = ch.csr & 2 ? 2 : 1;
     const freq = this.mcu.clkSys / (div * (ch.top + 1) * phaseCorrect);

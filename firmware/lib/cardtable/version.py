@@ -2,6 +2,6 @@
 VERSION = "0.1.0"
 
 try:
-    from cardtable._build import BUILD  # frozen into the image by tools/firmware/build.py
+    from cardtable._build import BUILD  # type: ignore[import-not-found]  # generated: frozen only
 except ImportError:
     BUILD = "source"  # .mpy or .py files copied onto a stock MicroPython, or CPython

@@ -15,7 +15,8 @@ layout) in ``$XDG_CACHE_HOME/cardtable/rp2``, so the next fresh board starts fro
   restarts and read by a new chip after a power cut; None: a fresh flash each time.
 - ``image``: the UF2 (default: the frozen image ``build/firmware/cardtable-pico.uf2`` when it
   has been built, else the stock MicroPython image in the shared rp2 directory).
-- ``devices``: JS modules for the buses (readers), see tools/rp2/board.mjs.
+- ``devices``: JS modules for the buses (readers), see tools/rp2/board.mjs; default: every
+  module in tools/rp2/devices/.
 - ``speed``: emulated time at most this many times wall time (0: no limit).
 """
 from __future__ import annotations
@@ -34,8 +35,8 @@ from cardtable_host.sim.board import REPO_ROOT, BoardError, VirtualBoard, node_b
 from cardtable_host.sim.rp2bus import Readers
 
 BOARD_MJS = REPO_ROOT / "tools" / "rp2" / "board.mjs"
-READERS_MJS = REPO_ROOT / "tools" / "rp2" / "readers.mjs"
-ENV_BUS_FD = "CARDTABLE_RP2_BUS_FD"  # the readers' socket, for tools/rp2/readers.mjs
+DEVICES_DIR = REPO_ROOT / "tools" / "rp2" / "devices"
+ENV_BUS_FD = "CARDTABLE_RP2_BUS_FD"  # the readers' socket, for tools/rp2/devices/readers.mjs
 ENV_RP2_DIR = "CARDTABLE_RP2_DIR"  # the shared rp2 directory (stock UF2, bootrom)
 ENV_CACHE = "XDG_CACHE_HOME"
 BOOTROM = "rp2040-bootrom-b1.bin"
@@ -61,6 +62,11 @@ def default_image() -> Path:
     return FROZEN_UF2 if FROZEN_UF2.exists() else rp2_dir() / STOCK_UF2
 
 
+def default_devices() -> tuple[str, ...]:
+    """The peripheral modules every rp2 board gets: tools/rp2/devices/*.mjs (the buses' parts)."""
+    return tuple(str(p) for p in sorted(DEVICES_DIR.glob("*.mjs")))
+
+
 def missing() -> str | None:
     """Why the rp2 board cannot run here (None: it can)."""
     if not (REPO_ROOT / "node_modules" / "rp2040js").is_dir():
@@ -83,19 +89,27 @@ def _tree_hash(h: "hashlib._Hash", root: Path) -> None:
             h.update(p.read_bytes())
 
 
+def _keep(flash: Path, cached: Path) -> None:
+    """Copy flash to the cache atomically (boards started in parallel may race)."""
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    part = cached.with_suffix(".tmp%d" % os.getpid())
+    shutil.copyfile(flash, part)
+    os.replace(part, cached)
+
+
 class Rp2Board(VirtualBoard):
     """An emulated Pico running the table, its USB serial on a pty at ``.port``."""
 
     def __init__(self, board: str | None = "pico-i2c-4seat", flash_dir: str | os.PathLike[str] | None = None,
                  game: str | None = None, layout: str | None = None, install: bool | None = None,
                  image: str | os.PathLike[str] | None = None, speed: float = 1.0,
-                 devices: tuple[str, ...] = (), repl: bool = False, echo_stderr: bool = False,
+                 devices: tuple[str, ...] | None = None, repl: bool = False, echo_stderr: bool = False,
                  trace: bool = False) -> None:
         VirtualBoard.__init__(self, board=board, flash_dir=flash_dir, game=game, layout=layout,
                               install=install, repl=repl, echo_stderr=echo_stderr)
         self.image = Path(image) if image is not None else default_image()
         self.speed = speed
-        self.devices = tuple(devices)
+        self.devices = default_devices() if devices is None else tuple(devices)
         self.trace = trace
         self.installed: dict[str, Any] | None = None  # `cardtable flash --json`'s report, when it ran
         self._flash_tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -123,13 +137,13 @@ class Rp2Board(VirtualBoard):
 
         return pick_layout(self.game, self.board or "pico-i2c-4seat", None, None)
 
-    def install_key(self) -> str:
+    def install_key(self, layout: str | None) -> str:
         """The hash of everything a freshly installed flash depends on."""
         h = hashlib.sha256()
         h.update(self.image.read_bytes())
         _tree_hash(h, REPO_ROOT / "firmware")
-        _tree_hash(h, REPO_ROOT / "host" / "cardtable_host" / "flash.py")
-        h.update(("%s|%s" % (self.board, self.chosen_layout())).encode())
+        h.update((REPO_ROOT / "host" / "cardtable_host" / "flash.py").read_bytes())
+        h.update(("%s|%s" % (self.board, layout)).encode())
         return h.hexdigest()[:24]
 
     def _command(self) -> list[str]:
@@ -142,8 +156,6 @@ class Rp2Board(VirtualBoard):
                "--flash", str(self.flash_file()), "--speed", str(self.speed)]
         if self.board:
             cmd += ["--board", str(REPO_ROOT / "firmware" / "boards" / (self.board + ".json"))]
-        if self.readers is not None and self.readers.readers:
-            cmd += ["--device", str(READERS_MJS)]
         for d in self.devices:
             cmd += ["--device", str(Path(d).resolve())]
         if self.repl:
@@ -186,40 +198,66 @@ class Rp2Board(VirtualBoard):
             self._flash_tmp = None
 
     def _install(self, flash: Path) -> None:
-        key = self.install_key()
-        cached = _cache_dir() / ("%s.bin" % key)
+        """Fill a fresh flash: the board's install (cached), then the layout's config (cached)."""
+        layout = self.chosen_layout()
+        cached = _cache_dir() / ("%s.bin" % self.install_key(layout))
         if cached.exists() and not self.install:
             shutil.copyfile(cached, flash)
             return
-        if flash.exists():
-            flash.unlink()
+        base = _cache_dir() / ("%s.bin" % self.install_key(None))
+        if base.exists() and not self.install:
+            shutil.copyfile(base, flash)
+        else:
+            if flash.exists():
+                flash.unlink()
+            self._in_repl(lambda: self._flash_firmware())
+            _keep(flash, base)
+        if layout is not None:
+            self._in_repl(lambda: self._write_config(layout))
+            _keep(flash, cached)
+
+    def _in_repl(self, job: Any) -> None:
+        """Run job() with the chip at its REPL (as fast as it goes), then stop it, flash saved."""
         repl, speed = self.repl, self.speed
         self.repl, self.speed = True, 0  # no need to wait for the wall clock while copying
         try:
             self._start_process(120)
-            args = ["flash", "--port", self.port, "--json"]
-            if self.board:
-                args += ["--board", self.board]
-            layout = self.chosen_layout()
-            if layout:
-                args += ["--layout", layout]
-            proc = subprocess.run([sys.executable, "-m", "cardtable_host.cli", *args], capture_output=True,
-                                  text=True, timeout=INSTALL_TIMEOUT, env=dict(os.environ, NO_COLOR="1"))
-            try:
-                self.installed = json.loads(proc.stdout.strip().splitlines()[-1])
-            except (ValueError, IndexError):
-                self.installed = None
-            if proc.returncode:
-                raise BoardError("installing the firmware on the rp2 board failed (cardtable flash exit %d):\n%s%s"
-                                 % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+            job()
             self.sync()
         finally:
             VirtualBoard.close(self)
             self.repl, self.speed = repl, speed
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        part = cached.with_suffix(".tmp%d" % os.getpid())
-        shutil.copyfile(flash, part)
-        os.replace(part, cached)
+
+    def _flash_firmware(self) -> None:
+        from cardtable_host import uf2
+
+        args = ["flash", "--port", self.port, "--json", "--no-reset"]
+        # The image is in the flash already: flash copies the board files for a cardtable image
+        # (it checks the build), the .mpy package for a stock one.
+        args += ["--uf2", str(self.image)] if uf2.image_version(self.image) else ["--mpy"]
+        if self.board:
+            args += ["--board", self.board]
+        proc = subprocess.run([sys.executable, "-m", "cardtable_host.cli", *args], capture_output=True,
+                              text=True, timeout=INSTALL_TIMEOUT, env=dict(os.environ, NO_COLOR="1"))
+        try:
+            self.installed = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            self.installed = None
+        if proc.returncode:
+            raise BoardError("installing the firmware on the rp2 board failed (cardtable flash exit %d):\n%s%s"
+                             % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+
+    def _write_config(self, layout: str) -> None:
+        from cardtable_host import flash
+
+        fb = flash.Board(self.port)
+        try:
+            fb.enter()
+            cfg = flash.new_config(fb.read_config(), self.board, layout)
+            fb.write(flash.CONFIG, json.dumps(cfg).encode())
+            fb.t.exit_raw_repl()
+        finally:
+            fb.close()
 
     # -- the readers (served here, not by the board process) ----------------------------
 
@@ -276,6 +314,10 @@ class Rp2Board(VirtualBoard):
     def tone(self) -> dict[str, Any] | None:
         """The piezo's PWM now: {"freq": Hz, "duty": 0..1}, or None when its pin is not PWM."""
         return self._request({"op": "tone"}).get("tone")
+
+    def set_period(self, ms: float) -> None:
+        """The chip runs its loop at its own pace: nothing to set."""
+        self.period_ms = ms
 
     def power_cut_at(self, in_ns: int | None = None, op_kind: str | None = None, frac: float = 0.5,
                      off_ms: int = 0, timeout: float = 60, skip: int = 0) -> dict[str, Any]:
