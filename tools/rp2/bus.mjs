@@ -20,6 +20,7 @@
 import fs from 'node:fs';
 
 const PN532_ADDR = 0x24;
+const R_TX_EMPTY = 1 << 4; // IC_RAW_INTR_STAT.TX_EMPTY
 const FRAME_MAX = 300; // longest answer the host may read in one I2C transaction
 
 // Requests to Python: u32 length of the rest, u8 op, u8 reader, f64 emulated ns, payload.
@@ -171,7 +172,12 @@ export function attachI2C(rp2040, i2c, link, muxes, readers) {
       }
     }
     if (!ack) { stats.nacks++; seg = null; }
-    later.after(9 * bitNs(), () => i2c.completeConnect(ack));
+    later.after(9 * bitNs(), () => {
+      i2c.completeConnect(ack);
+      // The abort flushed the TX FIFO, so TX_EMPTY holds on the RP2040 (a level); rp2040js
+      // does not raise it, and the SDK would wait for it until its timeout (ETIMEDOUT, not EIO).
+      if (!ack) i2c.setInterrupts(R_TX_EMPTY);
+    });
   };
 
   i2c.onWriteByte = (value) => {

@@ -17,7 +17,8 @@ layout) in ``$XDG_CACHE_HOME/cardtable/rp2``, so the next fresh board starts fro
   has been built, else the stock MicroPython image in the shared rp2 directory).
 - ``devices``: JS modules for the buses (readers), see tools/rp2/board.mjs; default: every
   module in tools/rp2/devices/.
-- ``speed``: emulated time at most this many times wall time (0: no limit).
+- ``speed``: emulated time at most this many times wall time (0: no limit; default
+  $CARDTABLE_RP2_SPEED, else 1).
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ from cardtable_host.sim.rp2bus import Readers
 
 BOARD_MJS = REPO_ROOT / "tools" / "rp2" / "board.mjs"
 DEVICES_DIR = REPO_ROOT / "tools" / "rp2" / "devices"
+ENV_SPEED = "CARDTABLE_RP2_SPEED"  # default speed (0: as fast as the emulator goes; tests)
 ENV_BUS_FD = "CARDTABLE_RP2_BUS_FD"  # the readers' socket, for tools/rp2/devices/readers.mjs
 ENV_RP2_DIR = "CARDTABLE_RP2_DIR"  # the shared rp2 directory (stock UF2, bootrom)
 ENV_CACHE = "XDG_CACHE_HOME"
@@ -102,13 +104,13 @@ class Rp2Board(VirtualBoard):
 
     def __init__(self, board: str | None = "pico-i2c-4seat", flash_dir: str | os.PathLike[str] | None = None,
                  game: str | None = None, layout: str | None = None, install: bool | None = None,
-                 image: str | os.PathLike[str] | None = None, speed: float = 1.0,
+                 image: str | os.PathLike[str] | None = None, speed: float | None = None,
                  devices: tuple[str, ...] | None = None, repl: bool = False, echo_stderr: bool = False,
                  trace: bool = False) -> None:
         VirtualBoard.__init__(self, board=board, flash_dir=flash_dir, game=game, layout=layout,
                               install=install, repl=repl, echo_stderr=echo_stderr)
         self.image = Path(image) if image is not None else default_image()
-        self.speed = speed
+        self.speed = float(os.environ.get(ENV_SPEED) or 1.0) if speed is None else speed
         self.devices = default_devices() if devices is None else tuple(devices)
         self.trace = trace
         self.installed: dict[str, Any] | None = None  # `cardtable flash --json`'s report, when it ran

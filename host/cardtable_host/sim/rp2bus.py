@@ -101,8 +101,7 @@ class Readers:
                 size, op, index, ns = _HEAD.unpack(head)
                 payload = self._recv(size - 10) if size > 10 else b""
                 t0 = time.perf_counter()
-                with self._cond:
-                    reply = self.handle(op, index, ns, payload)
+                reply = self.handle(op, index, ns, payload)
                 if reply is not None:
                     self._sock.sendall(struct.pack("<I", len(reply)) + reply)
                 self.served_s += time.perf_counter() - t0
@@ -111,6 +110,10 @@ class Readers:
 
     def handle(self, op: int, index: int, ns: float, payload: bytes) -> bytes | None:
         """One request from the chip's bus; the reply bytes, or None (no reply)."""
+        with self._cond:
+            return self._handle(op, index, ns, payload)
+
+    def _handle(self, op: int, index: int, ns: float, payload: bytes) -> bytes | None:
         self.requests += 1
         if op == OP_POWER:
             if index:
