@@ -477,10 +477,9 @@ export class Chip {
         continue;
       }
       if (core.waiting) {
-        const next = clock.nanosToNextAlarm;
-        if (next <= 0 && !clock.nextAlarm) return 'idle';
+        const next = clock.nextAlarm ? clock.nanosToNextAlarm : Infinity;
         const to = clock.nanos + next;
-        if (to > limit) {
+        if (to > limit || next === Infinity) {
           if (limit !== Infinity && limit > clock.nanos) clock.tick(limit - clock.nanos);
           if (clock.nanos >= this.stopAtNs) continue;
           return 'idle';
