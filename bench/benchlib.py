@@ -120,9 +120,12 @@ def _drivers_for(board_name: str) -> list[str]:
     kinds = {b["kind"] for b in board.buses.values()}
     out = []
     if "i2c" in kinds:
-        out.append("cardtable.drivers.pn532_i2c")
+        # (the Pico puts each I2C bus behind drivers.i2cbus.GuardedI2C)
+        out += ["cardtable.drivers.pn532_i2c", "cardtable.drivers.i2cbus"]
         if any(r[1] is not None for r in board.readers):
             out.append("cardtable.drivers.mux")
+    if board.encoders:
+        out.append("cardtable.drivers.encoder")
     if "spi" in kinds:
         out.append("cardtable.drivers.pn532_spi")
     if "uart" in kinds:

@@ -53,10 +53,12 @@ class Plan:
     throughput_s: float
     throughput_cap: int
     trials: int
+    fuzz_lines: int  # link lines fuzzed (bench/faults.py)
+    fuzz_records: int  # records mutated for the referee
 
 
-FULL = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000)
-QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200)
+FULL = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000, 1_000_000, 5000)
+QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200, 2000, 50)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -170,9 +172,26 @@ def main(argv: list[str] | None = None) -> int:
             errors.append("rp2 power cuts: %d trial(s) lost, doubled or did not resume an action"
                           % len(cuts_out["failures"]))
 
+    # 4. The fault suite's fuzzers, at length.
+    import faults
+
+    print(f"faults: fuzzing the link with {plan.fuzz_lines:,} lines, the referee with "
+          f"{plan.fuzz_records:,} records ...", file=sys.stderr)
+    fault = {"link": guard("faults link", partial(faults.link, plan.fuzz_lines)),
+             "records": guard("faults records", partial(faults.records, plan.fuzz_records))}
+    for name, key in (("link", "crashes"), ("link", "changed"), ("records", "tracebacks"), ("records", "unclear")):
+        if fault[name].get(key):
+            errors.append(f"faults {name}: {fault[name][key]} {key}")
+
     # 5. The latency model.
     place_polls, pp_source = latency.place_polls_default()
     lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source))
+
+    # 6. Tournament tables over MQTT (needs Mosquitto).
+    import tournament
+
+    print("tournament: 50 tables through one Mosquitto ...", file=sys.stderr)
+    tour = guard("tournament", lambda: tournament.measure(10, 2.0, 1.0) if plan.quick else tournament.measure())
 
     speed_out = speed_section(games, cpy, mpy_games)
     memory = memory_section(boot, boot_source, boot_mods, mpy_games)
@@ -198,12 +217,14 @@ def main(argv: list[str] | None = None) -> int:
         "latency": lat,
         "rp2": rp2_out,
         "rp2_power_cuts": cuts_out,
+        "faults": fault,
+        "tournament": tour,
     }
     results["budgets"] = budgets(results)
     results["errors"] = errors
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
 
-    print(report(results))
+    print(report(results) + faults.report(fault) + tournament.report(tour))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(_clean(results), indent=1, sort_keys=False) + "\n")
     print(f"\nresults: {rel(args.out)} ({results['meta']['seconds']} s)")

@@ -8,22 +8,27 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
+
+from cardtable_host import portlock
+from cardtable_host.errors import USAGE, CardtableError
 
 PICO_VID = 0x2E8A  # Raspberry Pi
 PICO_PIDS = (0x0005,)  # MicroPython's USB CDC on RP2040 (and RP2350)
 ENV = "CARDTABLE_PORT"
 
 
-class BoardNotFound(Exception):
+class BoardNotFound(CardtableError):
     """No board (or no single board) to talk to; the message says what to do."""
+
+    status = USAGE
 
 
 def add_port_argument(p: argparse.ArgumentParser) -> None:
     """The --port option every board command shares."""
     p.add_argument("--port", "-p", metavar="PORT",
-                   help="the board's serial port, URL or USB serial number "
-                        "(default: $%s, else the one Raspberry Pi Pico plugged in)" % ENV)
+                   help="the board's serial port (/dev/ttyACM0, COM5), a pyserial URL "
+                        "(socket://HOST:PORT, rfc2217://HOST:PORT) or the board's USB serial "
+                        "number (default: $%s, else the one Raspberry Pi Pico plugged in)" % ENV)
 
 
 def _ports() -> list:
@@ -56,8 +61,9 @@ def resolve(port: str | None = None) -> str:
         if len(matches) > 1:
             raise BoardNotFound("%d boards have a serial number starting %s: %s" % (
                 len(matches), want, ", ".join(_describe(p) for p in matches)))
-        raise BoardNotFound("no serial port or board serial number %s; plugged in: %s" % (
-            want, ", ".join(_describe(p) for p in _ports()) or "nothing"))
+        what = "serial port" if os.sep in want or want.startswith("/") else "serial port or board serial number"
+        raise BoardNotFound("no %s %s; plugged in: %s" % (
+            what, want, ", ".join(_describe(p) for p in _ports()) or "nothing"))
     found = picos()
     if len(found) == 1:
         return found[0].device
@@ -69,51 +75,28 @@ def resolve(port: str | None = None) -> str:
                         "serial number)" % (len(found), ", ".join(_describe(p) for p in found)))
 
 
-def busy(port: str) -> str | None:
-    """Why the port cannot be used now (another program holds it), or None if it is free.
-
-    Programs that lock the port (mpremote, `cardtable flash`, most serial terminals) are
-    seen; a program that opened it without a lock is not.
-    """
-    import serial
-
-    if "://" in port:
-        return None
-    try:
-        s = serial.Serial(port, 115200, exclusive=True, timeout=0.1)
-    except serial.SerialException as e:
-        text = str(e)
-        if "lock" in text.lower() or "busy" in text.lower() or "Errno 16" in text:
-            return ("the board is busy: another program has %s open (a cardtable monitor, mpremote "
-                    "or a serial terminal?): close it and try again" % port)
-        return "cannot open %s: %s" % (port, text)
-    s.close()
-    return None
-
-
-def free_port(command: str, port: str | None) -> str | None:
-    """The board's port, free for us; else None after telling the user why (as `cardtable COMMAND`)."""
-    try:
-        found = resolve(port)
-    except BoardNotFound as e:
-        print("cardtable %s: %s" % (command, e), file=sys.stderr)
-        return None
-    why = busy(found)
-    if why:
-        print("cardtable %s: %s" % (command, why), file=sys.stderr)
-        return None
+def board_port(port: str | None) -> str:
+    """The board's port (resolve), checked to be a board before anything is written to it."""
+    found = resolve(port)
+    portlock.check_board(found)
     return found
 
 
-def open_link(command: str, port: str | None):
-    """A Link to the board, free for us; else None after telling the user why."""
+def claim(command: str, port: str | None) -> tuple[str, "portlock.Hold"]:
+    """The board's port, checked to be a board and held for `cardtable COMMAND`.
+
+    Raises BoardNotFound, portlock.NotABoard or portlock.PortInUse (all CardtableErrors).
+    """
+    found = board_port(port)
+    return found, portlock.hold(found, "cardtable " + command)
+
+
+def open_link(command: str, port: str | None, timeout: float = 5):
+    """A Link to the board, held for `cardtable COMMAND` (raises a CardtableError if not)."""
     from cardtable_host.link import Link, LinkError
 
-    found = free_port(command, port)
-    if found is None:
-        return None
+    found = board_port(port)
     try:
-        return Link(found, timeout=5, reconnect=False)
+        return Link(found, timeout=timeout, reconnect=False, command="cardtable " + command)
     except LinkError as e:
-        print("cardtable %s: %s" % (command, e), file=sys.stderr)
-        return None
+        raise CardtableError(str(e), USAGE) from None

@@ -1,10 +1,20 @@
 """The `cardtable` command: one table of subcommands."""
-from __future__ import annotations
-
-import argparse
-import importlib
+# Ctrl-C while Python imports the commands (the first tenth of a second) ends quietly with
+# status 130 instead of a traceback: this handler is set before any other import, and main()
+# gives Ctrl-C back to the commands once the parser is built.
 import os
+import signal
 import sys
+
+if __name__ == "__main__" or os.path.basename(sys.argv[0]).startswith("cardtable"):
+    signal.signal(signal.SIGINT, lambda _sig, _frame: os._exit(130))
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+import json  # noqa: E402
+
+from cardtable_host import portlock  # noqa: E402
+from cardtable_host.errors import INTERRUPTED, CardtableError  # noqa: E402
 
 # name -> module with HELP, DESCRIPTION, add_arguments(parser) and run(args) -> exit status
 COMMANDS = {
@@ -17,11 +27,26 @@ COMMANDS = {
     "enroll": "cardtable_host.enroll",
     "doctor": "cardtable_host.doctor",
     "demo": "cardtable_host.demo",
-    "referee": "cardtable_host.referee",
     "rules": "cardtable_host.rulescmd",
     "test": "cardtable_host.testcmd",
     "draw": "cardtable_host.drawcmd",
+    "tournament": "cardtable_host.tourncmd",
 }
+
+EXIT_STATUS = """\
+exit status: 0 done, 1 the command failed or found a problem, 2 bad arguments or input, no
+board, or the board's port is held by another program, 130 interrupted (Ctrl-C)."""
+
+
+def version() -> str:
+    """The installed cardtable's version."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as dist_version
+
+    try:
+        return dist_version("cardtable")
+    except PackageNotFoundError:  # pragma: no cover - run from a bare checkout
+        return "unknown"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,28 +55,49 @@ def build_parser() -> argparse.ArgumentParser:
         prog="cardtable",
         description="An instrumented card table: referee records, run the simulated table, "
                     "flash and watch the board.",
-        epilog="Run 'cardtable COMMAND --help' for a command's own help and examples.")
+        epilog="Run 'cardtable COMMAND --help' for a command's own help and examples.\n" + EXIT_STATUS,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version="cardtable %s" % version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, modname in COMMANDS.items():
         mod = importlib.import_module(modname)
         p = sub.add_parser(name, help=mod.HELP, description=mod.DESCRIPTION,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+                           formatter_class=argparse.RawDescriptionHelpFormatter,
+                           epilog=EXIT_STATUS if "xit status" not in mod.DESCRIPTION else None)
         mod.add_arguments(p)
         p.set_defaults(run=mod.run)
     return parser
 
 
+def fail(args: argparse.Namespace, e: CardtableError) -> int:
+    """Report a CardtableError: one line on stderr (and a JSON object under --json)."""
+    if getattr(args, "json", False) and not getattr(e, "reported", False):
+        print(json.dumps({"ok": False, "error": str(e), "status": e.status}))
+    print("cardtable %s: %s" % (args.command, e), file=sys.stderr)
+    return e.status
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `cardtable` command."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread: Ctrl-C is not ours to handle
+        pass
+    try:
+        args = parser.parse_args(argv)
+    except KeyboardInterrupt:
+        return INTERRUPTED
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    portlock.set_command("cardtable " + args.command)
     try:
         return int(args.run(args) or 0)
+    except CardtableError as e:
+        return fail(args, e)
     except KeyboardInterrupt:
-        return 130
+        return INTERRUPTED
     except BrokenPipeError:                 # e.g. `cardtable demo | head`
         sys.stdout = open(os.devnull, "w")
         return 0

@@ -2,20 +2,24 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 
 from cardtable import games
 from cardtable.rng import Random
 
-from cardtable_host.narrate import action_text, event_text, result_text
-from cardtable_host.term import paint, use_colour
+from cardtable_host.errors import UsageError
+from cardtable_host.gameids import resolve
+from cardtable_host.narrate import ScoreSheet, action_text, event_text
+from cardtable_host.term import paint, style_cards, use_colour
 
 HELP = "watch bots play a full seeded game of each game, with the referee's verdicts"
 DESCRIPTION = """\
 Bots play seeded games on the same rules code the table runs. Now and then a bot tries
 an illegal card, so you see the referee reject it with its reason. The same seed gives
 the same game on every machine (and on MicroPython).
+
+Exit status: 0 the games were played, 2 an unknown game or a number of seats the game is
+not played with, or a negative --delay; 130 Ctrl-C.
 
 example:  cardtable demo                    # every game, one after another
           cardtable demo fortyfives --seed 7 --delay 0.2
@@ -39,13 +43,18 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     names = args.game or games.available()
+    if args.delay is not None and not args.delay >= 0:
+        raise UsageError("--delay %g: the seconds between moves cannot be negative" % args.delay)
+    if args.seats is not None and args.seats < 1:
+        raise UsageError("--seats %d: a game needs at least one player" % args.seats)
     delay = args.delay if args.delay is not None else (0.01 if use_colour() else 0.0)
     for name in names:
         try:
+            name = resolve(name)
             games.game_class(name)
+            games.load(name, seats=args.seats or DEMO_SEATS.get(name))
         except (ValueError, ImportError) as e:
-            print("cardtable demo: %s" % e, file=sys.stderr)
-            return 2
+            raise UsageError(str(e)) from None
         seed = args.seed if args.seed is not None else DEMO_SEEDS.get(name, 1)
         play_one(name, seed, delay, args.quiet, args.seats or DEMO_SEATS.get(name))
     return 0
@@ -65,8 +74,11 @@ def _mistake(g, rng: Random):
 
 
 def play_one(name: str, seed: int, delay: float, quiet: bool, seats: int | None = None) -> None:
-    """Play one seeded game to the end, printing each move and verdict."""
+    """Play one seeded game to the end, printing each move and verdict, and a score sheet per hand."""
     g = games.load(name, seats=seats)
+    colour = use_colour()
+    style_cards(g, colour)
+    sheet = ScoreSheet(g)
     rng = Random(seed)
     print(paint("== %s, %d players, seed %d ==" % (name, g.seats, seed), "bold"))
     n = 0
@@ -83,13 +95,21 @@ def play_one(name: str, seed: int, delay: float, quiet: bool, seats: int | None 
         if not quiet and action[1] != "deal":
             print("  " + text)
         for ev in events:
-            msg = event_text(ev)
+            msg = event_text(ev, g)
             if msg and (not quiet or ev.get("ev") in ("hand", "over", "deal")):
-                colour = "yellow" if ev.get("ev") in ("hand", "over") else "cyan"
-                print("    " + paint(msg, colour))
+                colour_of = "yellow" if ev.get("ev") in ("hand", "over") else "cyan"
+                print("    " + paint(msg, colour_of))
+            if sheet.add(ev):
+                print(_indent(sheet.render(colour)))
         if delay:
             time.sleep(delay)
     if not g.over:
-        print(paint("(stopped after %d actions)" % n, "dim"))
-    print(paint("result: %s, scores %s" % (result_text(g), g.scores), "green"))
+        print(paint("(stopped after %d actions: %s)" % (n, g.score_words(g.scores)), "dim"))
+    elif len(sheet.rows) > 1:
+        print(paint("the score sheet:", "bold"))
+        print(_indent(sheet.render(colour, last=None)))
     print()
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.splitlines())

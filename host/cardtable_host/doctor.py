@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from typing import Any
 
 from cardtable_host import boardfind
+from cardtable_host.errors import USAGE, CardtableError, UsageError
 from cardtable_host.term import paint, use_colour
 
 HELP = "check the table's health: every reader, the journal, free flash and heap"
@@ -18,10 +18,19 @@ per second over the sample, failed polls, a card on it now, the driver's retry a
 counters), the journal (game number, lines, bytes, a torn tail cut off at boot, write
 errors), free flash and heap, uptime and main-loop rate, and link errors. Problems are
 listed at the end.
-Exit status: 0 healthy, 1 a problem was found, 2 no board (or it does not answer).
+
+A board that does not answer is looked at closer: stopped at the MicroPython REPL (a flash,
+mpremote or Ctrl-C stopped the table, or the table failed to boot) or in maintenance mode
+(a flash did not finish). doctor says which and how to get back; with --restart it does it:
+at the REPL it restarts the table (and shows the board's own words if it cannot boot), in
+maintenance mode it finishes the flash (`cardtable flash`), then checks the table's health.
+Exit status: 0 healthy, 1 a problem was found (the table at the REPL or in maintenance mode
+too), 2 no board, the port in use by another program, the board does not answer, or bad
+arguments; 130 Ctrl-C.
 
 example:  cardtable doctor
           cardtable doctor --port /dev/ttyACM0 --sample 3
+          cardtable doctor --restart          # the table stopped at the REPL: start it again
           cardtable doctor --json | jq '.problems'
 """
 
@@ -33,6 +42,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     boardfind.add_port_argument(p)
     p.add_argument("--sample", type=float, default=1.0, metavar="S",
                    help="seconds between the two health readings, for rates (default 1)")
+    p.add_argument("--restart", action="store_true",
+                   help="a table stopped at the REPL: start it again; in maintenance mode: finish "
+                        "the flash")
     p.add_argument("--json", action="store_true", help="print one JSON object for programs")
 
 
@@ -134,31 +146,120 @@ def show(rep: dict[str, Any], port: str, colour: bool) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cardtable_host.link import LinkError
+    if not args.sample > 0:
+        raise UsageError("--sample %g: the seconds between the two readings must be more than 0"
+                         % args.sample)
+    port, hold = boardfind.claim("doctor", args.port)
+    try:
+        rep = _examine(args, port)
+        if rep.get("stopped") and args.restart:
+            _restart(args, port, rep, hold)
+            hold.acquire()
+            rep = _examine(args, port)
+    finally:
+        hold.release()
+    if args.json:
+        rep["port"] = port
+        print(json.dumps(rep))
+    elif rep.get("stopped"):
+        print("board on %s: %s" % (port, rep["stopped"]))
+        for p in rep["problems"]:
+            print("  - " + p)
+    else:
+        show(rep, port, use_colour())
+    return 0 if rep["ok"] else 1
 
-    link = boardfind.open_link("doctor", args.port)
-    if link is None:
-        return 2
-    port = link.port
+
+def _examine(args: argparse.Namespace, port: str) -> dict[str, Any]:
+    """The health report; a board that does not answer is looked at as a REPL (``stopped``)."""
+    from cardtable_host.link import Link, LinkError
+
+    try:
+        link = Link(port, timeout=5, reconnect=False, lock=False)
+    except LinkError as e:
+        raise CardtableError(str(e), USAGE) from None
     try:
         hello = link.hello()
         cfg = link.config()
         first = link.health()
         t0 = time.monotonic()
-        time.sleep(max(0.0, args.sample))
+        time.sleep(args.sample)
         second = link.health()
         dt = time.monotonic() - t0
     except LinkError as e:
-        print("cardtable doctor: the board on %s does not answer (%s): is the table running "
-              "(`cardtable flash` puts the firmware on it)? is another program (a cardtable monitor "
-              "or sim) reading the port?" % (port, e), file=sys.stderr)
-        return 2
+        heard = list(link.noise)
+        link.close()
+        return _stopped(port, e, heard)
     finally:
         link.close()
-    rep = diagnose(hello, cfg, first, second, dt)
-    if args.json:
-        rep["port"] = port
-        print(json.dumps(rep))
+    return diagnose(hello, cfg, first, second, dt)
+
+
+REPL_SIGNS = (">>>", "MicroPython v", "raw REPL", "Traceback", "Error:", "cardtable: ")
+
+
+def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
+    """The table does not answer: is the board at the REPL, or in maintenance mode?"""
+    from cardtable_host.flash import Board
+
+    board = Board(port)
+    try:
+        # Ctrl-B leaves a raw REPL (a stopped flash leaves one) and makes a friendly REPL say
+        # its banner; a running table takes it for a line of noise.
+        board.t.serial.write(b"\r\x02")
+        time.sleep(0.5)
+        said = board.t.serial.read(board.t.serial.in_waiting or 0).decode("utf-8", "replace")
+        if not any(sign in text for sign in REPL_SIGNS for text in heard + [said]):
+            raise CardtableError("the board on %s does not answer (%s): is the table running "
+                                 "(`cardtable flash` puts the firmware on it)?" % (port, e), USAGE)
+        board.enter()
+        maint, firmware = board.look()
+        board.t.exit_raw_repl()
+    except board.TransportError as te:
+        raise CardtableError("the board on %s does not answer the table's link nor the REPL (%s)"
+                             % (port, te), USAGE) from None
+    finally:
+        board.close()
+    words = [t for t in heard if t.strip() and "hello" not in t and not t.startswith(">>>")]
+    if not firmware:
+        what = "at the MicroPython REPL without the table's firmware"
+        advice = "`cardtable flash` puts the firmware on it and starts the table"
+    elif maint:
+        what = "in maintenance mode: the table is off (a `cardtable flash` did not finish)"
+        advice = "`cardtable flash` finishes the flash and starts the table (or: cardtable doctor --restart)"
     else:
-        show(rep, port, use_colour())
-    return 0 if rep["ok"] else 1
+        what = "at the MicroPython REPL: the table is not running (stopped by a flash, mpremote or Ctrl-C, or it failed to boot)"
+        advice = "`cardtable doctor --restart` starts the table again (or unplug the board and plug it in)"
+    problems = [what, advice]
+    if words:
+        problems.insert(1, "the board said: %s" % " | ".join(words[-4:]))
+    return {"ok": False, "stopped": what, "maintenance": maint, "firmware": firmware, "problems": problems}
+
+
+def _restart(args: argparse.Namespace, port: str, rep: dict[str, Any], hold: Any) -> None:
+    """Bring a stopped table back: a soft reset at the REPL, or finish the flash."""
+    from cardtable_host import flash
+
+    say = (lambda s: None) if args.json else (lambda s: print(s, flush=True))
+    if not rep.get("firmware"):
+        raise CardtableError("the board has no table firmware to restart: `cardtable flash` puts it on", 1)
+    if rep.get("maintenance"):
+        say("the board is in maintenance mode: finishing the flash (cardtable flash) ...")
+        hold.release()  # flash holds the port itself
+        fargs = argparse.Namespace(port=port, board=None, layout=None, dry_run=False, any_version=False,
+                                   no_reset=False, json=False, verbose=False)
+        report: dict[str, Any] = {}
+        flash._flash(fargs, report, say)
+        return
+    say("the board is at the REPL: restarting the table ...")
+    board = flash.Board(port)
+    try:
+        board.enter()
+        hello = board.reset_and_hello()
+    except flash.FlashError as e:
+        raise CardtableError("the table did not start: %s" % e, 1) from None
+    finally:
+        board.close()
+    say("the table is running again: %s" % ((hello.get("game") or {}).get("game") or "no game"))
+
+

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cardtable.table import config
+from cardtable.table import buscheck, config
 from cardtable.table.config import Board, ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -147,32 +147,79 @@ def power(d: Drawn) -> Power:
     )
 
 
+def _ohms(r: int) -> str:
+    """4700 -> '4.7 kohm', 33 -> '33 ohm'."""
+    if r >= 1000:
+        k = "%.1f" % (r / 1000)
+        return "%s kohm" % (k[:-2] if k.endswith(".0") else k)
+    return "%d ohm" % r
+
+
+def _raw_readers(d: Drawn, kind: str) -> list[dict[str, Any]]:
+    return [r for r in d.raw["readers"] if d.board.buses[r["bus"]]["kind"] == kind]
+
+
+def cable_mm(d: Drawn) -> int:
+    """Wire from the Pico to every reader, as the board file gives it: trunks and runs."""
+    total = sum(r.get("cable_mm", 0) for r in d.raw["readers"])
+    return total + sum(bus.get("cable_mm", 0) for bus in d.raw["buses"].values())
+
+
 def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
     """(part, part number, quantity, note) counted from the board file."""
     b = d.board
     n = len(b.readers)
-    spi = any(bus["kind"] == "spi" for bus in b.buses.values())
+    spi_buses = [bus for bus in d.raw["buses"].values() if bus["kind"] == "spi"]
+    spi = bool(spi_buses)
     p = power(d)
     tags, tag_note = sticker_count(d)
+    channel_pullups: dict[int, int] = {}
+    for r in _raw_readers(d, "i2c"):
+        if "mux" in r and r.get("pullup"):
+            channel_pullups[r["pullup"]] = channel_pullups.get(r["pullup"], 0) + 2
+    cores = max([bus.get("cable_cores", 6) for bus in spi_buses] or [4])
     rows = [
         ("Raspberry Pi Pico (RP2040)", "Raspberry Pi SC0915", 1, ""),
         ("PN532 NFC reader module", "Elechouse PN532 NFC Module V3, or Adafruit 364", n,
          "mode switch set to %s" % ("SPI" if spi else "I2C")),
         ("TCA9548A 8-channel I2C multiplexer", "TI TCA9548APWR on a breakout, e.g. Adafruit 2717",
-         len(muxes(d)), ""),
+         len(muxes(d)), "RESET to its GPIO; the 2717 carries the trunk's 10 kohm pull-ups"),
+    ]
+    for ohms in sorted(channel_pullups):
+        rows.append(("Resistor %s, I2C channel pull-up" % _ohms(ohms), "1 %, 0.25 W",
+                     channel_pullups[ohms], "SDn and SCn of each used channel to 3.3 V"))
+    if spi:
+        rows.append(("Resistor %s, chip-select pull-up" % _ohms(
+            max(bus.get("cs_pullup", 10000) for bus in spi_buses)), "1 %, 0.25 W",
+            len(_raw_readers(d, "spi")), "each chip select to 3.3 V"))
+        for bus in spi_buses:
+            if bus.get("sck_series"):
+                rows.append(("Resistor %s, in series with SCK" % _ohms(bus["sck_series"]),
+                             "1 %, 0.25 W", 1, "at the Pico's SCK pin"))
+    rows += [
         ("WS2812B RGB LED", "WorldSemi WS2812B (5050)", b.led_count, "one data chain"),
-        ("Level shifter for the LED data line", "TI SN74AHCT125N", 1, "3.3 V to 5 V"),
+        ("Capacitor 100 nF, at each bare WS2812B", "X7R, 0805 or through hole", b.led_count,
+         "5 V to GND at the LED; none with LEDs on boards that carry one"),
+        ("Level shifter for the LED data line", "TI SN74AHCT125N", 1,
+         "3.3 V to 5 V; 1OE (pin 1) to GND; unused gates: A and OE to GND"),
         ("Resistor 330 ohm, LED data line", "", 1, ""),
         ("Capacitor 1000 uF 10 V, across the LED supply", "", 1, ""),
+        ("LED power pair, 18 AWG", "red/black zip cord", 1,
+         "5 V and return fed to both ends of the chain"),
         ("Capacitor 100 nF, at each reader and mux", "", n + len(muxes(d)), ""),
         ("Push button, momentary, 12 mm", "Omron B3F-4055", len(b.buttons), "to GND"),
         ("Rotary encoder, quadrature, detented", "Bourns PEC11R-4215F-N0024", len(b.encoders), ""),
+        ("Resistor 10 kohm, encoder filter", "1 %, 0.25 W", 4 * len(b.encoders),
+         "Bourns' filter: pull-up and series resistor on A and B"),
+        ("Capacitor 10 nF, encoder filter", "X7R", 2 * len(b.encoders), "A and B to GND"),
         ("Passive piezo transducer", "TDK PS1240P02BT", 1 if b.piezo_pin is not None else 0, ""),
         ("5 V supply, %d A" % p.supply_a, "e.g. Mean Well GST25E05-P1J (5 V 4 A)", 1,
          "worst case %d mA" % p.worst),
         ("Schottky diode into VSYS", "1N5819", 1, "USB and the supply may both be plugged"),
         ("NFC sticker, 25 mm round", "NXP NTAG213 (NTAG215 also works)", tags, tag_note),
-        ("Cable run to a reader", "%d-core, 24 AWG" % (6 if spi else 4), n, "keep each run short"),
+        ("Cable run to a reader", "%d-core, 24 AWG" % cores, n,
+         ("%.1f m in all; " % (cable_mm(d) / 1000) if cable_mm(d) else "keep each run short; ")
+         + "each signal twisted with a ground"),
     ]
     return [r for r in rows if r[2] > 0]
 
@@ -215,6 +262,39 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return out
 
 
+def _i2c_timing(d: Drawn) -> list[str]:
+    """The rise time of each I2C segment, as the firmware's checker computes it."""
+    b = d.board
+    names = [bn for bn in sorted(b.buses) if b.buses[bn]["kind"] == "i2c"]
+    if not names:
+        return []
+    L = ["## I2C pull-ups and rise time", "",
+         "With a channel selected, the TCA9548A joins the trunk to it: the trunk's and the"
+         " channel's pull-ups work in parallel on the wire of both. The firmware checks every"
+         " segment at boot (`table/buscheck.py`): t_r = 0.8473 x R x C (NXP UM10204), counting"
+         " %d pF per metre of wire and %d pF per pin; %d kHz needs t_r <= %d ns, %d kHz"
+         " <= %d ns." % (buscheck.CABLE_PF_M, buscheck.PIN_PF, buscheck.FAST_HZ // 1000,
+                         buscheck.FAST_TR_NS, buscheck.STD_HZ // 1000, buscheck.STD_TR_NS), ""]
+    rows = []
+    for bn in names:
+        bus = d.raw["buses"][bn]
+        for i, ohms, pf, tr, mm in buscheck.segments(bus, d.raw["readers"], bn):
+            r = d.raw["readers"][i]
+            where = "0x%02x ch %d" % (b.readers[i][1], b.readers[i][2]) if "mux" in r else "direct"
+            rows.append([str(i), b.reader_zone[i], bn, where, _ohms(bus.get("pullup", 0) or 0),
+                         _ohms(r.get("pullup", 0) or 0), _ohms(ohms), str(mm), str(pf), str(tr)])
+    L += _table(["reader", "zone", "bus", "channel", "trunk pull-ups", "channel pull-ups",
+                 "together", "wire mm", "C pF", "t_r ns"], rows)
+    L += [""]
+    for bn in names:
+        bus = b.buses[bn]
+        reset = bus.get("reset")
+        L.append("- %s runs at %d Hz (slowest rise %d ns); the muxes' RESET is on %s." % (
+            bn, bus["freq"], bus.get("rise_ns", 0),
+            "GP%d" % reset if reset is not None else "no GPIO: a stuck reader stops the bus"))
+    return L + [""]
+
+
 def wiring_md(d: Drawn) -> str:
     b = d.board
     raw = d.raw
@@ -253,10 +333,17 @@ def wiring_md(d: Drawn) -> str:
             pins[r[3]] = ("chip select of reader %d" % i,
                           "SS/NSS of the PN532 for zone %s" % b.reader_zone[i])
     for i, rd in enumerate(raw["readers"]):
-        for extra, what in (("irq", "IRQ"), ("rst", "RSTPDN")):
+        for extra, what, to in (("irq", "IRQ", "P70_IRQ (IRQ)"), ("rst", "RSTPDN",
+                                                                 "RSTPDN (not RSTOUT)")):
             if extra in rd:
                 pins[rd[extra]] = ("%s of reader %d" % (what, i),
-                                   "%s of the PN532 for zone %s" % (what, b.reader_zone[i]))
+                                   "%s of the PN532 for zone %s" % (to, b.reader_zone[i]))
+    for bn in sorted(b.buses):
+        gp = b.buses[bn].get("reset")
+        if gp is not None:
+            on_bus = ", ".join("0x%02x" % a for bb, a in muxes(d) if bb == bn)
+            pins[gp] = ("mux RESET of %s (active low, driven high)" % bn,
+                        "RESET of TCA9548A %s" % on_bus)
     if b.led_pin is not None:
         pins[b.led_pin] = ("WS2812 data (%s)" % b.led_order,
                            "74AHCT125 input; its output through 330 ohm to DIN of LED 0")
@@ -304,6 +391,7 @@ def wiring_md(d: Drawn) -> str:
         L += _table(["bus", "mux", "address pins", "channels used"], rows)
     L += [""]
 
+    L += _i2c_timing(d)
     L += ["## Zones", ""]
     rows = []
     for zn in sorted(b.zone_reader, key=lambda z: b.zone_reader[z]):
@@ -442,6 +530,8 @@ def layout_svg(d: Drawn, layout: str | None = None) -> str:
         out.append('<circle cx="%d" cy="%d" r="14" fill="%s"/>' % (x, y, fill))
         out.append(_text(x, y + 5, str(i), 14, "bold", fill="#ffffff"))
         out.append(_text(lx, ly, label, 14, "bold", anchor, fill))
+    if lay is None:
+        out += _wires(d)
     for zn in sorted(raw["zones"]):
         z = raw["zones"][zn]
         x, y = z["at"]
@@ -504,13 +594,15 @@ def layout_svg(d: Drawn, layout: str | None = None) -> str:
         x, y = raw["piezo"]["at"]
         out.append('<rect x="%d" y="%d" width="16" height="16" fill="#555"/>' % (x - 8, y - 8))
         out.append(_text(x, y + 22, "piezo", 9))
+    if lay is None:
+        out += _boxes(d)
     out.append("</g>")
     ly = oy + th + MARGIN_Y + 10
     if lay is None:
         legend = ("White card outline: a zone (a card spot) with its PN532 antenna dashed."
                   " R: reader and its mux address/channel or chip select; L: its LED.")
-        legend2 = ("Red circles: buttons; ring: encoder; square: piezo."
-                   " Millimetres, seen from above.")
+        legend2 = ("Red circles: buttons; ring: encoder; square: piezo; green: the Pico, purple:"
+                   " the muxes, lines: the wiring under the table. Millimetres, from above.")
     else:
         hv = ", ".join(lay.host_verbs) if lay.host_verbs else "nothing"
         legend = "Bold: the zone's role in %s (seat numbers are players). Grey: not used." % (
@@ -520,6 +612,56 @@ def layout_svg(d: Drawn, layout: str | None = None) -> str:
     out.append(_text(MARGIN_X, ly + 18, legend2, 12, anchor="start", fill="#333"))
     out.append("</svg>")
     return "\n".join(out) + "\n"
+
+
+PICO_MM = (51, 21)  # Raspberry Pi Pico board outline
+MUX_MM = (32, 20)  # a TCA9548A breakout, roughly
+
+
+def _mux_at(d: Drawn) -> dict[tuple[str, int], tuple[int, int]]:
+    out = {}
+    for bn, bus in d.raw["buses"].items():
+        for a, at in bus.get("muxes", {}).items():
+            out[(bn, int(a, 16))] = (at[0], at[1])
+    return out
+
+
+def _line(a: tuple[int, int], b: tuple[int, int], colour: str, width: int, dash: str) -> str:
+    return '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="%d"%s/>' % (
+        a[0], a[1], b[0], b[1], colour, width, ' stroke-dasharray="%s"' % dash if dash else "")
+
+
+def _wires(d: Drawn) -> list[str]:
+    """The wiring under the table: Pico to each mux (trunk), mux or Pico to each reader."""
+    if "pico" not in d.raw:
+        return []
+    pico = tuple(d.raw["pico"]["at"])
+    at = _mux_at(d)
+    out = [_line(pico, m, "#6a3d9a", 3, "") for m in at.values()]
+    for zn, ri in sorted(d.board.zone_reader.items()):
+        bus, mux, _, _ = d.board.readers[ri]
+        start = at.get((bus, mux), pico) if mux is not None else pico
+        out.append(_line(start, tuple(d.raw["zones"][zn]["at"]), "#6a3d9a", 1, "4 3"))
+    return out
+
+
+def _boxes(d: Drawn) -> list[str]:
+    """The Pico and the muxes where the board file places them."""
+    out = []
+    for (bn, addr), (x, y) in sorted(_mux_at(d).items()):
+        w, h = MUX_MM
+        out.append('<rect x="%d" y="%d" width="%d" height="%d" rx="2" fill="#e8dff5"'
+                   ' stroke="#6a3d9a" stroke-width="2"/>' % (x - w // 2, y - h // 2, w, h))
+        out.append(_text(x, y + 4, "0x%02x" % addr, 10, "bold", fill="#6a3d9a"))
+        label = "TCA9548A" + (" %s" % bn if len(d.board.buses) > 1 else "")
+        out.append(_text(x, y + h // 2 + 12, label, 9, fill="#6a3d9a"))
+    if "pico" in d.raw:
+        x, y = d.raw["pico"]["at"]
+        w, h = PICO_MM
+        out.append('<rect x="%d" y="%d" width="%d" height="%d" rx="3" fill="#2e7d32"'
+                   ' stroke="#1b4d1f" stroke-width="2"/>' % (x - w // 2, y - h // 2, w, h))
+        out.append(_text(x, y + 4, "Pico", 11, "bold", fill="#ffffff"))
+    return out
 
 
 # ---------------------------------------------------------------- README blocks
@@ -618,6 +760,9 @@ def main(argv: list[str] | None = None) -> int:
     readme = readme_path.read_text(encoding="utf-8") if readme_path.exists() else None
     try:
         files = generate(args.boards, readme)
+        for d in load_boards(args.boards):
+            for w in d.board.warnings:
+                print("%s.json: warning: %s" % (d.name, w), file=sys.stderr)
     except ConfigError as e:
         print(e, file=sys.stderr)
         return 2

@@ -26,7 +26,8 @@ is taken as it is. Lift each card when the next one is asked for.
 The reader is either a PN532 breakout on a USB-serial adapter, in HSU (UART) mode at 115200
 baud (--port), or one of the table's own readers (--board-port and --zone): the running table
 reads and writes the tags for you over its link, and plays nothing while you enroll.
-Exit status: 0 the deck (or --cards) is done, 1 stopped before the end, 2 no reader or bad
+Exit status: 0 the deck (or --cards) is done, 1 stopped before the end (Ctrl-C too: it says
+how to finish later), 2 no reader, the board's port in use by another program, or bad
 arguments.
 
 example:  cardtable enroll --game fortyfives --port /dev/ttyUSB0
@@ -455,8 +456,6 @@ def _run_board(args: argparse.Namespace, codes: list[str], out: Any) -> int:
     from cardtable_host.link import LinkError
 
     link = boardfind.open_link("enroll", args.board_port or None)
-    if link is None:
-        return 2
     port = link.port
     try:
         try:

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
-import fcntl
 import hashlib
 import importlib.util
 import io
@@ -14,9 +13,10 @@ import re
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
-from cardtable_host import boardfind, imageinstall
+from cardtable_host import boardfind, imageinstall, portlock
+from cardtable_host.errors import CardtableError
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint
 
@@ -39,9 +39,14 @@ mpremote; its hello must say build "source". Journals (/games) are never touched
 
 While copying, the board is in maintenance mode (/maintenance exists: the table does not
 start at boot), so a copy that fails half-way leaves a board that is safe to flash again:
-run the same command again and it finishes the job.
+run the same command again and it finishes the job. A flash that is refused (wrong
+MicroPython, a layout the board has not) changes nothing: the table is started again.
+--layout starts a new game in that layout now (an unfinished game stays in the journal,
+where `cardtable pull` gets it); without it the table resumes the game it was playing.
+Every wait has a deadline: a board that stops answering fails the flash with what it said.
 Exit status: 0 flashed and said hello, 1 the copy, the image or the hello failed, 2 no
-board, busy board, wrong MicroPython, no image or bad arguments.
+board, the board's port in use by another program, wrong MicroPython, no image or bad
+arguments, 130 Ctrl-C.
 
 example:  cardtable flash                       # hold BOOTSEL, plug the Pico in, run this
           cardtable flash --mpy                 # files onto a stock MicroPython
@@ -55,6 +60,7 @@ BUILD_ROOT = Path(os.environ.get("CARDTABLE_BUILD") or REPO / "build")  # as the
 BUILD = BUILD_ROOT / "mpy"
 CHUNK = 768  # bytes per write on the raw REPL (1 kB of base64)
 HELLO_TIMEOUT = 30.0
+SERIAL_TIMEOUT = 10.0  # seconds any one read of the raw REPL may wait (mpremote's own default)
 MAINTENANCE = "maintenance"
 CONFIG = "config.json"
 OURS = ("lib/cardtable", "boards")  # board folders flash owns; stale files there are removed
@@ -112,12 +118,11 @@ gc.collect()
 _BATCH = 6  # files hashed per exec
 
 
-class FlashError(Exception):
+class FlashError(CardtableError):
     """A failure with advice; status is the exit status."""
 
     def __init__(self, msg: str, status: int = 1) -> None:
-        super().__init__(msg)
-        self.status = status
+        super().__init__(msg, status)
 
 
 # -- the local side -------------------------------------------------------------------------
@@ -151,7 +156,12 @@ def build() -> str:
     # the same lock as the virtual board's builds, so two builds never write one tree
     with open(BUILD_ROOT / ".mpy.lock", "w") as lock, \
             contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: one build at a time is the user's care
+            fcntl = None  # type: ignore[assignment]
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
         status = tool.build(FIRMWARE / "lib", BUILD, False, False)
     if status:
         raise FlashError("mpy-cross could not compile the firmware:\n" + err.getvalue(), 1)
@@ -253,26 +263,29 @@ def new_config(old: dict[str, Any], board: str | None, layout: str | None) -> di
 
 # -- the board side -------------------------------------------------------------------------
 
-def check_free(port: str) -> None:
-    """Raise FlashError if another program holds the port (a monitor, mpremote, a terminal)."""
-    why = boardfind.busy(port)
-    if why:
-        raise FlashError(why.replace("try again", "flash again"), 2)
+def layout_game(board: str, layout: str) -> str:
+    """The game a board's layout plays."""
+    from cardtable.table import config
+
+    return str(config.load_board(board, str(FIRMWARE / "boards")).layout(layout).game)
 
 
 class Board:
     """The board over mpremote's SerialTransport (raw REPL), used as the library it is."""
 
     def __init__(self, port: str) -> None:
+        """Open the port (the caller holds it: portlock); every read has a deadline."""
         from mpremote.transport import TransportError, TransportExecError
         from mpremote.transport_serial import SerialTransport
 
         self.TransportError = TransportError
         self.TransportExecError = TransportExecError
         try:
-            self.t = SerialTransport(port, baudrate=115200)
+            self.t = SerialTransport(port, baudrate=115200, timeout=SERIAL_TIMEOUT)
         except TransportError as e:
-            raise FlashError("cannot open %s (%s): is another program using it?" % (port, e), 2)
+            if portlock.exclusive_busy(port):
+                raise portlock.busy_error(port) from None
+            raise FlashError("cannot open %s (%s)" % (port, e), 2)
         self.port = port
 
     def enter(self) -> None:
@@ -362,7 +375,7 @@ class Board:
         time.sleep(0.05)
         ser.reset_input_buffer()
         ser.write(b"\x04")  # Ctrl-D at the friendly REPL: soft reboot, boot.py and main.py run
-        ser.timeout = 0.2  # a board that says nothing must not hold us past the timeout
+        ser.timeout = 0.1  # a board that says nothing must not block past the deadline
         seen = []
         buf = b""
         end = time.monotonic() + timeout
@@ -387,6 +400,12 @@ class Board:
         said = "\n  ".join(seen[-8:]) or "(nothing)"
         raise FlashError("the board did not say hello within %g s after the reset; it said:\n  %s"
                          % (timeout, said), 1)
+
+    def look(self) -> tuple[bool, bool]:
+        """(the maintenance flag is set, the table's main.py is there), at the raw REPL."""
+        said = self.run("import os\n_l = os.listdir('/')\nprint('%s' in _l, 'main.py' in _l)" % MAINTENANCE)
+        words = said.split()
+        return words[:1] == ["True"], words[1:2] == ["True"]
 
     def close(self) -> None:
         try:
@@ -427,14 +446,14 @@ def run(args: argparse.Namespace) -> int:
     say: Callable[[str], None] = (lambda s: None) if args.json else (lambda s: print(s, flush=True))
     try:
         status = _flash(args, report, say)
-    except FlashError as e:
+    except CardtableError as e:
         report["error"] = str(e)
         print("cardtable flash: %s" % e, file=sys.stderr)
         status = e.status
     except KeyboardInterrupt:
         report["error"] = "interrupted"
-        print("\ncardtable flash: interrupted; run it again to finish (the board stays in "
-              "maintenance mode until then)", file=sys.stderr)
+        print("\ncardtable flash: interrupted; run it again to finish (a board left in maintenance "
+              "mode starts the table once a flash finishes)", file=sys.stderr)
         status = 130
     if args.json:
         print(json.dumps(report))
@@ -442,56 +461,101 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str], None]) -> int:
+    if args.board:
+        new_config({}, args.board, args.layout)  # refused before the board is touched
     image = None
+    holds: list[portlock.Hold] = []  # the port's lock (a new one when the Pico comes back as another port)
     try:
         to = None if args.mpy else imageinstall.drive(args.drive)
         if to is not None:
             image = _image(args, say)
-            port = _from_bootsel(args, image, to, report, say)
-            if port is None:
+            if not _from_bootsel(args, image, to, report, say):
                 return 0
+            port = _back(args, holds, say)
         else:
-            port = boardfind.resolve(args.port)
-    except imageinstall.InstallError as e:
-        raise FlashError(str(e), e.status)
-    except boardfind.BoardNotFound as e:
-        raise FlashError(str(e), 2)
-    report["port"] = port
-    check_free(port)
+            port, hold = boardfind.claim("flash", args.port)
+            holds.append(hold)
+        report["port"] = port
+        # .mpy compiled before the table stops: a file that does not compile leaves it running
+        mpy = None if image is not None else _mpy_build()
+        hello = _on_board(args, port, image, mpy, report, say, holds)
+        if hello is None:
+            return 0
+        if args.layout and hello.get("layout") != args.layout:
+            hello = _start_layout(report["port"], report["config"]["board"], args.layout, hello, say)
+            report["hello"] = hello
+    finally:
+        for h in holds:
+            h.release()
+    game = (hello.get("game") or {}).get("game", "no game")
+    say(paint("the table says hello: firmware %s, protocol %s, board %s, layout %s, %s" % (
+        hello.get("fw"), hello.get("proto"), hello.get("board"), hello.get("layout"), game), "green"))
+    built = (report.get("image") or {}).get("build")
+    check_build(hello, built)
+    say(paint("build %s: %s" % (hello.get("build"), "the image's, checked" if built
+                                else "files on a stock MicroPython"), "green"))
+    report["ok"] = True
+    return 0
+
+
+def _restarted(board: "Board") -> str:
+    """Start the table again after a refusal; what to add to the refusal's message."""
+    try:
+        board.reset_and_hello()
+    except (FlashError, board.TransportError, OSError) as e:
+        return (" (nothing was changed, but the table did not start again: %s; `cardtable doctor "
+                "--restart` tries again)" % str(e).splitlines()[0])
+    return " (nothing was changed: the table is running again)"
+
+
+@contextlib.contextmanager
+def _refusals_restart(board: "Board") -> Iterator[None]:
+    """A refusal (FlashError) or Ctrl-C before anything changed starts the table again."""
+    try:
+        yield
+    except FlashError as e:
+        raise FlashError(str(e) + _restarted(board), e.status) from None
+    except KeyboardInterrupt:
+        _restarted(board)
+        raise
+
+
+def _on_board(args: argparse.Namespace, port: str, image: imageinstall.Image | None, mpy: MpyBuild | None,
+              report: dict[str, Any], say: Callable[[str], None],
+              holds: list[portlock.Hold]) -> dict[str, Any] | None:
+    """Survey, install the image if the board needs it, copy and reset; the hello after the reset
+    (None: --no-reset or --dry-run without)."""
     board = Board(port)
     try:
         board.enter()
-        info = board.info()
-        if image is None and not args.mpy:
-            if info.get("platform") == "rp2":
-                image = _image(args, say)
-                if image is None:
-                    say(paint("no cardtable image here (`make firmware` needs the ARM toolchain): copying "
-                              "the firmware as files onto the board's MicroPython", "yellow"))
-            elif args.uf2:
-                raise FlashError("the board is no Pico (%s): it cannot take an image" % info.get("platform"), 2)
-        # (just installed from BOOTSEL: what the board runs now is checked by its hello below)
+        with _refusals_restart(board):
+            info = board.info()
+            image = _board_image(args, info, image, say)
+        # (just installed from BOOTSEL: what the board runs now is checked by its hello)
         if image is not None and info.get("build") != image.build and not args.dry_run \
                 and "installed" not in report:
-            board = _install_over_serial(board, args, image, info, report, say)
+            board = _install_over_serial(board, args, image, info, report, say, holds)
+            port = report["port"]
+            board.enter()
             info = board.info()
-        if image is None:
-            local = _mpy_files(info, args, say)
-        else:
-            local = {path: f.read_bytes() for path, f in board_files().items()}
-        report["image"] = None if image is None else {"version": image.version, "build": image.build,
-                                                      "uf2": str(image.path)}
-        info.update(board.survey(sorted(set(local) | {"main.py"})))
-        report["micropython"] = ".".join(str(x) for x in info["version"])
-        report["platform"] = info["platform"]
-        say("board on %s: MicroPython %s (%s), %s, %s bytes of flash free" % (
-            port, report["micropython"], info["platform"], describe_build(info.get("build")),
-            info["free"] if info["free"] >= 0 else "?"))
-        copy, remove, same = plan(local, info["files"], info["tree"])
-        if image is not None and info["files"].get("main.py"):
-            remove.insert(0, "main.py")  # the image's frozen main.py runs, not this one
-        old_cfg = board.read_config()
-        cfg = new_config(old_cfg, args.board, args.layout)
+        with _refusals_restart(board):
+            if image is None:
+                local = _mpy_files(info, args, mpy or _mpy_build(), say)
+            else:
+                local = {path: f.read_bytes() for path, f in board_files().items()}
+            report["image"] = None if image is None else {"version": image.version, "build": image.build,
+                                                          "uf2": str(image.path)}
+            info.update(board.survey(sorted(set(local) | {"main.py"})))
+            report["micropython"] = ".".join(str(x) for x in info["version"])
+            report["platform"] = info["platform"]
+            say("board on %s: MicroPython %s (%s), %s, %s bytes of flash free" % (
+                port, report["micropython"], info["platform"], describe_build(info.get("build")),
+                info["free"] if info["free"] >= 0 else "?"))
+            copy, remove, same = plan(local, info["files"], info["tree"])
+            if image is not None and info["files"].get("main.py"):
+                remove.insert(0, "main.py")  # the image's frozen main.py runs, not this one
+            old_cfg = board.read_config()
+            cfg = new_config(old_cfg, args.board, args.layout)
         if not old_cfg.get("board") and not args.board:
             say(paint("the board has no board config yet: assuming %s (name yours with --board: %s)"
                       % (cfg["board"], ", ".join(board_names())), "yellow"))
@@ -513,7 +577,7 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
                 report["hello"] = board.reset_and_hello()
                 say("the table is running again (nothing was changed)")
             report["ok"] = True
-            return 0
+            return None
         busy = bool(copy or remove or cfg != old_cfg)
         if busy:
             board.write(MAINTENANCE, b"flash in progress: run `cardtable flash` again\n")
@@ -526,20 +590,35 @@ def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str]
             board.t.exit_raw_repl()
             say(paint("copied; the board is at the REPL (no reset)", "green"))
             report["ok"] = True
-            return 0
+            return None
         say("resetting the board ...")
         hello = board.reset_and_hello()
         report["hello"] = hello
+        return hello
+    except board.TransportError as e:
+        raise FlashError("the board on %s stopped answering: %s; unplug it and plug it in again, "
+                         "then run `cardtable flash` again" % (port, e), 1) from None
     finally:
         board.close()
-    game = (hello.get("game") or {}).get("game", "no game")
-    say(paint("the table says hello: firmware %s, protocol %s, board %s, layout %s, %s" % (
-        hello.get("fw"), hello.get("proto"), hello.get("board"), hello.get("layout"), game), "green"))
-    check_build(hello, image)
-    say(paint("build %s: %s" % (hello.get("build"), "the image's, checked" if image is not None
-                                else "files on a stock MicroPython"), "green"))
-    report["ok"] = True
-    return 0
+
+
+def _start_layout(port: str, board: str, layout: str, hello: dict[str, Any],
+                  say: Callable[[str], None]) -> dict[str, Any]:
+    """The table resumed a game of another layout: start a new game in the one asked for."""
+    from cardtable_host.link import Link, LinkError
+
+    old = hello.get("game") or {}
+    game = layout_game(board, layout)
+    try:
+        with Link(port, timeout=10, reconnect=False, lock=False) as link:
+            link.new(game, layout=layout)
+            hello = link.hello()
+    except LinkError as e:
+        raise FlashError("the table resumed its %s game (layout %s) and did not start layout %s: %s"
+                         % (old.get("game"), hello.get("layout"), layout, e), 1) from None
+    say(paint("layout %s: a new %s game; the unfinished %s game stays in the board's journal "
+              "(`cardtable pull` gets it)" % (layout, game, old.get("game")), "yellow"))
+    return hello
 
 
 def describe_build(build: str | None) -> str:
@@ -547,17 +626,17 @@ def describe_build(build: str | None) -> str:
     return "stock (no cardtable image)" if build is None else "cardtable image build %s" % build
 
 
-def check_build(hello: dict[str, Any], image: imageinstall.Image | None) -> None:
-    """Raise FlashError if the hello's build is not what was flashed (the image's, or "source")."""
-    want = "source" if image is None else image.build
+def check_build(hello: dict[str, Any], image_build: str | None) -> None:
+    """Raise FlashError unless the hello names the build flashed: the image's, or "source" (None)."""
+    want = image_build or "source"
     got = hello.get("build")
     if got == want:
         return
-    if image is None:
+    if image_build is None:
         raise FlashError("the board says build %s, not the files just copied (\"source\"): a frozen "
                          "cardtable image shadows them; run `cardtable flash` without --mpy" % got, 1)
     raise FlashError("the board says build %s but the image is build %s: the image did not take; hold "
-                     "BOOTSEL, plug the Pico in and run `cardtable flash` again" % (got, image.build), 1)
+                     "BOOTSEL, plug the Pico in and run `cardtable flash` again" % (got, image_build), 1)
 
 
 def board_files() -> dict[str, Path]:
@@ -565,16 +644,26 @@ def board_files() -> dict[str, Path]:
     return {"boards/" + p.name: p for p in sorted((FIRMWARE / "boards").glob("*.json"))}
 
 
-def _mpy_files(info: dict[str, Any], args: argparse.Namespace, say: Callable[[str], None]) -> dict[str, bytes]:
-    """The .mpy way: check the board's MicroPython, compile, and the files to put on it."""
+MpyBuild = tuple[tuple[int, int, int], tuple[int, int], str]
+
+
+def _mpy_build() -> MpyBuild:
+    """Compile firmware/lib to .mpy (the files way): mpy-cross's versions and the build's summary."""
+    cross, cross_mpy = mpy_cross_version()
+    return cross, cross_mpy, build()
+
+
+def _mpy_files(info: dict[str, Any], args: argparse.Namespace, mpy: MpyBuild,
+               say: Callable[[str], None]) -> dict[str, bytes]:
+    """The files way: check the board can run them; the files to put on it."""
     if info.get("build") is not None:
         raise FlashError("the board runs the cardtable image (build %s): its frozen firmware would shadow "
                          "copied files; run `cardtable flash` without --mpy to update the image, or put "
                          "stock MicroPython back on it first" % info["build"], 2)
-    cross, cross_mpy = mpy_cross_version()
+    cross, cross_mpy, summary = mpy
+    say("built the firmware with mpy-cross %d.%d.%d:" % cross)
+    say("  " + summary)
     check_version(info, cross, cross_mpy, args.any_version)
-    say("building the firmware with mpy-cross %d.%d.%d ..." % cross)
-    say("  " + build())
     return {path: f.read_bytes() for path, f in local_files().items()}
 
 
@@ -590,8 +679,8 @@ def _image(args: argparse.Namespace, say: Callable[[str], None]) -> imageinstall
 
 
 def _from_bootsel(args: argparse.Namespace, image: imageinstall.Image | None, to: Path,
-                  report: dict[str, Any], say: Callable[[str], None]) -> str | None:
-    """Install the image on the Pico waiting in BOOTSEL mode; its port (None: dry run)."""
+                  report: dict[str, Any], say: Callable[[str], None]) -> bool:
+    """Install the image on the Pico waiting in BOOTSEL mode (False: a dry run, nothing done)."""
     if image is None:
         raise FlashError("a Pico is waiting in BOOTSEL mode (%s) but there is no image to put on it: "
                          "`make firmware` builds it (it needs the ARM toolchain: sudo apt-get install %s)"
@@ -601,29 +690,48 @@ def _from_bootsel(args: argparse.Namespace, image: imageinstall.Image | None, to
         say("a Pico is in BOOTSEL mode (%s): would install the cardtable image %s build %s, then "
             "the board files" % (to, image.version, image.build))
         report.update(ok=True, dry_run=True)
-        return None
+        return False
     report["installed"] = imageinstall.load(image, to, say)
-    say("waiting for the Pico to boot the image ...")
-    return imageinstall.wait_port(args.port)
+    return True
 
+
+def _back(args: argparse.Namespace, holds: list[portlock.Hold], say: Callable[[str], None]) -> str:
+    """The port of the Pico booting the image just installed, held for flash."""
+    say("waiting for the Pico to boot the image ...")
+    port, hold = imageinstall.wait_port(args.port)
+    holds.append(hold)
+    return port
+
+
+def _board_image(args: argparse.Namespace, info: dict[str, Any], image: imageinstall.Image | None,
+                 say: Callable[[str], None]) -> imageinstall.Image | None:
+    """The image for this board: none for --mpy or a board that is no Pico (the files way)."""
+    if image is not None or args.mpy:
+        return image
+    if info.get("platform") != "rp2":
+        if args.uf2:
+            raise FlashError("the board is no Pico (%s): it cannot take an image" % info.get("platform"), 2)
+        return None
+    image = _image(args, say)
+    if image is None:
+        say(paint("no cardtable image here (`make firmware` needs the ARM toolchain): copying the "
+                  "firmware as files onto the board's MicroPython", "yellow"))
+    return image
 
 def _install_over_serial(board: Board, args: argparse.Namespace, image: imageinstall.Image,
-                         info: dict[str, Any], report: dict[str, Any], say: Callable[[str], None]) -> Board:
-    """Send a running Pico to BOOTSEL mode, install the image, and reconnect to what it boots."""
+                         info: dict[str, Any], report: dict[str, Any], say: Callable[[str], None],
+                         holds: list[portlock.Hold]) -> Board:
+    """Send a running Pico to BOOTSEL mode, install the image, and open what it boots."""
     say("the board runs %s: installing the cardtable image %s build %s" % (
         describe_build(info.get("build")), image.version, image.build))
     board.bootloader()
     board.close()
-    try:
-        report["installed"] = imageinstall.load(image, None, say)
-        say("waiting for the Pico to boot the image ...")
-        port = imageinstall.wait_port(args.port)
-    except imageinstall.InstallError as e:
-        raise FlashError(str(e), e.status)
-    report["port"] = port
-    board = Board(port)
-    board.enter()
-    return board
+    for h in holds:  # the Pico comes back as a new device, maybe on another port
+        h.release()
+    holds.clear()
+    report["installed"] = imageinstall.load(image, None, say)
+    report["port"] = _back(args, holds, say)
+    return Board(report["port"])
 
 
 def _copy(board: Board, local: dict[str, bytes], copy: list[str], args: argparse.Namespace,

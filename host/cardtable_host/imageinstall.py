@@ -10,19 +10,16 @@ import time
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
-from cardtable_host import boardfind, uf2
+from cardtable_host import boardfind, portlock, uf2
+from cardtable_host.errors import CardtableError
 
 REPO = Path(__file__).resolve().parents[2]
 BOOTSEL_TIMEOUT = 20.0  # from machine.bootloader() to a mounted drive, or a drive gone after a copy
 PORT_TIMEOUT = 30.0  # from the copy to the booted image's serial port
 
 
-class InstallError(Exception):
+class InstallError(CardtableError):
     """A failure with advice; status is the exit status."""
-
-    def __init__(self, msg: str, status: int = 1) -> None:
-        super().__init__(msg)
-        self.status = status
 
 
 class Image(NamedTuple):
@@ -133,20 +130,15 @@ def _picotool_load(tool: str, path: Path) -> None:
         time.sleep(0.5)
 
 
-def wait_port(port: str | None, timeout: float = PORT_TIMEOUT) -> str:
-    """The serial port of the freshly booted Pico (--port, or the one Pico), once it is free."""
+def wait_port(port: str | None, timeout: float = PORT_TIMEOUT) -> tuple[str, portlock.Hold]:
+    """The serial port of the freshly booted Pico (--port, or the one Pico), held for flash."""
     end = time.monotonic() + timeout
     why = "no board appeared"
     while time.monotonic() < end:
         try:
-            found = boardfind.resolve(port)
-        except boardfind.BoardNotFound as e:
+            return boardfind.claim("flash", port)
+        except CardtableError as e:  # not there yet, or held a moment by the system (ModemManager)
             why = str(e)
-        else:
-            busy = boardfind.busy(found)
-            if busy is None:
-                return found
-            why = busy
         time.sleep(0.25)
     raise InstallError("the image is on the Pico, but its serial port did not come back within %g s (%s); "
                        "run `cardtable flash` again to copy the board files" % (timeout, why))

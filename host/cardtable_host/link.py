@@ -35,6 +35,9 @@ from typing import Any, Iterator
 
 import serial
 
+from cardtable_host import portlock
+from cardtable_host.errors import CardtableError
+
 PROTO = 1
 BAUD = 115200
 DEVICE_MESSAGES = ("hello", "event", "verdict", "state", "fault")
@@ -75,7 +78,9 @@ class Link:
     """A connection to the table's board over its serial port (see the module docstring)."""
 
     def __init__(self, port: str, timeout: float = 5.0, reconnect: bool = True, retry: float = 0.2,
-                 open_timeout: float = 5.0) -> None:
+                 open_timeout: float = 5.0, command: str | None = None, lock: bool = True) -> None:
+        """Open the port, held for `command` (default: this program; portlock.PortInUse if
+        another holds it); lock=False when the caller holds it already."""
         self.port = port
         self.timeout = timeout
         self.reconnect = reconnect
@@ -90,21 +95,31 @@ class Link:
         self._next_id = 0
         self._queue: queue.Queue[dict[str, Any]] = queue.Queue()
         self._closed = threading.Event()
-        self._open(open_timeout)
+        self._hold = portlock.hold(port, command) if lock else None
+        try:
+            self._open(open_timeout, first=True)
+        except BaseException:
+            if self._hold is not None:
+                self._hold.release()
+            raise
         self._thread = threading.Thread(target=self._reader, name="cardtable-link", daemon=True)
         self._thread.start()
 
     # -- the port ---------------------------------------------------------------------
 
-    def _open(self, timeout: float) -> None:
+    def _open(self, timeout: float, first: bool = False) -> None:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                ser = serial.Serial(self.port, BAUD, timeout=0.05, write_timeout=2)
+                ser = portlock.open_serial(self.port, BAUD, timeout=0.05, write_timeout=2)
                 break
-            except (serial.SerialException, OSError) as e:
+            except portlock.PortInUse:
+                if first:
+                    raise  # refused at once: another program has the board
+                raise LinkDown("%s is held by another program" % self.port) from None
+            except CardtableError as e:
                 if time.monotonic() >= deadline:
-                    raise LinkDown("cannot open %s: %s" % (self.port, e)) from None
+                    raise LinkDown(str(e)) from None
                 time.sleep(self.retry)
         try:
             ser.reset_input_buffer()  # whatever the board said while nobody listened
@@ -135,6 +150,8 @@ class Link:
         self._drop()
         if self._thread is not threading.current_thread():
             self._thread.join(timeout=2)
+        if self._hold is not None:
+            self._hold.release()
 
     def __enter__(self) -> "Link":
         return self

@@ -13,7 +13,8 @@ from typing import Any
 
 from cardtable import record
 
-from cardtable_host import boardfind
+from cardtable_host import boardfind, portlock
+from cardtable_host.errors import USAGE, CardtableError
 from cardtable_host.narrate import action_text, event_text
 from cardtable_host.term import paint, use_colour
 
@@ -43,6 +44,11 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 
 
 # -- the model: what the monitor knows, fed by link messages ------------------------------
+
+# Faults that last until the board says they are cleared; the others (a foreign tag, two tags
+# on a pad, a torn read, ...) happen once and are only logged.
+STANDING = ("reader", "journal")
+
 
 class Model:
     """The mirror's state: the board's hello, the last spectator view, a log and faults."""
@@ -105,7 +111,7 @@ class Model:
             for ev in msg.get("events") or []:
                 if not isinstance(ev, dict) or ev.get("ev") == verb:
                     continue  # the action's own echo: its line says it already
-                text = event_text(ev)
+                text = event_text(ev, self.game())
                 if text:
                     self.add("  " + text, "red" if ev.get("ev") == "revoke" else "cyan")
             return True
@@ -119,7 +125,8 @@ class Model:
                 if self.faults.pop(key, None) is not None:
                     self.add("fault cleared: %s%s" % (msg.get("kind"), _at(msg)), "green")
             else:
-                self.faults[key] = msg
+                if msg.get("kind") in STANDING:
+                    self.faults[key] = msg
                 self.add("FAULT %s%s: %s" % (msg.get("kind"), _at(msg), msg.get("msg")), "yellow")
             return True
         if kind == "error" and msg.get("id") is None:
@@ -276,10 +283,24 @@ def _extras(view: dict[str, Any]) -> list[str]:
     if facts:
         out.append("   ".join(facts))
     if view.get("revokes"):
-        out.append("revokes proven: %s" % view["revokes"])
+        out.append("revokes proven: %s" % "; ".join(
+            "seat %s in trick %s of hand %s" % (r.get("seat"), r.get("trick"), r.get("hand"))
+            for r in view["revokes"]))
     if view.get("last_hand"):
-        out.append("last hand: %s" % view["last_hand"])
+        out.append("last hand: %s" % _plain(view["last_hand"]))
     return out
+
+
+def _plain(v: Any) -> str:
+    """A JSON value in plain words: lists space-separated, dicts as 'key value', no reprs."""
+    if isinstance(v, dict):
+        return ", ".join("%s %s" % (k.replace("_", " "), _plain(x)) for k, x in v.items()
+                         if x is not None)
+    if isinstance(v, (list, tuple)):
+        return " ".join(_plain(x) for x in v)
+    if v is True or v is False:
+        return "yes" if v else "no"
+    return "-" if v is None else str(v)
 
 
 def render(model: Model, width: int = 80, height: int = 24, colour: bool = False) -> list[str]:
@@ -544,7 +565,8 @@ class Monitor:
     def connect(self) -> None:
         from cardtable_host.link import Link
 
-        self.link = Link(self.port, timeout=5, reconnect=True)
+        portlock.check_board(self.port)
+        self.link = Link(self.port, timeout=5, reconnect=True, command="cardtable monitor")
         self.resync()
 
     def resync(self) -> None:
@@ -559,7 +581,8 @@ class Monitor:
             m.seat_names = seat_names(cfg.get("board"), cfg.get("layout"))
         except Exception as e:  # noqa: BLE001 - LinkError and friends: try again later
             m.connected = False
-            m.status = "no answer from the table on %s (%s): is it at the REPL? retrying" % (self.port, e)
+            m.status = ("no answer from the table on %s (%s): is it at the REPL? (quit, then `cardtable "
+                        "doctor --restart`) retrying" % (self.port, e))
             self.down_since = self.down_since or time.monotonic()
             return
         m.connected = True
@@ -687,9 +710,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from cardtable_host.link import LinkDown
 
-    port = boardfind.free_port("monitor", args.port)
-    if port is None:
-        return 2
+    port = boardfind.board_port(args.port)
     out = sys.stdout
     plain = args.plain or not out.isatty()
     screen = Screen(out, plain, use_colour(out))
@@ -698,8 +719,10 @@ def run(args: argparse.Namespace) -> int:
         mon.connect()
     except LinkDown as e:
         mon.keyreader.close()
-        print("cardtable monitor: %s" % e, file=sys.stderr)
-        return 2
+        raise CardtableError(str(e), USAGE) from None
+    except BaseException:  # another program holds the port, or it is not a board
+        mon.keyreader.close()
+        raise
     screen.open()
     try:
         return mon.loop()

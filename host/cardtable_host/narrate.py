@@ -1,56 +1,29 @@
-"""Words for actions and events, shared by `referee`, `demo` and `monitor`."""
+"""Words for actions and events, shared by `referee`, `demo` and `monitor`: each game says its own."""
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from cardtable import record
+from cardtable.games import words
 
 
 def action_text(game: Any, action: tuple) -> str:
     """A short sentence for an action, e.g. 'seat 1 plays 10H'."""
-    obj = record.encode(game, action)
-    verb = obj.pop("act")
-    if verb == "deal":
-        seen = [k for k in obj if obj[k] is not None]
-        return "deal (%s)" % ", ".join(seen) if seen else "deal"
-    who = "seat %d" % obj.pop("seat")
-    if verb == "play":
-        s = "%s plays %s" % (who, obj.pop("card"))
-        if "suit" in obj:
-            s += " calling %s" % obj.pop("suit")
-        return s
-    if verb == "bid":
-        return "%s bids %s" % (who, obj.pop("bid"))
-    if verb == "pass":
-        return "%s passes" % who
-    if verb == "trump":
-        return "%s names trump %s" % (who, obj.pop("suit"))
-    if verb == "discard":
-        cards = obj.pop("cards")
-        return "%s discards %s" % (who, " ".join(cards) if cards else "nothing")
-    rest = " ".join("%s=%s" % (k, v) for k, v in obj.items())
-    return ("%s %s %s" % (who, verb, rest)).rstrip()
+    return game.action_words(record.encode(game, action))
 
 
-def event_text(ev: dict) -> str | None:
+def event_text(ev: dict, game: Any = None) -> str | None:
     """A short sentence for an event, or None for events the action text already says."""
+    if game is not None:
+        return game.describe(ev)
     kind = ev.get("ev")
-    if kind == "play":
+    if kind in ("play", "bid", "pass"):
         return None
-    if kind == "trick":
-        return "trick %s to seat %s" % (ev.get("trick"), ev.get("seat"))
-    if kind == "revoke":
-        return "REVOKE proven: seat %s revoked in trick %s of hand %s (now plays %s)" % (
-            ev.get("seat"), ev.get("trick"), ev.get("hand"), ev.get("card"))
-    if kind == "over":
-        w = ev.get("winner")
-        return "game over: %s; scores %s" % ("a draw" if w is None else "seat %s wins" % w,
-                                             ev.get("scores", ""))
-    if kind == "hand":
-        extra = {k: v for k, v in ev.items() if k not in ("ev", "hand", "scores")}
-        return "hand %s scored %s -> scores %s" % (ev.get("hand", ""), extra, ev.get("scores"))
-    rest = ", ".join("%s %s" % (k, v) for k, v in ev.items() if k != "ev")
-    return "%s: %s" % (kind, rest)
+    rest = ", ".join("%s %s" % (k, " ".join(str(x) for x in v) if isinstance(v, list) else v)
+                     for k, v in ev.items() if k != "ev" and v is not None
+                     and not isinstance(v, dict))
+    return "%s: %s" % (kind, rest) if rest else str(kind)
 
 
 def result_text(game) -> str:
@@ -58,7 +31,41 @@ def result_text(game) -> str:
     w = game.winner
     if w is None:
         return "a draw" if game.over else "not over yet"
-    if getattr(game, "TEAMS", False):
-        mates = [s for s in range(game.seats) if game.team(s) == game.team(w)]
-        return "seats %s win" % " & ".join(str(s) for s in mates)
-    return "seat %d wins" % w
+    return game.side(w) + (" win" if game.TEAMS else " wins")
+
+
+class ScoreSheet:
+    """The score sheet a scorekeeper keeps: per hand, each side's points and running total."""
+
+    def __init__(self, game: Any) -> None:
+        self.game = game
+        self.sides = list(words.sides(game))
+        self.rows: list[tuple[int, list[int], list[int]]] = []
+        self.totals = [0] * len(self.sides)
+
+    def add(self, ev: dict) -> bool:
+        """Take a hand's result event; True if it was one (a row was added)."""
+        if ev.get("ev") != "hand":
+            return False
+        totals = [ev["scores"][n] for n in self.sides]
+        self.rows.append((ev["hand"], [t - b for t, b in zip(totals, self.totals)], totals))
+        self.totals = totals
+        return True
+
+    def render(self, colour: bool = False, last: int | None = 1) -> str:
+        """The sheet as a table: the last `last` hands (None: every hand) and the totals."""
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+
+        t = Table(box=box.SIMPLE, show_edge=False, pad_edge=False, show_footer=True)
+        t.add_column("hand", justify="right", footer="total")
+        for n, total in zip(self.sides, self.totals):
+            t.add_column(self.game.side(n), justify="right", footer=str(total))
+        rows = self.rows if last is None else self.rows[-last:]
+        for hand, points, _ in rows:
+            t.add_row(str(hand), *("%+d" % p for p in points))
+        out = io.StringIO()
+        Console(file=out, width=120, force_terminal=colour, no_color=not colour,
+                color_system="standard" if colour else None, highlight=False).print(t)
+        return out.getvalue().rstrip("\n")

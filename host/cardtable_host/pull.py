@@ -10,6 +10,7 @@ from typing import Any
 from cardtable import record
 
 from cardtable_host import boardfind
+from cardtable_host.errors import CardtableError, UsageError
 from cardtable_host.term import paint
 
 HELP = "download the board's game journals as game records (for cardtable referee)"
@@ -22,7 +23,10 @@ board wrote them: `cardtable referee FILE` replays and judges them as they are.
 Pulling again updates files whose game went on (the new lines are added) and leaves
 finished ones alone. A file that holds a different game under the same number (a board
 whose journals were wiped) is never overwritten: the new one is saved beside it.
-Exit status: 0 pulled, 1 a journal could not be read or has damaged lines, 2 no board.
+`--list` names each game and says whether it is over (it reads every journal).
+Exit status: 0 pulled (or listed), 1 a journal could not be read or has damaged lines, or
+the board stopped answering, 2 no board, the port in use by another program, the board does
+not answer, no such game, or an output folder that cannot be written; 130 Ctrl-C.
 
 example:  cardtable pull -o games/
           cardtable pull --current -o games/ && cardtable referee games/0003-fortyfives.jsonl
@@ -86,27 +90,45 @@ def check(lines: list[str]) -> str | None:
     return None
 
 
+def summary(lines: list[str]) -> dict[str, Any]:
+    """A journal's game, actions and whether it is over (replayed as the referee does)."""
+    from cardtable import referee as rules_referee
+
+    try:
+        game, actions = record.load(lines)
+    except record.RecordError as e:
+        return {"game": None, "actions": None, "over": None, "damaged": str(e)}
+    steps = list(rules_referee.replay(game, actions))
+    verdict = rules_referee.verdict(game, steps)
+    return {"game": verdict.get("game"), "actions": len(actions), "over": bool(verdict.get("over"))}
+
+
+def check_out(directory: str, make: bool = False) -> None:
+    """Refuse an output folder that cannot be used (before the board is touched); make: make it."""
+    if os.path.exists(directory) and not os.path.isdir(directory):
+        raise UsageError("-o %s: that is a file, not a folder; name a folder for the records" % directory)
+    there = os.path.abspath(directory)
+    while not os.path.exists(there):
+        there = os.path.dirname(there)
+    if not os.path.isdir(there):
+        raise UsageError("-o %s: cannot make the folder: %s is a file" % (directory, there))
+    if not os.access(there, os.W_OK | os.X_OK):
+        raise UsageError("-o %s: cannot write in %s (permission denied)" % (directory, there))
+    if make:
+        try:
+            os.makedirs(directory, exist_ok=True)
+        except OSError as e:
+            raise UsageError("-o %s: cannot make the folder: %s" % (directory, e.strerror)) from None
+
+
 def run(args: argparse.Namespace) -> int:
-    from cardtable_host.link import Link, LinkError
+    from cardtable_host.link import LinkError
 
     out: dict[str, Any] = {"ok": False}
-    try:
-        port = boardfind.resolve(args.port)
-    except boardfind.BoardNotFound as e:
-        print("cardtable pull: %s" % e, file=sys.stderr)
-        return 2
-    out["port"] = port
-    why = boardfind.busy(port)
-    if why:
-        print("cardtable pull: %s" % why, file=sys.stderr)
-        if args.json:
-            print(json.dumps(dict(out, error=why)))
-        return 2
-    try:
-        link = Link(port, timeout=5, reconnect=False)
-    except LinkError as e:
-        print("cardtable pull: %s" % e, file=sys.stderr)
-        return 2
+    if not args.list:
+        check_out(args.out)
+    link = boardfind.open_link("pull", args.port)
+    out["port"] = link.port
     status = 0
     try:
         hello = link.hello()
@@ -117,19 +139,28 @@ def run(args: argparse.Namespace) -> int:
         if args.game:
             missing = [n for n in args.game if n not in [g["number"] for g in kept]]
             if missing:
-                print("cardtable pull: the board has no game %s (it keeps %s)" % (
-                    ", ".join(map(str, missing)), ", ".join(str(g["number"]) for g in link.games()) or "none"),
-                    file=sys.stderr)
-                return 2
+                raise UsageError("the board has no game %s (it keeps %s)" % (
+                    ", ".join(map(str, missing)), ", ".join(str(g["number"]) for g in link.games()) or "none"))
             kept = [g for g in kept if g["number"] in args.game]
         if args.list:
-            out["games"] = kept
-            if not args.json:
-                for g in kept:
-                    print("%4d  %6d bytes%s" % (g["number"], g["bytes"], "  (being played)" if g.get("current") else ""))
+            listed = []
+            for g in kept:
+                entry = dict(g)
+                entry.update(summary(link.log(g["number"], timeout=120)))
+                listed.append(entry)
+                if not args.json:
+                    state = "(damaged: %s)" % entry["damaged"] if entry.get("damaged") else (
+                        "(being played)" if g.get("current") and not entry["over"] else
+                        "(over)" if entry["over"] else "(not over)")
+                    print("%4d  %-18s %5s actions %7d bytes  %s" % (
+                        g["number"], entry["game"] or "?", entry["actions"] if entry["actions"] is not None else "?",
+                        g["bytes"], state))
+            out["games"] = listed
+            if not kept and not args.json:
+                print("the board keeps no games yet")
             out["ok"] = True
             return 0
-        os.makedirs(args.out, exist_ok=True)
+        check_out(args.out, make=True)
         results = []
         for g in kept:
             n = g["number"]
@@ -144,7 +175,10 @@ def run(args: argparse.Namespace) -> int:
                 header = record.parse_line(lines[0], 1) if lines else {}
             except record.RecordError:
                 header = {}
-            path, what = save(args.out, file_name(n, header), lines)
+            try:
+                path, what = save(args.out, file_name(n, header), lines)
+            except OSError as e:
+                raise CardtableError("cannot write game %d into %s: %s" % (n, args.out, e.strerror)) from None
             problem = check(lines)
             entry = {"number": n, "game": header.get("game"), "file": path, "lines": len(lines),
                      "current": bool(g.get("current")), "status": what}
@@ -165,10 +199,13 @@ def run(args: argparse.Namespace) -> int:
         if not kept and not args.json:
             print("the board keeps no games yet")
     except LinkError as e:
-        print("cardtable pull: %s (is the table running? is another program, a cardtable monitor "
-              "or sim, reading the port?)" % e, file=sys.stderr)
+        out["error"] = "%s (is the table running? `cardtable doctor` looks)" % e
+        print("cardtable pull: %s" % out["error"], file=sys.stderr)
+        status = 2 if "hello" not in out and "board" not in out else 1
+    except CardtableError as e:
         out["error"] = str(e)
-        status = 1
+        e.reported = True  # type: ignore[attr-defined]  # the JSON below says it
+        raise
     finally:
         link.close()
         if args.json:

@@ -2,24 +2,32 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 
 from cardtable import record
 from cardtable import referee as rules_referee
+from cardtable.games import words
 
-from cardtable_host.narrate import action_text, event_text
-from cardtable_host.term import paint
+from cardtable_host.narrate import ScoreSheet, action_text, event_text
+from cardtable_host.term import paint, style_cards, use_colour
 
 HELP = "judge a game record: every action legal? who won each trick? the scores"
 DESCRIPTION = """\
 Replay a game record (JSON Lines: a header, then one action per line; the journal that
 `cardtable pull` downloads, a simulator's output or a hand-written file) and judge it.
 A rejected action is not applied - at the table the player takes the card back - and
-refereeing goes on. Exit status: 0 all legal, 1 something was rejected or a revoke was
-proven, 2 the record is malformed (the message names the line).
+refereeing goes on. The record is UTF-8 (with or without a byte-order mark) or UTF-16
+with its mark. Exit status: 0 all legal, 1 something was rejected or a revoke was proven,
+2 the record cannot be read or is malformed (the message names the line), 130 Ctrl-C.
+
+For a trick game it then prints the tricks of the hand in dispute (the first hand with a
+rejected line or a revoke, or the hand you name) as a grid: one row per trick, one column
+per seat; > marks the card that led, * the card that won, ! a revoke.
 
 example:  cardtable referee game.jsonl
+          cardtable referee game.jsonl --hand 2 --trick 4
           cardtable referee --json game.jsonl | jq .scores
 """
 
@@ -28,16 +36,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("record", help="the record file, or - for standard input")
     p.add_argument("--json", action="store_true", help="print one JSON object for programs")
     p.add_argument("--quiet", "-q", action="store_true", help="only the verdict, not every line")
+    p.add_argument("--hand", type=int, metavar="N",
+                   help="show the tricks of hand N (default: the first hand in dispute)")
+    p.add_argument("--trick", type=int, metavar="N",
+                   help="show only trick N of that hand, with the line of each card")
 
 
 def run(args: argparse.Namespace) -> int:
     try:
         if args.record == "-":
-            lines = sys.stdin.read().splitlines()
+            data = sys.stdin.buffer.read()
         else:
-            with open(args.record, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-        game, actions = record.load(lines)
+            with open(args.record, "rb") as f:
+                data = f.read()
+        game, actions = record.load(record.text_lines(data))
     except OSError as e:
         print("cardtable referee: cannot read %s: %s" % (args.record, e.strerror), file=sys.stderr)
         return 2
@@ -46,16 +58,41 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps({"ok": False, "error": str(e), "line": e.line}))
         print("cardtable referee: %s: %s" % (args.record, e), file=sys.stderr)
         return 2
+    colour = use_colour()
+    style_cards(game, colour)
+    tricks = TrickLog()
+    sheet = ScoreSheet(game)
     steps = []
     for step in rules_referee.replay(game, actions):
         steps.append(step)
+        tricks.add(*step)
+        for ev in step[3]:
+            sheet.add(ev)
         if not args.json and not args.quiet:
             _print_step(game, *step)
     result = rules_referee.verdict(game, steps)
     if args.json:
         print(json.dumps(result))
-    else:
-        _print_summary(result)
+        return 0 if result["ok"] else 1
+    _print_summary(game, result)
+    if sheet.rows:
+        print()
+        print(sheet.render(colour, last=None))
+    hand = args.hand if args.hand is not None else tricks.disputed(result)
+    if (args.hand is not None or args.trick is not None) and not tricks.hands:
+        print("cardtable referee: %s has no tricks to show" % game.ID, file=sys.stderr)
+        return 2
+    if hand is not None and tricks.hands:
+        if hand not in tricks.hands:
+            print("cardtable referee: the record has no hand %d with tricks (hands %s)"
+                  % (hand, ", ".join(str(h) for h in sorted(tricks.hands))), file=sys.stderr)
+            return 2
+        grid = tricks.grid(game, hand, args.trick, result, colour)
+        if grid is None:
+            print("cardtable referee: hand %d has no trick %d" % (hand, args.trick), file=sys.stderr)
+            return 2
+        print()
+        print(grid)
     return 0 if result["ok"] else 1
 
 
@@ -66,24 +103,95 @@ def _print_step(game, lineno: int, action: tuple, reason: str | None, events) ->
         return
     print(head)
     for ev in events:
-        text = event_text(ev)
+        text = event_text(ev, game)
         if text:
             colour = "red" if ev.get("ev") == "revoke" else "cyan"
             print("          " + paint(text, colour))
 
 
-def _print_summary(r: dict) -> None:
+def _print_summary(game, r: dict) -> None:
     print()
     print("%s: %s" % (r["game"], paint("all legal", "green") if r["ok"] else
                       paint("%d rejected, %d revokes" % (len(r["rejected"]), len(r["revokes"])), "red")))
     for rej in r["rejected"]:
         print("  line %d, seat %s: %s" % (rej["line"], rej["seat"], rej["reason"]))
     for rv in r["revokes"]:
-        print("  line %d: seat %s revoked in trick %s of hand %s" % (rv["line"], rv["seat"], rv["trick"], rv["hand"]))
+        at = "line %d" % rv["revoked_line"] if rv.get("revoked_line") else "an unrecorded line"
+        print("  %s: seat %s revoked in trick %s of hand %s; line %d proves it: the seat plays "
+              "%s there" % (at, rv["seat"], rv["trick"], rv["hand"], rv["line"],
+                            words.show(game, rv["card"])))
     for d in r.get("displaced", ()):
-        print("  line %d: an earlier play took back a slot: %s" % (d["line"], {k: v for k, v in d.items() if k not in ("ev", "line")}))
-    print("scores: %s" % r["scores"])
+        print("  line %d: %s" % (d["line"], game.describe(d)))
+    print("scores: %s" % game.score_words(r["scores"]))
     if r["over"]:
-        print("game over: %s" % ("a draw" if r["winner"] is None else "seat %s wins" % r["winner"]))
+        w = r["winner"]
+        print("game over: %s" % ("a draw" if w is None else
+                                 game.side(w) + (" win" if game.TEAMS else " wins")))
     else:
         print("the game is not over")
+
+
+class TrickLog:
+    """Every trick of the record by hand: its plays (seat, card, line) and winner."""
+
+    def __init__(self) -> None:
+        self.hands: dict[int, list[dict]] = {}
+        self.hand = 0
+        self.rejected_in: dict[int, int] = {}     # rejected line -> hand
+
+    def add(self, lineno: int, action: tuple, reason: str | None, events) -> None:
+        if reason:
+            self.rejected_in[lineno] = self.hand
+        for ev in events:
+            kind = ev.get("ev")
+            if kind == "deal":
+                self.hand = ev.get("hand", self.hand + 1)
+            elif kind == "play":
+                tricks = self.hands.setdefault(self.hand, [])
+                if not tricks or tricks[-1]["winner"] is not None:
+                    tricks.append({"plays": [], "winner": None})
+                tricks[-1]["plays"].append((ev["seat"], ev["card"], lineno))
+            elif kind == "trick":
+                self.hands[self.hand][-1]["winner"] = ev["seat"]
+
+    def disputed(self, result: dict) -> int | None:
+        """The first hand with a revoke or a rejected line, if any."""
+        found = [rv["hand"] for rv in result["revokes"]]
+        found += [self.rejected_in[r["line"]] for r in result["rejected"]
+                  if self.rejected_in.get(r["line"]) in self.hands]
+        return min(found) if found else None
+
+    def grid(self, game, hand: int, only: int | None, result: dict, colour: bool) -> str | None:
+        """The tricks of a hand as a table: tricks x seats, leader > and winner * marked."""
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+
+        tricks = self.hands[hand]
+        if only is not None and not 1 <= only <= len(tricks):
+            return None
+        revoked = {(rv["trick"], rv["seat"]) for rv in result["revokes"] if rv["hand"] == hand}
+        t = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
+        t.add_column("trick", justify="right")
+        for s in range(game.seats):
+            t.add_column("seat %d" % s, justify="left")
+        lines = []
+        for i, trick in enumerate(tricks, 1):
+            if only is not None and i != only:
+                continue
+            cells = [""] * game.seats
+            for k, (seat, card, lineno) in enumerate(trick["plays"]):
+                mark = ">" if k == 0 else " "
+                tail = " *" if seat == trick["winner"] else ""
+                if (i, seat) in revoked:
+                    tail += " !"
+                cells[seat] = mark + words.show(game, card) + tail
+                lines.append("  trick %d, seat %d: %s at line %d"
+                             % (i, seat, words.show(game, card), lineno))
+            t.add_row(str(i), *cells)
+        out = io.StringIO()
+        Console(file=out, width=120, force_terminal=colour, no_color=not colour,
+                color_system="standard" if colour else None, highlight=False).print(t)
+        head = "hand %d: > led, * won%s" % (hand, ", ! revoked" if revoked else "")
+        text = head + "\n" + out.getvalue().rstrip("\n")
+        return text + ("\n" + "\n".join(lines) if only is not None else "")

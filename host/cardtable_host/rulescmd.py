@@ -1,26 +1,82 @@
-"""`cardtable rules GAME`: a game's rules as refereed, its options, verbs and deal piles."""
+"""`cardtable rules GAME`: a game's rules as the table referees them, for the players."""
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 from cardtable import games
 
-HELP = "show a game's rules, rule options (with defaults) and record verbs"
+from cardtable_host.gameids import resolve
+
+HELP = "show a game's rules as the table referees them, and its rule options"
 DESCRIPTION = """\
-Prints the rules module's own summary: how the table referees the game, the table of rule
-options (seed-literal default and the standard variant), the verbs of its records and the
-piles of its deal. Without a game, lists the games.
+Prints how the table referees the game, the rule options (the rule book's reading and the
+common variant), and the rule book's worked examples the table is tested against. Game
+names take common spellings (45s, forty-fives, cal-jacks). Without a game, lists the games.
 
 example:  cardtable rules fortyfives
-          cardtable rules nexus --json
+          cardtable rules 45s
+          cardtable rules nexus --json     # options, record verbs and deal piles, for programs
 """
+
+# Paragraphs about the record format or the code: for programmers (--json), not for players.
+_FOR_PROGRAMMERS = ("Verbs", "Deal piles", "Card values are data", "Known and unknown",
+                    "Seats:", "Fixed by the seed")
+# Decision ids such as (F4, F5), (C1), (R4), (2a), (F45-3) refer to the project's notes.
+_IDS = re.compile(r"\s*\((?:[A-Z]\d+(?:-\d+)?[a-z]?|\d[a-z]|F45-\d+)"
+                  r"(?:,\s*(?:[A-Z]\d+(?:-\d+)?[a-z]?|\d[a-z]|F45-\d+))*\)")
+_NOTES = re.compile(r"\s*\((?:seed [^()]*;\s*)?research/[^()]*\)|research/rules-decisions\.md"
+                    r"(?: section [0-9a-z]+)?[^.;:)]*")
+_BARE_ID = re.compile(r"\b(?:[A-Z]|F45-)\d+ \(")
+_WORDS = (("seed-literal", "as the rule book reads"), ("the seed's", "the rule book's"),
+          ("The seed's", "The rule book's"), ("the seed", "the rule book"),
+          ("The seed", "The rule book"), ("(seed)", "(rule book)"), ("seed:", "rule book:"),
+          ("= seed", "= rule book"))
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("game", nargs="?", help="game id")
+    p.add_argument("game", nargs="?", help="game name (e.g. fortyfives, 45s, cal-jacks)")
     p.add_argument("--json", action="store_true", help="options, verbs and piles as JSON")
+
+
+def for_players(doc: str) -> str:
+    """A rules module's summary as players read it: no notes ids, no record-format detail."""
+    keep = []
+    for para in doc.strip("\n").split("\n\n"):
+        if para.lstrip().startswith(_FOR_PROGRAMMERS):
+            continue
+        lines = []
+        for line in para.split("\n"):
+            if line.startswith("|"):
+                cells = line.split("|")[1:-1]
+                line = "|" + "|".join(cells[:-1]) + "|" if len(cells) > 3 else line
+            line = _IDS.sub("", _NOTES.sub("", line)).replace("``", "")
+            line = _BARE_ID.sub("(", line).replace("| seed ", "| rule book ")
+            for old, new in _WORDS:
+                line = line.replace(old, new)
+            lines.append(line.rstrip())
+        keep.append("\n".join(_align(lines)))
+    return "\n\n".join(keep)
+
+
+def _align(lines: list[str]) -> list[str]:
+    """Table rows ('| a | b |') re-padded to their column widths; other lines unchanged."""
+    rows = [[c.strip() for c in ln.split("|")[1:-1]] for ln in lines if ln.startswith("|")]
+    if not rows:
+        return lines
+    widths = [max(len(r[i]) for r in rows if i < len(r)) for i in range(len(rows[0]))]
+    out = []
+    for ln in lines:
+        if not ln.startswith("|"):
+            out.append(ln)
+            continue
+        cells = [c.strip() for c in ln.split("|")[1:-1]]
+        if all(set(c) <= set("-") for c in cells):
+            cells = ["-" * w for w in widths]
+        out.append("| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |")
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
             print(name)
         return 0
     try:
-        cls = games.game_class(args.game)
+        cls = games.game_class(resolve(args.game))
     except (ValueError, ImportError) as e:
         print("cardtable rules: %s" % e, file=sys.stderr)
         return 2
@@ -38,5 +94,5 @@ def run(args: argparse.Namespace) -> int:
                           "verbs": {k: list(v) for k, v in cls.VERBS.items()},
                           "piles": list(cls.PILES)}, indent=2))
     else:
-        print(sys.modules[cls.__module__].__doc__)
+        print(for_players(sys.modules[cls.__module__].__doc__ or ""))
     return 0

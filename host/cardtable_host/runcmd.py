@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from cardtable_host import boardfind, monitor, simcmd
 
@@ -11,6 +12,9 @@ With a board plugged in (or --port), this is `cardtable monitor`: the live mirro
 table. With no board it starts the demo table in simulation - `cardtable sim GAME` with a
 bot in every seat: the real firmware on real MicroPython behind a pseudo-terminal, emulated
 NFC readers under a virtual table, a whole game refereed on the device, live.
+
+A port named with --port (or $CARDTABLE_PORT) must be there: the simulator never stands
+in for a board that was asked for.
 
 example:  cardtable run                  # Forty-Fives to 120, or the board's live view
           cardtable run nexus --seed 3
@@ -28,9 +32,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not args.sim:
+        named = args.port or os.environ.get(boardfind.ENV)
         try:
             port = boardfind.resolve(args.port)
         except boardfind.BoardNotFound:
+            if named:  # a board was named: no quiet fall back to the simulator
+                raise
             port = None
         if port is not None:
             print("cardtable: board at %s: live view (cardtable monitor)" % port)

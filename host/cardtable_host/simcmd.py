@@ -26,8 +26,11 @@ serial on a pseudo-terminal exactly like a Pico's /dev/ttyACM0 - with emulated N
 under a virtual table. The simulator deals from the seed; bots lay their cards on the
 readers and type what the table has no buttons for over the serial link, and the game is
 refereed on the device: every accepted play, every rejected one with its reason, tricks,
-hand scores and the result. The pty's path is printed: `cardtable monitor --port PATH`,
-`cardtable pull`, `cardtable doctor` and mpremote all work on it while the board runs.
+hand scores and the result. The pty's path is printed. While the simulator plays it holds
+the port (one program per board: others are told "the table's port is in use by cardtable
+sim, pid N"); with --keep it lets go after the game, and `cardtable monitor --port PATH`,
+`cardtable pull`, `cardtable doctor` and mpremote work on the board. --port-file is removed
+when the simulator ends (however it ends).
 
 With fewer bots than seats the other seats are yours: type at the sim> prompt
 (`help` lists the commands: play a card, lay a tag on a zone, press a button, ...).
@@ -185,7 +188,7 @@ class Show:
             kind = ev.get("ev")
             if kind in ("deal", "play") or kind == obj.get("act"):
                 continue  # the action's own line says it
-            said = event_text(ev)
+            said = event_text(ev, shadow)
             if not said:
                 continue
             text = said
@@ -337,30 +340,68 @@ def run(args: argparse.Namespace) -> int:
     colour = use_colour() and not args.json
     show = Show(args.json, args.quiet, colour)
     delay = args.delay if args.delay is not None else (0.1 if colour else 0.0)
+    if delay < 0:
+        print("cardtable sim: --delay %g: the seconds between bot actions cannot be negative" % delay,
+              file=sys.stderr)
+        return 2
+    on_term = _end_on_sigterm()
     try:
-        if chip == "rp2":
-            vb: VirtualBoard = Rp2Board(board_name, flash_dir=args.flash, layout=layout, echo_stderr=args.verbose)
-        else:
-            vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
-                              period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose)
-        vb.start()
-    except BoardError as e:
-        print("cardtable sim: %s" % e, file=sys.stderr)
-        return 1
-    try:
-        return _play(args, vb, board_name, layout, game, rules, seed, show, delay)
-    except KeyboardInterrupt:
-        show.line("")
-        return 130
+        try:
+            if chip == "rp2":
+                vb: VirtualBoard = Rp2Board(board_name, flash_dir=args.flash, layout=layout,
+                                            echo_stderr=args.verbose)
+            else:
+                vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
+                                  period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose)
+            vb.start()
+        except BoardError as e:
+            print("cardtable sim: %s" % e, file=sys.stderr)
+            return 1
+        try:
+            if args.port_file:
+                with open(args.port_file, "w") as f:
+                    f.write(vb.port + "\n")
+            return _play(args, vb, board_name, layout, game, rules, seed, show, delay)
+        except KeyboardInterrupt:
+            show.line("")
+            return 130
+        except SystemExit as e:  # SIGTERM
+            return int(e.code or 0)
+        finally:
+            if args.port_file:  # a stale port file would name a pty a shell may reuse
+                _remove_port_file(args.port_file, vb.port)
+            vb.close()
     finally:
-        vb.close()
+        on_term()
+
+
+def _end_on_sigterm() -> Any:
+    """SIGTERM ends the simulation as Ctrl-C does (its clean-up runs); returns the undo."""
+    import signal
+
+    def term(_sig: int, _frame: Any) -> None:
+        raise SystemExit(143)
+
+    try:
+        old = signal.signal(signal.SIGTERM, term)
+    except ValueError:  # not the main thread
+        return lambda: None
+    return lambda: signal.signal(signal.SIGTERM, old)
+
+
+def _remove_port_file(path: str, port: str) -> None:
+    """Remove the port file if it still names this board's port."""
+    try:
+        with open(path) as f:
+            if f.read().strip() != port:
+                return
+        os.remove(path)
+    except OSError:
+        pass
 
 
 def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: str, game: str,
           rules: dict[str, Any], seed: int, show: Show, delay: float) -> int:
-    if args.port_file:
-        with open(args.port_file, "w") as f:
-            f.write(vb.port + "\n")
     table = VirtualTable(vb, board_name, layout)
     nseats = len(table.layout.seats)
     if args.bots == "all":
@@ -376,8 +417,10 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
     show.obj({"type": "sim", "port": vb.port, "board": board_name, "layout": layout, "game": game,
               "seed": seed, "bots": sorted(bot_seats)})
     show.line(show.paint("cardtable sim: %s on a virtual %s, seed %d" % (game, board_name, seed), "bold"))
-    show.line("virtual board on %s   (cardtable monitor --port %s)" % (vb.port, vb.port))
-    link = Link(vb.port, timeout=10)
+    show.line("virtual board on %s   (held by this simulator while it plays%s)" % (
+        vb.port, "; with --keep: cardtable monitor --port %s after the game" % vb.port if not args.keep else
+        ": cardtable monitor --port %s once the game is over" % vb.port))
+    link = Link(vb.port, timeout=10)  # held: other programs are refused while the bots play
     try:
         bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes,
                     on_message=show.message)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import sys
 
+_RESET = "\x1b[0m"
 _CODES = {"red": "31", "green": "32", "yellow": "33", "blue": "34", "magenta": "35",
           "cyan": "36", "bold": "1", "dim": "2"}
 
@@ -20,4 +21,31 @@ def paint(text: str, colour: str, on: bool | None = None) -> str:
         on = use_colour()
     if not on:
         return text
-    return "\x1b[%sm%s\x1b[0m" % (_CODES[colour], text)
+    code = "\x1b[%sm" % _CODES[colour]
+    # a painted card inside the text resets the colour: take this one up again after it
+    return code + text.replace(_RESET, _RESET + code) + _RESET
+
+
+_GLYPHS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+
+
+def card_glyph(code: str) -> str:
+    """A standard card code with its suit glyph, red for hearts and diamonds: '10H' -> '10♥'.
+
+    Black suits take the terminal's own foreground colour (true black vanishes on a dark screen).
+    Codes that are not standard cards (jokers, other decks) come back unchanged.
+    """
+    base, sep, owner = code.partition("#")
+    suit = base[-1:]
+    if suit not in _GLYPHS or base[:-1] not in _RANKS:
+        return code
+    text = base[:-1] + _GLYPHS[suit] + sep + owner
+    return ("\x1b[31m" if suit in "DH" else "\x1b[39m") + text + _RESET
+
+
+def style_cards(game, on: bool | None = None) -> None:
+    """Show a standard deck's cards with suit glyphs where colour is on (plain codes otherwise)."""
+    if on is None:
+        on = use_colour()
+    game.card_style = card_glyph if on and game.DECK == "standard" else None

@@ -1,7 +1,7 @@
 """Board configs: shipped boards validate; each mistake a maker can make gets a clear error."""
 import os
 
-from support import raises
+from support import raises, stepped
 
 from cardtable.table import config
 from cardtable.table.config import ConfigError
@@ -33,8 +33,10 @@ def base():
         "table": {"w": 900, "h": 900},
         "seats": [{"name": "S", "at": [450, 890]}, {"name": "W", "at": [10, 450]},
                   {"name": "N", "at": [450, 10]}, {"name": "E", "at": [890, 450]}],
-        "buses": {"i2c0": {"kind": "i2c", "id": 0, "sda": 4, "scl": 5}},
-        "readers": [{"bus": "i2c0", "mux": "0x70", "ch": c} for c in range(5)],
+        "buses": {"i2c0": {"kind": "i2c", "id": 0, "sda": 4, "scl": 5, "reset": 3,
+                           "pullup": 10000, "cable_mm": 300}},
+        "readers": [{"bus": "i2c0", "mux": "0x70", "ch": c, "pullup": 2200, "cable_mm": 300}
+                    for c in range(5)],
         "zones": {
             "s0": {"reader": 0, "led": 0, "at": [450, 640]},
             "s1": {"reader": 1, "led": 1, "at": [260, 450]},
@@ -63,6 +65,7 @@ def problems(cfg):
     return str(e)
 
 
+@stepped
 def test_all_shipped_boards_validate():
     from cardtable.table import configcheck
 
@@ -71,6 +74,7 @@ def test_all_shipped_boards_validate():
     for name in SHIPPED:
         assert name in names, (name, names)
     for name in names:
+        yield
         b = config.load_board(name, d)
         assert b.name == name
         assert b.layouts, name
@@ -298,6 +302,7 @@ def test_pin_functions_follow_the_rp2040_pin_mux():
     assert configcheck.parse_role("kitty") == ("kitty", None)
 
 
+@stepped
 def test_the_checker_leaves_the_heap_once_a_board_is_loaded():
     import sys
 
@@ -305,8 +310,161 @@ def test_the_checker_leaves_the_heap_once_a_board_is_loaded():
 
     config.unload_check()
     b = config.load_board("pico-i2c-4seat", _boards_dir())
-    assert config.CHECK not in sys.modules and not hasattr(cardtable.table, "configcheck")
+    for mod in (config.CHECK, config.BUSCHECK):
+        assert mod not in sys.modules, mod
+    assert not hasattr(cardtable.table, "configcheck") and not hasattr(cardtable.table, "buscheck")
     assert b.layout("fortyfives").zone("kitty") == "c"  # the board works without it
+    yield
     e = raises(ConfigError, config.validate, {"format": 1}, "x.json")
     assert "x.json: board: expected a short name" in str(e), str(e)
     assert config.CHECK not in sys.modules
+
+
+# -- the wiring's electrics and the table's geometry (issue 17) -------------------------------
+
+
+def shipped(name):
+    """The shipped board file `name` as a dict, to break one thing in it."""
+    import json
+
+    with open("%s/%s.json" % (_boards_dir(), name)) as f:
+        return json.load(f)
+
+
+def refused(cfg, name):
+    """The ConfigError message for cfg, a changed copy of the shipped board `name`."""
+    e = raises(ConfigError, config.validate, cfg, name + ".json", name)
+    return str(e)
+
+
+@stepped
+def test_shipped_boards_need_no_warnings_and_run_i2c_at_400_khz():
+    d = _boards_dir()
+    for name in config.board_names(d):
+        yield
+        b = config.load_board(name, d)
+        assert b.warnings == (), (name, b.warnings)
+        for bus in b.buses.values():
+            if bus["kind"] == "i2c":
+                assert bus["freq"] == 400000 and 0 < bus["rise_ns"] <= 300, (name, bus)
+                assert bus.get("reset") is not None, name
+
+
+def test_a_mux_channel_without_pull_ups_is_refused():
+    cfg = shipped("pico-i2c-4seat")
+    del cfg["readers"][3]["pullup"]
+    msg = refused(cfg, "pico-i2c-4seat")
+    assert "readers[3]: no pull-ups on mux 0x70 ch 3: a TCA9548A channel passes" in msg, msg
+    assert "the Adafruit 364 has none" in msg and "\"pullup\": 2200" in msg
+    cfg = base()
+    cfg["readers"] = [{"bus": "i2c0", "pullup": 0, "cable_mm": 200}]
+    cfg["buses"]["i2c0"]["pullup"] = 0
+    del cfg["buses"]["i2c0"]["reset"]
+    assert "readers[0]: no pull-ups on i2c0" in problems(cfg)
+
+
+def test_rise_time_uses_um10204_with_integer_maths():
+    from cardtable.table import buscheck
+
+    assert buscheck.rise_ns(10000, 118) == 999  # the issue's ~1 us: 10 kohm on ~118 pF
+    assert buscheck.rise_ns(4700, 100) == 398
+    assert buscheck.parallel(10000, 2200) == 1803 and buscheck.parallel(0, 2200) == 2200
+    segs = buscheck.segments({"pullup": 10000, "cable_mm": 300},
+                             [{"bus": "i2c0", "mux": "0x70", "ch": 0, "pullup": 10000,
+                               "cable_mm": 600}], "i2c0")
+    # 0.9 m at 80 pF/m + four pins at 10 pF (Pico, mux trunk side, mux channel, PN532)
+    assert segs == [(0, 5000, 112, 474, 900)], segs
+
+
+def test_weak_pull_ups_on_a_long_bus_refuse_400_khz_and_pick_100():
+    cfg = shipped("pico-i2c-4seat")
+    for r in cfg["readers"]:
+        r["pullup"] = 10000  # what the issue found: ~10 kohm and ~1 m
+    msg = refused(cfg, "pico-i2c-4seat")
+    assert "buses.i2c0.freq: 400000 Hz allows a rise time of 300 ns (UM10204), but mux 0x71 ch 1" \
+        " rises in " in msg, msg
+    assert "set \"freq\": 100000 or fit stronger pull-ups" in msg
+    del cfg["buses"]["i2c0"]["freq"]
+    b = config.validate(cfg, "pico-i2c-4seat.json", "pico-i2c-4seat")
+    assert b.buses["i2c0"]["freq"] == 100000 and 300 < b.buses["i2c0"]["rise_ns"] <= 1000
+
+
+def test_a_bus_too_slow_even_for_100_khz_or_too_strong_is_refused():
+    cfg = base()
+    cfg["buses"]["i2c0"]["pullup"] = 0
+    for r in cfg["readers"]:
+        r["pullup"] = 47000
+    msg = problems(cfg)
+    assert "buses.i2c0: too slow even for 100 kHz (1000 ns allowed): mux 0x70 ch 0 rises in" in msg
+    cfg = base()
+    for r in cfg["readers"]:
+        r["pullup"] = 1000
+    msg = problems(cfg)
+    assert "readers[0]: 909 ohm of pull-ups (trunk and channel together) is more than a chip" \
+        " can pull low: at least 967 ohm" in msg, msg
+
+
+def test_over_a_metre_of_wire_and_no_mux_reset_are_warned_about():
+    cfg = base()
+    cfg["readers"][2]["cable_mm"] = 800
+    del cfg["buses"]["i2c0"]["reset"]
+    b = config.validate(cfg)
+    assert len(b.warnings) == 2, b.warnings
+    assert b.warnings[0].startswith("buses.i2c0: no \"reset\": the muxes' RESET is not on a GPIO")
+    assert b.warnings[1].startswith("readers[2]: 1100 mm of wire from the Pico to mux 0x70 ch 2:")
+    assert b.buses["i2c0"].get("reset") is None
+    cfg = base()
+    cfg["buses"]["i2c0"]["reset"] = 4  # the SDA pin
+    assert "GP4 is used twice: by buses.i2c0.sda and by buses.i2c0.reset" in problems(cfg)
+
+
+def test_an_spi_build_needs_six_cores_chip_select_pull_ups_and_an_sck_resistor():
+    cfg = shipped("pico-spi-4seat")
+    cfg["buses"]["spi0"]["cable_cores"] = 4
+    del cfg["buses"]["spi0"]["cs_pullup"]
+    msg = refused(cfg, "pico-spi-4seat")
+    assert "buses.spi0.cable_cores: 4-core cable cannot carry SPI to a reader: it needs 6" in msg
+    assert "buses.spi0: no chip-select pull-ups: RP2040 pins come out of reset pulled down" in msg
+    cfg = shipped("pico-spi-4seat")
+    del cfg["buses"]["spi0"]["sck_series"]
+    b = config.validate(cfg, "pico-spi-4seat.json", "pico-spi-4seat")
+    assert b.warnings == ("buses.spi0: no series resistor on SCK: a clock line to several"
+                          " readers rings, and a PN532 may count an edge twice; fit 33 ohm at"
+                          " the Pico's SCK pin and write \"sck_series\": 33",), b.warnings
+
+
+def test_round_tables_keep_parts_on_the_table_and_zones_clear_of_hands():
+    cfg = shipped("pico-nerts-6")
+    cfg["piezo"]["at"] = [1100, 1150]  # inside the bounding box, off the round table
+    cfg["zones"]["l0"]["at"] = [600, 1030]  # a "nerts left" pad where a hand rests
+    msg = refused(cfg, "pico-nerts-6")
+    assert "piezo.at: [1100, 1150] is off the round table (1200 mm across)" in msg, msg
+    assert "zones.l0: its outline is 125 mm from the edge in front of seat South, where a hand" \
+        " of tagged cards rests" in msg
+    cfg = shipped("pico-nerts-6")
+    cfg["zones"]["l1"]["at"] = [60, 900]
+    assert "zones.l1: its outline reaches" in refused(cfg, "pico-nerts-6")
+
+
+def test_tap_pads_stay_clear_of_the_hands_at_a_rectangular_table():
+    cfg = shipped("pico-i2c-4seat")
+    cfg["zones"]["t0"]["at"] = [640, 770]  # where the pads used to be
+    cfg["zones"]["t1"]["at"] = [130, 640]
+    msg = refused(cfg, "pico-i2c-4seat")
+    assert "zones.t0: its outline is 99 mm from the edge in front of seat South" in msg, msg
+    assert "zones.t1: its outline is 99 mm from the edge in front of seat West" in msg
+    cfg = base()
+    cfg["seats"] = cfg["seats"][:1]  # one seat, South: only the South edge holds a hand
+    cfg["zones"]["s1"]["at"] = [60, 450]
+    cfg["layouts"] = {}
+    assert "zones.s1" not in problems(cfg)
+
+
+def test_wire_lengths_cannot_be_shorter_than_the_drawing_shows():
+    cfg = shipped("pico-nerts-6")
+    cfg["readers"][6]["cable_mm"] = 100
+    cfg["buses"]["i2c1"]["cable_mm"] = 20
+    msg = refused(cfg, "pico-nerts-6")
+    assert "buses.i2c1.cable_mm: 20 mm is shorter than the 80 mm from the Pico to mux 0x70 on" \
+        " the drawing" in msg, msg
+    assert "readers[6].cable_mm: 100 mm is shorter than the 405 mm from mux 0x70 to its zone" in msg

@@ -4,7 +4,7 @@ import sys
 
 from support import MICROPYTHON, stepped
 
-from simtable import BOARDS, board, collect, loading, main_module, only_game, room_for_board, scratch
+from simtable import BOARDS, board, collect, loading, main_module, only_game, scratch
 
 
 def _emulating():
@@ -177,9 +177,9 @@ def test_maintenance_mode_starts_nothing():
         made.append(SimHal(board, emu=emu, storage=store))
         return made[0]
 
-    yield from room_for_board()
+    b = yield from board("pico-i2c-2seat")  # on the board this is part of build(); here a step
 
-    ctl = main.build({"board": "pico-i2c-2seat"}, make_hal, BOARDS,
+    ctl = main.build({"board": "pico-i2c-2seat"}, make_hal, BOARDS, board=b,
                      stop=lambda hal, board: main.maintenance(store, hal, board))
     assert ctl is None
     if EMULATING:

@@ -346,6 +346,23 @@ def test_wrong_checksum_is_asked_again_then_reported():
         assert r.stats()["frame"] == 1
 
 
+def test_a_wrong_length_checksum_is_asked_again_then_reported():
+    # LEN and LCS agree or the frame is refused before its data is trusted (UM0701-02 6.2.1.1)
+    for make in (_i2c, spi_reader, uart_reader):
+        emu, r = make(Tag(UID_AS, text="AS"))
+        emu.corrupt_len = 1
+        assert bytes(r.poll()) == UID_AS  # NACK made the PN532 send it again
+        assert r.retried == 1 and r.counts[1] == 0 and r.fails == 0
+        r.release()
+        emu.corrupt_len = 2
+        e = raises(ChecksumError, r.poll)
+        assert "length checksum" in str(e), e
+        assert r.retried == 2 and r.counts[1] == 1 and r.fails == 1 and r.tg == 0
+        emu.corrupt_len = 0
+        r.release()
+        assert bytes(r.poll()) == UID_AS and r.fails == 0  # the next command is fine again
+
+
 def spi_reader(*tags):
     emu = PN532Emu(*tags)
     spi = FakeSPI()
@@ -383,13 +400,37 @@ def test_no_answer_times_out_and_counts_consecutive_failures():
         assert r.fails == 0 and r.errors == 3 and r.counts[0] == 3
 
 
+def test_a_failed_poll_or_read_switches_the_field_off():
+    # One field at a time must hold exactly when a reader misbehaves (issue 17, point 4).
+    for make in (_i2c, spi_reader, uart_reader):
+        for fault, n, exc in (("slow_ms", 1000, NoAnswer), ("corrupt", 2, ChecksumError),
+                              ("error_frames", 1, ErrorFrame)):
+            emu, r = make(Tag(UID_AS, text="AS"))
+            emu.rf = True  # left on, as after a poll that found the tag
+            setattr(emu, fault, n)
+            raises(exc, r.poll)
+            assert not emu.rf, (make.__name__, fault)
+            assert r.errors == 1 and r.tg == 0
+        emu, r = make(Tag(UID_AS, text="AS"))
+        assert bytes(r.poll()) == UID_AS and emu.rf
+        emu.corrupt = 2  # the READ's answer, and its resend
+        raises(ChecksumError, r.read_text)
+        assert not emu.rf, make.__name__
+        emu.vanish_after = 0
+        assert bytes(r.poll()) == UID_AS
+        raises(TagError, r.read_text)  # the tag left: the field is the caller's to release
+        assert emu.rf
+
+
 def test_slow_answer_is_aborted_and_the_next_command_is_clean():
     for make in (_i2c, spi_reader, uart_reader):
         emu, r = make(Tag(UID_AS, text="AS"))
         emu.slow_ms = 40
         e = raises(NoAnswer, r.poll)
         assert "no response" in str(e)
-        assert emu.frames[-1] == b"\xd4\x4a\x01\x00"
+        assert emu.frames[-2] == b"\xd4\x4a\x01\x00"
+        assert emu.frames[-1] == b"\xd4\x32\x01\x00" and not emu.rf  # the field goes off
+        assert r.errors == 1  # the best-effort switch-off is no second failure
         emu.slow_ms = 0
         assert bytes(r.poll()) == UID_AS
         assert r.read_text() == "AS"

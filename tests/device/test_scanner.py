@@ -70,6 +70,31 @@ def test_a_card_seen_once_in_passing_is_nothing():
     assert rounds(sc, clock, 10) == []
 
 
+def test_a_new_card_that_flickers_back_to_the_card_lying_there_starts_its_debounce_again():
+    # The 7H slides over the AS already placed: the reader sees one, then the other. Seeing the
+    # AS again ends the 7H's debounce: neither a second AS nor an early 7H, and the 7H is
+    # stamped with its first sighting after the flicker.
+    readers, clock, sc = table(n=1, place_polls=2)
+    put(readers[0], "AS")
+    assert kinds(rounds(sc, clock, 3)) == [(PLACED, 0)]
+    seen = []
+    for text in ("7H", "AS", "AS", "7H"):
+        put(readers[0], text)
+        assert rounds(sc, clock, 1) == [], text
+        seen.append(clock.now)
+    events = rounds(sc, clock, 1)
+    assert kinds(events) == [(LIFTED, 0), (PLACED, 0)]
+    assert events[1][3] == "7H" and events[1][2] == seen[3]
+    assert events[0][4] == uid_key_of("AS")
+
+
+def uid_key_of(text):
+    from cardtable.table.scanner import uid_key
+
+    uid = uid_for(text)
+    return uid_key(uid, len(uid))
+
+
 def test_a_missed_poll_under_a_still_card_is_no_lift():
     readers, clock, sc = table(n=1, lift_polls=3)
     put(readers[0], "JC")

@@ -13,18 +13,20 @@ EXTRA = ("cardtable_host.sim.pn532_emu", "cardtable.drivers.ndef", "cardtable.dr
          "cardtable.drivers.mux", "cardtable.drivers.pn532_i2c", "cardtable.table.remote")
 
 
-def emulated(board_name, layout):
+def emulated(board_name, layout, module="cardtable_host.sim.pn532_emu", extra=EXTRA):
     """A table on emulated PN532s where they fit beside the package (see test_main_loop.py),
-    else on fake readers; and the emulator module (None: fake readers)."""
+    else on fake readers; and the emulator module (None: fake readers). module: the emulator
+    (cardtable_host.sim.busfault for readers that can hold the bus); extra: modules to load
+    first, while the heap is emptiest."""
     yield from only_game(layout)
     emu = None
     if EMULATING:
-        for name in EXTRA:  # the emulator first: the biggest module to compile
+        for name in extra + (module,):  # the emulator first: the biggest module to compile
             if name not in sys.modules:
                 __import__(name)
                 collect()
                 yield
-        from cardtable_host.sim import pn532_emu as emu
+        emu = sys.modules[module]
     t = yield from table(board_name, layout, emu=emu, budget=1)  # a reader per step, as on the board
     return t, emu
 

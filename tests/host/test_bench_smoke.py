@@ -187,3 +187,13 @@ def test_each_debounce_poll_costs_a_settle_time_not_a_cycle() -> None:
     extra = three["rejected"]["p50"] - two["rejected"]["p50"]
     # the scanner polls a card being debounced again after settle_ms, not a cycle later
     assert latency.Timing().settle_ms * 0.8 < extra < 0.5 * two["cycle_ms"]
+
+
+def test_fault_counts_are_reported(quick: tuple[dict, str]) -> None:
+    r, out = quick
+    link, rec = r["faults"]["link"], r["faults"]["records"]
+    assert link["lines"] == 2000 and link["answered"] + link["empty"] == 2000
+    assert link["crashes"] == 0 and link["changed"] == 0
+    assert rec["records"] == 50 and rec["malformed"] + rec["rejected"] + rec["legal"] == 50
+    assert rec["tracebacks"] == 0 and rec["unclear"] == 0
+    assert "link: 2,000 lines fuzzed" in out and "tracebacks 0" in out

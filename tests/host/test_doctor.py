@@ -53,8 +53,35 @@ def test_doctor_finds_a_dead_reader_and_sees_it_mended() -> None:
 def test_doctor_on_a_board_without_the_table_says_so() -> None:
     with VirtualBoard("pico-i2c-2seat", repl=True) as vb:  # MicroPython at its prompt, no table
         r = cardtable("doctor", "--port", vb.port)
-        assert r.returncode == 2
-        assert "does not answer" in r.stderr and "cardtable flash" in r.stderr
+        assert r.returncode == 1, r.stdout + r.stderr
+        assert "at the MicroPython REPL: the table is not running" in r.stdout
+        assert "`cardtable doctor --restart` starts the table again" in r.stdout
+        assert vb.mode == "repl"  # looking changed nothing
+        pulled = cardtable("pull", "--list", "--port", vb.port)
+        assert pulled.returncode == 2  # as its help says: the board does not answer
+        assert "no answer to hello" in pulled.stderr and "`cardtable doctor` looks" in pulled.stderr
+
+        r = cardtable("doctor", "--port", vb.port, "--restart", "--sample", "0.2")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "the table is running again" in r.stdout and "healthy" in r.stdout
+        assert vb.mode == "table"
+
+
+def test_doctor_sees_maintenance_mode() -> None:
+    with VirtualBoard("pico-i2c-2seat", game="nexus") as vb:
+        from mpremote.transport_serial import SerialTransport
+
+        t = SerialTransport(vb.port)
+        t.enter_raw_repl(soft_reset=False)
+        t.fs_writefile("maintenance", b"a flash stopped half-way\n")
+        t.close()
+        vb.reset()  # the table stays off
+        r = cardtable("doctor", "--port", vb.port, "--json")
+        assert r.returncode == 1, r.stdout + r.stderr
+        rep = json.loads(r.stdout)
+        assert rep["maintenance"] is True and not rep["ok"]
+        assert rep["stopped"].startswith("in maintenance mode: the table is off")
+        assert any("`cardtable flash` finishes the flash" in p for p in rep["problems"])
 
 
 def test_diagnose_names_journal_flash_and_heap_trouble() -> None:

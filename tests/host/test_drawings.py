@@ -142,3 +142,37 @@ def test_readme_bom_counts_come_from_the_boards() -> None:
     assert "<!-- END GENERATED power -->" in readme
     with pytest.raises(ValueError, match="block markers"):
         drawings.fill_readme("# no markers\n", {"bom": "x"})
+
+
+def test_bom_has_every_part_the_wiring_needs() -> None:
+    files = drawings.generate(BOARDS, _readme())
+    readme = files["README.md"]
+    bom = readme.split("<!-- BEGIN GENERATED bom")[1].split("<!-- END GENERATED bom")[0]
+    rows = {ln.split("|")[1].strip(): [c.strip() for c in ln.strip("|").split("|")]
+            for ln in bom.splitlines() if ln.startswith("| ")}
+    # columns: part, part number, pico-i2c-2seat, pico-i2c-4seat, pico-nerts-6, pico-spi-4seat
+    assert rows["Resistor 2.2 kohm, I2C channel pull-up"][2:] == ["12", "18", "24", ""]
+    assert rows["Resistor 10 kohm, chip-select pull-up"][2:] == ["", "", "", "5"]
+    assert rows["Resistor 33 ohm, in series with SCK"][2:] == ["", "", "", "1"]
+    assert rows["Capacitor 100 nF, at each bare WS2812B"][2:] == ["6", "9", "18", "5"]
+    assert rows["Capacitor 10 nF, encoder filter"][2:] == ["2", "", "", ""]
+    assert "6-core" in files["pico-spi-4seat/wiring.md"]
+    assert "4-core" in files["pico-i2c-4seat/wiring.md"]
+    md = files["pico-i2c-4seat/wiring.md"]
+    assert "1OE (pin 1) to GND; unused gates: A and OE to GND" in md
+    assert "5 V and return fed to both ends of the chain" in md
+    assert ("| GP3 | 5 | mux RESET of i2c0 (active low, driven high) | RESET of TCA9548A"
+            " 0x70, 0x71 |") in md
+    assert "| 6 | t1 | i2c0 | 0x71 ch 1 | 5 kohm | 2.2 kohm | 1.5 kohm | 900 | 122 | 157 |" in md
+
+
+def test_the_layout_places_the_pico_and_the_muxes() -> None:
+    files = drawings.generate(BOARDS, None)
+    for board in drawings.load_boards(BOARDS):
+        root = ET.fromstring(files["%s/layout.svg" % board.name])
+        texts = [t.text for t in root.iter(SVG + "text")]
+        assert "Pico" in texts, board.name
+        for bus, addr in drawings.muxes(board):
+            assert "0x%02x" % addr in texts, (board.name, bus, addr)
+        lines = list(root.iter(SVG + "line"))
+        assert len(lines) == len(drawings.muxes(board)) + len(board.board.readers), board.name

@@ -115,3 +115,14 @@ def test_missing_toolchain_is_named_with_what_to_install(tmp_path: Path, monkeyp
     assert "missing arm-none-eabi-gcc, arm-none-eabi-g++" in msg
     assert "apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake" in msg
     assert not list(tmp_path.rglob("*.uf2"))
+
+
+def test_the_cache_keeps_the_newest_images(tmp_path: Path) -> None:
+    import os
+
+    for i in range(5):
+        p = tmp_path / ("%d.uf2" % i)
+        p.write_bytes(b"x")
+        os.utime(p, (1000 + i, 1000 + (i * 7) % 5))  # last used: 0, 3, 1, 4, 2 (newest)
+    build.prune(tmp_path, keep=2)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["2.uf2", "4.uf2"]

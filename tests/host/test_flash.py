@@ -90,6 +90,13 @@ def test_flash_then_hello_then_only_what_changed(tmp_path: Path) -> None:
         vb.sync()
         assert (tmp_path / "flash" / "games" / "0000.jsonl").read_bytes() == b'{"game": "nexus", "seats": 2}\n'
 
+        # another layout: the table would resume its california-jacks game; the layout asked for wins
+        other = cardtable("flash", "--port", vb.port, "--layout", "nexus", "--json")
+        assert other.returncode == 0, other.stdout + other.stderr
+        report = json.loads(other.stdout)
+        assert report["copied"] == [] and report["config"]["layout"] == "nexus"
+        assert report["hello"]["layout"] == "nexus" and report["hello"]["game"]["game"] == "nexus"
+
 
 def test_copy_failed_half_way_then_rerun_finishes(tmp_path: Path) -> None:
     paths = firmware_paths()
@@ -122,7 +129,8 @@ def test_busy_board_is_refused(tmp_path: Path) -> None:
         with serial.Serial(vb.port, 115200, exclusive=True):  # e.g. a serial terminal holds it
             r = cardtable("flash", "--port", vb.port)
         assert r.returncode == 2
-        assert "the board is busy: another program has %s open" % vb.port in r.stderr
+        assert "cardtable flash: the table's port is in use by " in r.stderr
+        assert ", pid %d\n" % os.getpid() in r.stderr  # the program that holds it, named
 
 
 def test_no_board_found_says_what_to_do() -> None:
@@ -224,3 +232,41 @@ def test_bootsel_drive_gets_the_image_then_the_board_files(tmp_path: Path) -> No
     assert (flashed / "games" / "0001.jsonl").exists()
     assert json.loads((flashed / "config.json").read_text())["layout"] == "california-jacks"
     assert not (flashed / "maintenance").exists()
+
+
+def test_a_board_that_says_nothing_after_the_reset_fails_in_time() -> None:
+    """The hang after a long game: a read with no deadline waited for ever at 'resetting'."""
+    import threading
+
+    master, slave = os.openpty()  # a board that takes every byte and answers nothing
+    try:
+        board = flash.Board(os.ttyname(slave))
+        failed: list[BaseException] = []
+
+        def reset() -> None:
+            try:
+                board.reset_and_hello(timeout=1.0)
+            except BaseException as e:  # noqa: BLE001 - kept for the assertion
+                failed.append(e)
+
+        t = threading.Thread(target=reset, daemon=True)
+        t.start()
+        t.join(timeout=10)
+        assert not t.is_alive(), "reset_and_hello is still waiting"
+        assert isinstance(failed[0], flash.FlashError)
+        assert "did not say hello within 1 s after the reset; it said:\n  (nothing)" in str(failed[0])
+        board.close()
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_refused_flash_leaves_the_table_running() -> None:
+    with VirtualBoard("pico-i2c-2seat", game="nexus") as vb:
+        r = cardtable("flash", "--port", vb.port, "--layout", "nerts")
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert ("cardtable flash: board pico-i2c-2seat has no layout 'nerts': its layouts are "
+                "california-jacks, fairies, nexus (nothing was changed: the table is running again)") in r.stderr
+        assert vb.mode == "table"
+        with Link(vb.port) as link:
+            assert link.hello()["layout"] == "nexus"

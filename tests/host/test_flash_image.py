@@ -13,6 +13,7 @@ import pytest
 from hostsupport import cardtable, make_uf2
 
 from cardtable_host import flash, imageinstall, uf2
+from cardtable_host.errors import CardtableError
 
 BUILD = "0123456789ab"
 
@@ -82,6 +83,16 @@ class FakePico:
 
         return Board()
 
+    def claim(self, command: str, port: str | None) -> tuple[str, Any]:
+        """boardfind.claim: the port of the Pico while it runs MicroPython, held."""
+        if self.in_bootsel:
+            raise CardtableError("no board found")
+        self.events.append("claim")
+        return "/dev/ttyACM0", self
+
+    def release(self) -> None:
+        self.events.append("release")
+
     def bootrom(self) -> None:
         """BOOTSEL mode: the drive shows; a whole UF2 written to it reboots into the image."""
         (self.drive / uf2.INFO_FILE).write_text("Board-ID: RPI-RP2\n")
@@ -105,11 +116,7 @@ def test_a_stock_pico_on_serial_is_sent_to_bootsel_given_the_image_and_checked(
     drive.mkdir()
     pico = FakePico(drive, image)
     monkeypatch.setattr(flash, "Board", pico.board)
-    monkeypatch.setattr(flash, "check_free", lambda port: None)
-    monkeypatch.setattr(flash.boardfind, "resolve", lambda port=None: "/dev/ttyACM0")
-    monkeypatch.setattr(imageinstall.boardfind, "resolve", lambda port=None: "/dev/ttyACM0")
-    monkeypatch.setattr(imageinstall.boardfind, "busy",
-                        lambda port: "gone" if pico.in_bootsel else None)
+    monkeypatch.setattr(flash.boardfind, "claim", pico.claim)
     monkeypatch.setattr(uf2, "_mount_points", lambda: [drive])  # the desktop mounts RPI-RP2 there
     monkeypatch.setattr(uf2, "picotool_loader", lambda: None)
     monkeypatch.setattr(uf2, "wait_gone", lambda d, t: not uf2.is_bootsel_drive(d) or
@@ -119,8 +126,10 @@ def test_a_stock_pico_on_serial_is_sent_to_bootsel_given_the_image_and_checked(
     report: dict[str, Any] = {}
     said: list[str] = []
     assert flash._flash(args, report, said.append) == 0, said
-    assert pico.events[:4] == ["open", "bootloader", "close", "uf2"]
-    assert pico.events[-2:] == ["reset", "close"]
+    # the port is let go while the Pico is away, and claimed again when it is back
+    assert pico.events[:6] == ["claim", "open", "bootloader", "close", "release", "uf2"]
+    assert pico.events[6:8] == ["claim", "open"]
+    assert pico.events[-3:] == ["reset", "close", "release"]
     assert report["installed"] == "drive %s" % drive and report["hello"]["build"] == BUILD
     # the image's flash: board files, config, journals; the old firmware files are gone
     assert "main.py" not in pico.files and "lib/cardtable/rng.mpy" not in pico.files
@@ -136,18 +145,18 @@ def test_a_stock_pico_on_serial_is_sent_to_bootsel_given_the_image_and_checked(
 
 def test_hello_must_name_the_build_that_was_flashed() -> None:
     image = flash.imageinstall.Image(Path("cardtable-pico.uf2"), "0.1.0", "0123456789ab")
-    flash.check_build({"build": "0123456789ab"}, image)
+    flash.check_build({"build": "0123456789ab"}, image.build)
     flash.check_build({"build": "source"}, None)
     with pytest.raises(flash.FlashError, match="the board says build source but the image is build "
                                                "0123456789ab: the image did not take"):
-        flash.check_build({"build": "source"}, image)
+        flash.check_build({"build": "source"}, image.build)
     with pytest.raises(flash.FlashError, match="a frozen cardtable image shadows them"):
         flash.check_build({"build": "0123456789ab"}, None)
 
 
 def test_files_onto_a_board_running_the_image_are_refused() -> None:
     with pytest.raises(flash.FlashError, match="runs the cardtable image .build 0123456789ab.: its frozen"):
-        flash._mpy_files({"build": "0123456789ab"}, None, print)  # type: ignore[arg-type]
+        flash._mpy_files({"build": "0123456789ab"}, None, ((1, 27, 0), (6, 3), ""), print)  # type: ignore[arg-type]
 
 
 def test_a_file_that_is_no_cardtable_image_is_refused(tmp_path: Path) -> None:
@@ -162,3 +171,36 @@ def test_a_file_that_is_no_cardtable_image_is_refused(tmp_path: Path) -> None:
     r = cardtable("flash", "--uf2", str(stock), "--drive", str(drive))
     assert r.returncode == 2
     assert "is not a cardtable image" in r.stderr and not (drive / stock.name).exists()
+
+
+def test_picotool_that_talks_usb_loads_the_image(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "picotool.log"
+    tool = bin_dir / "picotool"
+    # a picotool built with libusb lists `load`; one built without (as `make firmware`'s) does not
+    tool.write_text('#!/bin/sh\nif [ "$1" = help ]; then printf "COMMANDS:\\n    info   Display\\n%%s" "$LOAD"; '
+                    'exit 0; fi\necho "$@" >> %s\n' % log)
+    tool.chmod(0o755)
+    monkeypatch.setenv("PATH", "%s:/usr/bin:/bin" % bin_dir)
+    monkeypatch.setenv("LOAD", "")
+    assert uf2.picotool_loader() is None
+    monkeypatch.setenv("LOAD", "    load   Load the program / memory range stored in a file onto the device.\n")
+    assert uf2.picotool_loader() == str(tool)
+    image = imageinstall.Image(tmp_path / "cardtable-pico.uf2", "0.1.0", BUILD)
+    image.path.write_bytes(make_uf2(b"0.1.0 build %s\0" % BUILD.encode()))
+    said: list[str] = []
+    assert imageinstall.load(image, None, said.append) == "picotool"
+    assert log.read_text().split() == ["load", "-x", str(image.path)]
+
+
+def test_dry_run_with_a_pico_in_bootsel_changes_nothing(tmp_path: Path) -> None:
+    image = tmp_path / "cardtable-pico.uf2"
+    image.write_bytes(make_uf2(b"0.1.0 build %s\0" % BUILD.encode()))
+    drive = tmp_path / "RPI-RP2"
+    drive.mkdir()
+    (drive / uf2.INFO_FILE).write_text("Board-ID: RPI-RP2\n")
+    r = cardtable("flash", "--uf2", str(image), "--drive", str(drive), "--dry-run")
+    assert r.returncode == 0, r.stderr
+    assert "a Pico is in BOOTSEL mode (%s): would install the cardtable image 0.1.0 build %s" % (drive, BUILD) in r.stdout
+    assert sorted(p.name for p in drive.iterdir()) == [uf2.INFO_FILE]

@@ -15,28 +15,35 @@ from cardtable.table import config
 BOARDS = Path(__file__).resolve().parents[2] / "firmware" / "boards"
 
 
+LOG: list[tuple[Any, ...]] = []  # what the firmware asked of machine, in order
+
+
 class Pin:
-    IN, OUT, PULL_UP, IRQ_FALLING = 0, 1, 2, 4
+    IN, OUT, PULL_UP, IRQ_FALLING, IRQ_RISING, OPEN_DRAIN = 0, 1, 2, 4, 8, 16
     made: dict[int, "Pin"] = {}
 
     def __init__(self, gp: int, mode: int = -1, pull: int = -1, value: int | None = None) -> None:
         self.gp, self.mode, self.pull = gp, mode, pull
         self.v = 1 if value is None else value
         self.handler: Any = None
+        self.trigger = self.hard = None
         Pin.made[gp] = self
+        LOG.append(("pin", gp, mode, value))
 
     def value(self, v: int | None = None) -> int:
         if v is not None:
             self.v = v
+            LOG.append(("set", self.gp, v))
         return self.v
 
-    def irq(self, handler: Any, trigger: int) -> None:
-        self.handler = handler
+    def irq(self, handler: Any, trigger: int, hard: bool = False) -> None:
+        self.handler, self.trigger, self.hard = handler, trigger, hard
 
 
 class Bus:
     def __init__(self, kind: str, bus_id: int, **kw: Any) -> None:
         self.kind, self.id, self.kw = kind, bus_id, kw
+        LOG.append(("bus", kind, bus_id))
 
 
 class PWM:
@@ -118,7 +125,10 @@ def rp2(monkeypatch: pytest.MonkeyPatch) -> Any:
     """cardtable.hw_rp2 with stand-in rp2 modules and stdio."""
     Pin.made = {}
     Timer.made = []
+    LOG.clear()
     machine = types.ModuleType("machine")
+    machine.disable_irq = lambda: 7  # type: ignore[attr-defined]
+    machine.enable_irq = lambda state: None  # type: ignore[attr-defined]
     for name, obj in (("Pin", Pin), ("PWM", PWM), ("WDT", WDT), ("Timer", Timer)):
         setattr(machine, name, obj)
     machine.I2C = lambda i, **kw: Bus("i2c", i, **kw)  # type: ignore[attr-defined]
@@ -148,7 +158,7 @@ def test_i2c_board_gets_its_bus_and_one_driver_per_reader_behind_the_muxes(rp2: 
     b = board("pico-i2c-4seat")
     hal = rp2.Rp2Hal(b)
     assert len(hal.readers) == 9 and type(hal.readers[0]).__name__ == "PN532I2C"
-    bus = hal.readers[0].i2c
+    bus = hal.readers[0].i2c.i2c  # behind the guard that clears a stuck bus
     assert (bus.kind, bus.id, bus.kw["freq"]) == ("i2c", 0, 400000)
     assert (bus.kw["sda"].gp, bus.kw["scl"].gp) == (4, 5)
     muxes = {(r.mux.addr, r.channel) for r in hal.readers}
@@ -187,16 +197,82 @@ def test_buttons_are_debounced_and_reported_once_per_press(rp2: Any, monkeypatch
     assert hal.inputs.held("k3") and not hal.inputs.held("k4")
 
 
-def test_the_encoder_counts_turns_both_ways(rp2: Any):
+def test_the_encoder_counts_detents_both_ways_through_bounces(rp2: Any,
+                                                              monkeypatch: pytest.MonkeyPatch):
+    us = [0]
+    monkeypatch.setattr(rp2, "ticks_us", lambda: us[0])
     hal = rp2.Rp2Hal(board("pico-i2c-2seat"))
     a, b = Pin.made[10], Pin.made[11]
-    for _ in range(3):
-        b.v = 1
-        a.handler(a)
-    b.v = 0
-    a.handler(a)
+    assert a.hard and b.hard and a.trigger == Pin.IRQ_FALLING | Pin.IRQ_RISING
+    assert a.handler is b.handler
+
+    def walk(states: list[tuple[int, int]], bounce: bool) -> None:
+        for va, vb in states:
+            pin, v = (a, va) if va != a.v else (b, vb)
+            if bounce:  # the contact chatters for 1.5 ms before it settles
+                for _ in range(3):
+                    pin.v = v
+                    pin.handler(pin)
+                    us[0] += 250
+                    pin.v = 1 - v
+                    pin.handler(pin)
+                    us[0] += 250
+            pin.v = v
+            pin.handler(pin)
+            us[0] += 5000
+
+    cw = [(0, 1), (0, 0), (1, 0), (1, 1)]  # A falls while B is high: the + way
+    walk(cw, bounce=True)
+    walk(cw, bounce=False)
     assert hal.inputs.next() == (2, "sel", 2)
     assert hal.inputs.next() is None
+    walk([(1, 0), (0, 0), (0, 1), (1, 1)], bounce=True)
+    assert hal.inputs.next() == (2, "sel", -1)
+
+
+def test_chip_selects_and_mux_resets_go_high_before_any_bus_is_built(rp2: Any):
+    rp2.Rp2Hal(board("pico-spi-4seat"))
+    first_bus = [i for i, e in enumerate(LOG) if e[0] == "bus"][0]
+    raised = {e[1] for e in LOG[:first_bus] if e[0] == "pin" and e[2] == Pin.OUT and e[3] == 1}
+    assert raised == {17, 20, 21, 26, 27}, LOG[:first_bus]
+    LOG.clear()
+    rp2.Rp2Hal(board("pico-i2c-4seat"))
+    first_bus = [i for i, e in enumerate(LOG) if e[0] == "bus"][0]
+    assert ("pin", 3, Pin.OUT, 1) in LOG[:first_bus]  # the muxes' RESET, released
+
+
+def test_rstpdn_is_pulsed_at_boot_and_irq_pins_are_read(rp2: Any, monkeypatch: pytest.MonkeyPatch):
+    import json
+
+    cfg = json.loads((BOARDS / "pico-spi-4seat.json").read_text())
+    cfg["readers"][0].update({"rst": 0, "irq": 1})
+    cfg["readers"][1]["rst"] = 2
+    b = config.validate(cfg)
+    slept: list[int] = []
+    monkeypatch.setattr(rp2.hal.Clock, "sleep_ms", lambda self, ms: slept.append(ms))
+    hal = rp2.Rp2Hal(b)
+    sets = [e for e in LOG if e[0] in ("set", "bus") and (e[0] == "bus" or e[1] in (0, 2))]
+    assert sets[:5] == [("set", 0, 0), ("set", 2, 0), ("set", 0, 1), ("set", 2, 1),
+                        ("bus", "spi", 0)], sets
+    assert slept[:2] == [400, 10]  # both readers held in reset together, once
+    irq = hal.readers[0].irq
+    assert (irq.gp, irq.mode, irq.pull) == (1, Pin.IN, Pin.PULL_UP) and hal.readers[1].irq is None
+
+
+def test_a_stuck_bus_is_cleared_on_its_own_pins_then_rebuilt(rp2: Any):
+    hal = rp2.Rp2Hal(board("pico-i2c-4seat"))
+    guard = hal.readers[0].i2c
+    LOG.clear()
+    new = guard.free()
+    reset = [e for e in LOG if e[:2] == ("set", 3)]
+    assert reset == [("set", 3, 0), ("set", 3, 1)]  # RESET pulsed low
+    scl_rises = [e for e in LOG if e == ("set", 5, 1)]
+    assert len(scl_rises) == 10  # nine clocks, then SCL high for the STOP
+    assert LOG[:2] == [("pin", 5, Pin.OPEN_DRAIN, 1), ("pin", 4, Pin.OPEN_DRAIN, 1)]
+    # STOP (SDA rises while SCL is high), then the pins go back to a new I2C
+    assert LOG[-5:] == [("set", 5, 1), ("set", 4, 1), ("pin", 5, -1, None), ("pin", 4, -1, None),
+                        ("bus", "i2c", 0)], LOG[-5:]
+    assert (new.kw["scl"].gp, new.kw["sda"].gp, new.kw["freq"]) == (5, 4, 400000)
 
 
 def test_usb_serial_reads_what_is_waiting_and_never_blocks(rp2: Any, monkeypatch: pytest.MonkeyPatch):

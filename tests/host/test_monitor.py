@@ -166,6 +166,11 @@ def test_render_shows_trick_turn_scores_faults_and_never_a_hand() -> None:
     screen = "\n".join(render(m, 100, 40))
     assert screen.count("FAULT reader at s3") == 1 and "fault cleared: reader at s3" in screen
     assert len(render(m, 60, 12)) == 12 and all(len(line) <= 60 for line in render(m, 60, 12))
+    m.feed({"type": "fault", "kind": "torn", "zone": "s1", "msg": "the card left before it was read"})
+    m.feed({"type": "fault", "kind": "two_tags", "zone": "s2", "msg": "two tags on one pad"})
+    screen = "\n".join(render(m, 100, 40))  # happened once: logged, not standing
+    assert screen.count("FAULT torn at s1") == 1 and screen.count("FAULT two_tags at s2") == 1
+    assert m.faults == {}
 
 
 def test_render_every_game_and_game_over() -> None:
@@ -226,14 +231,14 @@ def test_s_names_the_suit_of_a_nonesuch_lead_from_the_monitor() -> None:
             term.wait(lambda s: "seat 0 bids some" in s)
             vb.place("s2", "X")  # seat 2 shows the Excuse ...
             vb.lift("s2")
-            term.wait(lambda s: "seat 2 excuse" in s)
+            term.wait(lambda s: "seat 2 shows the Excuse" in s)
             term.type("tw")  # ... and names Waves trump
-            term.wait(lambda s: "seat 2 names trump W" in s and "to act: seat 1" in s)
+            term.wait(lambda s: "seat 2 names waves trump" in s and "to act: seat 1" in s)
             vb.place("s1", "2MK")  # seat 1 leads a Moons-and-Knots card and names no suit
             s = term.wait(lambda s: "REJECTED seat 1 plays 2MK" in s)
             vb.lift("s1")
             term.type("sk")  # the suit, from the monitor: the lead on the table takes it
-            s = term.wait(lambda s: "seat 1 plays 2MK calling K  (host)" in s and "to act: seat 2" in s)
+            s = term.wait(lambda s: "seat 1 plays 2MK calling knots  (host)" in s and "to act: seat 2" in s)
             assert "led K" in s
             term.type("sm")  # named before the next lead: the table keeps it
             s = term.wait(lambda s: "suit M pressed" in s)

@@ -49,6 +49,15 @@ def test_pull_then_referee_reproduces_the_boards_scores(tmp_path: Path) -> None:
         again = cardtable("pull", "--port", vb.port, "-o", str(tmp_path), "--game", str(number))
         assert again.returncode == 0 and "unchanged" in again.stdout
 
+        listed = cardtable("pull", "--port", vb.port, "--list", "--json")
+        assert listed.returncode == 0, listed.stdout + listed.stderr
+        entry = [g for g in json.loads(listed.stdout)["games"] if g["number"] == number][0]
+        assert entry["game"] == "fortyfives" and entry["over"] is True
+        assert entry["actions"] == len(Path(path).read_text().splitlines()) - 1
+        text = cardtable("pull", "--port", vb.port, "--list").stdout
+        assert [line for line in text.splitlines() if line.split()[:2] == [str(number), "fortyfives"]
+                and line.endswith("(over)")], text
+
 
 def test_pull_follows_a_game_in_progress(tmp_path: Path) -> None:
     with VirtualBoard("pico-i2c-2seat", game="california-jacks") as vb:
@@ -72,6 +81,8 @@ def test_pull_follows_a_game_in_progress(tmp_path: Path) -> None:
         assert judged["ok"] and judged["scores"] == view["scores"] and judged["over"] is False
         listed = cardtable("pull", "--port", vb.port, "--list")
         assert listed.returncode == 0 and "(being played)" in listed.stdout
+        row = [line for line in listed.stdout.splitlines() if "(being played)" in line][0]
+        assert row.split()[1:3] == ["california-jacks", "2"]  # the game, and its actions so far
         missing = cardtable("pull", "--port", vb.port, "-o", str(tmp_path), "--game", "99")
         assert missing.returncode == 2 and "the board has no game 99" in missing.stderr
 

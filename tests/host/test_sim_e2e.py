@@ -131,7 +131,7 @@ def test_a_person_takes_a_seat_and_the_board_referees_the_typed_plays(tmp_path: 
         proc.stdin.write("play 5S\n")
         proc.stdin.flush()
         until("seat 0 plays 5S")
-        until("trick 1 to seat")
+        until("wins trick 1")
         proc.stdin.write("quit\n")
         proc.stdin.flush()
         assert proc.wait(timeout=30) == 0

@@ -65,6 +65,24 @@ def test_seed_must_trump_when_void_and_penalty_when_neither():
         assert ev[0]["ev"] == "penalty"
 
 
+def test_void_in_the_suit_led_a_player_holding_a_trump_must_trump_and_is_not_penalised():
+    # Seed: "If he can't follow suit, he must play a trump if he can"; only a player who can do
+    # neither loses a point.
+    g = games.load("california-jacks")
+    h0 = cards("2C 3D 4D 5D 6D 2S")
+    h1 = cards("KH 8H 9H 10H JH QH")
+    used = set(h0 + h1 + [P("9S")])
+    stock = [P("9S")] + [c for c in std.DECK if c not in used]
+    g.apply((None, "deal", {"hands": [h0, h1], "stock": stock}))
+    g.apply((1, "play", P("8H")))
+    assert g.check((0, "play", P("3D"))) == "cannot follow hearts, so must trump"
+    assert g.check((0, "play", P("2C"))) == "cannot follow hearts, so must trump"
+    assert [a[2] for a in g.legal(0)] == [P("2S")]
+    ev = g.apply((0, "play", P("2S")))
+    assert [e["ev"] for e in ev if e["ev"] == "penalty"] == [] and g.scores == [0, 0]
+    assert g.trick_winners == [0]
+
+
 def test_void_penalty_applies_at_once_and_variant_removes_it():
     for rules, loss in (({}, 1), ({"void_penalty": 0}, 0)):
         g = games.load("california-jacks", rules=rules)
@@ -187,6 +205,66 @@ def test_points_count_high_low_jack_game_in_order_to_the_target():
         assert g.over and g.winner == high and g.scores[high] >= 1
 
 
+def hand_events(g, a, events, out):
+    for e in events:
+        if e["ev"] == "hand":
+            out.append((list(g.scores), e))
+
+
+@stepped
+def test_every_point_of_the_last_hand_is_scored():
+    # C5 default: every point won in the last hand scores; High, Low, Jack, Game only decide
+    # the winner when both reach the target in the same hand.
+    both = 0
+    for seed in range(scaled(12)):
+        hands = []
+        before = [0, 0]
+        g = yield from playing("california-jacks", seed, rules={"target": 3, "void_penalty": 0},
+                               each=lambda g, a, ev: hand_events(g, a, ev, hands))
+        assert g.over
+        for scores, e in hands:
+            pts = e["points"]
+            got = [0, 0]
+            first = None
+            for name in ("high", "low", "jack", "game"):
+                s = pts[name]
+                if s is not None:
+                    got[s] += 1
+                    if first is None and before[s] + got[s] >= 3:
+                        first = s, name
+            assert scores == [before[0] + got[0], before[1] + got[1]]
+            assert "counted_out" not in e and "uncounted" not in e
+            before = scores
+        assert g.winner == first[0] and max(g.scores) >= 3
+        if min(g.scores) >= 3:
+            both += 1
+            assert hands[-1][1]["decided_on"] == first[1]
+        else:
+            assert "decided_on" not in hands[-1][1]
+    assert both, "no seed where both reach the target in the last hand"
+
+
+@stepped
+def test_count_out_variant_stops_at_the_point_that_reaches_the_target():
+    for seed in range(scaled(12)):
+        hands = []
+        g = yield from playing("california-jacks", seed,
+                               rules={"target": 3, "void_penalty": 0, "end_count": "count_out"},
+                               each=lambda g, a, ev: hand_events(g, a, ev, hands))
+        scores, e = hands[-1]
+        before = hands[-2][0] if len(hands) > 1 else [0, 0]
+        names = ("high", "low", "jack", "game")
+        stop = names.index(e["counted_out"])
+        got = [0, 0]
+        for name in names[:stop + 1]:
+            if e["points"][name] is not None:
+                got[e["points"][name]] += 1
+        assert scores == [before[0] + got[0], before[1] + got[1]]
+        assert e["uncounted"] == [n for n in names[stop + 1:] if e["points"][n] is not None]
+        assert g.winner == e["points"][e["counted_out"]] and g.scores[g.winner] == 3
+        assert g.scores[1 - g.winner] < 3
+
+
 @stepped
 def test_dealer_alternates():
     g = yield from playing("california-jacks", 3, rules={"void_penalty": 0, "target": 1000}, max_actions=54)
@@ -199,6 +277,8 @@ def test_options_are_checked():
     e = raises(ValueError, games.load, "california-jacks", rules={"target": "10"})
     assert "takes a int" in str(e)
     raises(ValueError, games.load, "california-jacks", rules={"game_tie": "dealer"})
+    e = raises(ValueError, games.load, "california-jacks", rules={"end_count": "first"})
+    assert str(e) == "end_count is 'all' or 'count_out', not 'first'"
 
 
 @stepped

@@ -61,10 +61,15 @@ def count_by_hand(lines):
                 pts = [sum(_POINTS.get(_rank(c), 0) for c in w) for w in hand["won"]]
                 if pts[0] != pts[1]:
                     order.append(0 if pts[0] > pts[1] else 1)
+                first = None
                 for s in order:
                     scores[s] += 1
-                    if scores[s] >= head["rules"].get("target", 10):
-                        return winners, scores, s
+                    if first is None and scores[s] >= head["rules"].get("target", 10):
+                        first = s                # the first to reach it in count order wins
+                        if head["rules"].get("end_count") == "count_out":
+                            return winners, scores, s
+                if first is not None:
+                    return winners, scores, first
     return winners, scores, None
 
 
@@ -76,6 +81,18 @@ def test_a_legal_record_scores_as_the_rules_say():
     assert r["ok"] and r["rejected"] == [] and r["revokes"] == []
     assert r["tricks"] == winners and r["scores"] == scores
     assert r["over"] and r["winner"] == winner
+
+
+@stepped
+def test_a_legal_record_in_the_count_out_variant():
+    lines = support.fixture("california-jacks", "legal.jsonl")
+    head = json.loads(lines[0])
+    head["rules"]["end_count"] = "count_out"
+    lines = [json.dumps(head)] + lines[1:]
+    winners, scores, winner = count_by_hand(lines)
+    r = yield from refereeing(lines)
+    assert r["ok"] and r["tricks"] == winners and r["scores"] == scores
+    assert r["over"] and r["winner"] == winner and sorted(scores)[-1] == 1
 
 
 @stepped

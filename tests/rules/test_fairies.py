@@ -1,7 +1,7 @@
-"""NEXUS-Fairies rules, from the seed as quoted in rules-decisions.md section 2 (2a, F1-F10).
+"""NEXUS-Fairies rules: the rulebook's worked examples as written, and rules-decisions.md section 2.
 
-The seed rulebook is not in the repository: where its examples are only partly quoted, the
-tests below say which cards are the seed's and which were filled in here.
+The rulebook's pictures (hands, deck, per-card values) are not in its text: where an example
+needs them, the tests below say which cards are the rulebook's and which were filled in here.
 """
 import json
 
@@ -68,6 +68,10 @@ def ev(events, name):
 
 def zone_codes(g, seat):
     return [[fc.fmt(c) for c in p] for p in g.zones[seat]]
+
+
+def parade_codes(g):
+    return [fc.fmt(c) for c in g.parade]
 
 
 def nexus_codes(g):
@@ -147,46 +151,75 @@ def test_mushrooms_follow_numbers_and_numbers_follow_mushrooms():
 
 
 def test_meditation_example():
-    # The seed's Meditation Example (Alice = player 1 = seat 0, Bella = seat 1) lists the cards
-    # 8, 24, 13, 9, 28, Mushroom, 25, 19 ... Reconstructed here as the seed's setup order: the
-    # first seven to the Nexus top first, the eighth (19) to Bella's Parade. The hands and the
-    # deck are NOT in the quoted text; they are filled in from the unused cards.
+    # The rulebook's Meditation Example, as written (Alice = player 1 = seat 0, Bella = player 2
+    # = seat 1): the 8 starts Bella's Parade and the Nexus reads 24, 13, 9, 28, Mushroom, 25, 19
+    # from the top. The hands and the Deck are pictures only: filled in from the unused cards.
     g = new()
-    g.apply(make_deal("8 24 13 9 28 M1 25", "19"))
-    # Alice: 8 cannot follow 19, so it starts Alice's Parade; Bella's [19] goes to her Score Zone.
+    g.apply(make_deal("24 13 9 28 M1 25 19", "8"))
+    assert g.owner == 1 and parade_codes(g) == ["8"] and g.turn == (0,)
+    # "The 24 card on top of the Nexus resolves. 24 is greater than 8, so the 24 card continues
+    # Bella's Parade. Alice also draws a card for Meditating."
     e = meditate(g, 0)
-    assert ev(e, "new_parade") == [{"ev": "new_parade", "seat": 0, "card": "8"}]
-    assert zone_codes(g, 1) == [["19"]] and g.owner == 0
-    meditate(g, 1)                                  # Bella: 24 follows 8
-    assert [fc.fmt(c) for c in g.parade] == ["8", "24"]
-    meditate(g, 0)                                  # Alice: 13 cannot follow 24
-    assert zone_codes(g, 0) == [["8", "24"]] and g.owner == 1 and g.parade == [13]
-    meditate(g, 1)                                  # Bella: 9 cannot follow 13
-    assert zone_codes(g, 1) == [["19"], ["13"]] and g.owner == 0 and g.parade == [9]
-    # Alice: 28 follows 9. "The Nexus has only 2 cards left so Alice refills 2 cards ... Alice
-    # also draws a card": resolve, then refill to the bottom, then draw (F1).
+    assert [x["ev"] for x in e] == ["meditate", "join", "draw"]
+    assert g.owner == 1 and parade_codes(g) == ["8", "24"] and g.held == [4, 3]
+    # "13 is less than 24, so the 13 card starts a new Parade for Alice. The 8 and 24 go to
+    # Bella's Score Zone. Bella also draws a card."
+    e = meditate(g, 1)
+    assert ev(e, "new_parade") == [{"ev": "new_parade", "seat": 0, "card": "13"}]
+    assert g.owner == 0 and zone_codes(g, 1) == [["8", "24"]] and g.held == [4, 4]
+    # "9 is less than 13, so the 9 card starts a new Parade for Bella. The 13 goes to Alice's
+    # Score Zone."
+    meditate(g, 0)
+    assert g.owner == 1 and parade_codes(g) == ["9"] and zone_codes(g, 0) == [["13"]]
+    # "28 is greater than 9, so the 28 card continues Bella's Parade."
+    meditate(g, 1)
+    assert g.owner == 1 and parade_codes(g) == ["9", "28"]
+    # "A Mushroom can follow any number, so the Mushroom card continues Bella's Parade. The Nexus
+    # has only 2 cards left so Alice refills 2 cards from the Deck to the bottom of the Nexus.
+    # Alice also draws a card for Meditating." Resolve, then refill, then draw (F1).
     deck_top = [fc.fmt(c) for c in g.deck_cards[:3]]
     e = meditate(g, 0)
     assert [x["ev"] for x in e] == ["meditate", "join", "refill", "draw"]
-    assert nexus_codes(g) == ["M1", "25"] + deck_top[:2]
-    assert fc.fmt(g.hands[0][-1]) == deck_top[2]
-    assert g.refills == 1 and len(g.deck_cards) == 22 - 5 - 2
-    # F4: "28 -> Mushroom -> 25 joins".
-    meditate(g, 1)
+    assert parade_codes(g) == ["9", "28", "M1"]
+    assert nexus_codes(g) == ["25", "19"] + deck_top[:2]
+    assert fc.fmt(g.hands[0][-1]) == deck_top[2] and g.refills == 1
+    # "Any number can follow a Mushroom so the 25 card continues Bella's Parade." (no refill)
+    e = meditate(g, 1)
+    assert [x["ev"] for x in e] == ["meditate", "join", "draw"]
+    assert parade_codes(g) == ["9", "28", "M1", "25"]
+    # "19 is less than 25, so the 19 card starts a new Parade for Alice. Bella's Parade moves to
+    # her Score Zone. Alice refills the Nexus again. Alice also draws a card."
     e = meditate(g, 0)
-    assert ev(e, "join") == [{"ev": "join", "seat": 0, "card": "25"}]
-    assert [fc.fmt(c) for c in g.parade] == ["9", "28", "M1", "25"]
+    assert [x["ev"] for x in e] == ["meditate", "parade", "new_parade", "refill", "draw"]
+    assert g.owner == 0 and parade_codes(g) == ["19"]
+    assert zone_codes(g, 1) == [["8", "24"], ["9", "28", "M1", "25"]]
+    assert zone_codes(g, 0) == [["13"]]
+    assert g.refills == 2 and len(g.nexus) == 4
+    assert g.held == [7, 6] and len(g.deck_cards) == 22 - 7 - 4
+
+
+def test_meditation_example_keeps_the_notes_true():
+    # Notes: "I forgot whose turn it is! ... Odd count of cards [in the Nexus] -> It's player 1's
+    # turn; Even count -> It's player 2's turn", and "Count how many cards are in the Nexus plus
+    # both players' Hands. ... the target number of 13 increases by 2 each time the Nexus has to
+    # be refilled from the Deck." Checked after every turn of the Meditation Example.
+    g = new()
+    g.apply(make_deal("24 13 9 28 M1 25 19", "8"))
+    for turn in range(7):
+        assert g.turn == ((0,) if len(g.nexus) % 2 else (1,))
+        assert len(g.nexus) + sum(g.held) == 13 + 2 * g.refills
+        meditate(g, turn % 2)
+    assert g.refills == 2 and len(g.nexus) + sum(g.held) == 17
 
 
 def test_meditation_example_without_the_mushroom_bridge():
-    # Variant of F4: 25 does not beat 28, so it starts a new Parade for Bella.
+    # Variant of F4: 25 does not beat 28, so it starts a new Parade for Alice.
     g = new({"mushroom_bridge": False})
-    g.apply(make_deal("8 24 13 9 28 M1 25", "19"))
+    g.apply(make_deal("24 13 9 28 M1 25 19", "8"))
     for i in range(6):
         meditate(g, i % 2)
-    meditate(g, 0)
-    assert g.owner == 1 and g.parade == [25]
-    assert zone_codes(g, 0) == [["8", "24"], ["9", "28", "M1"]]
+    assert g.owner == 0 and parade_codes(g) == ["25"]
+    assert zone_codes(g, 1) == [["8", "24"], ["9", "28", "M1"]]
 
 
 def test_new_parade_goes_to_the_empty_side():
@@ -214,8 +247,28 @@ def test_new_parade_to_meditator_variant():
 
 # -- sow chaos ------------------------------------------------------------------------------------
 def test_sow_chaos_example():
-    # The seed's SOW CHAOS example is not quoted; this one follows the rule: "a card from hand
-    # to any position of the Nexus" (F8: 0 = top .. len = below the bottom card).
+    # The rulebook's SOW CHAOS! Example: "the same starting setup as the previous example, but
+    # this time ... Alice chooses to SOW CHAOS by playing the 20 card from her Hand to the top of
+    # the Nexus. ... if that 20 goes into Bella's Parade it will have a significant impact."
+    # Alice's other two cards are pictures only: filled in.
+    g = new()
+    g.apply(make_deal("24 13 9 28 M1 25 19", "8", "20"))
+    e = sow(g, 0, "20", 0)
+    assert e == [{"ev": "sow", "seat": 0, "card": "20", "at": 0}]
+    assert nexus_codes(g) == ["20", "24", "13", "9", "28", "M1", "25", "19"]
+    assert g.held == [2, 3] and len(g.deck_cards) == 22        # "fewer cards in her Hand"
+    assert g.turn == (1,) and len(g.nexus) % 2 == 0            # even count: player 2's turn
+    assert len(g.nexus) + sum(g.held) == 13                    # sowing keeps the count
+    # If Bella meditates now, the 20 goes into her Parade (20 > 8), and the 24 follows it.
+    e = meditate(g, 1)
+    assert ev(e, "join") == [{"ev": "join", "seat": 1, "card": "20"}]
+    meditate(g, 0)
+    assert parade_codes(g) == ["8", "20", "24"]
+
+
+def test_sow_anywhere_in_the_nexus():
+    # "it can be played to the top of the Nexus or inserted at any point in the Nexus"
+    # (F8: 0 = top .. len = below the bottom card).
     g = new()
     g.apply(make_deal("8 24 13 9 28 M1 25", "19", "3 17 M2", "6 21 30"))
     e = sow(g, 0, "17", 2)
@@ -397,17 +450,55 @@ def score(*values):
     return score_parade(cards, table)
 
 
+# The rulebook's eight Scoring Examples, word for word: each parade's printed sum and its printed
+# worth. The card pictures are not in the text, so each term is a card of that value; a 0 term
+# of a parade with multipliers is a multiplier card (the text shows them adding 0).
+SEED_SCORING_EXAMPLES = (
+    ("3 + 1 + 0 + 2", "This Parade is worth 6 points."),
+    ("-1 + 2 + -2", "This Parade is worth negative 1 points."),
+    ("0 + -1 + 3 + 1 + 0", "This Parade is worth 3 points."),
+    ("( 2 + 0 + 2 + -3 ) \u00d7 2", "This Parade is worth 2 points."),
+    ("( 3 + 2 + 0 ) \u00d7 -1", "This Parade is worth negative 5 points."),
+    ("( 0 + 2 + 0 ) \u00d7 -1 \u00d7 -1", "This Parade is worth positive 2 points."),
+    ("( 0 + 0 + 0 + 0 ) \u00d7 2 \u00d7 -1 \u00d7 2", "This Parade is worth 0 points."),
+    ("( 3 + 2 + 2 + -2 + 0 ) \u00d7 0", "This Parade is worth 0 points."),
+)
+
+
+def example_values(printed):
+    """The card values of a printed example: '( 2 + 0 ) x 2' -> ['+2', 'x2']."""
+    parts = printed.replace("(", "").split(")")
+    terms = [t.strip() for t in parts[0].split("+")]
+    mults = [m.strip() for m in parts[1].split("\u00d7")[1:]] if len(parts) > 1 else []
+    names = {"2": "x2", "-1": "swap", "0": "zero"}
+    values = []
+    for t in terms:
+        if t == "0" and mults:
+            values.append(names[mults.pop(0)])
+        else:
+            values.append(t if t.startswith("-") else "+" + t)
+    assert not mults, printed
+    return values
+
+
+def printed_worth(text):
+    words = text.split()
+    n = int(words[-2])
+    return -n if words[-3] == "negative" else n
+
+
 def test_scoring_examples():
-    # Scoring per parade (issue): "stars +n, skulls -n, the mushroom-count cards, x2, swap (x-1),
-    # zero (x0), multipliers only within their parade". The seed has eight scoring examples; only
-    # two of them are quoted (marked SEED), the others are built here from the same rules.
+    for printed, worth in SEED_SCORING_EXAMPLES:
+        assert score(*example_values(printed)) == printed_worth(worth), printed
+    assert example_values(SEED_SCORING_EXAMPLES[6][0]) == ["x2", "swap", "x2", "+0"]
+
+
+def test_scoring_rules():
+    # "Each star in a Score Zone scores 1 ... Each skull scores negative 1 ... These cards have a
+    # star value equal to the number of Mushroom cards in that Parade."
     assert score("+3", "+2", "+1") == 6                             # stars
     assert score("-1", "-2", "-3") == -6                            # skulls
-    assert score("+3", "0", "-1") == 2                              # stars and skulls add up
-    assert score("+2", "x2", "+2", "-3") == (2 + 0 + 2 + -3) * 2    # SEED: "(2 + 0 + 2 + -3) x 2"
     assert score("+3", "swap", "-1") == -2                          # swap = x-1
-    # SEED: "x2 x-1 x2" in one parade multiplies by -4 (the sum here is filled in).
-    assert score("+1", "x2", "+2", "swap", "x2") == -12
     assert score("+3", "+2", "zero", "x2") == 0                     # "eliminates" the parade
     # Mushroom-count: worth the Mushrooms in its own parade, counting itself.
     assert score("M:mushrooms", "4", "M:+1", "+2") == 2 + 4 + 1 + 2

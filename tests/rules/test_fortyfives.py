@@ -406,6 +406,17 @@ def test_ace_of_hearts_led_is_a_trump_lead():
     assert g.trick_winners == [1]
 
 
+def test_the_ace_of_trumps_has_no_privilege_and_must_follow_a_lower_trump():
+    # Seed: "The three highest trumps (5, J, Ace of Hearts) have the privilege of reneging";
+    # the ace of the trump suit is the fourth trump: a trump 6 led, its holder must follow.
+    g = setup(["", "6S 7S 8S 9S 10S", "AS 2H 3H 4H 6H", "JS 2C 3C 4C 6C"], bidder=1)
+    play(g, 1, "6S")
+    assert why(g, 2, "2H") == "must follow trumps"
+    assert [a[2] for a in g.legal(2)] == cs("AS")
+    play(g, 2, "AS")
+    assert why(g, 3, "2C") is None                 # while the J of trumps may renege
+
+
 def test_renege_option_none():
     g = setup(["", "6S 7S 8S 9S 10S", "5S 2H 3H 4H 6H", ""], bidder=1, rules={"renege": "none"})
     play(g, 1, "6S")

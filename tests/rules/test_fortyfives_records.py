@@ -64,8 +64,8 @@ def test_unseen_hands_revoke_is_reported_on_the_lines_that_prove_it():
     out = referee.referee(fixture("unseen-revoke.jsonl"))
     assert out["rejected"] == [] and not out["ok"]
     assert out["revokes"] == [
-        {"ev": "revoke", "seat": 0, "hand": 1, "trick": 3, "card": "6D", "line": 27},
-        {"ev": "revoke", "seat": 0, "hand": 1, "trick": 3, "card": "KD", "line": 31},
+        {"ev": "revoke", "seat": 0, "hand": 1, "trick": 3, "card": "6D", "line": 27, "revoked_line": 23},
+        {"ev": "revoke", "seat": 0, "hand": 1, "trick": 3, "card": "KD", "line": 31, "revoked_line": 23},
     ]
     assert out["tricks"] == [1, 1, 1, 1, 3] and out["scores"] == [0, 30, 0, 30]
 

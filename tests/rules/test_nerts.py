@@ -174,6 +174,24 @@ def test_an_ace_of_any_deck_starts_a_pile_and_anyone_builds_up_in_suit():
     assert g.view()["in_center"] == [2, 1, 1]
 
 
+def test_seed_example_bob_will_and_mike():
+    # "FOR EXAMPLE, if Bob plays the ace of spades, he, Will, or Mike can play the two of
+    # spades. Once the two is played, the three can be played, and so on. ... anyone can play
+    # the next card, but only *one* person can play it."
+    bob, will, mike = 0, 1, 2
+    g = dealt(3)
+    center(g, bob, "AS", 100)
+    for seat in (bob, will, mike):
+        assert why(g, seat, "2S", 200) is None          # he, Will, or Mike
+        assert why(g, seat, "3S", 200) == "nothing to play the 3\u2660 on: no \u2660 pile is at 2"
+    center(g, will, "2S", 200)
+    assert why(g, bob, "2S", 210) == "too late: 2\u2660 pile already at 2"   # only one
+    for seat in (bob, will, mike):
+        assert why(g, seat, "3S", 300) is None          # "the three can be played"
+    center(g, mike, "3S", 300)
+    assert tops(g) == ["3S#2"]
+
+
 def test_a_pile_needs_the_next_card_up_in_the_same_suit():
     g = dealt(2)
     assert why(g, 0, "2S", 10) == "nothing to play the 2\u2660 on: no \u2660 pile is at A"
@@ -256,6 +274,23 @@ def test_a_late_arrival_is_judged_against_the_centre_at_its_t():
     # while a late ace is fine: it starts its own pile
     center(g, 1, "AH", 50)
     assert g.view()["clock"] == 500
+
+
+def test_arrival_order_is_the_order_of_the_lines_not_of_t():
+    # The documented meaning of arrival order: lines are judged as they come, t only decides a
+    # race for the top of a pile. The same three plays in two line orders: in t order the 2S#2
+    # (t=250) wins the slot; arriving after the 3S was built on the 2S#1, it is too late.
+    g = dealt(3)
+    center(g, 0, "AS", 100)
+    center(g, 2, "2S", 250)
+    assert why(g, 1, "2S", 300) == "too late: 2\u2660 pile already at 2"
+    assert tops(g) == ["2S#2"]
+    g = dealt(3)
+    center(g, 0, "AS", 100)
+    center(g, 1, "2S", 300)
+    center(g, 0, "3S", 350)
+    assert why(g, 2, "2S", 250) == "too late: 2\u2660 pile already at 3"
+    assert tops(g) == ["3S#0"]
 
 
 def test_a_displaced_card_goes_back_where_it_came_from():
@@ -431,6 +466,35 @@ def test_the_call_ends_the_round_and_later_plays_are_too_late():
     assert g.check((1, "left", 0)) == "seat 1's nerts are already counted"
     g.apply((0, "left", 4))
     assert why(g, 0, "AD", 4950) == "too late: your nerts are already counted"
+
+
+def test_a_play_timed_at_the_call_counts_and_one_a_millisecond_after_is_too_late():
+    g = dealt(3)
+    center(g, 0, "AS", 100)
+    g.apply((1, "nerts", 5000))
+    assert why(g, 2, "AH", 5001) == "too late: seat 1 called Nerts at t=5000"
+    assert why(g, 0, "2S", 5001) == "too late: seat 1 called Nerts at t=5000"
+    assert why(g, 2, "AH", 5000) is None           # at the very millisecond of the call: in time
+    center(g, 2, "AH", 5000)
+    assert why(g, 0, "2S", 5000) is None
+    g = dealt(2, {"stuck_shift": False})
+    g.apply((0, "stuck", 800))
+    assert why(g, 1, "AD", 800) is None
+    assert why(g, 1, "AD", 801) == "too late: the round ended (stuck) at t=800"
+
+
+def test_same_millisecond_races_the_first_to_arrive_keeps_the_slot():
+    # Two plays for one slot stamped with the same t: the table recorded one first, and it
+    # stays; a card built on another at the same millisecond was playable then.
+    g = dealt(3)
+    center(g, 0, "AS", 100)
+    center(g, 1, "2S", 250)
+    assert why(g, 2, "2S", 250) == "too late: 2\u2660 pile already at 2"
+    assert tops(g) == ["2S#1"]
+    assert why(g, 2, "3S", 250) is None
+    ev = center(g, 2, "3S", 250)
+    assert kinds(ev) == ["center"] and tops(g) == ["3S#2"]
+    assert why(g, 0, "4S", 249) == "no \u2660 pile was at 3 by t=249"
 
 
 def test_seed_scoring_caller_10_plus_centre_others_centre_minus_nerts():

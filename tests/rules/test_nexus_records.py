@@ -49,7 +49,7 @@ def test_unseen_hands_revoke_is_reported_on_the_line_that_proves_it():
     out = referee.referee(fixture("unseen-revoke.jsonl"))
     assert out["rejected"] == [] and not out["ok"]
     assert out["revokes"] == [{"ev": "revoke", "seat": 1, "hand": 1, "trick": 2, "card": "5D",
-                               "line": 12}]
+                               "line": 12, "revoked_line": 6}]
     assert out["tricks"] == [0, 0, 0, 0, 0] and out["scores"] == [5, 0] and not out["over"]
 
 

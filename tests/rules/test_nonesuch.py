@@ -205,6 +205,31 @@ def test_seed_worked_example_suns_led_two_of_suns_wyrms_wins_as_only_trump():
     assert g.broken                         # D5: it counts as a trump played
 
 
+def test_seed_example_word_for_word():
+    # "EXAMPLE: Wyrms are trump. Tarrant plays 8 and calls Suns. Each subsequent player must play
+    # a Sun card if they have one. Raphael plays 2 [Suns/Wyrms] which both follows suit and is a
+    # trump card. Unless someone else plays a higher trump, Raphael will win the trick."
+    # Tarrant = seat 1 (on the dealer's left), Raphael = seat 2, seat 0 plays last. The 8 that
+    # can call Suns is the Diplomat (Moons/Suns): an 8 carrying Wyrms would be trump and beat
+    # the 2 (see the next test).
+    tarrant, raphael, third = 1, 2, 0
+    g = start(3, {tarrant: ["Diplomat"], raphael: ["Desert", "AM"], third: ["AS", "Penitent"]},
+              "Calamity")
+    play(g, tarrant, "Diplomat", "S")
+    assert why(g, raphael, "AM") == "must follow suns"     # Raphael holds a Sun: he must play it
+    play(g, raphael, "Desert")
+    # Someone else plays a higher trump: the 6 of Suns/Wyrms beats Raphael's 2.
+    g2 = start(3, {tarrant: ["Diplomat"], raphael: ["Desert", "AM"], third: ["AS", "Penitent"]},
+               "Calamity")
+    play(g2, tarrant, "Diplomat", "S")
+    play(g2, raphael, "Desert")
+    ev = play(g2, third, "Penitent")
+    assert events(ev, "trick")[0]["seat"] == third
+    # Nobody does: Raphael wins the trick with the only trump.
+    ev = play(g, third, "AS")
+    assert events(ev, "trick")[0]["seat"] == raphael
+
+
 def test_an_eight_carrying_wyrms_would_itself_be_trump_and_win():
     # Issue: "an 8 carrying Wyrms would itself be trump and win": the Betrayal (Wyrms/Knots) led
     # calling Knots beats the 2 of Suns/Wyrms played by a seat with no Knots.

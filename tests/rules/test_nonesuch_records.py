@@ -64,8 +64,8 @@ def test_unseen_hands_revokes_are_reported_on_the_lines_that_prove_them():
     out = referee.referee(fixture("unseen-revoke.jsonl"))
     assert out["rejected"] == [] and not out["ok"]
     assert out["revokes"] == [
-        {"ev": "revoke", "seat": 0, "hand": 1, "trick": 1, "card": "7SK", "line": 31},
-        {"ev": "revoke", "seat": 0, "hand": 1, "trick": 1, "card": "5SW", "line": 38}]
+        {"ev": "revoke", "seat": 0, "hand": 1, "trick": 1, "card": "7SK", "line": 31, "revoked_line": 12},
+        {"ev": "revoke", "seat": 0, "hand": 1, "trick": 1, "card": "5SW", "line": 38, "revoked_line": 12}]
     assert out["tricks"] == WORKED_TRICKS and out["scores"] == WORKED_SCORES
 
 

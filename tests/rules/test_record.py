@@ -31,7 +31,9 @@ def test_malformed_lines_name_the_line_and_what_was_expected():
         (["{not json"], 1, "not a JSON object"),
         (["[1, 2]"], 1, "expected a JSON object"),
         (['{"game": "poker"}'], 1, "unknown game 'poker'"),
-        (['{"game": "nexus", "players": 2}'], 1, "unknown header key 'players'"),
+        (['{"game": "nexus", "player": 2}'], 1, "unknown header key 'player'"),
+        (['{"game": "nexus", "players": 2}'], 1, "\"players\" must be a list of names"),
+        (['{"game": "nexus", "start": 1700000000}'], 1, "'start' must be text"),
         (['{"game": "california-jacks", "rules": {"trumps": 1}}'], 1, "unknown rule option 'trumps'"),
         ([HEAD, '{"seat": 0, "act": "bid", "bid": 15}'], 2, "unknown action 'bid'"),
         ([HEAD, '{"seat": 5, "act": "play", "card": "AS"}'], 2, "seat number 0..1"),
@@ -49,6 +51,16 @@ def test_malformed_lines_name_the_line_and_what_was_expected():
         assert str(e).startswith("line %d: " % line)
 
 
+def test_the_occasion_in_the_header_is_kept_and_the_referee_ignores_it():
+    plain = referee.referee([HEAD, '{"seat": 0, "act": "play", "card": "AS"}'])
+    head = ('{"game": "california-jacks", "seats": 2, "dealer": 0, "rules": {}, "table": "Club 3", '
+            '"players": ["Ann", null], "start": "2026-11-25T19:00:00Z", "end": "2026-11-25T19:40:00Z"}')
+    told = referee.referee([head, '{"seat": 0, "act": "play", "card": "AS"}'])
+    assert told == plain
+    g = record.game_from_header(record.parse_line(head, 1))
+    assert record.header(g) == record.parse_line(HEAD, 1)
+
+
 def test_journal_lines_carry_a_sequence_and_a_checksum():
     obj = {"seat": 1, "act": "play", "card": "10H"}
     line = record.format_line(obj, 7)
@@ -59,6 +71,14 @@ def test_journal_lines_carry_a_sequence_and_a_checksum():
         assert e is None or e.line == 3
     flipped = line.replace("10H", "10D")
     assert "checksum mismatch" in str(raises(record.RecordError, record.parse_line, flipped, 4))
+
+
+def test_bytes_after_a_journal_lines_checksum_are_refused():
+    line = record.format_line({"seat": 0, "act": "play", "card": "AS"}, 3)
+    assert record.parse_line(line + " \r", 2)["card"] == "AS"  # line-end blanks are no bytes after it
+    for tail in ('"}', ' "}', 'x"}', '0', '}', ', "x": 1}'):
+        e = raises(record.RecordError, record.parse_line, line + tail, 5)
+        assert e.line == 5 and "the checksum must end the line" in e.message, (tail, e.message)
 
 
 def test_referee_rejects_illegal_play_and_goes_on():

@@ -45,6 +45,7 @@ LOG = OUT / "build.log"
 TARBALL_NAME = "micropython-1.27.0-rp2-src.tar.xz"
 BOARD = "RPI_PICO"
 HASH_LEN = 12
+KEEP_IMAGES = 16
 APT_PACKAGES = "gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake g++ make"
 
 
@@ -136,10 +137,14 @@ def missing_tools() -> list[str]:
 
 @contextlib.contextmanager
 def locked(cache: Path) -> Iterator[None]:
-    """One build at a time per cache (two clones building at once wait for each other)."""
+    """The shared sources and picotool are set up by one clone at a time (the others wait)."""
     cache.mkdir(parents=True, exist_ok=True)
     with (cache / ".lock").open("w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            say("waiting for another clone's build to set up the MicroPython sources ...")
+            fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield
         finally:
@@ -163,6 +168,10 @@ def say(msg: str) -> None:
     print("firmware: " + msg, flush=True)
 
 
+def _sources_ready(src: Path) -> bool:
+    return (src / ".unpacked").exists() and (src / "micropython" / "mpy-cross" / "build" / "mpy-cross").exists()
+
+
 def sources(cache: Path, tar_sha: str) -> Path:
     """The unpacked tarball (micropython/, picotool/) with mpy-cross built, once per tarball."""
     src = cache / ("src-" + tar_sha[:16])
@@ -172,8 +181,12 @@ def sources(cache: Path, tar_sha: str) -> Path:
             shutil.rmtree(src)
         tmp = Path(tempfile.mkdtemp(prefix="src-", dir=cache))
         kw = {"filter": "tar"} if hasattr(tarfile, "tar_filter") else {}  # Python >= 3.11.4
-        with tarfile.open(tarball()) as t:
-            t.extractall(tmp, **kw)  # type: ignore[arg-type]
+        try:
+            with tarfile.open(tarball()) as t:
+                t.extractall(tmp, **kw)  # type: ignore[arg-type]
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
         tmp.rename(src)
         (src / ".unpacked").touch()
     mpy_cross = src / "micropython" / "mpy-cross" / "build" / "mpy-cross"
@@ -187,8 +200,8 @@ def sources(cache: Path, tar_sha: str) -> Path:
 def picotool(cache: Path, tar_sha: str, src: Path) -> Path:
     """picotool installed under the cache (no libusb: it reads and writes files, not USB)."""
     prefix = cache / ("picotool-" + tar_sha[:16])
-    binary = prefix / "bin" / "picotool"
-    if binary.exists():
+    done = prefix / ".installed"
+    if done.exists():
         return prefix
     say("building picotool (once per MicroPython source)")
     work = Path(tempfile.mkdtemp(prefix="picotool-build-", dir=cache))
@@ -202,6 +215,7 @@ def picotool(cache: Path, tar_sha: str, src: Path) -> Path:
         run(["make", "-C", str(work), "-j%d" % jobs(), "install"], log, "building picotool")
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    done.touch()
     return prefix
 
 
@@ -211,8 +225,9 @@ def cached_picotool() -> Path | None:
     if on_path:
         return Path(on_path)
     with contextlib.suppress(BuildError, OSError):
-        p = cache_dir() / ("picotool-" + tarball_sha()[:16]) / "bin" / "picotool"
-        if p.exists():
+        prefix = cache_dir() / ("picotool-" + tarball_sha()[:16])
+        p = prefix / "bin" / "picotool"
+        if (prefix / ".installed").exists():
             return p
     return None
 
@@ -235,6 +250,13 @@ def generate(ver: str, bhash: str) -> None:
     write_if_changed(GEN / "cardtable_build.h",
                      "// Written by tools/firmware/build.py.\n"
                      '#define CARDTABLE_VERSION "%s"\n#define CARDTABLE_BUILD "%s"\n' % (ver, bhash))
+
+
+def prune(images: Path, keep: int = KEEP_IMAGES) -> None:
+    """Keep the newest `keep` cached images (one per build: they would pile up)."""
+    old = sorted(images.glob("*.uf2"), key=lambda p: p.stat().st_mtime, reverse=True)[keep:]
+    for p in old:
+        p.unlink(missing_ok=True)
 
 
 def compile_image(src: Path, prefix: Path, tar_sha: str) -> Path:
@@ -270,21 +292,28 @@ def build(force: bool = False) -> dict[str, object]:
     generate(ver, bhash)
     t0 = time.monotonic()
     hit = cached.exists() and not force
+    if hit:
+        os.utime(cached)  # recently used: the last to be pruned
     if not hit:
         missing = missing_tools()
         if missing:
             raise BuildError("cannot build the firmware: missing %s\n  install: sudo apt-get install %s"
                              % (", ".join(missing), APT_PACKAGES), 2)
-        with locked(cache):
-            src = sources(cache, tar_sha)
-            prefix = picotool(cache, tar_sha, src)
-            say("building MicroPython %s with cardtable %s frozen in (build %s, -j%d; log: %s)"
-                % (BOARD, ver, bhash, jobs(), LOG.relative_to(REPO)))
-            uf2 = compile_image(src, prefix, tar_sha)
-            cached.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cached.with_suffix(".tmp")
-            shutil.copyfile(uf2, tmp)
-            tmp.rename(cached)
+        src = cache / ("src-" + tar_sha[:16])
+        prefix = cache / ("picotool-" + tar_sha[:16])
+        if not (_sources_ready(src) and (prefix / ".installed").exists()):
+            with locked(cache):
+                src = sources(cache, tar_sha)
+                prefix = picotool(cache, tar_sha, src)
+        # the image itself is built in this clone's build/firmware/rp2: no lock needed
+        say("building MicroPython %s with cardtable %s frozen in (build %s, -j%d; log: %s)"
+            % (BOARD, ver, bhash, jobs(), LOG.relative_to(REPO)))
+        uf2 = compile_image(src, prefix, tar_sha)
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_name("%s.%d.tmp" % (cached.name, os.getpid()))
+        shutil.copyfile(uf2, tmp)
+        tmp.rename(cached)
+        prune(cached.parent)
     if not IMAGE.exists() or sha256_file(IMAGE) != sha256_file(cached):
         shutil.copyfile(cached, IMAGE)
     size = IMAGE.stat().st_size

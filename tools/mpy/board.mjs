@@ -19,7 +19,9 @@
 //   request ({"id": ..., "ok": true, ...} or {"id": ..., "ok": false, "error": "..."}),
 //   and unsolicited {"event": "mode", "mode": "table" | "repl" | "stopped"} lines.
 //   Requests: place {zone, uid, text, kind, wait}, lift {zone, wait}, press {button},
-//   turn {encoder, steps}, kill / revive {reader | zone}, reset, powercut {off_ms},
+//   turn {encoder, steps}, kill / revive {reader | zone}, stack {zone, uid, text, wait} (a
+//   second NTAG over the tag lying there; lift takes both), knob {reader | zone, name, value}
+//   (a fault knob of that reader's emulated PN532, e.g. vanish_after), reset, powercut {off_ms},
 //   status, pixels, sync, period {ms}, quit. `wait`: reply once the firmware has polled that reader
 //   often enough to have seen the change.
 
@@ -65,6 +67,8 @@ const SYNC_MS = 50;
 // lift_polls + 1 of the controller's defaults).
 const PLACE_POLLS = 3;
 const LIFT_POLLS = 4;
+// The emulated PN532's fault knobs a control request may set (pn532_emu.PN532Emu).
+const KNOBS = ['mute', 'nacks', 'error_frames', 'corrupt', 'corrupt_len', 'slow_ms', 'collide', 'vanish_after'];
 // Emscripten errno -> MicroPython (Linux) errno, for OSError messages shown to mpremote.
 const ERRNO = new Map([[44, 2], [20, 17], [31, 21], [54, 20], [55, 39], [28, 22], [2, 13],
   [63, 1], [8, 9], [51, 28], [29, 5], [10, 16], [6, 11], [48, 12], [75, 18], [37, 36]]);
@@ -865,6 +869,32 @@ class Board {
       case 'turn': {
         if (this.mode === 'table') g.turn(req.encoder, Number(req.steps) | 0);
         this.reply(req, { seen: this.mode === 'table' });
+        return;
+      }
+      case 'stack': {
+        const reader = this.readerOf(req);
+        const zone = this.zoneOf(reader);
+        const uid = String(req.uid || '').toLowerCase();
+        if (!/^[0-9a-f]{14}$/.test(uid)) throw new RunnerError('uid: an NTAG has a 7-byte uid (14 hex digits)');
+        if (!this.running()) {
+          this.reply(req);
+          return;
+        }
+        if (g.stack(zone, uid, req.text ?? null) !== OK) {
+          g.report();
+          this.outFlush();
+        }
+        this.waitPolls(req, reader, PLACE_POLLS);
+        return;
+      }
+      case 'knob': {
+        const reader = this.readerOf(req);
+        if (!KNOBS.includes(req.name)) throw new RunnerError(`no knob ${JSON.stringify(req.name)} (knobs: ${KNOBS.join(', ')})`);
+        if (this.running() && g.knob(reader, req.name, req.value) !== OK) {
+          g.report();
+          this.outFlush();
+        }
+        this.reply(req, { reader, zone: this.zoneOf(reader) });
         return;
       }
       case 'kill':

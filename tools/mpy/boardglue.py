@@ -364,14 +364,20 @@ def place(zone, uid_hex, text, kind):
     return _guard(_place, zone, uid_hex, text, kind)
 
 
-def _place(zone, uid_hex, text, kind):
+def stack(zone, uid_hex, text):
+    """Lay a second NTAG over the tag on a zone's reader (two tags on one pad)."""
+    return _guard(_place, zone, uid_hex, text, 213, True)
+
+
+def _place(zone, uid_hex, text, kind, keep=False):
     ctl = S["ctl"]
     if ctl is None or not ctl.hal.emus:
         return OK
     emu = S["emu"]
     i = _reader(zone)
     e = ctl.hal.emus[i]
-    e.remove()
+    if not keep:
+        e.remove()
     if kind == "bank" or kind == "classic":
         tag = emu.Tag(uid_hex[:8], kind=kind)
     elif kind == "blank":
@@ -426,6 +432,18 @@ def _dead(reader, on):
     ctl = S["ctl"]
     if ctl is not None and ctl.hal.emus:
         ctl.hal.emus[reader].mute = -1 if on else 0
+    return OK
+
+
+def knob(reader, name, value):
+    """Set a fault knob of a reader's emulated PN532 (pn532_emu.PN532Emu: vanish_after, ...)."""
+    return _guard(_knob, reader, name, value)
+
+
+def _knob(reader, name, value):
+    ctl = S["ctl"]
+    if ctl is not None and ctl.hal.emus:
+        setattr(ctl.hal.emus[reader], name, value)
     return OK
 
 

@@ -1,4 +1,4 @@
-"""What MicroPython has and CPython lacks (and back): const, ticks, a monotonic ms clock."""
+"""What MicroPython has and CPython lacks (and back): const, ticks, monotonic ms and us clocks."""
 try:
     from micropython import const  # noqa: F401
 except ImportError:  # CPython
@@ -23,5 +23,13 @@ except ImportError:  # CPython
     def ticks_diff(a, b):
         d = (a - b) & (_PERIOD - 1)
         return d - _PERIOD if d >= _PERIOD // 2 else d
+
+try:
+    from time import ticks_us  # noqa: F401
+except ImportError:  # CPython
+    import time as _time
+
+    def ticks_us():
+        return int(_time.monotonic() * 1000000) & ((1 << 30) - 1)
 
 MICROPYTHON = __import__("sys").implementation.name == "micropython"

@@ -215,22 +215,73 @@ class Hal:
         return gc.mem_free()
 
 
-def make_readers(board, buses, make_pin, timeout_ms=50, retries=1):
+# RSTPDN: low resets the PN532. Adafruit's PN532 driver holds it low 400 ms and waits 10 ms
+# after; we do the same, for every reader at once, so boot takes the pulse only once.
+RST_LOW_MS = 400
+RST_WAKE_MS = 10
+
+
+def outputs(board):
+    """GP numbers the firmware drives high from the start: every SPI chip select (RP2040 pins
+    come out of reset pulled down, which selects every reader: all would drive MISO), every
+    mux RESET and every reader's RSTPDN (both active low)."""
+    out = []
+    for rec in board.readers:
+        if rec[3] is not None:
+            out.append(rec[3])
+    for name in board.buses:
+        gp = board.buses[name].get("reset")
+        if gp is not None:
+            out.append(gp)
+    for gp in board.reader_rst:
+        if gp is not None:
+            out.append(gp)
+    return out
+
+
+def reset_readers(board, pin, clock):
+    """Pulse RSTPDN of every reader that has it wired, all at once; pin(gp) gives its Pin."""
+    rst = [pin(gp) for gp in board.reader_rst if gp is not None]
+    if not rst:
+        return 0
+    for p in rst:
+        p.value(0)
+    clock.sleep_ms(RST_LOW_MS)
+    for p in rst:
+        p.value(1)
+    clock.sleep_ms(RST_WAKE_MS)
+    return len(rst)
+
+
+def make_readers(board, buses, make_pin, timeout_ms=50, retries=1, make_irq=None, frees=None):
     """PN532 drivers for board.readers over buses (name -> machine.I2C/SPI/UART-like object).
 
-    make_pin(gp) gives a Pin-like chip select. Readers behind muxes on one bus share a
-    peer list, so selecting one channel turns every other mux off.
+    make_pin(gp) gives a Pin-like chip select, make_irq(gp) a Pin-like input for a reader's
+    P70_IRQ (None: waits read the status over the bus). frees maps an I2C bus's name to a
+    free() that clears it when a reader holds it (drivers.i2cbus.GuardedI2C). Readers behind
+    muxes on one bus share a peer list, so selecting one channel turns every other mux off.
     """
     out = []  # type: list
     muxes = {}
     peers = {}
-    for rec in board.readers:
-        bus_name, mux_addr, ch, cs = rec
+    guarded = {}
+    for i in range(len(board.readers)):
+        bus_name, mux_addr, ch, cs = board.readers[i]
         bus = buses[bus_name]
         kind = board.buses[bus_name]["kind"]
+        gp = board.reader_irq[i] if board.reader_irq else None
+        irq = make_irq(gp) if make_irq is not None and gp is not None else None
         if kind == "i2c":
             from cardtable.drivers.pn532_i2c import PN532I2C
 
+            if frees is not None and bus_name in frees:
+                g = guarded.get(bus_name)
+                if g is None:
+                    from cardtable.drivers.i2cbus import GuardedI2C
+
+                    g = guarded[bus_name] = GuardedI2C(bus, frees[bus_name], bus_name)
+                    peers[bus_name] = g.muxes
+                bus = g
             mux = None
             if mux_addr is not None:
                 key = (bus_name, mux_addr)
@@ -241,13 +292,14 @@ def make_readers(board, buses, make_pin, timeout_ms=50, retries=1):
                     mux = Mux(bus, mux_addr, peers.setdefault(bus_name, []))
                     muxes[key] = mux
             out.append(PN532I2C(bus, mux=mux, channel=ch or 0, timeout_ms=timeout_ms,
-                                retries=retries))
+                                retries=retries, irq=irq))
         elif kind == "spi":
             from cardtable.drivers.pn532_spi import PN532SPI
 
-            out.append(PN532SPI(bus, make_pin(cs), timeout_ms=timeout_ms, retries=retries))
+            out.append(PN532SPI(bus, make_pin(cs), timeout_ms=timeout_ms, retries=retries,
+                                irq=irq))
         else:
             from cardtable.drivers.pn532_uart import PN532UART
 
-            out.append(PN532UART(bus, timeout_ms=timeout_ms, retries=retries))
+            out.append(PN532UART(bus, timeout_ms=timeout_ms, retries=retries, irq=irq))
     return out

@@ -1,7 +1,7 @@
 """The hal on a Raspberry Pi Pico (rp2 port). machine, neopixel and select are imported only
 when a part is built, so the module also imports (and type-checks) off the board."""
 from cardtable import hal
-from cardtable.compat import ticks_diff, ticks_ms
+from cardtable.compat import ticks_diff, ticks_ms, ticks_us
 
 DEBOUNCE_MS = 25
 
@@ -46,10 +46,16 @@ class Rp2Buzzer(hal.Buzzer):
 
 
 class Rp2Inputs(hal.Inputs):
-    """Buttons to ground (internal pull-ups), debounced by polling; quadrature encoders by IRQ."""
+    """Buttons to ground (internal pull-ups), debounced by polling; quadrature encoders by
+    hard IRQ on both edges of both pins, debounced by drivers.encoder.Quadrature."""
 
     def __init__(self, buttons, encoders):
-        from machine import Pin
+        from machine import Pin, disable_irq, enable_irq
+
+        from cardtable.drivers.encoder import Quadrature
+
+        self._irq_off = disable_irq
+        self._irq_on = enable_irq
 
         self.names = sorted(buttons)
         self.pins = [Pin(buttons[n], Pin.IN, Pin.PULL_UP) for n in self.names]
@@ -58,23 +64,18 @@ class Rp2Inputs(hal.Inputs):
         self.since = [0] * k  # when the raw state last changed
         self.raw = bytearray(k)
         self.enc_names = sorted(encoders)
-        self.counts = [0] * len(self.enc_names)
-        self.seen = [0] * len(self.enc_names)
         self.enc_pins = []
-        for i in range(len(self.enc_names)):
-            a, b = encoders[self.enc_names[i]]
+        self.decoders = []
+        for name in self.enc_names:
+            a, b = encoders[name]
             pa = Pin(a, Pin.IN, Pin.PULL_UP)
             pb = Pin(b, Pin.IN, Pin.PULL_UP)
+            q = Quadrature(pa.value() << 1 | pb.value(), ticks_us())
             self.enc_pins.append((pa, pb))
-            pa.irq(self._turned(i, pb), Pin.IRQ_FALLING)
-
-    def _turned(self, i, pb):
-        counts = self.counts
-
-        def irq(pin):
-            counts[i] += 1 if pb.value() else -1
-
-        return irq
+            self.decoders.append(q)
+            irq = _edge(q, pa, pb)
+            for p in (pa, pb):
+                p.irq(irq, Pin.IRQ_FALLING | Pin.IRQ_RISING, hard=True)
 
     def held(self, name):
         """True if the button is down right now (read at boot for the maintenance mode)."""
@@ -91,13 +92,22 @@ class Rp2Inputs(hal.Inputs):
                 self.down[i] = v
                 if v:
                     return (hal.BUTTON, self.names[i])
-        for i in range(len(self.counts)):
-            c = self.counts[i]
-            d = c - self.seen[i]
+        for i in range(len(self.decoders)):
+            st = self._irq_off()  # the IRQ must not settle a level while we do
+            d = self.decoders[i].take(ticks_us())
+            self._irq_on(st)
             if d:
-                self.seen[i] = c
                 return (hal.TURN, self.enc_names[i], d)
         return None
+
+
+def _edge(q, pa, pb):
+    """The hard IRQ handler of one encoder: both pins' levels and the time, nothing allocated."""
+
+    def irq(pin):
+        q.edge(pa.value() << 1 | pb.value(), ticks_us())
+
+    return irq
 
 
 class UsbSerial(hal.Serial):
@@ -173,21 +183,65 @@ def buses(board):
     return out
 
 
-def chip_select(gp):
+def output_high(gp):
+    """An output driven high: a chip select, a mux RESET or an RSTPDN (all active low)."""
     from machine import Pin
 
     return Pin(gp, Pin.OUT, value=1)
+
+
+def irq_input(gp):
+    """A reader's P70_IRQ: open drain from the PN532, low while it has an answer."""
+    from machine import Pin
+
+    return Pin(gp, Pin.IN, Pin.PULL_UP)
+
+
+class Rp2BusFree:
+    """free() of I2C bus d (a board.buses entry): the bus clear on its pins, then a new I2C."""
+
+    def __init__(self, d, reset):
+        self.d = d
+        self.reset = reset  # the muxes' RESET Pin, driven high, or None
+
+    def __call__(self):
+        from machine import I2C, Pin
+
+        from cardtable.drivers.busclear import clear
+
+        d = self.d
+        clear(Pin(d["scl"], Pin.OPEN_DRAIN, value=1), Pin(d["sda"], Pin.OPEN_DRAIN, value=1),
+              self.reset)
+        return I2C(d["id"], scl=Pin(d["scl"]), sda=Pin(d["sda"]), freq=d["freq"])
+
+
+def readers(board, clock):
+    """The board's PN532 drivers. Chip selects, mux RESETs and RSTPDNs go high before any bus
+    is built (pins leave reset pulled down: every SPI reader would drive MISO), RSTPDN is
+    pulsed, and each I2C bus clears itself when a reader holds it (drivers.busclear)."""
+    pins = {}
+    for gp in hal.outputs(board):
+        pins[gp] = output_high(gp)
+    hal.reset_readers(board, pins.get, clock)
+    frees = {}
+    for name in board.buses:
+        d = board.buses[name]
+        if d["kind"] == "i2c":
+            reset = d.get("reset")
+            frees[name] = Rp2BusFree(d, pins[reset] if reset is not None else None)
+    return hal.make_readers(board, buses(board), pins.get, make_irq=irq_input, frees=frees)
 
 
 class Rp2Hal(hal.Hal):
     """The whole table on a Pico, from a board config."""
 
     def __init__(self, board, storage=None):
-        readers = hal.make_readers(board, buses(board), chip_select)
+        clock = hal.Clock()
+        rd = readers(board, clock)
         buzzer = Rp2Buzzer(board.piezo_pin) if board.piezo_pin is not None else None
-        hal.Hal.__init__(self, hal.Clock(), storage or hal.FileStorage(""),
+        hal.Hal.__init__(self, clock, storage or hal.FileStorage(""),
                          Rp2Pixels(board.led_pin, board.led_count, board.led_order), buzzer,
-                         Rp2Inputs(board.buttons, board.encoders), UsbSerial(), readers,
+                         Rp2Inputs(board.buttons, board.encoders), UsbSerial(), rd,
                          Rp2Watchdog())
 
     def mem_free(self):

@@ -262,6 +262,8 @@ class SimReader:
         self.reads = 0
         self.field = False
         self._sel = False
+        self.extra = None  # a second tag on the pad: (uid, text)
+        self.tear = False  # the next read loses the card halfway (snatched away)
 
     def init(self):
         self.inits += 1
@@ -288,11 +290,22 @@ class SimReader:
             raise OSError(EIO)
         if not self._sel:
             raise TagGone(EIO)
+        if self.tear:
+            self.tear = False
+            self.card = None
+            raise TagGone(EIO)
         self.reads += 1
         text = self.card[1]
         if text is None:
             raise NoCardCode("no NDEF text record: not a card of this table")
         return text
+
+    def targets(self):
+        """How many tags answer in the field (the driver's targets())."""
+        if self.dead:
+            raise OSError(EIO)
+        self._sel = self.card is not None
+        return (self.card is not None) + (self.extra is not None)
 
     def write_text(self, text):
         if self.dead:
@@ -321,10 +334,26 @@ def uid_for(text, zone=""):
     return bytes((0x04, h & 255, (h >> 8) & 255, (h >> 16) & 255, (h >> 24) & 15, 0x80, 0x01))
 
 
-def emulated(board, emu):
+def _i2c_free(fake, scl, sda, reset):
+    """free() for a simulated I2C bus: the real bus clear on its FakePins."""
+
+    def free():
+        from cardtable.drivers.busclear import clear
+
+        clear(scl, sda, reset)
+        return fake
+
+    return free
+
+
+def emulated(board, emu, clock=None):
     """Real PN532 drivers on simulated buses, one emulated PN532 per reader.
 
-    emu is the pn532_emu module. Returns (readers, emulators) in board.readers order.
+    emu is the pn532_emu module (or busfault: readers that can hold SDA low). As on the Pico,
+    every chip select, mux RESET and RSTPDN is driven high before a bus exists (they start
+    low: RP2040 pins come out of reset pulled down), RSTPDN is pulsed, IRQ pins are read
+    where wired and each I2C bus clears itself when a reader holds SDA. Returns (readers,
+    emulators, pins by GP) in board.readers order.
     """
     buses = {}
     pins = {}
@@ -334,19 +363,35 @@ def emulated(board, emu):
     def make_pin(gp):
         p = pins.get(gp)
         if p is None:
-            p = pins[gp] = emu.FakePin(1)
+            p = pins[gp] = emu.FakePin(0)
         return p
 
-    streams = {}
-    for rec in board.readers:
-        bus_name, mux_addr, ch, cs = rec
-        kind = board.buses[bus_name]["kind"]
+    for gp in hal.outputs(board):
+        make_pin(gp).value(1)
+    for i in range(len(board.readers)):
         e = emu.PN532Emu()
         emus.append(e)
+        if board.reader_rst and board.reader_rst[i] is not None:
+            e.watch_reset(make_pin(board.reader_rst[i]))
+        if board.reader_irq and board.reader_irq[i] is not None:
+            pins[board.reader_irq[i]] = e.irq()
+    hal.reset_readers(board, make_pin, clock or SimClock())
+    frees = {}
+    streams = {}
+    for i in range(len(board.readers)):
+        bus_name, mux_addr, ch, cs = board.readers[i]
+        kind = board.buses[bus_name]["kind"]
+        e = emus[i]
         if kind == "i2c":
             bus = buses.get(bus_name)
             if bus is None:
                 bus = buses[bus_name] = emu.FakeI2C()
+                scl, sda = emu.FakePin(1), emu.FakePin(1)
+                gp = board.buses[bus_name].get("reset")
+                reset = make_pin(gp) if gp is not None else None
+                if hasattr(bus, "wire"):  # the busfault emulator: the bus sees its pins
+                    bus.wire(scl, sda, reset)
+                frees[bus_name] = _i2c_free(bus, scl, sda, reset)
             mux = None
             if mux_addr is not None:
                 mux = muxes.get((bus_name, mux_addr))
@@ -361,8 +406,9 @@ def emulated(board, emu):
         else:
             streams[bus_name] = emu.Stream(e)
             buses[bus_name] = streams[bus_name]
-    readers = hal.make_readers(board, buses, make_pin, timeout_ms=5)
-    return readers, emus
+    readers = hal.make_readers(board, buses, make_pin, timeout_ms=5, make_irq=pins.get,
+                               frees=frees)
+    return readers, emus, pins
 
 
 class SimHal(hal.Hal):
@@ -371,12 +417,14 @@ class SimHal(hal.Hal):
     def __init__(self, board, emu=None, storage=None, clock=None):
         self.board = board
         self.emu = emu
+        clock = clock or SimClock()
+        self.pins = {}
         if emu is None:
             readers = [SimReader() for _ in board.readers]
             self.emus = None
         else:
-            readers, self.emus = emulated(board, emu)
-        hal.Hal.__init__(self, clock or SimClock(), storage or MemStorage(),
+            readers, self.emus, self.pins = emulated(board, emu, clock)
+        hal.Hal.__init__(self, clock, storage or MemStorage(),
                          SimPixels(board.led_count), SimBuzzer(), SimInputs(), SimSerial(),
                          readers, SimWatchdog())
         self._tags = {}
@@ -409,8 +457,27 @@ class SimHal(hal.Hal):
         i = self._reader(zone)
         if self.emus is None:
             self.readers[i].card = None
+            self.readers[i].extra = None
         else:
             self.emus[i].remove()
+
+    def stack(self, zone, text, uid=None):
+        """Lay a second tag on a zone's reader, over the one lying there."""
+        i = self._reader(zone)
+        if uid is None:
+            uid = uid_for(text or "foreign:" + zone)
+        if self.emus is None:
+            self.readers[i].extra = (uid, text)
+        else:
+            self.emus[i].place(self.emu.Tag(uid, text=text))
+
+    def tear(self, zone):
+        """The next read on a zone's reader loses its tag halfway (a card snatched away)."""
+        i = self._reader(zone)
+        if self.emus is None:
+            self.readers[i].tear = True
+        else:
+            self.emus[i].vanish_after = 0
 
     def kill(self, zone):
         """The zone's reader stops answering (a loose cable)."""

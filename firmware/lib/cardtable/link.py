@@ -21,10 +21,13 @@ Device -> host ("type" names the message):
   action), ``seat``, ``reason`` (in words a player understands), ``from``.
 - ``state``: ``seq`` and ``view``, the spectator view (``view(None)``: never a hand, the
   kitty's hidden cards or the deck order). Sent after every change and on request.
-- ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a tag with no card
-  code; ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
-  ``error``: the firmware caught an error), ``msg``, and ``zone`` where there is one.
-  ``cleared: true`` says the fault is over (the reader answers again).
+- ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a foreign tag, no
+  card of this game; ``two_tags``: two tags on one pad; ``torn``: the card left mid-read;
+  ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
+  ``error``: the firmware caught an error; ``board``: a wiring warning of the board file, at
+  start), ``msg``, and ``zone`` where there is one.
+  ``cleared: true`` says the fault is over (the reader answers again). The LEDs' side:
+  hardware/README.md, "Faults at the table".
 - ``log``: one journal line, in answer to ``log``: ``id``, ``game`` (its number), ``line``
   (the journal line's exact text, seq and CRC included).
 - ``ok``: ``id`` echoed, plus the command's answer fields.
@@ -79,6 +82,7 @@ from cardtable.compat import const
 
 PROTO = const(1)
 LINE_MAX = const(1024)
+NEST_MAX = const(64)  # [ and { in a host line
 COMMANDS = ("hello", "new", "act", "undo", "state", "log", "config", "games", "health", "press",
             "tag")
 
@@ -143,10 +147,16 @@ def parse(line):
         raise LinkError("line too long (at most %d bytes)" % LINE_MAX)
     if line == BAD_TEXT:
         raise LinkError("the line is not UTF-8 text")
+    # No command nests deeper than a few levels; a line of brackets would cost the heap a
+    # list per bracket (MemoryError on the board, RecursionError on CPython).
+    if line.count("[") + line.count("{") > NEST_MAX:
+        raise LinkError("too many [ and { (at most %d in a line)" % NEST_MAX)
     try:
         obj = json.loads(line)
-    except ValueError:
+    except (ValueError, RuntimeError):
         raise LinkError("not JSON: send one object per line, e.g. {\"cmd\": \"state\", \"id\": 1}")
+    except MemoryError:
+        raise LinkError("the line does not fit in the table's memory now")
     if not isinstance(obj, dict):
         raise LinkError("expected a JSON object {\"cmd\": ..., \"id\": ...}")
     cid = obj.get("id")

@@ -19,15 +19,51 @@ class RecordError(ValueError):
     """A malformed record line: names the line and what was expected."""
 
     def __init__(self, line, message):
+        if len(message) > 200:  # a huge value quoted back: one readable line is enough
+            message = message[:197] + "..."
         super().__init__("line %d: %s" % (line, message))
         self.line = line
         self.message = message
 
 
 # -- lines ----------------------------------------------------------------------------------
+def text_lines(data):
+    """The text lines of a record file's bytes: UTF-8 (a byte-order mark is skipped) or UTF-16
+    with its mark, as Windows editors save it; RecordError naming the line that is not text."""
+    skip = 0
+    if data[:3] == b"\xef\xbb\xbf":
+        skip = 3
+        data = data[3:]
+    elif data[:2] == b"\xff\xfe" or data[:2] == b"\xfe\xff":
+        try:
+            text = data.decode("utf-16")
+        except UnicodeError as e:
+            raise RecordError(len(_split(data[:e.start].decode("utf-16", "replace"))),
+                              "not UTF-16 text: the file is damaged")
+        except LookupError:  # no UTF-16 codec (MicroPython)
+            raise RecordError(1, "UTF-16 text: save the record as UTF-8")
+        return _split(text)
+    try:
+        text = data.decode()
+    except UnicodeError as e:
+        at = getattr(e, "start", 0)
+        raise RecordError(len(_split(data[:at].decode("utf-8", "replace"))),
+                          "byte %d is not UTF-8 text: save the record as UTF-8" % (skip + at + 1))
+    return _split(text)
+
+
+def _split(text):
+    """Lines ended by LF, CRLF or CR (and nothing else: not str.splitlines' many others)."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+
+
 def parse_line(text, lineno):
     """The JSON object on a line, its CRC checked if it has one; raises RecordError."""
     text = text.strip()
+    if text[:1] == "\ufeff":  # a byte-order mark, read as text
+        text = text[1:]
+    if "\x00" in text:
+        raise RecordError(lineno, "NUL bytes: not text (UTF-16 without its mark? save the record as UTF-8)")
     at = text.rfind(_CRC_TAIL)
     if at >= 0:
         body = text[:at] + "}"
@@ -39,7 +75,7 @@ def parse_line(text, lineno):
         text = body
     try:
         obj = json.loads(text)
-    except ValueError:
+    except (ValueError, RuntimeError):  # RuntimeError: CPython's RecursionError (deep nesting)
         raise RecordError(lineno, "not a JSON object: %s" % _clip(text))
     if not isinstance(obj, dict):
         raise RecordError(lineno, "expected a JSON object {...}, got %s" % _clip(text))
@@ -73,11 +109,20 @@ def header(game):
     return out
 
 
+# Optional header fields about the occasion, kept by the host's archive (`cardtable serve`):
+# the rules never read them. "table": the table's name; "players": a name per seat (null for
+# an unnamed seat); "start", "end": when the game began and ended (ISO 8601 text).
+OCCASION = ("table", "players", "start", "end")
+
+
 def game_from_header(obj, lineno=1):
     """A new game from a header object; raises RecordError."""
     for key in obj:
-        if key not in ("game", "seats", "dealer", "rules", "seq"):
-            raise RecordError(lineno, "unknown header key %r (expected game, seats, dealer, rules)" % key)
+        if key not in ("game", "seats", "dealer", "rules", "seq") and key not in OCCASION:
+            raise RecordError(lineno, "unknown header key %r (expected game, seats, dealer, rules; "
+                                      "optional table, players, start, end)" % key)
+        if key in OCCASION:
+            _check_occasion(key, obj[key], lineno)
     name = obj.get("game")
     if not isinstance(name, str):
         raise RecordError(lineno, "the header must name the game: {\"game\": \"nexus\", ...}")
@@ -96,6 +141,14 @@ def game_from_header(obj, lineno=1):
         return cls(seats, dealer, rules)
     except ValueError as e:
         raise RecordError(lineno, str(e))
+
+
+def _check_occasion(key, value, lineno):
+    if key == "players":
+        if not isinstance(value, list) or not all(v is None or isinstance(v, str) for v in value):
+            raise RecordError(lineno, "\"players\" must be a list of names (or null) per seat")
+    elif not isinstance(value, str):
+        raise RecordError(lineno, "%r must be text" % key)
 
 
 # -- actions --------------------------------------------------------------------------------
@@ -193,7 +246,10 @@ def _piles(game, obj, lineno):
 def _card_list(game, value, name, lineno):
     if not isinstance(value, list):
         raise RecordError(lineno, "%r must be a list of card codes" % name)
-    return [_card(game, v) for v in value]
+    try:
+        return [_card(game, v) for v in value]
+    except BadCard as e:
+        raise RecordError(lineno, "%r: %s" % (name, e))
 
 
 def encode(game, action):

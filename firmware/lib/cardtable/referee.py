@@ -20,6 +20,8 @@ class Verdict:
         self.rejected = []
         self.revokes = []
         self.displaced = []     # Nerts: a late-arriving earlier play took a slot back
+        self.plays = {}         # this hand: (trick, seat) -> line of that play
+        self.trick = 1          # the trick being played in this hand
 
     def add(self, lineno, action, reason, events):
         """Take in one step of a replay."""
@@ -27,9 +29,19 @@ class Verdict:
             self.rejected.append({"line": lineno, "seat": action[0], "reason": reason})
         for ev in events:
             kind = ev.get("ev")
-            if kind == "revoke" or kind == "displaced":
+            if kind == "deal":
+                self.plays = {}
+                self.trick = 1
+            elif kind == "play":
+                self.plays[(self.trick, ev["seat"])] = lineno
+            elif kind == "trick":
+                self.trick += 1
+            elif kind == "revoke" or kind == "displaced":
                 rv = dict(ev)
                 rv["line"] = lineno
+                if kind == "revoke":
+                    # the line where the seat broke the rule (this line proves it)
+                    rv["revoked_line"] = self.plays.get((ev["trick"], ev["seat"]))
                 (self.revokes if kind == "revoke" else self.displaced).append(rv)
 
     def result(self):

@@ -4,8 +4,8 @@
 a pseudo-terminal, so ``.port`` (a ``/dev/pts/N`` path) behaves like a Pico's
 ``/dev/ttyACM0``: the link protocol while the table runs, the MicroPython REPL after a
 Ctrl-C (mpremote connects, lists, copies, resets). A control channel beside the serial
-lets the simulation lay tags on the emulated readers, press buttons, cut a reader's cable,
-reset the board or cut its power::
+lets the simulation lay tags on the emulated readers (two on one pad too), press buttons, cut
+a reader's cable, set its PN532's fault knobs, reset the board or cut its power::
 
     with VirtualBoard("pico-i2c-2seat", game="california-jacks") as vb:
         link = Link(vb.port)
@@ -42,6 +42,8 @@ from collections import deque
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+
+from cardtable_host import portlock
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 BOARD_MJS = REPO_ROOT / "tools" / "mpy" / "board.mjs"
@@ -223,6 +225,7 @@ class VirtualBoard:
         tty.setraw(self._slave)  # a USB CDC port: no echo, no line discipline
         os.set_blocking(self._master, False)
         self.port = os.ttyname(self._slave)
+        portlock.announce(self.port)  # a board serves this pty (not someone's shell)
         assert self._tmp is not None
         link = os.path.join(self._tmp.name, "ttyACM0")
         if os.path.lexists(link):
@@ -231,6 +234,8 @@ class VirtualBoard:
         self.stable_port = link
 
     def _close_pty(self) -> None:
+        if self.port:
+            portlock.withdraw(self.port)
         for fd in (self._master, self._slave):
             if fd >= 0:
                 try:
@@ -477,6 +482,23 @@ class VirtualBoard:
     def turn(self, encoder: str, steps: int) -> None:
         """Turn an encoder by steps (negative: back)."""
         self._request({"op": "turn", "encoder": encoder, "steps": steps})
+
+    def stack(self, zone: str, text: str | None, uid: bytes | str | None = None, wait: bool = True) -> None:
+        """Lay a second NTAG (holding text) over the tag on a zone: two tags on one pad.
+        lift() takes both away."""
+        if uid is None:
+            from cardtable_host.sim.table import uid_for
+
+            uid = uid_for(text or "foreign:" + zone)
+        if isinstance(uid, (bytes, bytearray)):
+            uid = uid.hex()
+        self._request({"op": "stack", "zone": zone, "uid": uid, "text": text, "wait": wait})
+
+    def knob(self, reader: int | str, name: str, value: int | bool) -> None:
+        """Set a fault knob of a reader's emulated PN532 (by index or zone name), e.g.
+        ``knob("c", "vanish_after", 0)``: the next tag read there loses its tag halfway."""
+        key = "zone" if isinstance(reader, str) else "reader"
+        self._request({"op": "knob", key: reader, "name": name, "value": value})
 
     def kill_reader(self, reader: int | str) -> None:
         """Cut a reader's cable (by index, or by its zone's name): it stops answering."""

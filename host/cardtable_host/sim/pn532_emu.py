@@ -174,9 +174,11 @@ class PN532Emu:
 
     Fault knobs (counts: n next commands, -1 for ever): mute (no ACK, no answer), nacks
     (NACK instead of ACK), error_frames (ACK then the error frame), corrupt (bad DCS
-    in answers, including resends); slow_ms (answers become ready that much later);
+    in answers, including resends), corrupt_len (bad LCS, the length checksum, in answers
+    and resends); slow_ms (answers become ready that much later);
     collide (two tags in the field shadow each other: no target); vanish_after (the tag
     leaves the field after that many more InDataExchange commands).
+    reset() is a pulse on RSTPDN: the power-on state, fault knobs and field cleared.
     """
 
     def __init__(self, *tags):
@@ -189,6 +191,7 @@ class PN532Emu:
         self.nacks = 0
         self.error_frames = 0
         self.corrupt = 0
+        self.corrupt_len = 0
         self.slow_ms = 0
         self.collide = False
         self.vanish_after = -1
@@ -198,6 +201,7 @@ class PN532Emu:
         self.log = bytearray()  # command codes, in order
         self.frames = []  # host frames (TFI..data) as bytes, the last 64
         self.bad_frames = 0
+        self.resets = 0  # RSTPDN pulses
         self.rf_switches = 0
         self.aborts = 0  # host ACKs that cancelled a command
         self._in = bytearray()
@@ -205,6 +209,16 @@ class PN532Emu:
         self._last = None  # last answer data, for a host NACK
         self._waiting = 0  # MaxTg of an InListPassiveTarget waiting for a tag
         self._req = 0
+
+    def reset(self):
+        """RSTPDN pulsed low: the PN532 starts again (tags stay where they lie)."""
+        n, us = self.resets + 1, self.us_per_byte
+        self.__init__(*self.field)
+        self.resets, self.us_per_byte = n, us
+
+    def watch_reset(self, pin):
+        """Wire a FakePin to RSTPDN: driving it low resets the PN532."""
+        pin._watch.append(lambda v: None if v else self.reset())
 
     # -- the field ------------------------------------------------------------
 
@@ -321,6 +335,10 @@ class PN532Emu:
             if self.corrupt > 0:
                 self.corrupt -= 1
             f = f[:-2] + bytes(((f[-2] + 1) & 0xFF, 0))
+        if self.corrupt_len:
+            if self.corrupt_len > 0:
+                self.corrupt_len -= 1
+            f = f[:4] + bytes(((f[4] + 1) & 0xFF,)) + f[5:]
         return f
 
     def _answer(self, data):

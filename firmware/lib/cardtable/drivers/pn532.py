@@ -43,6 +43,7 @@ TXV = [_txm[:n] for n in range(TXMAX + 1)]
 _MEM = bytearray(MEMMAX)
 
 _P_LIST = b"\x01\x00"  # MaxTg 1, 106 kbps type A
+_P_LIST2 = b"\x02\x00"  # MaxTg 2: is there a second tag?
 _P_RFOFF = b"\x01\x00"  # CfgItem 1 (RF field): off, no auto RFCA
 _P_RELEASE = b"\x00"  # all targets
 _P_READ = bytearray(b"\x01\x30\x00")  # Tg 1, NTAG READ, page (patched)
@@ -52,9 +53,10 @@ ERRORS = ("no_answer", "frame", "nack", "error_frame", "tag")
 
 
 class PN532Error(OSError):
-    """A PN532 reader failed; KIND indexes reader.counts."""
+    """A PN532 reader failed; KIND indexes reader.counts; `freed`: its bus had to be cleared."""
 
     KIND = 0
+    freed = False
 
 
 class NoAnswer(PN532Error):
@@ -275,7 +277,9 @@ class PN532:
             n = self._exchange(cmd, params, hint)
         except OSError as e:
             if not isinstance(e, PN532Error):
+                freed = getattr(e, "freed", False)
                 e = NoAnswer("bus error: %s" % e)
+                e.freed = freed  # the bus was cleared: the reader is cut off for now
             self._fail(e)
             raise e
         self.fails = 0
@@ -314,8 +318,16 @@ class PN532:
         """UID of the type A tag in the field (memoryview, valid until the next poll) or None."""
         # Bounded: the PN532 gives up after `retries` activation attempts. The field stays
         # on and the tag selected for read_text(); release() before polling the next reader.
+        # A poll that fails switches the field off (best effort) before it raises.
         self.polls += 1
         self.tg = 0
+        try:
+            return self._poll()
+        except OSError as e:
+            self.off(e)
+            raise
+
+    def _poll(self):
         n = self._call(CMD_LIST, _P_LIST, 22)
         ro = self._ro
         if n < 1 or RX[ro] == 0:
@@ -334,6 +346,33 @@ class PN532:
         if ln == 7:
             return self._uidv[1]
         return self._uidv[2]
+
+    def targets(self):
+        """How many type A tags answer in the field, up to 2 (InListPassiveTarget, MaxTg 2);
+        the first stays selected for read_text(), as after poll()."""
+        # The scanner asks once per placement, before reading the card: two tags on one pad
+        # are reported instead of playing whichever the anticollision happened to pick.
+        self.tg = 0
+        n = self._call(CMD_LIST, _P_LIST2, 36)
+        ro = self._ro
+        if n < 1 or RX[ro] == 0:
+            return 0
+        if n < 6:
+            raise self._bad("malformed target data")
+        self.tg = RX[ro + 1]
+        self.sak = RX[ro + 4]
+        return RX[ro]
+
+    def off(self, e=None):
+        """Switch the RF field off after error e, best effort: a failure is neither raised nor
+        counted. Skipped when the bus was just cleared (the reader cannot be reached)."""
+        self.tg = 0
+        if getattr(e, "freed", False):
+            return
+        try:
+            self._exchange(CMD_RFCONFIG, _P_RFOFF, 9)
+        except OSError:
+            pass
 
     def release(self, rf_off=True):
         """Forget the tag; switch the RF field off (or only InRelease with rf_off=False)."""
@@ -374,7 +413,15 @@ class PN532:
     def read_text(self):
         """The NDEF text (card code) of the tag found by the last poll()."""
         # NdefError: no text record (blank, foreign, not an NTAG); TagError: the tag stopped
-        # answering; other PN532Error: the reader failed.
+        # answering; other PN532Error: the reader failed (its field is switched off first).
+        try:
+            return self._read_text()
+        except OSError as e:
+            if not hasattr(e, "status"):  # a TagError leaves the field to the caller's release()
+                self.off(e)
+            raise
+
+    def _read_text(self):
         self._need_tag()
         if self.sak & 0x7F:
             raise NdefError("not an NFC Forum Type 2 tag (SAK 0x%02x)" % self.sak)

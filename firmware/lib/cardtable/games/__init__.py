@@ -15,11 +15,28 @@ GAMES = {
     "fortyfives": ("cardtable.games.fortyfives", "FortyFives"),
 }
 
+# other names players use for a game -> its id
+ALIASES = {
+    "45s": "fortyfives", "45": "fortyfives", "forty-fives": "fortyfives",
+    "forty-five": "fortyfives", "fortyfive": "fortyfives", "auction-45s": "fortyfives",
+    "cal-jacks": "california-jacks", "caljacks": "california-jacks",
+    "california-jack": "california-jacks", "california": "california-jacks",
+    "nexus-fairies": "fairies", "fairy": "fairies", "none-such": "nonesuch", "nertz": "nerts",
+}
+
+
+def game_id(name):
+    """The game id for a name or a common alias ('45s', 'Cal Jacks'); the name itself if unknown."""
+    if not isinstance(name, str):
+        return name
+    key = name.strip().lower().replace("_", "-").replace(" ", "-")
+    return key if key in GAMES else ALIASES.get(key, name)
+
 
 def game_class(name):
-    """The rules class of a game id; raises ValueError naming the games there are."""
+    """The rules class of a game id (or alias); raises ValueError naming the games there are."""
     try:
-        modname, clsname = GAMES[name]
+        modname, clsname = GAMES[game_id(name)]
     except KeyError:
         raise ValueError("unknown game %r: the games are %s" % (name, ", ".join(sorted(GAMES))))
     mod = __import__(modname, None, None, [clsname])

@@ -196,3 +196,26 @@ class Game:
         if not isinstance(seat, int) or not 0 <= seat < self.seats:
             return "no seat %r at a %d-player table" % (seat, self.seats)
         return None
+
+    # -- words (host only: the table never imports cardtable.games.words) ----------------------
+    card_style = None           # the host may set a function: card code -> text (glyphs, colour)
+
+    def action_words(self, obj):
+        """A record line (as record.encode gives it) in words: 'seat 1 plays 10H'."""
+        from cardtable.games import words
+        return words.action_words(self, obj)
+
+    def describe(self, ev):
+        """An event in words, or None where the action's own words already say it."""
+        from cardtable.games import words
+        return words.describe(self, ev)
+
+    def side(self, n):
+        """Who keeps score n: 'seat 1', or 'seats 1 & 3' where partners share a score."""
+        from cardtable.games import words
+        return words.side(self, n)
+
+    def score_words(self, scores):
+        """'seat 0 11, seat 1 7' (one entry per partnership where partners share a score)."""
+        from cardtable.games import words
+        return words.score_words(self, scores)

@@ -9,8 +9,11 @@ As refereed (research/rules-decisions.md section 5):
   With the stock gone the last six tricks are played out: 26 tricks a hand.
 - A hand scores 1 each for High (ace of trumps), Low (two of trumps), Jack (jack of trumps) to
   whoever took it, and Game to the higher count of card points (10 = 10, A = 4, K = 3, Q = 2,
-  J = 1; 80 in all). Points count in the order High, Low, Jack, Game: the first to reach
-  ``target`` wins there and then (the points after it are not counted). The dealer alternates.
+  J = 1; 80 in all). Every point won in the hand is scored; whoever reaches ``target`` wins.
+  When both reach it in the same hand, the points are counted in the order High, Low, Jack,
+  Game and the first to reach it wins (C5). In the ``count_out`` variant the counting stops at
+  the point that reaches the target: the points after it are not scored, and the hand's result
+  says so. The dealer alternates.
 
 Rule options:
 
@@ -20,6 +23,7 @@ Rule options:
 | ``void_penalty``                | 1              | 0: no penalty (standard)                  | C3 |
 | ``game_tie``                    | "nobody"       | "non-dealer": a tie for Game goes to the non-dealer | C4 |
 | ``target``                      | 10             | 7 (Foster)                                | C5 |
+| ``end_count``                   | "all": every point of the last hand scores | "count_out": stop at the point that reaches the target | C5 |
 
 Verbs: ``play`` (card). Deal piles: ``hands`` (two lists of 6, either may be null = not seen),
 ``stock`` (40 cards, top first: the first is the cut card) or, when the stock was not scanned,
@@ -49,6 +53,7 @@ class CaliforniaJacks(TrickGame):
         "void_penalty": 1,
         "game_tie": "nobody",
         "target": 10,
+        "end_count": "all",
     }
     VERBS = {"deal": ("piles",), "play": ("card",)}
     PILES = ("hands", "stock", "up")
@@ -57,6 +62,8 @@ class CaliforniaJacks(TrickGame):
     def check_rule_values(cls, rules):
         if rules["game_tie"] not in ("nobody", "non-dealer"):
             raise ValueError("game_tie is 'nobody' or 'non-dealer', not %r" % (rules["game_tie"],))
+        if rules["end_count"] not in ("all", "count_out"):
+            raise ValueError("end_count is 'all' or 'count_out', not %r" % (rules["end_count"],))
         if rules["target"] < 1 or rules["void_penalty"] < 0:
             raise ValueError("target must be positive and void_penalty not negative")
 
@@ -197,17 +204,27 @@ class CaliforniaJacks(TrickGame):
         else:
             points["game"] = None
         target = self.rules["target"]
-        for name in ("high", "low", "jack", "game"):
-            s = points[name]
+        count_out = self.rules["end_count"] == "count_out"
+        ev = {"ev": "hand", "hand": self.hand_no, "points": points, "card_points": count}
+        names = ("high", "low", "jack", "game")
+        for i in range(4):
+            s = points[names[i]]
             if s is None:
                 continue
             self.score[s] += 1
-            if self.score[s] >= target:     # counting stops: the game is won on this point
+            if not self.over and self.score[s] >= target:
+                # the first to reach the target in the order High, Low, Jack, Game wins
                 self.over = True
                 self.winner = s
-                break
-        events = [{"ev": "hand", "hand": self.hand_no, "points": points, "card_points": count,
-                   "scores": list(self.score)}]
+                if count_out:
+                    ev["counted_out"] = names[i]
+                    ev["uncounted"] = [n for n in names[i + 1:] if points[n] is not None]
+                    break
+                if self.score[1 - s] + sum(1 for n in names[i + 1:] if points[n] == 1 - s) \
+                        >= target:
+                    ev["decided_on"] = names[i]     # both reach it: the count order decides
+        ev["scores"] = list(self.score)
+        events = [ev]
         if self.over:
             self.phase = "over"
             events.append({"ev": "over", "winner": self.winner, "scores": list(self.score)})
@@ -217,6 +234,34 @@ class CaliforniaJacks(TrickGame):
         return events
 
     # -- views ----------------------------------------------------------------------------
+    # -- words ----------------------------------------------------------------------------
+    def describe(self, ev):
+        from cardtable.games import words
+        kind = ev.get("ev")
+        if kind == "deal":
+            return "hand %d: seat %d deals; the cut card %s makes %s trumps" % (
+                ev["hand"], ev["dealer"], words.show(self, ev["up"]),
+                words.suit_words(self, ev["trump"]))
+        if kind == "hand":
+            cap = {"high": "High", "low": "Low", "jack": "Jack", "game": "Game"}
+            pts = ev["points"]
+            won = []
+            for name in ("high", "low", "jack", "game"):
+                s = pts[name]
+                won.append("%s %s" % (cap[name], "nobody (a tie)" if s is None
+                                      else "seat %d" % s))
+            out = "hand %d: %s (card points %d to %d)" % (
+                ev["hand"], ", ".join(won), ev["card_points"][0], ev["card_points"][1])
+            if "counted_out" in ev:
+                out += "; counted out on %s%s" % (cap[ev["counted_out"]], (
+                    ": %s not counted" % ", ".join(cap[n] for n in ev["uncounted"])
+                    if ev["uncounted"] else ""))
+            if "decided_on" in ev:
+                out += "; both reach %d: %s decides" % (self.rules["target"],
+                                                       cap[ev["decided_on"]])
+            return out
+        return words.describe(self, ev)
+
     def view(self, seat=None):
         out = self.trick_view(seat)
         out["dealer"] = self.dealer

@@ -1,7 +1,7 @@
 """NEXUS-Fairies: two players meditate on the Nexus row or sow chaos into it; parades score.
 
 As refereed (research/rules-decisions.md section 2):
-- Deal: 7 cards face up to the Nexus (a row; index 0 = top), 1 card to player 2's Parade (the
+- Deal: 7 cards face up to the Nexus (a row, its top card first), 1 card to player 2's Parade (the
   Active Parade), 3 to each hand, 22 face down in the Deck. Seat 0 is player 1 and moves first;
   then the players alternate, one action each.
 - Meditate: resolve the top card of the Nexus by the Laws of the Fairy Court: a higher number
@@ -10,8 +10,8 @@ As refereed (research/rules-decisions.md section 2):
   starts a new Parade for the player whose Parade is empty, and the old Parade goes whole to
   its owner's Score Zone (F4, F5). Then, if the Nexus is down to 2 cards, 2 cards go from the
   Deck to its bottom, and the meditating player draws 1 (F1, F3).
-- Sow Chaos: a card from your hand into the Nexus at any position ``at`` (0 = top,
-  len = below the bottom card) (F8).
+- Sow Chaos: a card from your hand into the Nexus at any place ``at``: on top (0), between two
+  cards, or below the bottom card (the Nexus's length) (F8).
 - The game ends when the Deck is empty, after the action that emptied it is complete; a short
   refill deals what there is and a draw from an empty Deck is skipped (F2).
 - Scoring, per parade in a Score Zone: (sum of the card values, a mushroom-count card being worth
@@ -19,7 +19,17 @@ As refereed (research/rules-decisions.md section 2):
   zero = x0). Multipliers act only inside their own parade. Cards in hands, the Nexus and the
   Active Parade score nothing. The higher total wins; equal totals are a draw (F6).
 - Double-ended variant (F9): Meditate resolves the top or the bottom card (``end``) and refills
-  go into the middle of the Nexus (index len // 2).
+  go into the middle of the Nexus (after its first half, rounded down).
+
+Examples from the rule book (the table is tested against each, as written):
+- Meditation Example: the 8 starts player 2's Parade; the 24, 13, 9, 28, a Mushroom, the 25
+  and the 19 resolve in turn, each player meditating; the Nexus refills after the Mushroom and
+  again after the 19.
+- SOW CHAOS! Example: from the same start, player 1 sows the 20 on top of the Nexus.
+- The eight Scoring Examples, from "3 + 1 + 0 + 2: worth 6 points" to
+  "(3 + 2 + 2 + -2 + 0) x 0: worth 0 points", each with its printed total.
+- Notes: an odd number of cards in the Nexus means player 1's turn, even player 2's; the Nexus
+  plus both hands hold 13 cards, 2 more for each refill.
 
 Card values are data. The printed values of the real deck are not public (2a): ``DEFAULT_VALUES``
 below is a PROVISIONAL table that only satisfies the constraints the seed implies. A record or a
@@ -314,8 +324,10 @@ class Fairies(Game):
         return "the %s %s%s" % (code, _PLACES[w], when)
 
     def _bad_card(self, c):
-        if type(c) is not int or not 1 <= c <= 36:
-            return "no Fairies card %r" % (c,)
+        if type(c) is not int:
+            return "that is not a Fairies card"
+        if not 1 <= c <= 36:
+            return "no Fairies card has the number %d" % c
         return None
 
     # -- the deal -------------------------------------------------------------------------
@@ -519,6 +531,41 @@ class Fairies(Game):
 
     def _codes(self, cards):
         return [fc.fmt(c) if c else None for c in cards]
+
+    # -- words ----------------------------------------------------------------------------
+    def action_words(self, obj):
+        from cardtable.games import words
+        verb = obj.get("act")
+        who = "seat %s" % obj.get("seat")
+        if verb == "meditate":
+            end = obj.get("end")
+            return "%s meditates%s" % (who, " on the %s card" % end if end else "")
+        if verb == "sow":
+            at = obj["at"]
+            where = "on top of the Nexus" if at == 0 else "into the Nexus at place %d" % (at + 1)
+            return "%s sows chaos: %s %s" % (who, words.show(self, obj["card"]), where)
+        return words.action_words(self, obj)
+
+    def describe(self, ev):
+        from cardtable.games import words
+        kind = ev.get("ev")
+        if kind == "deal":
+            return "the Nexus: %s; seat %d's Parade starts with %s" % (
+                words.show_all(self, ev["nexus"]), ev["seat"], words.show_all(self, ev["parade"]))
+        if kind == "meditate":
+            return "the %s resolves" % words.show(self, ev["card"])
+        if kind == "join":
+            return "it joins seat %d's Parade" % ev["seat"]
+        if kind == "parade":
+            return "seat %d's Parade of %d card%s goes to its Score Zone" % (
+                ev["seat"], ev["cards"], "" if ev["cards"] == 1 else "s")
+        if kind == "new_parade":
+            return "it starts a new Parade for seat %d" % ev["seat"]
+        if kind == "refill":
+            return "the Nexus refills from the Deck: %s" % words.show_all(self, ev["cards"])
+        if kind == "draw":
+            return "seat %d draws a card" % ev["seat"]
+        return words.describe(self, ev)
 
     def view(self, seat=None):
         out = {

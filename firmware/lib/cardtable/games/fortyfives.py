@@ -19,8 +19,13 @@ As refereed (research/rules-decisions.md section 6):
   25 when no trump is played). The bidding side scores what it took if that is at least the bid,
   else loses the bid; the other side always scores what it took. 120 wins; when both sides reach
   it in the same hand the bidding side wins. The dealer moves left each hand.
-- Revokes proven with unknown hands are reported (event ``revoke``), not scored: the seed names
+- Revokes proven with unknown hands are reported, not scored: the seed names
   no penalty.
+
+Examples from the rule book (tested as written): a trump 6 led: a player holding the 5, the
+J or the A of hearts and no lower trump may throw off-suit, but with a lower trump too must
+play a trump; the trump J led: the holder of the 5 may renege, the holder of the A of hearts
+may not.
 
 Rule options:
 
@@ -630,6 +635,30 @@ class FortyFives(TrickGame):
         self.phase = "deal"
 
     # -- views -------------------------------------------------------------------------------
+    # -- words ----------------------------------------------------------------------------
+    def describe(self, ev):
+        from cardtable.games import words
+        kind = ev.get("ev")
+        if kind == "bidder":
+            return "seat %d wins the bid at %d" % (ev["seat"], ev["bid"])
+        if kind == "stuck":
+            return "everyone passed: the dealer, seat %d, is stuck at %d" % (ev["seat"], ev["bid"])
+        if kind == "redeal":
+            return "everyone passed: seat %d deals again" % ev["dealer"]
+        if kind == "kitty":
+            return "seat %d takes the %d kitty cards" % (ev["seat"], ev["n"])
+        if kind == "hand":
+            bt = ev["bidder"] % 2
+            took = ev["took"]
+            out = "hand %d: %s bid %d, took %d: %s; %s took %d" % (
+                ev["hand"], self.side(bt), ev["bid"], took[bt],
+                "made it" if ev["made"] else "set, %d off" % ev["bid"], self.side(1 - bt),
+                took[1 - bt])
+            if ev["bonus"] is not None:
+                out += " (the highest trump's 5 to %s)" % self.side(ev["bonus"])
+            return out
+        return words.describe(self, ev)
+
     def view(self, seat=None):
         out = self.trick_view(seat)
         out["dealer"] = self.dealer

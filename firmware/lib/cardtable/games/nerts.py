@@ -12,15 +12,19 @@ As refereed (seed "Two Card Games"; research/rules-decisions.md section 4, R1-R7
   any deck starts a new pile; anyone may play the next card up in suit on any pile; several
   piles of one suit may exist. Work piles build down in alternating colours; a face-up run
   moves as one; an exposed face-down card turns up; an empty pile takes any card (R3).
-- Time (R4): ``center``, ``nerts`` and ``stuck`` carry ``t``, ms since the round began, and are
-  judged in time order. The table stamps t when its reader sees the card and records lines in
-  that order, so the first valid play wins and a later one that lost the race is rejected:
-  "too late: 5♠ pile already at 6". A play that arrives after plays with a later t is judged
-  against the centre as it stood at its t (each centre card keeps its t): it must have been
-  playable then; if a later play took its place, the earlier t wins and the later card is
-  handed back ("displaced") provided it is still on top and its owner has done nothing since;
-  otherwise the late arrival is rejected as too late. After the round ends nothing is
-  displaced, and a play timed after the end is too late.
+- Time (R4): ``center``, ``nerts`` and ``stuck`` carry ``t``, ms since the round began. Lines
+  are judged in arrival order, which is the order of the record's lines: the table writes each
+  line as its readers see the card, and the referee reads a file top to bottom; nothing is
+  re-sorted by ``t`` (private ``draw``/``move`` lines carry no ``t``, so a seat's own lines could
+  not be re-sorted against the others'). ``t`` counts in exactly three ways. (1) A centre play is
+  judged against the centre as it stood at its ``t`` (each centre card keeps its ``t``): the card
+  it goes on must have been there by then ("no ♠ pile was at 4 by t=300"). (2) When the place it
+  needs was taken by a card with a later ``t``, the earlier ``t`` wins and that card is handed
+  back to its owner ("displaced"), but only while it is the top of its pile and its owner has
+  done nothing since; otherwise the late arrival is rejected: "too late: 5♠ pile already at 6".
+  (3) After the round ends (Nerts called, or stuck) a play timed after the end is too late, and
+  nothing is displaced any more. So a record out of ``t`` order by one late line per race is
+  judged as if in ``t`` order; a larger reordering is judged in file order.
 - Round end (R5): a player with no nerts left may call Nerts (optional: she may play on).
   When nobody can move, ``stuck`` (refused while a known layout has a card that fits the
   centre): every stock's top card goes to its bottom; stuck again with no centre play in
@@ -28,6 +32,9 @@ As refereed (seed "Two Card Games"; research/rules-decisions.md section 4, R1-R7
   ``left`` (scanned or counted), and the round is scored (R6): seed: +1 per own card in the
   centre, -1 per nert left, +10 to the caller; standard: +1, -2, no bonus. The game ends when
   a round leaves a single highest score at ``target`` or more (a tie at the top plays on).
+
+Example from the rule book (tested as written): Bob plays the ace of spades; he, Will or Mike
+may play the two of spades, but only one of them can; then anyone may play the three.
 
 Known and unknown layouts: with a seat's deck in the deal the table follows that seat's
 private play (``draw`` and ``move`` lines), so a card that is not free, a wrong build, a call
@@ -759,6 +766,52 @@ class Nerts(Game):
         return None
 
     # -- views ----------------------------------------------------------------------------
+    # -- words ----------------------------------------------------------------------------
+    def action_words(self, obj):
+        from cardtable.games import words
+        verb = obj.get("act")
+        who = "seat %s" % obj.get("seat")
+        if verb == "center":
+            return "%s plays %s to the centre at %s ms" % (who, words.show(self, obj["card"]),
+                                                           obj["t"])
+        if verb == "nerts":
+            return "%s calls Nerts! at %s ms" % (who, obj["t"])
+        if verb == "stuck":
+            return "nobody can move at %s ms: stuck" % obj["t"]
+        if verb == "left":
+            return "%s has %s nerts left" % (who, obj["n"])
+        if verb == "draw":
+            return "%s turns the stock" % who
+        if verb == "move":
+            return "%s moves %s onto work pile %s" % (who, words.show(self, obj["card"]),
+                                                      obj["at"] + 1)
+        return words.action_words(self, obj)
+
+    def describe(self, ev):
+        from cardtable.games import words
+        kind = ev.get("ev")
+        if kind in ("center", "nerts", "left"):
+            return None                 # the action says it
+        if kind == "deal":
+            return "round %d begins" % ev["hand"]
+        if kind == "stuck":
+            return "every stock's top card goes under" if ev["shift"] else \
+                "still stuck: the round ends with no caller"
+        if kind == "displaced":
+            return "seat %d takes back %s: seat %d played earlier" % (
+                ev["seat"], words.show(self, ev["card"]), ev["by"])
+        if kind == "hand":
+            bits = []
+            for s in range(self.seats):
+                b = "seat %d: %d in the centre" % (s, ev["center"][s])
+                if ev["left"][s]:
+                    b += ", %d nerts left" % ev["left"][s]
+                if s == ev["caller"]:
+                    b += ", called Nerts"
+                bits.append("%s: %+d" % (b, ev["points"][s]))
+            return "round %d: %s" % (ev["hand"], "; ".join(bits))
+        return words.describe(self, ev)
+
     def view(self, seat=None):
         out = {
             "game": self.ID, "seats": self.seats, "phase": self.phase, "turn": list(self.turn),

@@ -138,11 +138,11 @@ class Nexus(TrickGame):
 
     # -- the deal -------------------------------------------------------------------------
     def _name(self, c):
-        """'the 5C' for a card, or the raw value for something that is no card."""
+        """'the 5C' for a card, 'that' for something that is no card."""
         try:
             return "the " + self.card_code(c)
         except Exception:
-            return repr(c)
+            return "that"
 
     def check_deal(self, action):
         piles = action[2]
@@ -345,6 +345,24 @@ class Nexus(TrickGame):
             self.winner = None if t[0] == t[1] else (0 if t[0] > t[1] else 1)
 
     # -- views ----------------------------------------------------------------------------
+    # -- words ----------------------------------------------------------------------------
+    def describe(self, ev):
+        from cardtable.games import words
+        kind = ev.get("ev")
+        if kind == "trump":
+            t = ev["trump"]
+            return "round %d: the %s turns up: %s" % (
+                ev["round"], words.show(self, ev["up"]),
+                "the jokers alone are trumps" if t == "jokers"
+                else words.suit_words(self, t) + " are trumps")
+        if kind == "round":
+            return "round 2: seat %d leads" % ev["leader"]
+        if kind == "kitty":
+            return "seat %d takes the kitty: %s" % (ev["seat"], words.show_all(self, ev["cards"]))
+        if kind == "hand":
+            return "hand %d: honours taken %s" % (ev["hand"], words.score_words(self, ev["points"]))
+        return words.describe(self, ev)
+
     def view(self, seat=None):
         out = self.trick_view(seat)
         out["dealer"] = self.dealer

@@ -22,6 +22,10 @@ As refereed (seed 'NONESUCH'; research/rules-decisions.md section 3):
 - After each hand: if someone has ``target`` (31) or more, the highest total wins; a tie at the
   top plays on (D9). The deal passes to the left.
 
+Example from the rule book (tested as written): Wyrms are trump; Tarrant leads an 8 calling
+Suns; Raphael follows with the 2 of Suns and Wyrms, which follows suit and is a trump, and
+wins the trick unless someone plays a higher trump.
+
 Rule options (default = the seed's reading; variant = the common standard or other reading):
 
 | option               | default                       | variant                            | id  |
@@ -393,6 +397,31 @@ class Nonesuch(TrickGame):
         return []
 
     # -- views ----------------------------------------------------------------------------
+    # -- words ----------------------------------------------------------------------------
+    def action_words(self, obj):
+        from cardtable.games import words
+        if obj.get("act") == "excuse":
+            return "seat %d shows the Excuse and takes the up card" % obj["seat"]
+        return words.action_words(self, obj)
+
+    def describe(self, ev):
+        from cardtable.games import words
+        kind = ev.get("ev")
+        if kind == "deal":
+            t = ev.get("trump")
+            return "hand %d: seat %d deals; the up card is %s: %s" % (
+                ev["hand"], ev["dealer"], words.show(self, ev["up"]),
+                words.suit_words(self, t) + " are trumps" if t else
+                "no trumps" if ev["up"] == "X" else "the Excuse's holder will name trumps")
+        if kind == "hand":
+            return "hand %d: %s" % (ev["hand"], "; ".join(
+                "seat %d bid %s, took %d: %+d"
+                % (s, ev["bids"][s], ev["tricks"][s], ev["points"][s]) for s in range(self.seats)))
+        if kind == "over" and ev.get("winner") is None:
+            return "game over: seats %s share the win; final scores %s" % (
+                " & ".join(str(s) for s in ev["leaders"]), words.score_words(self, ev["scores"]))
+        return words.describe(self, ev)
+
     def view(self, seat=None):
         out = self.trick_view(seat)
         up = self.up

@@ -87,6 +87,8 @@ class TrickGame(Game):
     def check_deal_piles(self, piles, sizes):
         """None if every pile named in sizes has the right size and no card is dealt twice."""
         seen = bytearray(64)
+        if not isinstance(piles, dict):
+            return "a deal names its piles: %s" % ", ".join(sizes)
         for name in piles:
             if name not in sizes:
                 return "a %s deal has no pile %r (piles: %s)" % (self.ID, name, ", ".join(sizes))
@@ -95,6 +97,8 @@ class TrickGame(Game):
             if pile is None:
                 continue
             want = sizes[name]
+            if not isinstance(pile, list):
+                return "the %s pile must be a list of cards" % name
             groups = pile if name == "hands" else [pile]
             if name == "hands":
                 if len(pile) != self.seats:
@@ -102,10 +106,12 @@ class TrickGame(Game):
             for g in groups:
                 if g is None:
                     continue
+                if not isinstance(g, list):
+                    return "each hand must be a list of cards"
                 if want is not None and len(g) != want:
                     return "the %s pile must hold %d cards, not %d" % (name, want, len(g))
                 for c in g:
-                    if c not in self.CARDS:
+                    if type(c) is not int or c not in self.CARDS:
                         return "a card of the deal is not in the %s deck" % self.ID
                     if seen[c]:
                         return "the %s is dealt twice" % self.card_code(c)

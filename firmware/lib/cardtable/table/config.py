@@ -4,6 +4,7 @@
 import sys
 
 CHECK = "cardtable.table.configcheck"
+BUSCHECK = "cardtable.table.buscheck"
 
 
 class ConfigError(ValueError):
@@ -53,8 +54,11 @@ class Board:
         self.name = ""
         self.title = ""
         self.seat_names = ()
-        self.buses = {}  # name -> dict: kind, id, pins by signal, freq
+        self.buses = {}  # name -> dict: kind, id, pins by signal, freq or baud; I2C: reset, rise_ns
         self.readers = ()  # (bus, mux addr or None, channel or None, cs pin or None)
+        self.reader_irq = ()  # per reader: GP of its P70_IRQ, or None
+        self.reader_rst = ()  # per reader: GP of its RSTPDN, or None
+        self.warnings = ()  # what the checker advises against but lets run
         self.reader_zone = ()  # zone name per reader index
         self.zone_reader = {}
         self.zone_led = {}
@@ -100,12 +104,15 @@ def reader_label(r):
 
 
 def unload_check():
-    """Forget configcheck (and its name in the package) so the collector can free it."""
-    if CHECK in sys.modules:
-        del sys.modules[CHECK]
+    """Forget configcheck and buscheck (and their names in the package) so the collector can
+    free them."""
     pkg = sys.modules.get("cardtable.table")
-    if pkg is not None and hasattr(pkg, "configcheck"):
-        delattr(pkg, "configcheck")
+    for mod in (CHECK, BUSCHECK):
+        if mod in sys.modules:
+            del sys.modules[mod]
+        name = mod.rsplit(".", 1)[1]
+        if pkg is not None and hasattr(pkg, name):
+            delattr(pkg, name)
 
 
 def _check(fn, *args):

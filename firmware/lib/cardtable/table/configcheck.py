@@ -60,14 +60,21 @@ I2C_MAX_HZ = const(400000)  # PN532 and TCA9548A fast mode
 SPI_MAX_HZ = const(5000000)  # PN532 SPI limit
 PN532_I2C = const(0x24)
 MIN_SPACING_MM = const(100)  # centre to centre: twice a PN532 module's ~50 mm best range
+# A player's hand of tagged cards rests within about a card's length plus fingers (100 mm) of
+# the edge in front of the seat, and a reader reads a tag up to ~50 mm away: keep every zone's
+# outline this far from a seated edge, or a hand put down there plays a card.
+HAND_MM = const(150)
 SEAT_MAX = const(8)
 LED_MAX = const(256)
 
 _TOP = ("format", "board", "title", "table", "seats", "buses", "readers", "zones", "leds",
-        "buttons", "encoders", "piezo", "layouts", "note")
+        "buttons", "encoders", "piezo", "pico", "layouts", "note")
+_BUS_KEYS = {"i2c": ("freq", "pullup", "cable_mm", "reset", "muxes"),
+             "spi": ("baud", "cs_pullup", "cable_cores", "sck_series"), "uart": ("baud",)}
 _I2C_ROLES = ("sda", "scl")
 _SPI_ROLES = ("miso", "cs", "sck", "mosi")
 _UART_ROLES = ("tx", "rx", "cts", "rts")
+_I2C_READER = ("irq", "rst", "pullup", "cable_mm")
 
 
 def on_header(gp):
@@ -140,10 +147,15 @@ def _isqrt(n):
 class _Check:
     def __init__(self):
         self.problems = []
+        self.warnings = []
         self.pins = {}  # GP -> key that claimed it
+        self.round = None  # (rx, ry) of a round table: points must lie inside it
 
     def bad(self, key, msg):
         self.problems.append("%s: %s" % (key, msg) if key else msg)
+
+    def warn(self, key, msg):
+        self.warnings.append("%s: %s" % (key, msg) if key else msg)
 
     def obj(self, key, v, required, optional=()):
         """True if v is an object with the required keys and no unknown ones."""
@@ -199,13 +211,25 @@ class _Check:
         self.pins[v] = key
         return v
 
-    def point(self, key, v, w, h):
+    def point(self, key, v, w, h, on_table=True):
         if (not isinstance(v, list) or len(v) != 2 or not _is_int(v[0]) or not _is_int(v[1])
                 or not 0 <= v[0] <= w or not 0 <= v[1] <= h):
             self.bad(key, "expected [x, y] in mm inside the %d x %d table, got %s" % (
                 w, h, _show(v)))
             return None
+        if on_table and self.round is not None and rim_gap(self.round, v[0], v[1]) < 0:
+            self.bad(key, "%s is off the round table (%d mm across)" % (
+                _show(v), self.round[0] * 2))
+            return None
         return v[0], v[1]
+
+
+def rim_gap(rxy, x, y):
+    """mm from (x, y) in to the rim of an elliptic table with radii rxy (< 0: outside)."""
+    rx, ry = rxy
+    dx = x - rx
+    dy = (y - ry) * rx // ry  # stretch the ellipse into a circle of radius rx
+    return rx - _isqrt(dx * dx + dy * dy)
 
 
 def _ident(s):
@@ -260,13 +284,22 @@ def validate(cfg, source="<board>", expect_name=None):
     if not isinstance(title, str):
         ck.bad("title", "expected text")
     b.title = title if isinstance(title, str) else ""
-    w, h = _table(ck, cfg.get("table", {"w": 900, "h": 900}))
-    _seats(ck, b, cfg.get("seats"), w, h)
-    _buses(ck, b, cfg.get("buses", {}))
+    table = cfg.get("table", {"w": 900, "h": 900})
+    w, h = _table(ck, table)
+    if isinstance(table, dict) and table.get("shape") == "round":
+        ck.round = (w // 2, h // 2)
+    seats = _seats(ck, b, cfg.get("seats"), w, h)
+    nbus = len(ck.problems)
+    _buses(ck, b, cfg.get("buses", {}), w, h)
     _leds(ck, b, cfg.get("leds"))
     leds = {}  # LED index -> key that lights it
     _readers(ck, b, cfg.get("readers"))
+    if len(ck.problems) == nbus and b.readers:
+        from cardtable.table import buscheck
+
+        buscheck.check(ck, b, cfg)
     _zones(ck, b, cfg.get("zones"), w, h, leds)
+    _hands(ck, cfg.get("zones"), seats, w, h)
     _buttons(ck, b, cfg.get("buttons", {}), w, h, leds)
     _encoders(ck, b, cfg.get("encoders", {}), w, h)
     piezo = cfg.get("piezo")
@@ -274,6 +307,9 @@ def validate(cfg, source="<board>", expect_name=None):
         b.piezo_pin = ck.pin("piezo.pin", piezo["pin"])
         if "at" in piezo:
             ck.point("piezo.at", piezo["at"], w, h)
+    pico = cfg.get("pico")
+    if pico is not None and ck.obj("pico", pico, ("at",)):
+        ck.point("pico.at", pico["at"], w, h)
     layouts = cfg.get("layouts", {})
     if ck.mapping("layouts", layouts) and not ck.problems:
         if not layouts:
@@ -286,6 +322,7 @@ def validate(cfg, source="<board>", expect_name=None):
         ck.bad("layouts", "not checked until the problems above are fixed")
     if ck.problems:
         raise ConfigError(source, ck.problems)
+    b.warnings = tuple(ck.warnings)
     return b
 
 
@@ -302,19 +339,23 @@ def _table(ck, t):
 def _seats(ck, b, seats, w, h):
     if not isinstance(seats, list) or not 1 <= len(seats) <= SEAT_MAX:
         ck.bad("seats", "expected a list of 1..%d seats, clockwise from seat 0" % SEAT_MAX)
-        return
+        return []
     names = []
+    out = []
     for i, s in enumerate(seats):
         key = "seats[%d]" % i
         if ck.obj(key, s, ("name", "at")):
             if not isinstance(s["name"], str) or not s["name"]:
                 ck.bad(key + ".name", "expected text")
-            ck.point(key + ".at", s["at"], w, h)
+            p = ck.point(key + ".at", s["at"], w, h, False)
             names.append(str(s["name"]))
+            if p is not None:
+                out.append((str(s["name"]), p))
     b.seat_names = tuple(names)
+    return out
 
 
-def _buses(ck, b, buses):
+def _buses(ck, b, buses, w, h):
     if not ck.mapping("buses", buses):
         return
     used = {}
@@ -336,7 +377,7 @@ def _buses(ck, b, buses):
         else:
             ck.bad(key + ".kind", "expected \"i2c\", \"spi\" or \"uart\", got %s" % _show(kind))
             continue
-        if not ck.obj(key, d, ("kind", "id") + sigs, (rate,)):
+        if not ck.obj(key, d, ("kind", "id") + sigs, _BUS_KEYS[kind]):
             continue
         bid = ck.num(key + ".id", d["id"], 0, 1)
         if bid is None:
@@ -354,6 +395,11 @@ def _buses(ck, b, buses):
                     " ".join(["GP%d" % p for p in pins_for(kind, bid, sig)])))
             bus[sig] = gp
         b.buses[bn] = bus
+        at = d.get("muxes", {})
+        if ck.mapping(key + ".muxes", at):
+            for a in sorted(at):
+                if _addr(ck, "%s.muxes.%s" % (key, a), a) is not None:
+                    ck.point("%s.muxes.%s" % (key, a), at[a], w, h)
 
 
 def _leds(ck, b, leds):
@@ -372,6 +418,8 @@ def _readers(ck, b, readers):
         ck.bad("readers", "expected a list of readers (one per zone)")
         return
     out = []
+    irq = [None] * len(readers)
+    rst = [None] * len(readers)
     seen = {}  # channel identity -> reader index
     direct = {}  # bus -> index of a reader without a mux
     muxed = {}  # bus -> index of the first reader behind a mux
@@ -389,7 +437,7 @@ def _readers(ck, b, readers):
         kind = bus["kind"]
         if kind == "i2c":
             if "mux" in r:
-                if not ck.obj(key, r, ("bus", "mux", "ch"), ("irq", "rst")):
+                if not ck.obj(key, r, ("bus", "mux", "ch"), _I2C_READER):
                     continue
                 mux = _addr(ck, key + ".mux", r["mux"])
                 ch = ck.num(key + ".ch", r["ch"], 0, 7)
@@ -398,7 +446,7 @@ def _readers(ck, b, readers):
                 ident = (r["bus"], mux, ch)
                 muxed.setdefault(r["bus"], i)
             else:
-                if not ck.obj(key, r, ("bus",), ("irq", "rst")):
+                if not ck.obj(key, r, ("bus",), _I2C_READER):
                     continue
                 mux = ch = None
                 ident = (r["bus"], None, None)
@@ -422,9 +470,8 @@ def _readers(ck, b, readers):
                 seen[ident], i, _reader_label(rec)))
             continue
         seen[ident] = i
-        for extra in ("irq", "rst"):
-            if extra in r:
-                ck.pin("%s.%s" % (key, extra), r[extra])
+        irq[i] = ck.pin(key + ".irq", r["irq"]) if "irq" in r else None
+        rst[i] = ck.pin(key + ".rst", r["rst"]) if "rst" in r else None
         out[i] = rec
     for bus in sorted(direct):
         if bus in muxed:
@@ -432,6 +479,10 @@ def _readers(ck, b, readers):
                    "sits on %s at 0x%02x with no mux, where the readers behind its mux answer too;"
                    " put it on a mux channel or a bus of its own" % (bus, PN532_I2C))
     b.readers = tuple(out)
+    if irq.count(None) < len(irq):  # (a board with none keeps the empty default)
+        b.reader_irq = tuple(irq)
+    if rst.count(None) < len(rst):
+        b.reader_rst = tuple(rst)
 
 
 def _zones(ck, b, zones, w, h, leds):
@@ -477,6 +528,49 @@ def _zones(ck, b, zones, w, h, leds):
                 ck.bad(None, "zones '%s' and '%s' are %d mm apart centre to centre; keep"
                        " readers at least %d mm apart against cross-talk" % (
                            names[i], names[j], _isqrt(d2), MIN_SPACING_MM))
+
+
+def _hands(ck, zones, seats, w, h):
+    """Zones clear of the players' hands: inside a round table and HAND_MM from a seated edge."""
+    if not isinstance(zones, dict) or not seats:
+        return
+    sides = {}  # rect: side (0 top, 1 right, 2 bottom, 3 left) -> the first seat there
+    for name, (x, y) in seats:
+        d = (y, w - x, h - y, x)
+        side = d.index(min(d))
+        sides.setdefault(side, name)
+    for zn in sorted(zones):
+        z = zones[zn]
+        try:
+            x, y = z["at"]
+            zw, zh = z.get("size", (63, 88))
+            x0, y0, x1, y1 = x - zw // 2, y - zh // 2, x + zw // 2, y + zh // 2
+        except (TypeError, ValueError, KeyError):
+            continue  # reported by _zones
+        key = "zones." + zn
+        if ck.round is not None:
+            gap = min(rim_gap(ck.round, x0, y0), rim_gap(ck.round, x1, y0),
+                      rim_gap(ck.round, x0, y1), rim_gap(ck.round, x1, y1))
+            if gap < 0:
+                ck.bad(key, "its outline reaches %d mm past the rim of the round table" % -gap)
+                continue
+            near = seats[0][0]
+            best = -1
+            for name, (sx, sy) in seats:
+                d2 = (sx - x) * (sx - x) + (sy - y) * (sy - y)
+                if best < 0 or d2 < best:
+                    best, near = d2, name
+            edges = ((gap, near),)
+        else:
+            gaps = (y0, w - x1, h - y1, x0)
+            edges = [(gaps[sd], sides[sd]) for sd in sorted(sides)]
+        for gap, name in edges:
+            if gap < HAND_MM:
+                ck.bad(key, "its outline is %d mm from the edge in front of seat %s, where a hand"
+                       " of tagged cards rests (about a card's length from the edge, read from"
+                       " ~50 mm away): keep zones at least %d mm from a seated edge" % (
+                           gap, name, HAND_MM))
+                break
 
 
 def _led(ck, b, key, v, who, leds, zn=None):

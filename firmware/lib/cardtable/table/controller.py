@@ -42,7 +42,7 @@ from cardtable.journal import Journal, JournalError
 from cardtable.table import feedback as fb
 from cardtable.table import commands, inputs
 from cardtable.table.commands import load_config, save_config  # noqa: F401
-from cardtable.table.scanner import DOWN, LIFTED, PLACED, UNKNOWN, UP, Scanner
+from cardtable.table.scanner import DOWN, LIFTED, PLACED, TORN, TWO, UNKNOWN, UP, Scanner
 
 from cardtable.version import BUILD, VERSION as FW
 
@@ -92,6 +92,8 @@ class Controller:
             if err:
                 self._fault("journal", err)
         self.hello()
+        for w in board.warnings:  # what the board checker advises against, e.g. no mux RESET
+            self._fault("board", w)
         self.refresh()
         self.send_state()
 
@@ -297,7 +299,7 @@ class Controller:
         zone = self.board.reader_zone[ri]
         led = self.board.zone_led.get(zone, -1)
         now = self.clock.ticks_ms()
-        if self.enroll is not None and (kind == PLACED or kind == UNKNOWN):
+        if self.enroll is not None and kind != DOWN and kind != UP and kind != LIFTED:
             return
         if kind == PLACED:
             inputs.placed(self, zone, led, text, key, t)
@@ -307,6 +309,16 @@ class Controller:
             self.feedback.flash(led, "unknown", now)
             self.feedback.sound("unknown", now)
             self._fault("tag", "zone %s: a tag that is no card (%s)" % (zone, text), zone)
+        elif kind == TWO:
+            self.feedback.flash(led, "unknown", now)
+            self.feedback.sound("unknown", now)
+            self._fault("two_tags", "zone %s: two tags on one pad: nothing is played; "
+                        "lay one card" % zone, zone)
+        elif kind == TORN:
+            self.feedback.flash(led, "misread", now)
+            self.feedback.sound("misread", now)
+            self._fault("torn", "zone %s: the card left before it was read: nothing is "
+                        "played; lay it again" % zone, zone)
         elif kind == DOWN:
             self.feedback.set_fault(led, True)
             self.feedback.sound("fault", now)

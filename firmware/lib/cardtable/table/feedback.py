@@ -1,9 +1,10 @@
 """What the table shows and sounds: LED colours per zone and buzzer patterns, as data.
 
 A zone's LED shows, by priority: its reader is down (``fault``), a short flash after
-something happened there (``accepted``, ``rejected``, ``unknown`` tag; ``fault``: accepted but
-the journal could not record it), else its steady colour: ``turn`` (the seat there is to act,
-or the zone waits for the deal), ``pending`` (cards collected for an action not yet
+something happened there (``accepted``, ``rejected``, ``unknown``: a tag that is no card or
+two tags on the pad, ``misread``: the card left before it was read, ``fault``: accepted but
+the journal could not record it), else its steady colour: ``turn`` (the seat there is to
+act, or the zone waits for the deal), ``pending`` (cards collected for an action not yet
 confirmed), ``winner``, or off.
 """
 from cardtable.compat import ticks_add, ticks_diff
@@ -15,17 +16,19 @@ COLOURS = {
     "accepted": (0, 64, 0),
     "rejected": (96, 0, 0),
     "unknown": (64, 0, 64),
+    "misread": (40, 40, 40),
     "fault": (72, 28, 0),
     "pending": (0, 40, 40),
     "winner": (64, 52, 0),
 }
-FLASH_MS = {"accepted": 600, "rejected": 1500, "unknown": 1500, "fault": 1500}
+FLASH_MS = {"accepted": 600, "rejected": 1500, "unknown": 1500, "misread": 1500, "fault": 1500}
 
 # (frequency Hz, ms) steps; 0 Hz is a rest.
 PATTERNS = {
     "accepted": (),
     "rejected": ((392, 120), (0, 60), (262, 260)),
     "unknown": ((1047, 60), (0, 60), (1047, 60), (0, 60), (1047, 60)),
+    "misread": ((784, 80), (0, 60), (784, 80)),
     "fault": ((880, 200), (0, 100), (660, 300)),
     "over": ((523, 120), (659, 120), (784, 120), (1047, 320)),
 }

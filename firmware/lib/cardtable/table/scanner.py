@@ -15,9 +15,16 @@ not a whole cycle later, which is most of the latency a player sees. And the ``f
 readers (the controller sets them: the play zones of the seats to play) are polled between
 every two others, so the card a player is expected to lay is seen within a poll or two.
 
+Before a new card is read, a reader that can count the tags in its field (``targets()``)
+is asked once: two tags on one pad are reported (TWO), once while they lie there, and
+nothing is read. A tag that leaves the field in the middle of its read is read again at
+the next poll if it is still there; if the next poll finds the pad empty, it was torn
+away before the table knew what it was (TORN).
+
 Events are tuples ``(kind, reader, t, text, key)``: t is the tick of the first sighting (of
 the failure, of the lift), text the card code read from the tag (PLACED), the reason
-(UNKNOWN: a tag with no card code; DOWN: the error), key a small int naming the tag's UID.
+(UNKNOWN: a tag with no card code; DOWN: the error; TORN, TWO: what happened), key a small
+int naming the tag's UID.
 """
 from cardtable.compat import const, ticks_add, ticks_diff
 
@@ -26,8 +33,10 @@ LIFTED = const(2)
 UNKNOWN = const(3)
 DOWN = const(4)
 UP = const(5)
+TORN = const(6)
+TWO = const(7)
 
-NAMES = ("", "placed", "lifted", "unknown", "down", "up")
+NAMES = ("", "placed", "lifted", "unknown", "down", "up", "torn", "two")
 _UIDMAX = const(10)
 
 
@@ -67,6 +76,8 @@ class Scanner:
         self._cand = [bytearray(_UIDMAX) for _ in range(n)]  # a card being debounced
         self._clen = bytearray(n)
         self._hits = bytearray(n)
+        self._torn = bytearray(n)  # 1: the candidate left in the middle of its read
+        self._two = bytearray(n)  # 1: two tags on the pad, reported
         self._miss = bytearray(n)
         self._fails = bytearray(n)
         self._t0 = [0] * n
@@ -198,10 +209,20 @@ class Scanner:
             self._clen[i] = n
             self._hits[i] = 1
             self._t0[i] = now
+            self._two[i] = 0
         if self._hits[i] < self.place_polls:
             self._due = i
             self._seen_at = now
             return
+        count = getattr(r, "targets", None)
+        if count is not None:
+            if count() > 1:
+                if not self._two[i]:
+                    self._two[i] = 1
+                    self.events.append((TWO, i, self._t0[i], "two tags on one pad",
+                                        uid_key(cand, n)))
+                return
+            self._two[i] = 0
         kind = PLACED
         try:
             text = r.read_text()
@@ -210,8 +231,10 @@ class Scanner:
             text = str(e)
         except OSError as e:
             if hasattr(e, "status"):
-                return  # the tag left mid-read: try again next poll
+                self._torn[i] = 1  # the tag left mid-read: read it again if it is still there
+                return
             raise
+        self._torn[i] = 0
         if self._ulen[i]:
             self.events.append((LIFTED, i, now, None, uid_key(self._uid[i], self._ulen[i])))
         stable = self._uid[i]
@@ -223,6 +246,12 @@ class Scanner:
         self.events.append((kind, i, self._t0[i], text, uid_key(stable, n)))
 
     def _empty(self, i, now):
+        if self._torn[i]:
+            self._torn[i] = 0
+            if self._clen[i]:
+                self.events.append((TORN, i, self._t0[i], "the tag left before it was read",
+                                    uid_key(self._cand[i], self._clen[i])))
+        self._two[i] = 0
         self._clen[i] = 0
         self._hits[i] = 0
         if self._ulen[i]:
@@ -250,6 +279,8 @@ class Scanner:
         self._clen[i] = 0
         self._hits[i] = 0
         self._miss[i] = 0
+        self._torn[i] = 0
+        self._two[i] = 0
         self._retry[i] = ticks_add(now, self.retry_ms)
         self.last_error[i] = str(e) or type(e).__name__
         self.events.append((DOWN, i, now, self.last_error[i], 0))

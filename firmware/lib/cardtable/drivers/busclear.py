@@ -1,0 +1,84 @@
+"""Freeing an I2C bus that a device holds low (NXP UM10204 section 3.1.16, "bus clear")."""
+# With a reader's mux channel selected, a PN532 that holds SDA low stops every transaction on
+# the bus, even the write that would deselect it. So after a failed transaction the bus is
+# probed with a write to each mux (which deselects them all); if that fails too, the bus's
+# free() pulses the muxes' RESET, clocks SCL nine times, sends STOP and rebuilds the bus, and
+# the reader whose channel was selected gets a BusStuck error: it fails, the others go on.
+try:
+    from time import sleep_us
+except ImportError:  # CPython: no real bus to wait for
+
+    def sleep_us(us):
+        pass
+
+
+HALF_US = 5  # half an SCL period at 100 kHz
+LIMIT = 2  # failed transactions in a row before a bus without a mux is cleared
+_ZERO = b"\x00"
+
+
+class BusStuck(OSError):
+    """The bus was held low and has been freed; `freed` tells the driver not to retry now."""
+
+    freed = True
+
+
+def clear(scl, sda, reset=None):
+    """UM10204's bus clear on open-drain Pin-likes: pulse the muxes' RESET low (all their
+    channels off, TI SCPS207H), nine SCL clocks with SDA released, then a STOP."""
+    if reset is not None:
+        reset.value(0)
+        sleep_us(1)  # t_W(L) is 6 ns at least
+        reset.value(1)
+    sda.value(1)
+    for _ in range(9):
+        scl.value(0)
+        sleep_us(HALF_US)
+        scl.value(1)
+        sleep_us(HALF_US)
+    scl.value(0)
+    sda.value(0)
+    sleep_us(HALF_US)
+    scl.value(1)
+    sleep_us(HALF_US)
+    sda.value(1)  # SDA rising while SCL is high: STOP
+
+
+def failed(bus, e):
+    """The error to raise for a failed transaction on GuardedI2C bus: e itself if the bus still
+    works (one device failed), else a BusStuck once the bus has been cleared."""
+    bus.failed += 1
+    if bus.free is None or isinstance(e, BusStuck):
+        return e
+    where = ""
+    for m in bus.muxes:
+        if m.mask > 0:
+            ch = 0
+            while not m.mask >> ch & 1:
+                ch += 1
+            where = " while mux 0x%02x ch %d was selected" % (m.addr, ch)
+    if bus.muxes:
+        if not held(bus):
+            return e
+    elif bus.failed < LIMIT:
+        return e
+    bus.i2c = bus.free()
+    bus.freed += 1
+    bus.failed = 0
+    if held(bus):
+        return BusStuck("%s is held low%s and stays low after a bus clear: check the wiring"
+                        " to the muxes" % (bus.name, where))
+    return BusStuck("%s was held low%s: freed it (mux reset, 9 clocks, STOP)" % (
+        bus.name, where))
+
+
+def held(bus):
+    """True if a mux cannot be written (the bus is held); else every mux is deselected."""
+    for m in bus.muxes:
+        m.mask = -1
+        try:
+            bus.i2c.writeto(m.addr, _ZERO)
+        except OSError:
+            return True
+        m.mask = 0
+    return False

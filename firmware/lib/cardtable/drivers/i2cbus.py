@@ -1,0 +1,38 @@
+"""An I2C bus front that frees the bus when a device holds SDA low (see drivers/busclear.py)."""
+
+
+class GuardedI2C:
+    """A machine.I2C-like bus front: a failed transaction goes to busclear.failed(), which
+    clears the bus if it is held (imported then: a healthy table never loads it).
+
+    free() clears the bus and returns the I2C object to use from then on (hw_rp2 takes the
+    pins back from the I2C block for the clear, hw_sim drives the emulated bus's pins).
+    `muxes` is the bus's list of drivers.mux.Mux (their shared peer list).
+    """
+
+    def __init__(self, i2c, free, name="i2c"):
+        self.i2c = i2c
+        self.free = free
+        self.name = name
+        self.muxes = []
+        self.freed = 0  # how many times the bus was cleared
+        self.failed = 0  # failed transactions in a row
+
+    def writeto(self, addr, buf, stop=True):
+        try:
+            n = self.i2c.writeto(addr, buf, stop)
+        except OSError as e:
+            from cardtable.drivers.busclear import failed
+
+            raise failed(self, e)
+        self.failed = 0
+        return n
+
+    def readfrom_into(self, addr, buf, stop=True):
+        try:
+            self.i2c.readfrom_into(addr, buf, stop)
+        except OSError as e:
+            from cardtable.drivers.busclear import failed
+
+            raise failed(self, e)
+        self.failed = 0

@@ -1,0 +1,152 @@
+"""The director's page: every table live, the standings as games finish, the next round.
+
+An aiohttp application (``make_app``) that ``cardtable serve`` can mount as a sub-application.
+It needs the director's credential: open ``/login?key=PASSWORD`` once (it sets a cookie);
+corrections from the page are posted to ``correct`` and audited like the command's.
+"""
+from __future__ import annotations
+
+import hmac
+import json
+import time
+from typing import Any
+
+from aiohttp import web
+
+from cardtable_host.director import Director
+
+COOKIE = "cardtable_director"
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
+<title>Tournament director</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:1em;background:#0b3d20;color:#f4f4f4}
+table{border-collapse:collapse;margin:.5em 0}td,th{padding:.25em .6em;border-bottom:1px solid #2c6b44;text-align:left}
+.num{text-align:right}.prize{font-weight:bold;color:#ffd76a}.dispute{color:#ff9a8a}
+section{display:inline-block;vertical-align:top;margin-right:2em}
+</style></head><body>
+<h1 id="title">Tournament</h1>
+<p id="progress"></p>
+<section><h2>Tables</h2><table id="tables"><thead><tr><th>table</th><th>round</th><th>teams</th>
+<th class="num">score</th><th>dealer</th><th>state</th></tr></thead><tbody></tbody></table></section>
+<section><h2>Standings</h2><table id="standings"><thead><tr><th>rank</th><th>team</th><th class="num">played</th>
+<th class="num">won</th><th class="num">lost</th><th class="num">for</th><th class="num">against</th></tr></thead>
+<tbody></tbody></table><div id="prizes"></div></section>
+<section><h2>Next round</h2><table id="next"><tbody></tbody></table><div id="disputes"></div></section>
+<script>
+const SEATS = ["north", "east", "south", "west"];
+function cell(row, text, cls) { const td = row.insertCell(); td.textContent = text; if (cls) td.className = cls; }
+function fill(id, rows, build) {
+  const body = document.querySelector("#" + id + " tbody"); body.textContent = "";
+  for (const r of rows) build(body.insertRow(), r);
+}
+async function tick() {
+  try {
+    const s = await (await fetch("state.json", {cache: "no-store"})).json();
+    document.getElementById("title").textContent = s.name;
+    document.getElementById("progress").textContent = s.decided + " of " + s.of + " games decided" +
+      (s.round ? "; round " + s.round + " under way" : "; the evening is over");
+    fill("tables", Object.values(s.tables), (tr, t) => {
+      cell(tr, "table " + t.table); cell(tr, t.round ?? ""); cell(tr, (t.teams || []).join(" v "));
+      cell(tr, t.scores ? t.scores.join(" - ") : "", "num");
+      cell(tr, t.dealer === undefined ? "" : SEATS[t.dealer]); cell(tr, t.state);
+    });
+    fill("standings", s.standings, (tr, r) => {
+      for (const k of ["rank", "name", "played", "won", "lost", "points_for", "points_against"])
+        cell(tr, r[k], typeof r[k] === "number" ? "num" : "");
+    });
+    const prizes = document.getElementById("prizes"); prizes.textContent = "";
+    for (const p of s.prizes) { const d = document.createElement("div"); d.className = "prize"; d.textContent = p; prizes.append(d); }
+    fill("next", s.next, (tr, g) => { cell(tr, "table " + g.table); cell(tr, g.teams.join(" v ")); });
+    const dd = document.getElementById("disputes"); dd.textContent = "";
+    for (const g of s.disputes) { const d = document.createElement("div"); d.className = "dispute";
+      d.textContent = "disputed: " + g.game + " (open it: cardtable referee " + g.record + ")"; dd.append(d); }
+    document.body.dataset.updated = String(s.t);
+  } catch (e) { document.getElementById("progress").textContent = "reconnecting ..."; }
+}
+tick(); setInterval(tick, 500);
+</script></body></html>
+"""
+
+
+def make_app(director: Director, password: str) -> web.Application:
+    """The page's routes (relative, so serve can mount it under any prefix)."""
+    app = web.Application()
+
+    def allowed(request: web.Request) -> bool:
+        return hmac.compare_digest(request.cookies.get(COOKIE, ""), password)
+
+    async def login(request: web.Request) -> web.StreamResponse:
+        if not hmac.compare_digest(request.query.get("key", ""), password):
+            raise web.HTTPForbidden(text="the director's credential is needed\n")
+        resp = web.HTTPFound("./")
+        resp.set_cookie(COOKIE, password, httponly=True, samesite="Strict")
+        raise resp
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        if not allowed(request):
+            raise web.HTTPForbidden(text="the director's credential is needed: open login?key=...\n")
+        return web.Response(text=PAGE, content_type="text/html")
+
+    async def state(request: web.Request) -> web.StreamResponse:
+        if not allowed(request):
+            raise web.HTTPForbidden(text="forbidden\n")
+        with director.lock:
+            snap = director.snapshot()
+        tour = director.tour
+        snap["name"] = tour.state["name"]
+        snap["prizes"] = tour.prizes_text(snap["standings"])
+        snap["disputes"] = [{"game": d["game"], "record": d.get("record")} for d in tour.disputes()]
+        return web.json_response(snap)
+
+    async def correct(request: web.Request) -> web.StreamResponse:
+        if not allowed(request):
+            raise web.HTTPForbidden(text="forbidden\n")
+        try:
+            body = json.loads(await request.text())
+        except ValueError:
+            raise web.HTTPBadRequest(text="not JSON\n")
+        director.correct(body)
+        return web.json_response({"ok": True, "t": time.time()})
+
+    app.router.add_get("/login", login)
+    app.router.add_get("/", page)
+    app.router.add_get("/state.json", state)
+    app.router.add_post("/correct", correct)
+    return app
+
+
+def run_in_thread(director: Director, password: str, port: int) -> tuple[Any, int]:
+    """Serve the page on 127.0.0.1:port (0: any free port) in a thread; (stop function, port)."""
+    import asyncio
+    import threading
+
+    loop = asyncio.new_event_loop()
+    ready = threading.Event()
+    box: dict[str, Any] = {}
+
+    async def start() -> None:
+        runner = web.AppRunner(make_app(director, password))
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", port)
+        await site.start()
+        box["runner"] = runner
+        box["port"] = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        ready.set()
+
+    def main() -> None:
+        asyncio.set_event_loop(loop)
+        loop.run_until_complete(start())
+        loop.run_forever()
+
+    t = threading.Thread(target=main, daemon=True)
+    t.start()
+    ready.wait(10)
+
+    def stop() -> None:
+        fut = asyncio.run_coroutine_threadsafe(box["runner"].cleanup(), loop)
+        fut.result(5)
+        loop.call_soon_threadsafe(loop.stop)
+
+    return stop, box["port"]

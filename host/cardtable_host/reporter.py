@@ -1,0 +1,156 @@
+"""A headless table reporter: referees its table's games and publishes them (``mqttwire``).
+
+The games are played by bots on the rules engine itself (the same rules the board runs, the
+same records); a result waits in an outbox on disk until the director acknowledges it, so a
+table that loses the broker keeps playing and delivers when the broker is back.
+"""
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from cardtable import games, record
+from cardtable.rng import Random
+
+from cardtable_host import mqttwire
+from cardtable_host.broker import table_user
+from cardtable_host.tourney import Tournament
+
+# confirm(game, team name, scores) -> True to confirm, False to dispute
+Confirm = Callable[[dict[str, Any], str, list[int]], bool]
+
+
+def bots_agree(_game: dict[str, Any], _team: str, _scores: list[int]) -> bool:
+    return True
+
+
+class Reporter:
+    """One table: plays (or is told) its games, publishes status and results."""
+
+    def __init__(self, tour: Tournament, table: int, host: str, port: int, password: str,
+                 outbox: Path | None = None, confirm: Confirm = bots_agree, pace: float = 0.0) -> None:
+        self.tour = tour
+        self.table = table
+        self.host, self.port, self.password = host, port, password
+        self.confirm = confirm
+        self.pace = pace
+        self.outbox = mqttwire.Outbox(outbox or tour.dir / "outbox" / ("table%d" % table))
+        self.status: dict[str, Any] = {"table": table, "state": "idle"}
+        self.acked: set[str] = set()
+        self.online = False
+        self.c = self._client()
+        self._stop = threading.Event()
+        self._resender = threading.Thread(target=self._resend_loop, daemon=True)
+
+    def _client(self) -> Any:
+        c = mqttwire.client("cardtable-%s-table%d" % (self.tour.id, self.table), table_user(self.table),
+                            self.password, will=(self.topic("status"), {"table": self.table, "state": "offline"}))
+        c.on_message = self._on_message
+        return c
+
+    def topic(self, kind: str) -> str:
+        return mqttwire.topic(self.tour.id, "table", self.table, kind)
+
+    # -- the connection -------------------------------------------------------------------
+
+    def start(self) -> "Reporter":
+        self.go_online()
+        self._resender.start()
+        return self
+
+    def go_online(self) -> None:
+        mqttwire.connect(self.c, self.host, self.port, on_up=self._on_up)
+        self.online = True
+
+    def go_offline(self) -> None:
+        """Drop the connection, as a table whose network fails (it goes on refereeing)."""
+        self.online = False
+        self.c.disconnect()
+        self.c.loop_stop()
+        self.c = self._client()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self.online:
+            self.c.publish(self.topic("status"), json.dumps(dict(self.status, state="idle")), qos=1, retain=True)
+            self.c.disconnect()
+            self.c.loop_stop()
+
+    def _on_up(self) -> None:
+        self.c.subscribe(mqttwire.topic(self.tour.id, "director", "ack", self.table), 1)
+        self._publish_status()
+        self.flush()
+
+    def _on_message(self, _c: Any, _u: Any, msg: Any) -> None:
+        try:
+            games_ = json.loads(msg.payload.decode("utf-8")).get("games", [])
+        except (ValueError, AttributeError):
+            return
+        self.acked.update(games_)
+        self.outbox.done([g for g in games_])
+
+    def _publish_status(self) -> None:
+        if self.online:
+            self.c.publish(self.topic("status"), json.dumps(dict(self.status, t=time.time())), qos=1, retain=True)
+
+    def flush(self) -> None:
+        """Publish every result the director has not acknowledged yet."""
+        if not self.online:
+            return
+        for key, top, payload in self.outbox.pending():
+            if key in self.acked:
+                self.outbox.done([key])
+            else:
+                self.c.publish(top, json.dumps(payload), qos=1)
+
+    def _resend_loop(self) -> None:
+        while not self._stop.wait(1.0):
+            if self.online and self.c.is_connected():
+                self.flush()
+
+    def pending(self) -> int:
+        return len(self.outbox.pending())
+
+    # -- games --------------------------------------------------------------------------
+
+    def play(self, game_id: str, seed: int) -> dict[str, Any]:
+        """Play a scheduled game with bots on the rules engine; report it; the result payload."""
+        g = self.tour.game(game_id)
+        names = [self.tour.team_name(t) for t in g["teams"]]
+        game = games.load("fortyfives", seats=4, dealer=0)
+        rng = Random(seed)
+        self.status = {"table": self.table, "state": "playing", "round": g["round"], "game": game_id,
+                       "teams": names, "scores": [0, 0], "dealer": game.dealer, "hand": 1}
+        self._publish_status()
+        while not game.over:
+            for ev in game.apply(game.bot_action(rng)):
+                if ev.get("ev") == "hand":
+                    self.status.update(scores=[game.score[0], game.score[1]], dealer=game.dealer,
+                                       hand=ev["hand"] + 1)
+                    self._publish_status()
+            if self.pace:
+                time.sleep(self.pace)
+        return self.finish(game_id, record.dump(game), [game.score[0], game.score[1]])
+
+    def finish(self, game_id: str, lines: list[str], scores: list[int]) -> dict[str, Any]:
+        """Ask both teams to confirm a finished game, then send its result (kept until acked)."""
+        g = self.tour.game(game_id)
+        names = [self.tour.team_name(t) for t in g["teams"]]
+        confirmed, disputed = [], None
+        for name in names:
+            if self.confirm(g, name, scores):
+                confirmed.append(name)
+            elif disputed is None:
+                disputed = name
+        payload = {"game": game_id, "table": self.table, "round": g["round"], "teams": names,
+                   "scores": scores, "winner": names[0] if scores[0] > scores[1] else names[1],
+                   "record": lines, "hash": mqttwire.record_hash(lines), "confirmed": confirmed,
+                   "disputed_by": disputed, "ended": time.time()}
+        self.outbox.put(game_id, self.topic("result"), payload)
+        self.status.update(state="finished", scores=scores)
+        self._publish_status()
+        self.flush()
+        return payload

@@ -1,0 +1,364 @@
+"""`cardtable tournament`: a round-robin evening of Forty-Fives teams over an MQTT broker."""
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from cardtable import record
+from cardtable import referee as rules_referee
+
+from cardtable_host import broker as brokers
+from cardtable_host import mqttwire
+from cardtable_host.errors import CardtableError, UsageError
+from cardtable_host.tourney import TIEBREAKS, Tournament, create, parse_teams
+
+HELP = "run a Forty-Fives round-robin: schedule, tables over MQTT, live standings"
+DESCRIPTION = """\
+A round-robin tournament of teams (two players each) in a directory of JSON files: the
+schedule (rounds, tables, byes, times), the results log with every correction (who, what,
+when) and the archive of game records. Tables report over MQTT to a Mosquitto broker; the
+director's service checks and counts each game once.
+
+subcommands:
+  new DIR        make a tournament: teams, tables, start time, tie-breaks; broker credentials
+  schedule DIR   print the rounds, tables and byes
+  standings DIR  the standings, first and second place called out
+  result DIR GAME RECORD   enter a (late) result from a game's record file
+  forfeit DIR GAME --winner TEAM     a forfeited game
+  correct DIR GAME A B --by NAME --reason TEXT   the director's correction (audited)
+  disputes DIR   games flagged for the director, with the record to open in the referee
+  broker DIR     run a local Mosquitto with the tournament's password file and ACL
+  direct DIR     run the director's service (counts results, publishes standings)
+  report DIR --table N   a headless table: bots play its games and it publishes them
+  demo           a whole evening on this machine: a broker, virtual tables, every round
+
+Exit status: 0 done, 1 the evening failed (a broker or table problem), 2 bad arguments or
+input (an unknown game or team, a directory that is not a tournament); 130 Ctrl-C.
+
+example:  cardtable tournament new club --team "Aces=Ann+Bob" --team "Kings=Cy+Di" --tables 1
+          cardtable tournament demo --teams 6 --tables 3 --seed 4 --json
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="sub", metavar="SUBCOMMAND", required=True)
+    n = sub.add_parser("new", help="make a tournament directory")
+    n.add_argument("dir")
+    n.add_argument("--team", action="append", metavar="NAME=PLAYER+PLAYER", help="a team (repeat)")
+    n.add_argument("--csv", help="teams from a CSV file: team,player1,player2")
+    _options(n)
+    s = sub.add_parser("schedule", help="print the schedule")
+    s.add_argument("dir")
+    s.add_argument("--json", action="store_true", help="the rounds as JSON")
+    st = sub.add_parser("standings", help="the standings")
+    st.add_argument("dir")
+    st.add_argument("--json", action="store_true", help="the standings as JSON")
+    r = sub.add_parser("result", help="enter a result from a record file")
+    r.add_argument("dir")
+    r.add_argument("game")
+    r.add_argument("record")
+    r.add_argument("--by", default="director", help="who enters it (default: director)")
+    f = sub.add_parser("forfeit", help="a forfeited game")
+    f.add_argument("dir")
+    f.add_argument("game")
+    f.add_argument("--winner", required=True, help="the team that wins by forfeit")
+    f.add_argument("--by", default="director")
+    f.add_argument("--reason", default="")
+    c = sub.add_parser("correct", help="the director's correction of a game's score")
+    c.add_argument("dir")
+    c.add_argument("game")
+    c.add_argument("scores", type=int, nargs=2, metavar="SCORE")
+    c.add_argument("--by", required=True, help="the director's name (kept in the audit trail)")
+    c.add_argument("--reason", required=True)
+    d = sub.add_parser("disputes", help="games flagged for the director")
+    d.add_argument("dir")
+    d.add_argument("--json", action="store_true")
+    b = sub.add_parser("broker", help="run a local Mosquitto for the tournament")
+    b.add_argument("dir")
+    b.add_argument("--port", type=int, default=1883)
+    b.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+                   help="the address to listen on (default 127.0.0.1; 0.0.0.0 for tables on the club's network)")
+    for name, helptext in (("direct", "run the director's service"), ("report", "run a headless table")):
+        x = sub.add_parser(name, help=helptext)
+        x.add_argument("dir")
+        x.add_argument("--broker", default="127.0.0.1:1883", metavar="HOST[:PORT]")
+        if name == "direct":
+            x.add_argument("--web", type=int, metavar="PORT", help="also serve the director's page on PORT")
+        if name == "report":
+            x.add_argument("--table", type=int, required=True)
+            x.add_argument("--seed", type=int, default=1)
+            x.add_argument("--pace", type=float, default=0.05, help="seconds per action (default 0.05)")
+            x.add_argument("--ask", action="store_true", help="ask both teams to confirm each game here")
+            x.add_argument("--virtual-board", action="store_true",
+                           help="play each game on a virtual board (the firmware on MicroPython; ~50 s a game)")
+    dm = sub.add_parser("demo", help="a whole evening on this machine")
+    dm.add_argument("--teams", type=int, default=6)
+    dm.add_argument("--tables", type=int, default=3)
+    dm.add_argument("--seed", type=int, default=1)
+    dm.add_argument("--dir", help="the tournament directory (default: a new temporary one)")
+    dm.add_argument("--pace", type=float, default=0.0, help="seconds per action (default 0)")
+    dm.add_argument("--json", action="store_true", help="the final standings and record paths as JSON")
+    dm.add_argument("--web", type=int, metavar="PORT",
+                    help="serve the director's page on PORT while the evening runs (try --pace 0.05)")
+
+
+def _options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tables", type=int, default=None, help="tables (default: one per game of a round)")
+    p.add_argument("--name", default="45s Tournament")
+    p.add_argument("--start", default="6pm", help="when the first round begins (default 6pm)")
+    p.add_argument("--round-minutes", type=int, default=45)
+    p.add_argument("--tiebreak", action="append", choices=TIEBREAKS,
+                   help="tie-breaks after wins, in order (default: %s)" % ", ".join(TIEBREAKS))
+    p.add_argument("--prize", action="append", help="first place's prize, then second's")
+
+
+def run(args: argparse.Namespace) -> int:
+    return int(globals()["_" + args.sub](args))
+
+
+def _new(args: argparse.Namespace) -> int:
+    teams = parse_teams(args.team, args.csv)
+    tables = args.tables or max(1, len(teams) // 2)
+    tour = create(args.dir, teams, tables, name=args.name, start=args.start,
+                  round_minutes=args.round_minutes, tiebreaks=args.tiebreak, prizes=args.prize)
+    brokers.write_config(tour.dir / "broker", tour.id, tables)
+    print(tour.schedule_text())
+    print("\ncredentials for each table and the director: %s" % (tour.dir / "broker" / "credentials.json"))
+    return 0
+
+
+def _schedule(args: argparse.Namespace) -> int:
+    tour = Tournament(args.dir)
+    print(json.dumps(tour.state["rounds"]) if args.json else tour.schedule_text())
+    return 0
+
+
+def standings_text(tour: Tournament, rows: list[dict[str, Any]]) -> str:
+    out = ["%-4s %-20s %6s %4s %4s %6s %6s" % ("rank", "team", "played", "won", "lost", "for", "against")]
+    for r in rows:
+        out.append("%-4d %-20s %6d %4d %4d %6d %6d" % (r["rank"], r["name"], r["played"], r["won"], r["lost"],
+                                                      r["points_for"], r["points_against"]))
+    out.append("")
+    out += tour.prizes_text(rows)
+    return "\n".join(out)
+
+
+def _standings(args: argparse.Namespace) -> int:
+    tour = Tournament(args.dir)
+    rows = tour.standings()
+    print(json.dumps({"standings": rows, "tiebreaks": tour.state["options"]["tiebreaks"]})
+          if args.json else standings_text(tour, rows))
+    return 0
+
+
+def _result(args: argparse.Namespace) -> int:
+    from cardtable_host.archive import Archive
+
+    tour = Tournament(args.dir)
+    g = tour.game(args.game)
+    if tour.result_recorded(g["id"]):
+        raise UsageError("game %s already has a result: use `correct` to change it" % g["id"])
+    try:
+        lines = Path(args.record).read_text(encoding="utf-8").splitlines()
+        v = rules_referee.referee(lines)
+    except OSError as e:
+        raise UsageError("cannot read %s: %s" % (args.record, e.strerror))
+    except record.RecordError as e:
+        raise UsageError("%s: %s" % (args.record, e))
+    if not v["over"]:
+        raise UsageError("%s: the game is not over" % args.record)
+    a = Archive(tour.dir / "archive")
+    number = a.save(lines, {"table": "table %d, round %d (%s)" % (g["table"], g["round"], g["id"]),
+                            "players": tour.seat_players(g)})
+    scores = v["scores"][:2]
+    tour.append({"kind": "result", "game": g["id"], "table": g["table"], "scores": scores,
+                 "winner": v["winner"], "hash": mqttwire.record_hash(lines), "record": str(a.path(number)),
+                 "by": args.by, "late": True})
+    print("%s: %s %d, %s %d (entered by %s)" % (g["id"], tour.team_name(g["teams"][0]), scores[0],
+                                               tour.team_name(g["teams"][1]), scores[1], args.by))
+    return 0
+
+
+def _forfeit(args: argparse.Namespace) -> int:
+    tour = Tournament(args.dir)
+    g = tour.game(args.game)
+    names = [tour.team_name(t) for t in g["teams"]]
+    if args.winner not in names:
+        raise UsageError("%s is not playing %s (%s)" % (args.winner, g["id"], " v ".join(names)))
+    tour.append({"kind": "forfeit", "game": g["id"], "winner": g["teams"][names.index(args.winner)],
+                 "by": args.by, "reason": args.reason})
+    print("%s: %s wins by forfeit" % (g["id"], args.winner))
+    return 0
+
+
+def _correct(args: argparse.Namespace) -> int:
+    tour = Tournament(args.dir)
+    g = tour.game(args.game)
+    if any(s < -1000 or s > 1000 for s in args.scores):
+        raise UsageError("scores must be between -1000 and 1000")
+    before = tour.outcomes().get(g["id"], {}).get("scores")
+    e = tour.append({"kind": "correction", "game": g["id"], "scores": list(args.scores), "before": before,
+                     "winner": 0 if args.scores[0] >= args.scores[1] else 1, "by": args.by,
+                     "reason": args.reason})
+    print("%s corrected by %s at %s: %s -> %s (%s)" % (g["id"], args.by, e["at"], before, list(args.scores),
+                                                       args.reason))
+    return 0
+
+
+def _disputes(args: argparse.Namespace) -> int:
+    tour = Tournament(args.dir)
+    ds = tour.disputes()
+    if args.json:
+        print(json.dumps(ds))
+        return 0
+    for d in ds:
+        print("%s: disputed by %s; open it: cardtable referee %s" % (d["game"], d.get("disputed_by"), d["record"]))
+    if not ds:
+        print("no disputed games")
+    return 0
+
+
+def _hostport(text: str) -> tuple[str, int]:
+    host, _, port = text.rpartition(":") if ":" in text else (text, "", "1883")
+    try:
+        return host or "127.0.0.1", int(port)
+    except ValueError:
+        raise UsageError("bad --broker %r: expected HOST or HOST:PORT" % text)
+
+
+def _broker(args: argparse.Namespace) -> int:
+    tour = Tournament(args.dir)
+    b = brokers.LocalBroker(tour.dir / "broker", args.port, listen=args.listen).start()
+    print("mosquitto on %s:%d for %s (Ctrl-C stops it)" % (args.listen, b.port, tour.id), flush=True)
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        b.proc.wait()  # type: ignore[union-attr]
+    except KeyboardInterrupt:
+        b.stop()
+        return 130
+    return 1
+
+
+def _direct(args: argparse.Namespace) -> int:
+    from cardtable_host.director import Director
+
+    tour = Tournament(args.dir)
+    host, port = _hostport(args.broker)
+    creds = brokers.credentials(tour.dir / "broker")
+    try:
+        d = Director(tour, host, port, creds[brokers.DIRECTOR]).start()
+    except ConnectionError as e:
+        raise CardtableError(str(e))
+    print("director's service for %s on %s:%d (Ctrl-C stops it)" % (tour.id, host, port), flush=True)
+    if args.web is not None:
+        _page(d, creds[brokers.DIRECTOR], args.web)
+    _wait_forever()
+    d.stop()
+    return 130
+
+
+def _report(args: argparse.Namespace) -> int:
+    from cardtable_host.reporter import Reporter, bots_agree
+
+    tour = Tournament(args.dir)
+    host, port = _hostport(args.broker)
+    creds = brokers.credentials(tour.dir / "broker")
+    user = brokers.table_user(args.table)
+    if user not in creds:
+        raise UsageError("no table %d in this tournament (tables 1 to %d)" % (args.table, tour.state["tables"]))
+
+    def ask(g: dict[str, Any], team: str, scores: list[int]) -> bool:
+        return input("%s: %d-%d. %s, confirm? [y/n] " % (g["id"], scores[0], scores[1], team)).strip().lower() == "y"
+
+    try:
+        rep = Reporter(tour, args.table, host, port, creds[user], confirm=ask if args.ask else bots_agree,
+                       pace=args.pace).start()
+    except ConnectionError as e:
+        raise CardtableError(str(e))
+    for rnd in tour.state["rounds"]:
+        for g in rnd["games"]:
+            if g["table"] == args.table and not tour.result_recorded(g["id"]):
+                seed = args.seed * 1000 + rnd["round"] * 50 + int(g["id"].rsplit("g", 1)[1])
+                if args.virtual_board:
+                    from cardtable_host.boardreport import play_virtual
+
+                    p = play_virtual(rep, g["id"], seed)
+                else:
+                    p = rep.play(g["id"], seed)
+                print("round %d, table %d: %s %d, %s %d" % (rnd["round"], args.table, p["teams"][0],
+                                                           p["scores"][0], p["teams"][1], p["scores"][1]), flush=True)
+    mqttwire.wait_for(lambda: rep.pending() == 0, 30)
+    rep.stop()
+    return 0
+
+
+def _page(director: Any, password: str, port: int) -> None:
+    from cardtable_host.directorweb import run_in_thread
+
+    _stop, real = run_in_thread(director, password, port)
+    print("the director's page: http://127.0.0.1:%d/login?key=%s" % (real, password), file=sys.stderr, flush=True)
+
+
+def _wait_forever() -> None:
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        pass
+
+
+def _demo(args: argparse.Namespace) -> int:
+    from cardtable_host.evening import Evening
+    from cardtable_host.tourney import DEFAULT_TIEBREAKS
+
+    if args.teams < 2 or args.tables < 1:
+        raise UsageError("a demo needs at least 2 teams and 1 table")
+    folder = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="cardtable-tournament-"))
+    teams = [{"name": "Team %d" % (i + 1), "players": ["Player %d%s" % (i + 1, x) for x in "AB"]}
+             for i in range(args.teams)]
+    tour = create(folder, teams, args.tables, tiebreaks=DEFAULT_TIEBREAKS,
+                  prizes=["$200 ($100 each)", "Wine Gift Baskets"])
+    creds = brokers.write_config(tour.dir / "broker", tour.id, args.tables)
+    b = brokers.LocalBroker(tour.dir / "broker").start()
+    t0 = time.monotonic()
+    out_lock = threading.Lock()
+
+    def said(p: dict[str, Any]) -> None:
+        if args.json:
+            return
+        with out_lock:
+            print("round %d, table %d: %s %d, %s %d" % (p["round"], p["table"], p["teams"][0], p["scores"][0],
+                                                       p["teams"][1], p["scores"][1]), flush=True)
+
+    if not args.json:
+        print(tour.schedule_text() + "\n", flush=True)
+    ev = Evening(tour, "127.0.0.1", b.port, creds, seed=args.seed, pace=args.pace, on_game=said)
+    try:
+        ev.start()
+        if args.web is not None:
+            _page(ev.director, creds[brokers.DIRECTOR], args.web)
+        snap = ev.run()
+    except ConnectionError as e:
+        raise CardtableError(str(e))
+    finally:
+        ev.stop()
+        b.stop()
+    outcomes = tour.outcomes()
+    recs = [{"game": gid, "round": tour.games[gid]["round"], "table": tour.games[gid]["table"],
+             "teams": [tour.team_name(t) for t in tour.games[gid]["teams"]], "path": o["record"]}
+            for gid, o in sorted(outcomes.items(), key=lambda kv: (tour.games[kv[0]]["round"], kv[0]))]
+    if args.json:
+        print(json.dumps({"tournament": tour.id, "dir": str(tour.dir), "standings": snap["standings"],
+                          "records": recs, "prizes": tour.prizes_text(snap["standings"]),
+                          "seconds": round(time.monotonic() - t0, 2)}))
+    else:
+        print("\n" + standings_text(tour, snap["standings"]))
+        print("\nthe evening took %.1f s; the records: %s" % (time.monotonic() - t0, tour.dir / "archive"))
+    return 0

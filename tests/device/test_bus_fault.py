@@ -1,0 +1,47 @@
+"""The whole table when its wiring misbehaves: a reader that holds SDA low is reported on the
+link and the table reads on; a board's wiring warnings are said at start. (Its own file: one
+table configuration per MicroPython process keeps the test heap like the Pico's.)"""
+import json
+
+from support import stepped
+
+from simtable import BOARDS, Table, collect, loading, room_for_board
+from test_tag import EXTRA, emulated, idle, lay
+
+
+@stepped
+def test_a_reader_holding_sda_low_is_reported_and_the_others_read_on():
+    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"])  # (no tag command here)
+    t, emu = yield from emulated("pico-i2c-2seat", "nexus", "cardtable_host.sim.busfault", extra)
+    if emu is None:  # fake readers (the emulator does not fit beside the .py package)
+        t.hal.kill("s1")
+    else:
+        t.hal.emus[t.board.zone_reader["s1"]].hold_sda = -1
+    yield from idle(t, 90)  # (the zone the game waits on is polled every other step)
+    faults = [m for m in t.kinds("fault") if m["kind"] == "reader"]
+    assert [m["zone"] for m in faults] == ["s1"], faults
+    if emu is not None:
+        assert "i2c0 was held low while mux 0x70 ch 1 was selected: freed it" in faults[0]["msg"]
+        assert t.hal.fields_on() == 0
+    yield from lay(t, "s0", "AS")  # a reader on the same bus still reads
+    yield from lay(t, "c", "KH")
+
+
+@stepped
+def test_wiring_warnings_are_said_at_start():
+    yield from room_for_board()
+    from cardtable.table import config
+
+    with open(BOARDS + "/pico-i2c-2seat.json") as f:
+        cfg = json.load(f)
+    del cfg["buses"]["i2c0"]["reset"]
+    b = config.validate(cfg)
+    cfg = None
+    collect()
+    yield
+    yield from loading()
+    t = Table(b, "nexus")
+    t.run(1)
+    warned = [m for m in t.kinds("fault") if m["kind"] == "board"]
+    assert len(warned) == 1 and warned[0]["msg"].startswith(
+        "buses.i2c0: no \"reset\": the muxes' RESET is not on a GPIO"), warned

@@ -1,0 +1,134 @@
+"""The table's wiring on simulated hardware (hw_sim with emulated PN532s): a reader that holds
+SDA low is cut off and the bus freed while the others keep reading; RSTPDN is pulsed at boot;
+IRQ pins replace status reads. The same code runs on the Pico (hw_rp2 gives it real pins)."""
+import json
+
+from support import raises, stepped
+
+from cardtable.drivers.pn532 import NoAnswer
+from cardtable.hw_sim import SimClock, emulated
+from cardtable.table import config
+from cardtable.table.scanner import DOWN, PLACED, Scanner
+from cardtable_host.sim import busfault as pn532_emu  # the emulator, with bus faults
+from cardtable_host.sim.busfault import Tag
+
+UID_AS = b"\x04\x11\x22\x33\x44\x55\x66"
+
+
+def _boards_dir():
+    try:
+        return __file__.replace("\\", "/").rsplit("/", 1)[0] + "/../../firmware/boards"
+    except NameError:
+        return "firmware/boards"
+
+
+def board_dict(name):
+    with open("%s/%s.json" % (_boards_dir(), name)) as f:
+        return json.load(f)
+
+
+def scanning(cfg):
+    """(scanner, readers, emulators, clock) on emulated hardware for board config dict cfg,
+    built over two test steps (validation makes a lot of garbage)."""
+    b = config.validate(cfg)
+    yield
+    clock = SimClock()
+    readers, emus, pins = emulated(b, pn532_emu, clock)
+    sc = Scanner(readers, clock)
+    sc.start()
+    yield
+    return sc, readers, emus, clock
+
+
+def run(sc, clock, n):
+    """n scanner steps, one reader each (as on the board), 10 ms apart, a test step per 3 of
+    them (the WebAssembly port collects garbage between test steps); returns the events."""
+    out = []
+    for i in range(n):
+        clock.advance(10)
+        sc.step(1)
+        ev = sc.next_event()
+        while ev is not None:
+            out.append(ev)
+            ev = sc.next_event()
+        if i % 3 == 2:
+            yield
+    return out
+
+
+@stepped
+def test_a_reader_holding_sda_low_is_cut_off_and_the_others_keep_reading():
+    sc, readers, emus, clock = yield from scanning(board_dict("pico-i2c-4seat"))
+    guard = readers[0].i2c
+    fake = guard.i2c
+    assert readers[8].i2c is guard and len(guard.muxes) == 2
+    emus[3].hold_sda = -1  # latched up: it lets go of SDA only when its channel is cut off
+    events = yield from run(sc, clock, 9 * 4)
+    yield
+    emus[0].place(Tag(UID_AS, text="AS"))
+    emus[7].place(Tag(b"\x04\x11\x22\x33\x44\x55\x67", text="KH"))
+    events += yield from run(sc, clock, 9 * 4)
+    yield
+    down = [e for e in events if e[0] == DOWN]
+    assert [e[1] for e in down] == [3], events
+    assert "i2c0 was held low while mux 0x70 ch 3 was selected: freed it" in down[0][3], down
+    placed = sorted((e[1], e[3]) for e in events if e[0] == PLACED)
+    assert placed == [(0, "AS"), (7, "KH")], events
+    for i in range(9):
+        if i != 3:
+            assert sc.failures[i] == 0 and not sc.down[i], (i, sc.status(i))
+    assert emus[3].holding  # still stuck: the mux keeps it off the bus
+    assert guard.freed >= 3 and fake.resets == guard.freed and fake.stops == guard.freed
+    assert readers[3].counts[0] >= 3 and emus[3].rf is False
+
+
+@stepped
+def test_nine_clocks_free_a_reader_stuck_mid_byte_where_no_reset_is_wired():
+    cfg = board_dict("pico-i2c-2seat")
+    del cfg["buses"]["i2c0"]["reset"]
+    sc, readers, emus, clock = yield from scanning(cfg)
+    fake = readers[0].i2c.i2c
+    emus[2].hold_sda = 9  # its next byte is clocked out by the ninth clock
+    events = yield from run(sc, clock, 6 * 2)
+    assert readers[0].i2c.freed == 1 and fake.resets == 0 and fake.stops == 1
+    assert not emus[2].holding and sc.failures[2] == 1 and not sc.down[2]
+    emus[2].place(Tag(UID_AS, text="AS"))
+    events += yield from run(sc, clock, 6 * 3)
+    assert [(e[1], e[3]) for e in events if e[0] == PLACED] == [(2, "AS")], events
+    assert [e for e in events if e[0] == DOWN] == []
+
+
+def test_a_bus_that_stays_low_after_the_clear_says_so():
+    b = config.validate(board_dict("pico-i2c-2seat"))
+    readers, emus, pins = emulated(b, pn532_emu, SimClock())
+    stuck = pn532_emu.PN532Emu()  # a device on the trunk: no mux RESET can cut it off
+    stuck.hold_sda, stuck.holding = -1, True
+    readers[0].i2c.i2c.attach(stuck, addr=0x30)
+    e = raises(NoAnswer, readers[0].poll)
+    assert "i2c0 is held low and stays low after a bus clear: check the wiring to the muxes" \
+        in str(e), str(e)
+    assert readers[0].i2c.freed == 1 and e.freed
+
+
+def test_rstpdn_is_pulsed_at_boot_and_irq_replaces_status_reads():
+    cfg = board_dict("pico-i2c-2seat")
+    cfg["readers"][0].update({"rst": 0, "irq": 1})
+    cfg["readers"][1]["rst"] = 2
+    b = config.validate(cfg)
+    clock = SimClock()
+    readers, emus, pins = emulated(b, pn532_emu, clock)
+    assert [e.resets for e in emus] == [1, 1, 0, 0, 0, 0]
+    assert clock.now == 410 and pins[0].value() == 1 and pins[2].value() == 1
+    assert readers[0].irq is not None and readers[1].irq is None
+    bus = readers[0].i2c.i2c
+    for r in readers[:2]:
+        r.init()
+    counts = []
+    for r in readers[:2]:
+        r.poll()  # (selects its mux channel)
+        t0 = bus.transactions
+        r.poll()
+        counts.append(bus.transactions - t0)
+    # reader 1 reads the status byte before the ACK and before the answer; reader 0 looks at
+    # its IRQ pin instead
+    assert counts[1] - counts[0] == 2, counts

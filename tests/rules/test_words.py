@@ -1,0 +1,65 @@
+"""Every game says its actions, events and hand results in words (both runtimes)."""
+import json
+
+from support import MICROPYTHON, stepped
+
+from cardtable import games, record
+from cardtable.rng import Random
+
+SEATS = {"nerts": 3}
+MAX_ACTIONS = 150 if MICROPYTHON else 1500
+REPRS = ("{'", "['", "None", "True", "False", "{\"", "[\"")
+
+
+def plain(text):
+    for bad in REPRS:
+        if bad in text:
+            return False
+    return True
+
+
+@stepped
+def test_every_action_and_event_of_a_playout_reads_as_words():
+    for name in games.GAMES:
+        g = games.load(name, seats=SEATS.get(name))
+        rng = Random(11)
+        said = {}
+        n = 0
+        while not g.over and n < MAX_ACTIONS:
+            a = g.bot_action(rng)
+            words = g.action_words(json.loads(json.dumps(record.encode(g, a))))
+            assert words and plain(words), (name, words)
+            for ev in g.apply(a):
+                text = g.describe(ev)
+                assert text is None or text and plain(text), (name, ev, text)
+                if text:
+                    said[ev["ev"]] = text
+            n += 1
+            yield
+        # the action's own echo says nothing more; the hand result is words, per game
+        assert "play" not in said and "bid" not in said and "sow" not in said, (name, said)
+        if "hand" in said:
+            assert said["hand"].startswith(("hand ", "round ")), said["hand"]
+        g = None
+        games.unload(name)
+        yield
+
+
+def test_partnerships_are_named_one_way():
+    g = games.load("fortyfives")
+    assert g.side(1) == g.side(3) == "seats 1 & 3"
+    ev = {"ev": "over", "winner": 0, "scores": [120, 35, 120, 35]}
+    assert g.describe(ev) == "game over: seats 0 & 2 win; final scores seats 0 & 2 120, " \
+                             "seats 1 & 3 35"
+
+
+def test_california_jacks_hand_says_how_it_was_counted():
+    g = games.load("california-jacks")
+    points = {"high": 1, "low": 0, "jack": 1, "game": 0}
+    ev = {"ev": "hand", "hand": 3, "points": points, "card_points": [44, 36],
+          "counted_out": "jack", "uncounted": ["game"], "scores": [9, 10]}
+    assert g.describe(ev) == "hand 3: High seat 1, Low seat 0, Jack seat 1, Game seat 0 " \
+                             "(card points 44 to 36); counted out on Jack: Game not counted"
+    ev = {"ev": "hand", "hand": 3, "points": points, "card_points": [44, 36],
+          "decided_on": "jack", "scores": [10, 11]}
+    assert g.describe(ev).endswith("; both reach 10: Jack decides")
