@@ -157,12 +157,12 @@ def board(name: str) -> Any:
 def test_i2c_board_gets_its_bus_and_one_driver_per_reader_behind_the_muxes(rp2: Any):
     b = board("pico-i2c-4seat")
     hal = rp2.Rp2Hal(b)
-    assert len(hal.readers) == 9 and type(hal.readers[0]).__name__ == "PN532I2C"
+    assert len(hal.readers) == 10 and type(hal.readers[0]).__name__ == "PN532I2C"
     bus = hal.readers[0].i2c.i2c  # behind the guard that clears a stuck bus
     assert (bus.kind, bus.id, bus.kw["freq"]) == ("i2c", 0, 400000)
     assert (bus.kw["sda"].gp, bus.kw["scl"].gp) == (4, 5)
     muxes = {(r.mux.addr, r.channel) for r in hal.readers}
-    assert muxes == {(0x70, c) for c in range(5)} | {(0x71, c) for c in range(4)}
+    assert muxes == {(0x70, c) for c in range(5)} | {(0x71, c) for c in range(5)}
     assert hal.readers[0].mux.peers is hal.readers[8].mux.peers  # one bus: one peer list
     assert hal.readers[0].retries == 1  # bounded polls
 
@@ -291,7 +291,7 @@ def test_leds_buzzer_and_watchdog(rp2: Any):
     hal.pixels.set(2, (10, 20, 30))
     hal.pixels.show()
     assert hal.pixels.np.px[2] == (10, 20, 30) and hal.pixels.np.writes == 1
-    assert hal.pixels.np.pin.gp == 22 and hal.pixels.n == 6
+    assert hal.pixels.np.pin.gp == 22 and hal.pixels.n == 7
     hal.buzzer.play(((440, 100), (0, 50)), 0)
     assert (hal.buzzer.pwm.f, hal.buzzer.pwm.duty) == (440, 32768)
     hal.buzzer.update(100)
