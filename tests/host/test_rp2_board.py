@@ -134,7 +134,7 @@ def test_led_colours_and_the_piezo_tone_are_read_from_their_pins(board: Rp2Board
     r = mpremote(board.port, "exec", code)
     assert r.returncode == 0, r.stderr
     px = board.pixels()
-    assert len(px) == 9
+    assert len(px) == 10  # the 4-seat board's chain: nine zones and the deal pad
     assert px[3] == (10, 200, 30) and px[8] == (255, 0, 7) and px[0] == (0, 0, 0)
     tone = board.tone()
     assert tone is not None and abs(tone["freq"] - 1319) <= 2 and abs(tone["duty"] - 0.5) < 0.01
