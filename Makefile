@@ -22,12 +22,13 @@ run: setup
 demo: setup
 	$(BIN)/cardtable demo
 
+# pytest on every core (pytest-xdist); each worker keeps its own port-lock folder (tests/conftest.py).
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 	$(BIN)/python tools/mpy/test_mpy.py
 
 test-py: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 test-mpy: setup
 	$(BIN)/python tools/mpy/test_mpy.py
