@@ -31,7 +31,8 @@ PACKAGE_MJS = REPO_ROOT / "node_modules" / "@micropython" / "micropython-webasse
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
 # Seeded random play-outs: minutes on WebAssembly, and the same bytecode paths in .py and
 # .mpy form, so the default run gives them the .mpy run only (and starts them first).
-ONCE = ("tests/rules/test_caljacks.py", "tests/rules/test_fairies.py", "tests/rules/test_conformance.py")
+ONCE = tuple("tests/rules/test_%s.py" % name for name in (
+    "caljacks", "nerts", "nexus", "fortyfives", "fairies", "conformance", "nonesuch_playouts"))
 
 
 
