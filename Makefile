@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run demo test test-py test-mpy bench draw flash firmware clean
+.PHONY: setup run demo test test-py test-mpy bench soak draw flash firmware clean
 
 $(STAMP): pyproject.toml package.json package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ test-mpy: setup
 
 bench: setup
 	$(BIN)/python bench/run.py
+
+soak: setup
+	$(BIN)/python bench/serveload.py --viewers 200 --seconds 1800 --delay 0.1 --json bench/results/soak.json
 
 draw: setup
 	$(BIN)/cardtable draw

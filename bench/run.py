@@ -30,6 +30,7 @@ from benchlib import PICO_HEAP, RESULTS, kib, micropython_missing, rel, table  #
 LATENCY_BUDGET_MS = 100.0  # placement to verdict with 8 readers (bench/README.md, Budgets)
 LATENCY_BUDGET_READERS = 8
 HEAP_BUDGET = PICO_HEAP // 2  # firmware + the largest game state within half the heap
+RP2_ACTIONS = 30  # actions per game on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
 
 # When MicroPython cannot run, the latency model falls back to CPython's rules cost times the
 # wasm/CPython ratio of embedded-facts §1.6 (about 9), and to these driver figures, measured
@@ -64,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--quick", action="store_true", help="a fast pass (the smoke test): one seed, fewer actions and trials")
     ap.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {rel(RESULTS)})")
     ap.add_argument("--no-micropython", action="store_true", help="CPython figures and the model only")
+    ap.add_argument("--no-rp2", action="store_true",
+                    help="skip the rp2 board (the real port on an emulated RP2040; skipped with --quick)")
     ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="MicroPython processes at once (default 2)")
@@ -153,11 +156,23 @@ def main(argv: list[str] | None = None) -> int:
         if fault[name].get(key):
             errors.append(f"faults {name}: {fault[name][key]} {key}")
 
-    # 5. The latency model.
+    # 5. The real port: the rp2 board (minutes: the emulated chip runs at a fraction of a Pico).
+    if args.quick or args.no_rp2:
+        rp2_out: dict[str, Any] = {"skipped": "--quick" if args.quick else "--no-rp2"}
+    else:
+        import rp2
+
+        print(f"rp2 board: boot heap on the stock and frozen images, {len(games)} games "
+              f"({RP2_ACTIONS} actions each) on the emulated RP2040 ...", file=sys.stderr)
+        rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), RP2_ACTIONS, boot_mods, mpy_games))
+        if rp2_out.get("error") and "rp2:" not in " ".join(errors):
+            errors.append("rp2: " + str(rp2_out["error"]))
+
+    # 6. The latency model.
     place_polls, pp_source = latency.place_polls_default()
     lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source))
 
-    # 6. Tournament tables over MQTT (needs Mosquitto).
+    # 7. Tournament tables over MQTT (needs Mosquitto).
     import tournament
 
     print("tournament: 50 tables through one Mosquitto ...", file=sys.stderr)
@@ -187,6 +202,7 @@ def main(argv: list[str] | None = None) -> int:
         "latency": lat,
         "faults": fault,
         "tournament": tour,
+        "rp2": rp2_out,
     }
     results["budgets"] = budgets(results)
     results["errors"] = errors
@@ -363,6 +379,12 @@ def budgets(r: dict[str, Any]) -> list[dict[str, Any]]:
                         "note": f"MemoryError with the firmware loaded in {len(ooms)} of the seeded games "
                                 f"(first after {first['after_actions']} actions, in the {first['in']}); "
                                 "the bench stops games at its action limit"})
+    acc = (r.get("rp2") or {}).get("acceptance") or {}
+    if "total" in acc:
+        out.append({"budget": f"rp2 board, frozen image: firmware + largest game ({acc['game']}) module and state",
+                    "limit": acc["target"], "value": acc["total"], "unit": "bytes", "ok": acc["ok"],
+                    "note": f"firmware {acc['firmware']} B + module {acc['module']} B + state {acc['state_max']} B "
+                            f"({acc['state_source']})"})
     foot = r.get("footprint") or {}
     if "fs_fraction_blocks" in foot:
         j = (foot.get("journal") or {}).get("fs_fraction", 0.0)
@@ -482,6 +504,16 @@ def report(r: dict[str, Any]) -> str:
         if rows:
             parts.append(table("  the boards in firmware/boards",
                                ["board", "bus", "readers", "focus", "reject p50", "p95", "accept p50", "p95"], rows))
+
+    rp2r = r.get("rp2") or {}
+    if rp2r.get("images"):
+        import rp2
+
+        for title, header, rows in rp2.tables(rp2r):
+            parts.append(table("\n" + title, header, rows))
+        parts.append("  emulator: " + "; ".join(rp2r["limits"]))
+    elif rp2r.get("skipped"):
+        parts.append(f"\nrp2 board: skipped ({rp2r['skipped']})")
 
     rows = []
     for b in r["budgets"]:

@@ -20,6 +20,9 @@ the board into its journal instead of losing the game.
   leisure. ``mpremote rm :maintenance`` and a reset bring the table back.
 - An error escaping step() is reported on the link as a fault and the loop goes on; after
   MAX_ERRORS in a row the board resets, and the journal brings the game back.
+- A table that cannot start prints why (as MicroPython prints an exception) and keeps those
+  words in /boot-error.txt, where `cardtable doctor` reads them at the REPL; the file goes
+  once the table has run WDT_AFTER healthy steps.
 
 Off the board (the WebAssembly port) nothing runs by itself: the host calls step(i), whose
 first calls boot the table on simulated hardware (the virtual board), one import per call.
@@ -30,6 +33,7 @@ DEFAULT_BOARD = "pico-i2c-4seat"
 BOARDS = "boards"
 CONFIG = "config.json"
 MAINTENANCE = "maintenance"
+BOOT_ERROR = "boot-error.txt"  # why the table last failed to start, in the board's words
 WDT_MS = 8000
 WDT_AFTER = 200
 MAX_ERRORS = 20
@@ -58,7 +62,8 @@ def build(cfg, make_hal, boards_dir=BOARDS, stop=None, board=None):
         return None
     from cardtable.table.controller import Controller
 
-    return Controller(board, layout, hal, config=cfg, config_path=CONFIG)
+    # stepwise: the journal is replayed a few lines per step, so a game of any length resumes
+    return Controller(board, layout, hal, config=cfg, config_path=CONFIG, stepwise=True)
 
 
 def maintenance(storage, hal=None, board=None):
@@ -94,8 +99,37 @@ def run(ctl, wdt=None, steps=-1):
                 from cardtable import hw_rp2
 
                 hw_rp2.reset()
-        if ctl.steps == WDT_AFTER and wdt is not None:
-            wdt.start(WDT_MS)  # late: boot, resume and the first polls are behind us
+        if ctl.steps == WDT_AFTER:
+            if wdt is not None:
+                wdt.start(WDT_MS)  # late: boot, resume and the first polls are behind us
+            try:
+                ctl.hal.storage.remove(BOOT_ERROR)  # the table runs: an old failure is over
+            except OSError:
+                pass
+
+
+def boot_failed(storage, e):
+    """Print why the table cannot start (an exception, or a sentence) and keep it in BOOT_ERROR."""
+    if isinstance(e, str):
+        text = e + "\n"
+    else:
+        import io
+
+        buf = io.StringIO()
+        if hasattr(sys, "print_exception"):
+            sys.print_exception(e, buf)  # as MicroPython shows it: the traceback, then the error
+        else:  # CPython: the last line alone
+            buf.write("%s: %s\n" % (type(e).__name__, e))
+        text = buf.getvalue()
+    sys.stdout.write(text)
+    try:
+        f = storage.open(BOOT_ERROR, "wb")
+        try:
+            f.write(text.encode())
+        finally:
+            f.close()
+    except OSError:
+        pass
 
 
 # The package's modules in an order that compiles from source in a small heap (the big
@@ -185,7 +219,10 @@ def main():
         ctl = build(cfg, lambda board: hw_rp2.Rp2Hal(board, storage),
                     stop=lambda hal, board: maintenance(storage, hal, board))
     except ValueError as e:  # a board config the firmware cannot run
-        print("cardtable: cannot start: %s" % e)
+        boot_failed(storage, "cardtable: cannot start: %s" % e)
+        return
+    except Exception as e:  # noqa: BLE001 - said, kept, then MicroPython's REPL as ever
+        boot_failed(storage, e)
         return
     if ctl is None:
         print("cardtable: maintenance mode (button held at power-up): the table is off")

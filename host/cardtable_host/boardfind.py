@@ -77,9 +77,23 @@ def resolve(port: str | None = None) -> str:
 
 def board_port(port: str | None) -> str:
     """The board's port (resolve), checked to be a board before anything is written to it."""
-    found = resolve(port)
+    try:
+        found = resolve(port)
+    except BoardNotFound:
+        if not (port or os.environ.get(ENV)):
+            _refuse_if_served()
+        raise
     portlock.check_board(found)
     return found
+
+
+def _refuse_if_served() -> None:
+    """No board found but a `cardtable serve` runs: it has the table (PortInUse naming it)."""
+    from cardtable_host import servefile
+
+    for info in servefile.running():
+        raise portlock.PortInUse(str(info.get("port")), "cardtable serve (its page: %s)" % info.get("url"),
+                                 int(info["pid"]))
 
 
 def claim(command: str, port: str | None) -> tuple[str, "portlock.Hold"]:

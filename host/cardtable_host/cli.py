@@ -23,6 +23,7 @@ from cardtable_host.errors import INTERRUPTED, CardtableError  # noqa: E402
 # so `cardtable --help` and every command start fast and do not need another's imports.
 COMMANDS = {
     "run": "cardtable_host.runcmd",
+    "serve": "cardtable_host.servecmd",
     "sim": "cardtable_host.simcmd",
     "monitor": "cardtable_host.monitor",
     "referee": "cardtable_host.referee",

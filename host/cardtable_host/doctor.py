@@ -201,6 +201,7 @@ REPL_SIGNS = (">>>", "MicroPython v", "raw REPL", "Traceback", "Error:", "cardta
 def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
     """The table does not answer: is the board at the REPL, or in maintenance mode?"""
     from cardtable_host.flash import Board
+    from cardtable_host.link import BOOT_ERROR, board_words
 
     board = Board(port)
     try:
@@ -214,6 +215,10 @@ def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
                                  "(`cardtable flash` puts the firmware on it)?" % (port, e), USAGE)
         board.enter()
         maint, firmware = board.look()
+        try:  # why its table last failed to start, as the board printed it (main.py keeps it)
+            failed = board_words(bytes(board.t.fs_readfile(BOOT_ERROR)).decode("utf-8", "replace"))
+        except (OSError, board.TransportError):
+            failed = None
         board.t.exit_raw_repl()
     except board.TransportError as te:
         raise CardtableError("the board on %s does not answer the table's link nor the REPL (%s)"
@@ -229,6 +234,8 @@ def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
         advice = "`cardtable flash` finishes the flash and starts the table (or: cardtable doctor --restart)"
     else:
         what = "at the MicroPython REPL: the table is not running (stopped by a flash, mpremote or Ctrl-C, or it failed to boot)"
+        if failed:
+            what = "at the MicroPython REPL: the table failed to start: %s" % failed
         advice = "`cardtable doctor --restart` starts the table again (or unplug the board and plug it in)"
     problems = [what, advice]
     if words:

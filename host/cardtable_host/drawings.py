@@ -614,6 +614,23 @@ def layout_svg(d: Drawn, layout: str | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
+def zone_boxes(d: Drawn, layout: str) -> dict[str, dict[str, Any]]:
+    """Where each zone the layout uses lies in layout_svg's drawing: x, y (centre), w, h, role
+    and game seat, in the drawing's own units (for pages that lay live cards on it)."""
+    raw = d.raw
+    lay = d.board.layouts[layout]
+    ox, oy = MARGIN_X, MARGIN_Y + TITLE_H
+    out: dict[str, dict[str, Any]] = {}
+    for zn, z in raw["zones"].items():
+        rs = lay.role(zn)
+        if rs is None:
+            continue
+        w, h = z.get("size", list(CARD_MM))
+        out[zn] = {"x": z["at"][0] + ox, "y": z["at"][1] + oy, "w": w, "h": h,
+                   "role": rs[0], "seat": rs[1]}
+    return out
+
+
 PICO_MM = (51, 21)  # Raspberry Pi Pico board outline
 MUX_MM = (32, 20)  # a TCA9548A breakout, roughly
 

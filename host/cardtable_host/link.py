@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import json
 import queue
+import re
 import threading
 import time
 from collections import deque
 from types import TracebackType
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import serial
 
@@ -41,6 +42,8 @@ from cardtable_host.errors import CardtableError
 PROTO = 1
 BAUD = 115200
 DEVICE_MESSAGES = ("hello", "event", "verdict", "state", "fault")
+BOOT_ERROR = "boot-error.txt"  # where the board keeps why its table last failed to start (main.py)
+_EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit))\b:?\s*(.*)$")
 
 
 class LinkError(Exception):
@@ -78,9 +81,11 @@ class Link:
     """A connection to the table's board over its serial port (see the module docstring)."""
 
     def __init__(self, port: str, timeout: float = 5.0, reconnect: bool = True, retry: float = 0.2,
-                 open_timeout: float = 5.0, command: str | None = None, lock: bool = True) -> None:
+                 open_timeout: float = 5.0, command: str | None = None, lock: bool = True,
+                 tap: Callable[[dict[str, Any]], None] | None = None) -> None:
         """Open the port, held for `command` (default: this program; portlock.PortInUse if
-        another holds it); lock=False when the caller holds it already."""
+        another holds it); lock=False when the caller holds it already. tap(msg), if given,
+        sees each queued message the moment it arrives, on the reader thread."""
         self.port = port
         self.timeout = timeout
         self.reconnect = reconnect
@@ -95,6 +100,7 @@ class Link:
         self._next_id = 0
         self._queue: queue.Queue[dict[str, Any]] = queue.Queue()
         self._closed = threading.Event()
+        self._tap = tap
         self._hold = portlock.hold(port, command) if lock else None
         try:
             self._open(open_timeout, first=True)
@@ -162,13 +168,21 @@ class Link:
 
     # -- reading ----------------------------------------------------------------------
 
+    def _put(self, msg: dict[str, Any]) -> None:
+        if self._tap is not None:
+            try:
+                self._tap(msg)
+            except Exception:  # noqa: BLE001 - a listener's trouble must not stop the link
+                pass
+        self._queue.put(msg)
+
     def _reader(self) -> None:
         buf = bytearray()
         while not self._closed.is_set():
             ser = self._ser
             if ser is None:
                 if not self.reconnect:
-                    self._queue.put({"type": "link", "up": False, "final": True})
+                    self._put({"type": "link", "up": False, "final": True})
                     return
                 try:
                     self._open(0)
@@ -176,7 +190,7 @@ class Link:
                     self._closed.wait(self.retry)
                     continue
                 buf = bytearray()
-                self._queue.put({"type": "link", "up": True})
+                self._put({"type": "link", "up": True})
                 continue
             try:
                 data = ser.read(ser.in_waiting or 1)
@@ -184,7 +198,7 @@ class Link:
                 if self._closed.is_set():
                     return
                 self._drop()
-                self._queue.put({"type": "link", "up": False})
+                self._put({"type": "link", "up": False})
                 continue
             if not data:
                 continue
@@ -225,9 +239,9 @@ class Link:
                 return
         if kind in ("ok", "error"):
             if kind == "error" and mid is None:
-                self._queue.put(msg)  # an error for a line we did not send as a command
+                self._put(msg)  # an error for a line we did not send as a command
             return  # an answer nobody waits for any more
-        self._queue.put(msg)
+        self._put(msg)
 
     def next(self, timeout: float | None = None) -> dict[str, Any] | None:
         """The next device message (None if none came within timeout; None = wait for ever)."""
@@ -376,3 +390,18 @@ class Link:
             msg = self.next(left)
             if msg is not None and pred(msg):
                 return msg
+
+
+def board_words(text: str) -> str | None:
+    """Why the table did not start, in the words the board printed (its console text): the
+    last exception of a traceback (``MemoryError``, ``OSError: [Errno 28] ENOSPC``) or a
+    ``cardtable: ...`` sentence; None if it printed neither."""
+    found = None
+    for raw in text.replace("\r", "\n").split("\n"):
+        line = raw.strip()
+        m = _EXCEPTION.match(line)
+        if m:
+            found = m.group(1) + (": " + m.group(3) if m.group(3) else "")
+        elif line.startswith("cardtable: ") and "stopped by Ctrl-C" not in line:
+            found = line[len("cardtable: "):]
+    return found

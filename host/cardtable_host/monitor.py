@@ -15,7 +15,7 @@ from cardtable import record
 
 from cardtable_host import boardfind, portlock
 from cardtable_host.errors import USAGE, CardtableError
-from cardtable_host.narrate import action_text, event_text
+from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.term import paint, use_colour
 
 HELP = "watch the table live: trick, turn, verdicts, scores, faults; type bids and trumps"
@@ -32,6 +32,8 @@ Keys, for what the table has no buttons for (they act for the seat whose turn it
   u  undo the last action          r  re-sync the state from the board
   q  quit (Esc cancels a half-typed key)
 With --plain (or when the output is not a terminal) it prints one line per event instead.
+While `cardtable serve` holds the board (the one named with --port, or the only one
+running), the monitor follows it instead of opening the port; its keys go through serve.
 
 example:  cardtable monitor
           cardtable monitor --port /dev/ttyACM0 --plain
@@ -66,6 +68,7 @@ class Model:
         self.entry = ""
         self.note: tuple[str, str | None] = ("", None)
         self.seat_names: list[str] = []
+        self.buttons: dict[str, str] = {}  # button name -> what it does (the board's config)
         self.added = 0  # log lines ever added (the log keeps the last LOG_KEEP)
         self._game: Any = None
         self._game_id: str | None = None
@@ -104,7 +107,7 @@ class Model:
             return True
         if kind == "event":
             self.seq = msg.get("seq", self.seq)
-            src = msg.get("from")
+            src = source_words(str(msg.get("from") or ""), self.buttons)
             self.add("%s%s" % (self.action_words(msg.get("action")),
                                "  (%s)" % src if src and src != "auto" else ""))
             verb = (msg.get("action") or {}).get("act")
@@ -143,7 +146,10 @@ class Model:
             try:
                 return action_text(g, record.decode(g, dict(obj), 1))
             except (ValueError, KeyError, TypeError):
-                pass
+                try:  # e.g. a private move, told without its card: the game's words still say it
+                    return str(g.action_words(obj))
+                except (ValueError, KeyError, TypeError):
+                    pass
         return json.dumps(obj)
 
 
@@ -564,9 +570,14 @@ class Monitor:
         self.note_at = 0.0
         self.tried = time.monotonic()
 
-    def connect(self) -> None:
+    def connect(self, remote: Any = None) -> None:
+        """Open the board's port, or follow a running `cardtable serve` (remote: its RemoteLink)."""
         from cardtable_host.link import Link
 
+        if remote is not None:
+            self.link = remote
+            self.resync()
+            return
         portlock.check_board(self.port)
         self.link = Link(self.port, timeout=5, reconnect=True, command="cardtable monitor")
         self.resync()
@@ -581,6 +592,7 @@ class Monitor:
             m.feed({"type": "state", "seq": st.get("seq"), "view": st.get("view")})
             cfg = self.link.config()
             m.seat_names = seat_names(cfg.get("board"), cfg.get("layout"))
+            m.buttons = dict(cfg.get("buttons") or {})
         except Exception as e:  # noqa: BLE001 - LinkError and friends: try again later
             m.connected = False
             m.status = ("no answer from the table on %s (%s): is it at the REPL? (quit, then `cardtable "
@@ -614,7 +626,9 @@ class Monitor:
                 continue
             if isinstance(obj.get("seq"), int) and obj["seq"] > after and "act" in obj:
                 obj.pop("seq")
-                m.add("while away: %s" % m.action_words(obj), "magenta")
+                g = m.game()  # the journal has every card: tell only what a spectator may see
+                if g is not None:
+                    m.add("while away: %s" % m.action_words(g.public(obj)), "magenta")
 
     def handle(self, msg: dict[str, Any]) -> bool:
         m = self.model
@@ -709,16 +723,45 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="print one line per event instead of redrawing the screen")
 
 
+def _served(port: str | None) -> Any:
+    """A RemoteLink to the `cardtable serve` that holds the board (named, or the only one
+    running), or None: then the monitor opens the port itself."""
+    from cardtable_host import servefile
+
+    named = port or os.environ.get(boardfind.ENV)
+    if named:
+        info = servefile.find(named)  # a path serve holds, even while its board is unplugged
+        if info is None:
+            try:
+                info = servefile.find(boardfind.resolve(named))
+            except boardfind.BoardNotFound:
+                info = None
+    else:
+        found = servefile.running()
+        info = found[0] if len(found) == 1 else None
+    if info is None:
+        return None
+    from cardtable_host.link import LinkDown
+    from cardtable_host.serveclient import RemoteLink
+
+    try:
+        return RemoteLink(str(info["url"]), info.get("secret"))
+    except LinkDown as e:
+        raise CardtableError(str(e), USAGE) from None
+
+
 def run(args: argparse.Namespace) -> int:
     from cardtable_host.link import LinkDown
 
-    port = boardfind.board_port(args.port)
+    served = _served(args.port)
+    port = served.port if served is not None else boardfind.board_port(args.port)
     out = sys.stdout
     plain = args.plain or not out.isatty()
     screen = Screen(out, plain, use_colour(out))
-    mon = Monitor(port, not args.port and not os.environ.get(boardfind.ENV), screen, KeyReader(sys.stdin))
+    auto = served is None and not args.port and not os.environ.get(boardfind.ENV)
+    mon = Monitor(port, auto, screen, KeyReader(sys.stdin))
     try:
-        mon.connect()
+        mon.connect(served)
     except LinkDown as e:
         mon.keyreader.close()
         raise CardtableError(str(e), USAGE) from None

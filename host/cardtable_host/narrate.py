@@ -26,6 +26,14 @@ def event_text(ev: dict, game: Any = None) -> str | None:
     return "%s: %s" % (kind, rest) if rest else str(kind)
 
 
+def source_words(src: str, buttons: dict[str, str]) -> str:
+    """Where an action came from, a button named by what it does: 'button k4' -> 'pass button'."""
+    kind, _, name = src.partition(" ")
+    if kind == "button" and name in buttons:
+        return "%s button" % buttons[name]
+    return src
+
+
 def result_text(game) -> str:
     """Who won, in words: 'seat 1 wins', 'seats 1 & 3 win', 'a draw'."""
     w = game.winner

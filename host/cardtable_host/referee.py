@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             with open(args.record, "rb") as f:
                 data = f.read()
-        game, actions = record.load(record.text_lines(data))
+        game, actions = record.load(rules_referee.text_lines(data))
     except OSError as e:
         print("cardtable referee: cannot read %s: %s" % (args.record, e.strerror), file=sys.stderr)
         return 2

@@ -4,18 +4,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import select
 import sys
 import time
 from typing import Any
 
 from cardtable import games, record
 
-from cardtable_host.link import CommandError, Link, LinkError
-from cardtable_host.narrate import action_text, event_text
+from cardtable_host.link import CommandError, Link, LinkError, board_words
+from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.sim.board import BoardError, VirtualBoard
+from cardtable_host.sim.rp2board import Rp2Board
 from cardtable_host.sim.bots import Bots, SimError
-from cardtable_host.sim.table import FOREIGN, VirtualTable
+from cardtable_host.sim.table import VirtualTable
+from cardtable_host.simprompt import People
 from cardtable_host.term import paint, use_colour
 
 HELP = "play a game on a simulated table: real firmware on a virtual board, bots at the seats"
@@ -30,9 +31,12 @@ the port (one program per board: others are told "the table's port is in use by 
 sim, pid N"); with --keep it lets go after the game, and `cardtable monitor --port PATH`,
 `cardtable pull`, `cardtable doctor` and mpremote work on the board. --port-file is removed
 when the simulator ends (however it ends).
+`cardtable enroll --board-port PATH --zone Z` works there too: a blank sticker lies on
+zone Z for each card.
 
-With fewer bots than seats the other seats are yours: type at the sim> prompt
-(`help` lists the commands: play a card, lay a tag on a zone, press a button, ...).
+With fewer bots than seats the other seats are yours: type at the sim> prompt in a
+player's words - play 10H, bid 20, pass, trump H, discard 7S 9S, press confirm - and it
+says when it is your turn and what you may do (`help` lists every command).
 
 examples:
   cardtable sim fortyfives                   # four bots, a whole game, live
@@ -40,6 +44,7 @@ examples:
   cardtable sim nonesuch --bots 3            # you play seat 0; bots play 1..3
   cardtable sim nerts --rule target=30 --json > nerts.jsonl
   cardtable sim california-jacks --keep --port-file board.port   # then: cardtable monitor --port "$(cat board.port)"
+  cardtable sim fortyfives --board rp2       # on the emulated RP2040 running the firmware image
 """
 
 # The board each game is simulated on by default (firmware/boards).
@@ -55,6 +60,7 @@ BOARD_FOR = {
 # run to thousands of plays, and every action the board keeps for undo takes heap).
 DEFAULT_SEEDS = {"california-jacks": 171, "nonesuch": 254, "fortyfives": 26, "nerts": 120}
 MAX_ACTIONS = 50000
+RP2 = "rp2"  # --board rp2: the emulated RP2040 (host/cardtable_host/sim/rp2board.py)
 IDLE_PERIOD_MS = 2  # the board's loop while people play or watch: light on the CPU
 
 
@@ -64,7 +70,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bots", default="all", metavar="K",
                    help="how many seats bots play: a number or 'all' (default all); people take "
                         "the first seats")
-    p.add_argument("--board", help="board config (default: one per game, see firmware/boards)")
+    p.add_argument("--board", help="board config (default: one per game, see firmware/boards); "
+                                   "'rp2' plays on the emulated RP2040 running the firmware image "
+                                   "instead of the WebAssembly board ('rp2:NAME' with board config NAME)")
     p.add_argument("--layout", help="the board's layout to play (default: the game's)")
     p.add_argument("--seats", type=int, help="players (picks a layout with that many seats)")
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
@@ -100,6 +108,13 @@ def parse_rules(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def board_kind(arg: str | None, game: str) -> tuple[str, str]:
+    """--board's value as (virtual board kind, board config): 'rp2', 'rp2:NAME' or a config NAME."""
+    if arg == RP2 or (arg or "").startswith(RP2 + ":"):
+        return RP2, (arg or "")[len(RP2) + 1:] or BOARD_FOR[game]
+    return "wasm", arg or BOARD_FOR[game]
+
+
 def pick_layout(game: str, board_name: str, layout: str | None, seats: int | None) -> str:
     """The layout of board_name that plays game (with that many seats)."""
     from cardtable_host.sim.table import _boards_dir
@@ -120,6 +135,16 @@ def pick_layout(game: str, board_name: str, layout: str | None, seats: int | Non
     return game if game in names else names[0]
 
 
+def prepare(game: str, board: str | None, layout: str | None, seats: int | None,
+            rule_items: list[str], seed: int | None) -> tuple[str, str, dict[str, Any], int]:
+    """(board, layout, rules, seed) for simulating game; ValueError or OSError if it cannot be."""
+    board_name = board or BOARD_FOR[game]
+    rules = parse_rules(rule_items)
+    chosen = pick_layout(game, board_name, layout, seats)
+    games.game_class(game).check_rules(rules)
+    return board_name, chosen, rules, seed if seed is not None else DEFAULT_SEEDS.get(game, 1)
+
+
 class Show:
     """Prints what the board says, as a person at the table would want it told."""
 
@@ -127,12 +152,18 @@ class Show:
         self.json = as_json
         self.quiet = quiet
         self.colour = colour
+        self.tty = sys.stdout.isatty()
+        self.prompting = False  # "sim> " is on screen, waiting for the person's line
+        self.buttons: dict[str, str] = {}  # button name -> what it does, to say which was pressed
 
     def paint(self, text: str, colour: str) -> str:
         return paint(text, colour, self.colour)
 
     def line(self, text: str) -> None:
         if not self.json:
+            if self.prompting:  # the board's lines never run on after the prompt
+                sys.stdout.write("\r\x1b[K" if self.tty else "\n")
+                self.prompting = False
             print(text, flush=True)
 
     def obj(self, obj: dict[str, Any]) -> None:
@@ -163,14 +194,12 @@ class Show:
         if "undone" in msg:
             self.line("  " + self.paint("undone: %s" % _describe(shadow, msg["undone"]), "yellow"))
             return
-        action = msg.get("_shadow_action")
-        obj = msg.get("action") or {}
+        obj = msg.get("action") or {}  # as the board tells a spectator: no hidden card
         if obj.get("act") == "deal":
             self.line(self.paint("-- deal%s --" % _deal_note(msg), "bold"))
         elif not self.quiet:
-            text = action_text(shadow, action) if action is not None and shadow is not None \
-                else _describe(shadow, obj)
-            src = msg.get("from") or ""
+            text = _describe(shadow, obj)
+            src = source_words(msg.get("from") or "", self.buttons)
             self.line("  %s%s" % (text, self.paint("   (%s)" % src, "dim") if src and src != "host" else ""))
         for ev in msg.get("events") or ():
             kind = ev.get("ev")
@@ -205,126 +234,19 @@ def _deal_note(msg: dict[str, Any]) -> str:
     return ""
 
 
-PERSON_HELP = """\
-commands (seats are game seats 0..N-1; zones and buttons as the board names them):
-  play CARD [SEAT]     lay CARD on the seat's play zone (default: the seat to play)
-  place ZONE CARD      lay a card's tag on a zone; CARD may be bank, junk or blank (no card)
-  lift ZONE            take the tag off a zone
-  press BUTTON         press a button          turn ENCODER STEPS   turn an encoder
-  act JSON             type an action, e.g. act {"seat": 0, "act": "bid", "bid": 20}
-  hand [SEAT]          show a seat's hand (the simulator dealt it)
-  kill ZONE / revive ZONE   cut / mend a reader's cable
-  state                the board's spectator view        quit   end the simulation"""
-
-
-class People:
-    """The sim> prompt for the seats no bot plays."""
-
-    def __init__(self, bots: Bots, show: Show, vb: VirtualBoard) -> None:
-        self.bots = bots
-        self.show = show
-        self.vb = vb
-        self.quit = False
-        self.buf = ""
-        self.people = [s for s in range(bots.seats) if s not in bots.bots]
-
-    def prompt(self) -> None:
-        if not self.show.json:
-            sys.stdout.write("sim> ")
-            sys.stdout.flush()
-
-    def poll(self) -> None:
-        """Read and run the commands typed so far (never blocks)."""
-        try:
-            r, _, _ = select.select([sys.stdin], [], [], 0)
-        except (OSError, ValueError):
-            return
-        if not r:
-            return
-        data = os.read(sys.stdin.fileno(), 4096).decode(errors="replace")
-        if not data:
-            self.quit = True
-            return
-        self.buf += data
-        while "\n" in self.buf:
-            line, self.buf = self.buf.split("\n", 1)
-            try:
-                self.run(line.strip())
-            except (ValueError, KeyError, BoardError, LinkError, SimError) as e:
-                self.show.line(self.show.paint("error: %s" % e, "red"))
-            if not self.quit:
-                self.prompt()
-
-    def run(self, line: str) -> None:
-        if not line:
-            return
-        word, _, rest = line.partition(" ")
-        args = rest.split()
-        b = self.bots
-        t = b.table
-        g = b.shadow
-        if word in ("help", "?"):
-            self.show.line(PERSON_HELP)
-        elif word in ("quit", "exit"):
-            self.quit = True
-        elif word == "play":
-            if not args:
-                raise ValueError("play CARD [SEAT]")
-            seat = int(args[1]) if len(args) > 1 else (g.turn[0] if g.turn else self.people[0])
-            zone = t.zone("play", seat)
-            if zone is None:
-                raise ValueError("this layout has no play zone for seat %d" % seat)
-            t.lay(zone, args[0])
-            b.settle(0.3)
-            t.lift(zone, wait=False)
-        elif word == "place":
-            if len(args) != 2:
-                raise ValueError("place ZONE CARD")
-            if args[1] in FOREIGN:
-                t.lay_tag(args[0], FOREIGN[args[1]])
-            else:
-                t.lay(args[0], args[1])
-        elif word == "lift":
-            t.lift(args[0])
-        elif word == "press":
-            self.vb.press(args[0])
-        elif word == "turn":
-            self.vb.turn(args[0], int(args[1]))
-        elif word == "kill":
-            self.vb.kill_reader(args[0])
-        elif word == "revive":
-            self.vb.revive_reader(args[0])
-        elif word == "act":
-            try:
-                b.link.act(json.loads(rest))
-            except CommandError as e:
-                self.show.line(self.show.paint("rejected: %s" % e.msg, "red"))
-        elif word == "hand":
-            seat = int(args[0]) if args else self.people[0]
-            view = g.view(seat) if g is not None else {}
-            hand = view.get("hand")
-            self.show.line("seat %d: %s" % (seat, " ".join(hand) if hand else "(no hand known)"))
-        elif word == "state":
-            self.show.line(json.dumps(b.link.state()["view"]))
-        else:
-            raise ValueError("unknown command %r (try help)" % word)
-
-
 def run(args: argparse.Namespace) -> int:
     game = args.game
     if game not in games.GAMES:
         print("cardtable sim: unknown game %r (games: %s)" % (game, ", ".join(sorted(games.GAMES))),
               file=sys.stderr)
         return 2
-    board_name = args.board or BOARD_FOR[game]
+    chip, board_cfg = board_kind(args.board, game)
     try:
-        rules = parse_rules(args.rule)
-        layout = pick_layout(game, board_name, args.layout, args.seats)
-        games.game_class(game).check_rules(rules)
+        board_name, layout, rules, seed = prepare(game, board_cfg, args.layout, args.seats,
+                                                  args.rule, args.seed)
     except (ValueError, OSError) as e:
         print("cardtable sim: %s" % e, file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else DEFAULT_SEEDS.get(game, 1)
     colour = use_colour() and not args.json
     show = Show(args.json, args.quiet, colour)
     delay = args.delay if args.delay is not None else (0.1 if colour else 0.0)
@@ -335,8 +257,13 @@ def run(args: argparse.Namespace) -> int:
     on_term = _end_on_sigterm()
     try:
         try:
-            vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
-                              period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose)
+            if chip == "rp2":
+                vb: VirtualBoard = Rp2Board(board_name, flash_dir=args.flash, layout=layout,
+                                            echo_stderr=args.verbose)
+            else:
+                vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
+                                  period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose,
+                                  stickers=True)
             vb.start()
         except BoardError as e:
             print("cardtable sim: %s" % e, file=sys.stderr)
@@ -387,6 +314,7 @@ def _remove_port_file(path: str, port: str) -> None:
 def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: str, game: str,
           rules: dict[str, Any], seed: int, show: Show, delay: float) -> int:
     table = VirtualTable(vb, board_name, layout)
+    show.buttons = {n: v if a is None else "%s %s" % (v, a) for n, (v, a) in table.layout.buttons.items()}
     nseats = len(table.layout.seats)
     if args.bots == "all":
         nbots = nseats
@@ -404,6 +332,11 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
     show.line("virtual board on %s   (held by this simulator while it plays%s)" % (
         vb.port, "; with --keep: cardtable monitor --port %s after the game" % vb.port if not args.keep else
         ": cardtable monitor --port %s once the game is over" % vb.port))
+    if vb.mode != "table":
+        why = board_words(vb.console())
+        print("cardtable sim: the board did not start the table (%s)%s" % (
+            vb.mode, "; the board said: %s" % why if why else ""), file=sys.stderr)
+        return 1
     link = Link(vb.port, timeout=10)  # held: other programs are refused while the bots play
     try:
         bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes,
@@ -420,23 +353,7 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
             show.line("you play seat%s %s; the bots the others. Type help for commands." % (
                 "s" if len(people.people) > 1 else "", ", ".join(map(str, people.people))))
             people.prompt()
-        last = 0.0
-        while not bots.over:
-            if people is not None:
-                people.poll()
-                if people.quit:
-                    break
-            if bots.bot_turn():
-                wait = delay - (time.monotonic() - last)
-                if wait > 0:
-                    bots.settle(wait)
-                bots.step()
-                last = time.monotonic()
-                if bots.actions > MAX_ACTIONS:
-                    raise SimError("stopped after %d bot actions" % MAX_ACTIONS)
-            else:
-                bots.pump(0.05)
-        bots.settle(0.1)
+        play_out(bots, delay, people)
         _result(show, bots, vb)
         if args.record:
             lines = link.log()
@@ -470,14 +387,40 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
     except (SimError, LinkError) as e:
         print("cardtable sim: %s" % e, file=sys.stderr)
         if vb.mode != "table":
-            print("cardtable sim: the board is not running the table any more (%s)" % vb.mode,
-                  file=sys.stderr)
+            why = board_words(vb.console())
+            print("cardtable sim: the board is not running the table any more (%s)%s" % (
+                vb.mode, "; the board said: %s" % why if why else ""), file=sys.stderr)
         if args.verbose:
             for line in list(link.noise) + list(vb.stderr_lines):
                 print("  | " + line, file=sys.stderr)
         return 1
     finally:
         link.close()
+
+
+def play_out(bots: Bots, delay: float, people: People | None = None,
+             stop: Any = None) -> None:
+    """The bots play their seats until the game is over (or the people quit, or stop() is
+    true), delay seconds apart; SimError if they go on for ever."""
+    last = 0.0
+    while not bots.over:
+        if people is not None:
+            people.poll()
+            if people.quit:
+                break
+        if stop is not None and stop():
+            break
+        if bots.bot_turn():
+            wait = delay - (time.monotonic() - last)
+            if wait > 0:
+                bots.settle(wait)
+            bots.step()
+            last = time.monotonic()
+            if bots.actions > MAX_ACTIONS:
+                raise SimError("stopped after %d bot actions" % MAX_ACTIONS)
+        else:
+            bots.pump(0.05)
+    bots.settle(0.1)
 
 
 def _result(show: Show, bots: Bots, vb: VirtualBoard) -> None:

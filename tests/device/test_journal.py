@@ -103,58 +103,6 @@ def test_bytes_after_a_lines_checksum_end_the_replay_there():
     assert len(store.files["games/0001.jsonl"]) == ends[3]
 
 
-class Endless:
-    """A file of runs of one byte each, [(byte, count), ...], made as it is read (no big
-    buffer in the test's heap); counts the bytes read."""
-
-    def __init__(self, runs):
-        self.runs = list(runs)
-        self.read_bytes = 0
-
-    def read(self, n):
-        out = bytearray()
-        while self.runs and len(out) < n:
-            b, k = self.runs[0]
-            take = min(k, n - len(out))
-            out.extend(bytes((b,)) * take)
-            if take == k:
-                self.runs.pop(0)
-            else:
-                self.runs[0] = (b, k - take)
-        self.read_bytes += len(out)
-        return bytes(out)
-
-    def close(self):
-        pass
-
-
-def test_the_reader_stops_at_its_line_cap_on_a_tail_without_a_newline():
-    from cardtable.journal import _CHUNK, LINE_MAX, LineReader
-
-    # a line, then a babbling tail of a megabyte without a newline: never read to its end
-    f = Endless([(ord("a"), 8), (10, 1), (ord("x"), 1 << 20)])
-    rd = LineReader(f)
-    assert rd.next() == ("a" * 8, 9)
-    assert rd.next() is None and rd.next() is None
-    assert f.read_bytes <= 9 + LINE_MAX + 2 * _CHUNK, f.read_bytes
-
-
-@stepped
-def test_the_reader_returns_long_lines_up_to_its_cap_one_after_another():
-    from cardtable.journal import LINE_MAX, LineReader
-
-    n1 = LINE_MAX  # the longest line; its newline comes in a chunk that takes the buffer past the cap
-    f = Endless([(ord("a"), n1), (10, 1), (ord("b"), 600), (10, 1), (ord("c"), 50), (10, 1)])
-    rd = LineReader(f)
-    line = rd.next()
-    assert len(line[0]) == n1 and line[1] == n1 + 1
-    line = None
-    yield
-    assert rd.next() == ("b" * 600, n1 + 602)
-    assert rd.next() == ("c" * 50, n1 + 653)
-    assert rd.next() is None
-
-
 def test_a_line_out_of_sequence_ends_the_replay():
     store, j, g, ends = journaled(6)
     text = bytes(store.files["games/0001.jsonl"]).decode().split("\n")
@@ -254,3 +202,55 @@ def test_cut_at_every_byte_of_an_append_resumes_a_prefix():
         assert game.history == g.history[:n]
         assert bytes(s.files["games/0001.jsonl"]) == full[:ends[n]]
         yield
+
+
+class Endless:
+    """A file of runs of one byte each, [(byte, count), ...], made as it is read (no big
+    buffer in the test's heap); counts the bytes read."""
+
+    def __init__(self, runs):
+        self.runs = list(runs)
+        self.read_bytes = 0
+
+    def read(self, n):
+        out = bytearray()
+        while self.runs and len(out) < n:
+            b, k = self.runs[0]
+            take = min(k, n - len(out))
+            out.extend(bytes((b,)) * take)
+            if take == k:
+                self.runs.pop(0)
+            else:
+                self.runs[0] = (b, k - take)
+        self.read_bytes += len(out)
+        return bytes(out)
+
+    def close(self):
+        pass
+
+
+def test_the_reader_stops_at_its_line_cap_on_a_tail_without_a_newline():
+    from cardtable.journal import _CHUNK, LINE_MAX, LineReader
+
+    # a line, then a babbling tail of a megabyte without a newline: never read to its end
+    f = Endless([(ord("a"), 8), (10, 1), (ord("x"), 1 << 20)])
+    rd = LineReader(f)
+    assert rd.next() == ("a" * 8, 9)
+    assert rd.next() is None and rd.next() is None
+    assert f.read_bytes <= 9 + LINE_MAX + 2 * _CHUNK, f.read_bytes
+
+
+@stepped
+def test_the_reader_returns_long_lines_up_to_its_cap_one_after_another():
+    from cardtable.journal import LINE_MAX, LineReader
+
+    n1 = LINE_MAX  # the longest line; its newline comes in a chunk that takes the buffer past the cap
+    f = Endless([(ord("a"), n1), (10, 1), (ord("b"), 600), (10, 1), (ord("c"), 50), (10, 1)])
+    rd = LineReader(f)
+    line = rd.next()
+    assert len(line[0]) == n1 and line[1] == n1 + 1
+    line = None
+    yield
+    assert rd.next() == ("b" * 600, n1 + 602)
+    assert rd.next() == ("c" * 50, n1 + 653)
+    assert rd.next() is None

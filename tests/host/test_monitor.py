@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import select
 import struct
 import subprocess
 import sys
@@ -18,7 +19,7 @@ pytest.importorskip("termios")  # ptys are POSIX only
 
 import termios  # noqa: E402
 
-from cardtable import games  # noqa: E402
+from cardtable import games, record  # noqa: E402
 from cardtable.rng import Random  # noqa: E402
 from cardtable_host.monitor import Keys, Model, plain, render, table_lines  # noqa: E402
 
@@ -122,14 +123,20 @@ def test_plain_mode_prints_a_line_per_event() -> None:
         proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "monitor", "--port", vb.port],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True, env=dict(os.environ, NO_COLOR="1"))
+        said = b""
         try:
-            time.sleep(1.5)
+            assert proc.stdout is not None
+            end = time.monotonic() + 30
+            while b"hello: firmware" not in said and time.monotonic() < end:  # it is listening
+                if select.select([proc.stdout], [], [], 0.2)[0]:
+                    said += os.read(proc.stdout.fileno(), 4096)
             vb.place("c", "9S")  # the cut card deals the hand
             vb.lift("c")
             time.sleep(1.0)
         finally:
             proc.terminate()
             out, err = proc.communicate(timeout=10)
+            out = said.decode() + out
         assert "hello: firmware 0.1.0 on pico-i2c-2seat, layout california-jacks" in out
         assert "deal (up)  (zone c)" in out, out + err
         assert "-- california-jacks hand 1 play | to act: 1 | scores: 0 0" in out, out + err
@@ -247,3 +254,24 @@ def test_s_names_the_suit_of_a_nonesuch_lead_from_the_monitor() -> None:
         finally:
             if term.proc.poll() is None:
                 term.proc.kill()
+
+
+def test_what_happened_while_away_is_told_as_a_spectator_sees_it() -> None:
+    from cardtable_host.monitor import Monitor
+
+    class Journal:
+        def log(self, timeout: float = 0) -> list[str]:
+            return [record.format_line({"game": "fortyfives", "seats": 4, "dealer": 0, "rules": {}}, 0),
+                    record.format_line({"act": "deal"}, 1),
+                    record.format_line({"seat": 1, "act": "discard", "cards": ["7S", "9S", "QD"]}, 2)]
+
+    mon = Monitor.__new__(Monitor)
+    mon.model = Model("/dev/ttyACM0")
+    mon.model.feed({"type": "hello", "fw": "0.1.0", "proto": 1, "board": "pico-i2c-4seat",
+                    "layout": "fortyfives", "seq": 2,
+                    "game": {"game": "fortyfives", "seats": 4, "dealer": 0, "rules": {}}})
+    mon.link = Journal()  # type: ignore[assignment]
+    mon.missed(1)
+    told = [text for text, _ in mon.model.log]
+    assert "while away: seat 1 discards 3 cards face down" in told, told
+    assert not any("7S" in t or "QD" in t for t in told), told

@@ -54,6 +54,8 @@ const USAGE = `usage: node tools/mpy/board.mjs [options]
   --steps N           main.run() steps per tick (default 1)
   --control-fd N      the control channel (default 3 when open; -1: none)
   --repl              power up into the REPL without starting the table
+  --stickers          while the table enrolls through a zone, lay a fresh blank sticker
+                      there whenever the one on it has a card code (a person tagging a deck)
   --trace             report each boot stage and the heap on stderr
 
 stdin/stdout: the board's USB serial. stderr: the bridge's own diagnostics.`;
@@ -66,6 +68,11 @@ const SIM_DIR = '/.sim';
 const PASTE_WINDOW = 128;
 const HIDE = new Set(['tmp', 'home', 'dev']);
 const SYNC_MS = 50;
+// A board left alone (nothing said, nothing asked, no card moved) ticks slower: after IDLE_AFTER_MS
+// of quiet its loop runs every IDLE_MS at most (its readers still polled a few times a second),
+// until the host or the table wakes it.
+const IDLE_AFTER_MS = 3000;
+const IDLE_MS = 50;
 // A change on a reader is seen by the scanner within this many polls of it (place_polls /
 // lift_polls + 1 of the controller's defaults).
 const PLACE_POLLS = 3;
@@ -158,6 +165,7 @@ function parseArgs(argv) {
     else if (a === '--control-fd') o.controlFd = Number(val());
     else if (a === '--repl') o.repl = true;
     else if (a === '--trace') o.trace = true;
+    else if (a === '--stickers') o.stickers = true;
     else throw new RunnerError(`unknown option ${a}`);
   }
   if (!(o.period >= 0)) throw new RunnerError('--period: expected milliseconds');
@@ -250,6 +258,8 @@ class Board {
     this.timer = null;
     this.booting = null;
     this.steps = 0;
+    this.lastBusy = Date.now(); // when the board last said or was asked something
+    this.written = 0; // serial bytes the board has printed
     this.boardInfo = null;
     globalThis.cardtableBoard = { request: (kind) => { this.request = kind; } };
   }
@@ -486,6 +496,7 @@ class Board {
     const kinds = new Set(Object.values(this.boardInfo?.buses || {}).map((b) => b.kind));
     this.glue.begin(haveEmu ? 1 : 0, [...kinds].join(','));
     this.glue.set_budget(this.o.cap ? this.budget : 0);
+    this.glue.set_stickers(this.o.stickers ? 1 : 0);
     this.glue.preset_dead([...this.deadReaders].join(','));  // cut cables stay cut
     this.haveEmu = haveEmu;
   }
@@ -509,12 +520,12 @@ class Board {
     if (st === OK) {
       for (const [zone, c] of this.cards) g.place(zone, c.uid, c.text, String(c.kind));
       this.steps = 0;
+      this.lastBusy = Date.now(); // a table just started is busy
       this.setMode('table');
       this.scheduleTick(0);
       return;
     }
-    if (st === STOPPED) this.outWrite(g.note() + '\r\n');
-    else g.report();
+    g.boot_report(st === STOPPED ? 1 : 0);
     this.outFlush();
     this.enterRepl({ raw: false, banner: true });
   }
@@ -535,6 +546,8 @@ class Board {
     this.timer = null;
     if (this.mode !== 'table') return;
     const g = this.glue;
+    const said = this.written;
+    const asked = this.serialIn.length > 0 || this.waits.length > 0 || this.deferred.length > 0;
     if (this.serialIn.length) {
       g.feed(Buffer.concat(this.serialIn).toString('hex'));
       this.serialIn = [];
@@ -551,18 +564,32 @@ class Board {
     this.checkDeferred();
     this.checkWaits();
     this.syncFlash();
-    this.scheduleTick();
+    if (asked || this.written !== said) this.lastBusy = Date.now();
+    this.scheduleTick(this.resting() ? Math.max(this.o.period, IDLE_MS) : this.o.period);
+  }
+
+  resting() {
+    return Date.now() - this.lastBusy > IDLE_AFTER_MS;
+  }
+
+  // Something happened (serial bytes, a control request): a resting loop runs at full pace.
+  wake() {
+    const was = this.resting();
+    this.lastBusy = Date.now();
+    if (was && this.mode === 'table' && this.timer) this.scheduleTick(0);
   }
 
   // -- the serial ------------------------------------------------------------------------
 
   outByte(c) {
+    this.written += 1;
     if (this.replOut) this.replOut.push(c);
     else this.out.byte(c);
   }
 
   outWrite(d) {
     const b = typeof d === 'string' ? Buffer.from(d) : d;
+    this.written += b.length;
     if (this.replOut) for (const c of b) this.replOut.push(c);
     else this.out.write(b);
   }
@@ -582,6 +609,7 @@ class Board {
     if (this.booting && this.hardBoot) return;
     if (this.mode === 'off') return;
     this.input.push(data);
+    this.wake();
     this.pump();
   }
 
@@ -833,6 +861,7 @@ class Board {
   }
 
   onControl(req) {
+    this.wake();
     try {
       this.handle(req);
     } catch (e) {

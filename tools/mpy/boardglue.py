@@ -70,6 +70,28 @@ def report():
     return OK
 
 
+def boot_report(stopped):
+    """The table did not start: say why as main.py does (and keep it for cardtable doctor)."""
+    e = S["note"] if stopped else S["exc"]
+    S["exc"] = None
+    if not e:
+        return OK
+    try:
+        from cardtable.hal import FileStorage
+        import main
+
+        if stopped and not e.startswith("cardtable: cannot start"):
+            print(e)  # maintenance mode: nothing failed
+        else:
+            main.boot_failed(FileStorage(""), e)
+    except BaseException:  # noqa: B036 - main.py itself failed: say what we have
+        if stopped:
+            print(e)
+        else:
+            sys.print_exception(e, sys.stdout)
+    return OK
+
+
 def note():
     """Why the table did not start (STOPPED), as main.py would print it."""
     return S["note"]
@@ -108,6 +130,7 @@ def shim_vfs():
         if hasattr(os, name):
             setattr(os, name, _fixed(getattr(os, name)))
     raw = _fixed(os.ilistdir)
+    _RAW_ILISTDIR.append(raw)
     stat = os.stat
 
     def ilistdir(path=""):
@@ -122,8 +145,55 @@ def shim_vfs():
             yield (e[0], e[1], 0, size)
 
     os.ilistdir = ilistdir
+    os.statvfs = _pico_statvfs
     os._cardtable_shim = True
     return OK
+
+
+# A Pico's flash filesystem: littlefs in 4 KiB blocks, 1408 KiB on RPI_PICO
+# (MICROPY_HW_FLASH_STORAGE_BYTES), not the host's disk under MEMFS.
+_BLOCK = 4096
+_BLOCKS = 1408 * 1024 // _BLOCK
+
+
+def _blocks_used(path, raw, stat, skip=None):
+    """littlefs's use, about: a metadata pair per directory, whole blocks per file."""
+    n = 2
+    base = path if path.endswith("/") else path + "/"
+    for e in raw(path):
+        p = base + e[0]
+        if p == "/.sim" or p == skip:
+            continue
+        if e[1] == 0x4000:
+            n += _blocks_used(p, raw, stat)
+        else:
+            try:
+                n += (stat(p)[6] + _BLOCK - 1) // _BLOCK
+            except OSError:
+                pass
+    return n
+
+
+def _pico_statvfs(path="/"):
+    import os
+
+    raw = _RAW_ILISTDIR[0]
+    if S.get("ctl") is None or S.get("repl"):  # at the REPL (mpremote copies files): all of it
+        used = _blocks_used("/", raw, os.stat)
+    else:  # the table writes only its journals: the rest is counted once
+        if S.get("fw_blocks") is None:
+            S["fw_blocks"] = _blocks_used("/", raw, os.stat, "/games")
+        try:
+            games = _blocks_used("/games", raw, os.stat)
+        except OSError:
+            games = 0
+        used = S["fw_blocks"] + games
+    free = _BLOCKS - used
+    free = free if free > 0 else 0
+    return (_BLOCK, _BLOCK, _BLOCKS, free, free, 0, 0, 0, 0, 255)
+
+
+_RAW_ILISTDIR = []
 
 
 # -- boot -------------------------------------------------------------------------------
@@ -278,6 +348,29 @@ def step(n):
     return _guard(_step, n)
 
 
+def set_stickers(on):
+    """on=1: while the table enrolls through a zone, a person keeps laying fresh stickers there."""
+    S["stickers"] = on
+    S["sticker_n"] = 0
+    return OK
+
+
+def _sticker(ctl):
+    """A fresh blank sticker on the zone being enrolled, once the one there holds a code."""
+    i = ctl.board.zone_reader.get(ctl.enroll)
+    if i is None or not ctl.hal.emus:
+        return
+    e = ctl.hal.emus[i]
+    for tag in e.field:
+        try:
+            tag.text()
+        except ValueError:  # NdefError: an empty sticker lies there, waiting for its code
+            return
+    S["sticker_n"] += 1
+    e.remove()
+    e.place(S["emu"].Tag("04%012x" % (0x5C1C0000000 + S["sticker_n"]), kind=213))
+
+
 def set_budget(n):
     """The heap a Pico would have for the table (bytes); 0: no check."""
     S["budget"] = n
@@ -298,6 +391,8 @@ def _step(n):
                                      "more than a Pico's %d" % (live, S["budget"])))
     S["main"].run(ctl, ctl.hal.wdt, n)
     S["steps"] += n
+    if S.get("stickers") and ctl.enroll is not None:
+        _sticker(ctl)
     emus = ctl.hal.emus
     if emus and S["steps"] % _TIDY_EVERY < n:
         _tidy(emus)
@@ -339,6 +434,7 @@ def polls(reader):
 def interrupt():
     """Ctrl-C: the loop stops as main.py's does (the watchdog kept fed for the REPL)."""
     ctl = S["ctl"]
+    S["repl"] = True  # the files may change now: statvfs looks at all of them again
     if ctl is not None:
         try:
             ctl.hal.wdt.keep_fed()

@@ -16,7 +16,8 @@ Device -> host ("type" names the message):
   ``events`` (what the rules said happened: ``{"ev": "trick", "seat": 1, ...}``, hand
   scored, game over), ``from`` (``"zone s1"``, ``"button k4"``, ``"tap t2"``, ``"host"``,
   ``"auto"``). An undo is an ``event`` with ``undone`` (the record line taken back) instead
-  of ``action``, and ``seq`` the journal's last line after it.
+  of ``action``, and ``seq`` the journal's last line after it. Actions are told as a
+  spectator may see them (the game's ``public``: no hidden pile of a deal, discards counted).
 - ``verdict``: a rejected action. ``action`` (record form, or null when the input made no
   action), ``seat``, ``reason`` (in words a player understands), ``from``.
 - ``state``: ``seq`` and ``view``, the spectator view (``view(None)``: never a hand, the

@@ -27,36 +27,6 @@ class RecordError(ValueError):
 
 
 # -- lines ----------------------------------------------------------------------------------
-def text_lines(data):
-    """The text lines of a record file's bytes: UTF-8 (a byte-order mark is skipped) or UTF-16
-    with its mark, as Windows editors save it; RecordError naming the line that is not text."""
-    skip = 0
-    if data[:3] == b"\xef\xbb\xbf":
-        skip = 3
-        data = data[3:]
-    elif data[:2] == b"\xff\xfe" or data[:2] == b"\xfe\xff":
-        try:
-            text = data.decode("utf-16")
-        except UnicodeError as e:
-            raise RecordError(len(_split(data[:e.start].decode("utf-16", "replace"))),
-                              "not UTF-16 text: the file is damaged")
-        except LookupError:  # no UTF-16 codec (MicroPython)
-            raise RecordError(1, "UTF-16 text: save the record as UTF-8")
-        return _split(text)
-    try:
-        text = data.decode()
-    except UnicodeError as e:
-        at = getattr(e, "start", 0)
-        raise RecordError(len(_split(data[:at].decode("utf-8", "replace"))),
-                          "byte %d is not UTF-8 text: save the record as UTF-8" % (skip + at + 1))
-    return _split(text)
-
-
-def _split(text):
-    """Lines ended by LF, CRLF or CR (and nothing else: not str.splitlines' many others)."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-
-
 def parse_line(text, lineno):
     """The JSON object on a line, its CRC checked if it has one; raises RecordError."""
     text = text.strip()

@@ -52,6 +52,7 @@ ENV_NODE = "CARDTABLE_NODE"  # the node binary to use (default: node on PATH)
 ENV_BUILD = "CARDTABLE_BUILD"  # where .mpy builds go (default: build/ in the repository)
 ENV_TRACE = "CARDTABLE_VB_TRACE"  # set: print every control request and reply on stderr
 _PENDING_MAX = 1 << 20  # serial bytes kept for a slow or absent reader before dropping old ones
+_CONSOLE_MAX = 8192  # the last serial bytes the board printed, kept for console()
 
 
 class BoardError(RuntimeError):
@@ -107,13 +108,15 @@ class VirtualBoard:
     (default: what the flash's /config.json says, else the board's first layout);
     flash_dir: a host directory holding the board's flash, kept across restarts (None: a
     fresh flash each time); install: copy the firmware tree into the flash (default: only
-    when it is empty); repl: power up into the REPL (the table not started).
+    when it is empty); repl: power up into the REPL (the table not started); stickers: while
+    the table enrolls through a zone, a fresh blank sticker is laid there whenever the one
+    on it holds a card code (a person tagging a deck).
     """
 
     def __init__(self, board: str | None = "pico-i2c-4seat", flash_dir: str | os.PathLike[str] | None = None,
                  game: str | None = None, layout: str | None = None, install: bool | None = None,
                  mpy: bool = True, heap: str = "192k", period_ms: float = 1, steps_per_tick: int = 1,
-                 repl: bool = False, echo_stderr: bool = False) -> None:
+                 repl: bool = False, echo_stderr: bool = False, stickers: bool = False) -> None:
         self.board = board
         self.flash_dir = None if flash_dir is None else Path(flash_dir)
         self.game = game
@@ -125,6 +128,7 @@ class VirtualBoard:
         self.steps_per_tick = steps_per_tick
         self.repl = repl
         self.echo_stderr = echo_stderr
+        self.stickers = stickers
         self.port = ""
         self.stable_port = ""  # a symlink to .port that survives unplug()/replug()
         self.mode = "off"
@@ -134,6 +138,7 @@ class VirtualBoard:
         self._master = -1
         self._slave = -1
         self._pending = bytearray()
+        self._console = bytearray()
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
@@ -149,31 +154,8 @@ class VirtualBoard:
 
     def start(self, timeout: float = 30) -> "VirtualBoard":
         """Start the board and wait until it runs the table (or sits at its REPL)."""
-        node = node_binary()
-        cmd = [node, str(BOARD_MJS), "--period", str(self.period_ms), "--steps", str(self.steps_per_tick),
-               "--heap", self.heap]
-        if self.mpy:
-            lib, emu = mpy_build()
-            cmd += ["--lib", str(lib), "--emu", str(emu)]
         self._tmp = tempfile.TemporaryDirectory(prefix="cardtable-vb-")
-        flash = self.flash_dir
-        if flash is None:
-            flash_arg = None
-        else:
-            flash.mkdir(parents=True, exist_ok=True)
-            flash_arg = str(flash)
-        if flash_arg is not None:
-            cmd += ["--flash", flash_arg]
-            if self.install:
-                cmd.append("--install")
-        if self.board:
-            cmd += ["--board", self.board]
-        if self.game:
-            cmd += ["--game", self.game]
-        if self.layout:
-            cmd += ["--layout", self.layout]
-        if self.repl:
-            cmd.append("--repl")
+        cmd = self._command()
         ours, theirs = socket.socketpair()
         cmd += ["--control-fd", str(theirs.fileno())]
         self._ctl = ours
@@ -199,6 +181,36 @@ class VirtualBoard:
             raise BoardError("the virtual board did not start within %g s%s" % (
                 timeout, (":\n" + err) if err else ""))
         return self
+
+    def _command(self) -> list[str]:
+        """The board process's command line (without the control channel)."""
+        node = node_binary()
+        cmd = [node, str(BOARD_MJS), "--period", str(self.period_ms), "--steps", str(self.steps_per_tick),
+               "--heap", self.heap]
+        if self.mpy:
+            lib, emu = mpy_build()
+            cmd += ["--lib", str(lib), "--emu", str(emu)]
+        flash = self.flash_dir
+        if flash is None:
+            flash_arg = None
+        else:
+            flash.mkdir(parents=True, exist_ok=True)
+            flash_arg = str(flash)
+        if flash_arg is not None:
+            cmd += ["--flash", flash_arg]
+            if self.install:
+                cmd.append("--install")
+        if self.board:
+            cmd += ["--board", self.board]
+        if self.game:
+            cmd += ["--game", self.game]
+        if self.layout:
+            cmd += ["--layout", self.layout]
+        if self.repl:
+            cmd.append("--repl")
+        if self.stickers:
+            cmd.append("--stickers")
+        return cmd
 
     def _open_pty(self) -> None:
         self._master, self._slave = os.openpty()
@@ -318,6 +330,9 @@ class VirtualBoard:
                     break  # the board's process ended
                 if data:
                     with self._lock:
+                        self._console.extend(data)
+                        if len(self._console) > _CONSOLE_MAX:
+                            del self._console[:len(self._console) - _CONSOLE_MAX]
                         if self._master >= 0:
                             self._pending.extend(data)
                             if len(self._pending) > _PENDING_MAX:
@@ -344,6 +359,11 @@ class VirtualBoard:
                         pass
                     except OSError:
                         self._pending.clear()
+
+    def console(self) -> str:
+        """The last few KB the board printed on its serial, whoever read them (or nobody)."""
+        with self._lock:
+            return self._console.decode("utf-8", "replace")
 
     def _stderr_reader(self) -> None:
         proc = self._proc

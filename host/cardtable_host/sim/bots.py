@@ -74,6 +74,7 @@ class Bots:
         self.rejected = 0
         self.divergences: list[str] = []
         self.selector = 0  # where the Fairies position selector is, as far as the bots know
+        self.sent: dict[str, Any] | None = None  # the record line last typed over the link
 
     # -- the game ---------------------------------------------------------------------
 
@@ -87,11 +88,16 @@ class Bots:
         """
         want = {"game": self.game_id, "seats": self.seats, "dealer": dealer, "rules": rules or {}}
         header = (hello or {}).get("game")
-        if (hello is not None and hello.get("seq") == 0 and header == want
+        # A board that dealt at boot by itself (AUTO_DEAL) is at the start of that game too.
+        fresh = (0, 1) if self.game_id in AUTO_DEAL else (0,)
+        if (hello is not None and hello.get("seq") in fresh and header == want
                 and hello.get("layout") == self.table.layout.name):
             current = [g["number"] for g in self.link.games() if g.get("current")]
             if current:
                 self.follow(header)
+                if hello.get("seq") == 1:  # its deal, unseen: the simulator deals it all the same
+                    self.handle({"type": "event", "seq": 1, "action": {"act": "deal"}, "events": [],
+                                 "from": "auto"})
                 return {"game": dict(header), "number": current[0]}
         r = self.link.new(self.game_id, seats=self.seats, dealer=dealer, rules=rules or {},
                           layout=self.table.layout.name)
@@ -137,6 +143,10 @@ class Bots:
             self.applied = msg.get("seq") or 0
             return
         obj = msg.get("action") or {}
+        sent = self.sent
+        if sent is not None and g.public(sent) == obj:
+            obj = sent  # what we typed, of which the board tells spectators less (a deal, discards)
+            self.sent = None
         try:
             action = record.decode(g, obj, msg.get("seq") or 0)
         except record.RecordError as e:
@@ -348,9 +358,19 @@ class Bots:
     def _act(self, action: tuple) -> bool:
         return self._act_obj(record.encode(self.shadow, action))
 
+    def send(self, obj: dict[str, Any]) -> dict[str, Any]:
+        """Type an action over the link (a person's too), remembering it: the board's event
+        tells spectators less than the typist knows (CommandError if it is rejected)."""
+        self.sent = obj
+        try:
+            return self.link.act(obj)
+        except CommandError:
+            self.sent = None
+            raise
+
     def _act_obj(self, obj: dict[str, Any]) -> bool:
         try:
-            r = self.link.act(obj)
+            r = self.send(obj)
         except CommandError:
             self.pending_deal = None
             return False

@@ -26,6 +26,9 @@ class Game:
     OPTIONS = {}                # rule option name -> seed-literal default
     VERBS = {}                  # verb -> field names; a name ending in '?' is optional
     PILES = ()                  # piles a deal may name
+    PUBLIC_PILES = ()           # deal piles every spectator sees (face up); the rest stay hidden
+    SECRET = {}                 # verb -> (field, count field or None): cards a spectator sees
+                                # only counted (None: not at all)
 
     def __init__(self, seats, dealer=0, rules=None):
         lo, hi = self.SEATS
@@ -112,6 +115,34 @@ class Game:
     def scores(self):
         """Cumulative score per seat (partners share theirs)."""
         return list(self.score)
+
+    # -- what a spectator sees of an action -----------------------------------------------------
+    def public(self, obj):
+        """A record line as a spectator may see it: everything the table tells (an event, a
+        verdict, an undo) passes through here. A deal keeps only its face-up piles, a SECRET
+        field is emptied and its cards only counted."""
+        verb = obj.get("act")
+        if verb == "deal":
+            out = {"act": "deal"}
+            for name in self.PUBLIC_PILES:
+                if obj.get(name) is not None:
+                    out[name] = self.public_pile(name, obj[name])
+            return out
+        hide = self.SECRET.get(verb)
+        if hide is None or not obj.get(hide[0]):
+            return obj
+        out = dict(obj)
+        if hide[1] is None:  # not even counted: the field goes
+            del out[hide[0]]
+            return out
+        out[hide[0]] = []
+        if out.get(hide[1]) is None:
+            out[hide[1]] = len(obj[hide[0]])
+        return out
+
+    def public_pile(self, name, pile):
+        """Subclass: what a spectator sees of a public deal pile (default: all of it)."""
+        return pile
 
     # -- the API -------------------------------------------------------------------------------
     def check(self, action):

@@ -57,6 +57,7 @@ class CaliforniaJacks(TrickGame):
     }
     VERBS = {"deal": ("piles",), "play": ("card",)}
     PILES = ("hands", "stock", "up")
+    PUBLIC_PILES = ("up",)  # the cut card; the deal event names it when the stock was scanned
 
     @classmethod
     def check_rule_values(cls, rules):

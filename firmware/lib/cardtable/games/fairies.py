@@ -255,6 +255,7 @@ class Fairies(Game):
     }
     VERBS = {"deal": ("piles",), "meditate": ("end?", "card?"), "sow": ("card", "at")}
     PILES = ("nexus", "parade", "hands", "deck")
+    PUBLIC_PILES = ("nexus", "parade")
 
     def __init__(self, seats=2, dealer=0, rules=None):
         self.table = None

@@ -117,6 +117,7 @@ class FortyFives(TrickGame):
     VERBS = {"deal": ("piles",), "bid": ("bid",), "pass": (), "trump": ("suit",),
              "discard": ("cards", "n?"), "play": ("card",)}
     PILES = ("hands", "kitty", "stock")
+    SECRET = {"discard": ("cards", "n")}  # discards lie face down: a spectator sees how many
     _CHOICES = {"kitty": ("bidder", "none"), "renege": ("led", "none"),
                 "lead": ("bidder", "left_of_bidder"), "all_pass": ("stuck", "redeal")}
 

@@ -253,6 +253,7 @@ class Nerts(Game):
     VERBS = {"deal": ("piles",), "center": ("card", "t"), "nerts": ("t",), "stuck": ("t",),
              "left": ("n",), "draw": (), "move": ("card", "at")}
     PILES = ("hands",)
+    SECRET = {"move": ("card", None)}  # a private move: a spectator sees no layout (view(None))
 
     @classmethod
     def check_rule_values(cls, rules):

@@ -78,6 +78,7 @@ class Nexus(TrickGame):
     }
     VERBS = {"deal": ("piles",), "play": ("card",)}
     PILES = ("up", "kitty", "hands", "hands2")
+    PUBLIC_PILES = ("up",)
     _SIZES = {"up": 2, "kitty": 4, "hands": 9, "hands2": 9}
 
     @classmethod
@@ -345,6 +346,10 @@ class Nexus(TrickGame):
             self.winner = None if t[0] == t[1] else (0 if t[0] > t[1] else 1)
 
     # -- views ----------------------------------------------------------------------------
+    def public_pile(self, name, pile):
+        """The indicators as laid: the second stays face down until round 2 (up2_hidden)."""
+        return pile[:1] if name == "up" and self.rules["up2_hidden"] else pile
+
     # -- words ----------------------------------------------------------------------------
     def describe(self, ev):
         from cardtable.games import words

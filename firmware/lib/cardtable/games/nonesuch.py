@@ -90,6 +90,7 @@ class Nonesuch(TrickGame):
     VERBS = {"deal": ("piles",), "bid": ("bid",), "excuse": (), "trump": ("suit",),
              "play": ("card", "suit?")}
     PILES = ("hands", "up")
+    PUBLIC_PILES = ("up",)
 
     @classmethod
     def check_rule_values(cls, rules):

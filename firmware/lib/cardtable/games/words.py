@@ -62,6 +62,11 @@ def action_words(g, obj):
         cards = obj.get("cards")
         if cards is None:
             return "%s discards %s unseen" % (who, obj.get("n", "some"))
+        n = obj.get("n")
+        down = n - len(cards) if type(n) is int and n > len(cards) else 0
+        if down:  # face down, as a spectator is told (the game's public form): how many
+            return "%s discards %s%d card%s face down" % (
+                who, show_all(g, cards) + " and " if cards else "", down, "" if down == 1 else "s")
         return "%s discards %s" % (who, show_all(g, cards))
     rest = " ".join("%s %s" % (k, v) for k, v in obj.items() if k not in ("act", "seat"))
     return ("%s %s %s" % (who, verb, rest)).rstrip()

@@ -3,9 +3,11 @@
 # takes a block of heap as big as itself.)
 #
 # ``Controller(board, layout_name, hal)`` resumes the newest journaled game (or starts one for
-# the layout) and then does a little of everything on each ``step()``: poll the next reader,
-# turn zone, button and host inputs into actions, let the rules check and apply them, light
-# the zones, journal what was accepted and tell the host. A step never waits for anything.
+# the layout; stepwise=True, as main.py builds it: a few journal lines per step(), so a game
+# of any length comes back in a small heap) and then does a little of everything on each
+# ``step()``: poll the next reader, turn zone, button and host inputs into actions, let the
+# rules check and apply them, light the zones, journal what was accepted and tell the host
+# (in the game's public form: what a spectator may see). A step never waits for anything.
 #
 # How inputs become actions (zone roles and button meanings come from the board's layout):
 #
@@ -48,6 +50,7 @@ from cardtable.version import BUILD, VERSION as FW
 
 AUTO_DEAL = ("fortyfives",)  # hands the table never sees dealt: dealt unseen at once
 _SEAT_ROLES = ("play", "tap", "parade", "left")
+REPLAY_LINES = 4  # journal lines replayed per step when stepwise
 
 
 class Controller:
@@ -55,7 +58,7 @@ class Controller:
 
     def __init__(self, board, layout_name, hal, journal=None, rules=None, budget=1,
                  place_polls=2, lift_polls=3, config=None, config_path="config.json", fw=FW,
-                 history=False):
+                 history=False, stepwise=False):
         # history: keep the game's actions in memory too. The table does not: the journal on
         # flash has them, and undo replays it, so a long game does not grow the heap.
         self.history = history
@@ -78,21 +81,52 @@ class Controller:
         self.t_boot = self.clock.ticks_ms()
         self._log = None
         self.enroll = None  # a zone being enrolled through (the tag command): no plays
+        self._replay = None  # [journal replay generator, the undo it is for (None: the boot)]
         self._clear_table()
         self.scanner.start()
-        resumed = self.journal.resume()
+        # The journal is replayed line by line, a few lines per step() when stepwise (the
+        # board: the garbage of one step stays small, whatever the length of the game).
+        self.stepwise = stepwise
+        self._rules = rules
+        self._replay_some(-1, None)
+
+    def _replay_some(self, n, undo=0):
+        """Replay up to n journal lines (n < 0: all); undo: start a replay (after that undo,
+        None: at boot). At the end, take the game replayed and tell the host."""
+        if undo != 0:
+            self._replay = [self.journal.resuming(), undo]
+            if self.stepwise:
+                return
+        r = self._replay
+        try:
+            while n != 0:
+                n -= 1
+                next(r[0])
+        except StopIteration as done:
+            self._replay = None
+            if r[1] is None:
+                self._booted(done.value)
+            else:
+                self._undone(done.value, r[1])
+        except Exception:  # noqa: BLE001 - e.g. MemoryError: the next step starts it again
+            r[0] = self.journal.resuming()
+            raise
+
+    def _booted(self, resumed):
         if resumed is not None and self._adopt(resumed[0]):
             pass
         else:
             err = self.journal.error
+            rules = self._rules
             why = self.new_game(self.layout.game, len(self.layout.seats), 0, rules, self.layout.name)
             if why:  # rule options this game does not take: play it with its own rules
                 self.new_game(self.layout.game, len(self.layout.seats), 0, None, self.layout.name)
                 self._fault("error", "new game: %s" % why)
             if err:
                 self._fault("journal", err)
+        self._rules = None
         self.hello()
-        for w in board.warnings:  # what the board checker advises against, e.g. no mux RESET
+        for w in self.board.warnings:  # what the board checker advises against, e.g. no mux RESET
             self._fault("board", w)
         self.refresh()
         self.send_state()
@@ -102,6 +136,10 @@ class Controller:
     def step(self):
         """One pass: poll, inputs, one host command, feedback, watchdog. Returns quickly."""
         self.steps += 1
+        if self._replay is not None:  # nothing else until the game is back
+            self._replay_some(REPLAY_LINES)
+            self.hal.wdt.feed()
+            return
         sc = self.scanner
         sc.step(self.budget)
         ev = sc.next_event()
@@ -202,7 +240,7 @@ class Controller:
         obj = self._encode(action)
         now = self.clock.ticks_ms()
         if reason:
-            self.link.send({"type": "verdict", "action": obj, "seat": action[0],
+            self.link.send({"type": "verdict", "action": g.public(obj), "seat": action[0],
                             "reason": reason, "from": src})
             self.feedback.flash(led, "rejected", now)
             self.feedback.sound("rejected", now)
@@ -222,7 +260,9 @@ class Controller:
             self.round_t0 = now
         elif zone is not None and len(action) > 2 and isinstance(action[2], int):
             self.zone_card[zone] = action[2]
-        self.link.send({"type": "event", "seq": seq, "action": obj, "events": events, "from": src})
+        # What leaves the table is what a spectator may see (the journal keeps it all).
+        self.link.send({"type": "event", "seq": seq, "action": g.public(obj), "events": events,
+                        "from": src})
         if g.over:
             self.feedback.sound("over", now)
         self.refresh()
@@ -250,23 +290,29 @@ class Controller:
                 obj = record.parse_line(self.journal.undo(), 0)
                 del obj["seq"]
                 last = record.decode(g, obj, 0)
-                resumed = self.journal.resume()
             except (JournalError, ValueError, TypeError) as e:
                 self._fault("journal", "cannot undo: %s" % e)
                 self._verdict(None, "cannot undo: the journal is in trouble", src)
                 return False, "cannot undo: the journal is in trouble"
-            if resumed is None or not self._adopt(resumed[0]):
-                self._fault("journal", "cannot undo: the journal does not replay")
-                return False, "cannot undo: the journal does not replay"
+            self._replay_some(-1, (obj, last, src))
+            return True, g.public(obj)
+        self._undone(None, (obj, last, src))
+        return True, g.public(obj)
+
+    def _undone(self, resumed, done):
+        """After an undo (and the replay of the journal without it): tell the table."""
+        obj, last, src = done
+        if not self.game.keep_history and (resumed is None or not self._adopt(resumed[0])):
+            self._fault("journal", "cannot undo: the journal does not replay")
+            return
         self._log = None
         for z in list(self.zone_card):
             if len(last) > 2 and self.zone_card[z] == last[2]:
                 del self.zone_card[z]
-        self.link.send({"type": "event", "seq": self.journal.seq, "undone": obj, "events": [],
-                        "from": src})
+        self.link.send({"type": "event", "seq": self.journal.seq, "undone": self.game.public(obj),
+                        "events": [], "from": src})
         self.refresh()
         self.send_state()
-        return True, obj
 
     def _encode(self, action):
         try:
@@ -276,8 +322,9 @@ class Controller:
 
     def _verdict(self, action, reason, src, led=-1):
         now = self.clock.ticks_ms()
-        self.link.send({"type": "verdict", "action": None if action is None else self._encode(action),
-                        "seat": None if action is None else action[0], "reason": reason, "from": src})
+        obj = None if action is None else self.game.public(self._encode(action))
+        self.link.send({"type": "verdict", "action": obj, "seat": None if action is None else action[0],
+                        "reason": reason, "from": src})
         self.feedback.flash(led, "rejected", now)
         self.feedback.sound("rejected", now)
 

@@ -1,0 +1,270 @@
+"""The rp2 board: a Pico emulated at the chip level (rp2040js) running a real MicroPython image.
+
+``Rp2Board`` has ``VirtualBoard``'s API (``.port``, ``.stable_port``, ``place``/``lift``/
+``press``, ``reset``, ``power_cut``, ``pixels``, ``status``, ``unplug``/``replug``), so callers
+need not care which board they drive. Behind the pty is ``tools/rp2/board.mjs``: the UF2 image
+in the chip's flash, littlefs on it (flash erase/program trapped at the bootrom's functions),
+USB CDC, buttons on GPIO, the WS2812 chain decoded from its pin, the piezo's PWM.
+
+Installing: a fresh flash gets the firmware the way a maker's board does - the image, then
+`cardtable flash` over the pty (the .mpy package on a stock image, the board files on the
+frozen one). The result is cached by the hash of its inputs (image, firmware tree, board,
+layout) in ``$XDG_CACHE_HOME/cardtable/rp2``, so the next fresh board starts from a copy.
+
+- ``flash_dir``: a directory holding ``flash.bin`` (the chip's 2 MB flash), kept across
+  restarts and read by a new chip after a power cut; None: a fresh flash each time.
+- ``image``: the UF2 (default: the frozen image ``build/firmware/cardtable-pico.uf2`` when it
+  has been built, else the stock MicroPython image in the shared rp2 directory).
+- ``devices``: JS modules for the buses (readers), see tools/rp2/board.mjs; default: every
+  module in tools/rp2/devices/.
+- ``speed``: emulated time at most this many times wall time (0: no limit).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cardtable_host.sim.board import REPO_ROOT, BoardError, VirtualBoard, node_binary
+
+BOARD_MJS = REPO_ROOT / "tools" / "rp2" / "board.mjs"
+DEVICES_DIR = REPO_ROOT / "tools" / "rp2" / "devices"
+ENV_RP2_DIR = "CARDTABLE_RP2_DIR"  # the shared rp2 directory (stock UF2, bootrom)
+ENV_CACHE = "XDG_CACHE_HOME"
+BOOTROM = "rp2040-bootrom-b1.bin"
+STOCK_UF2 = "RPI_PICO-v1.27.0.uf2"
+FROZEN_UF2 = REPO_ROOT / "build" / "firmware" / "cardtable-pico.uf2"
+FLASH_FILE = "flash.bin"
+INSTALL_TIMEOUT = 600.0
+CACHE_KEEP = 24  # installed flashes kept in the cache
+
+
+def rp2_dir() -> Path:
+    """Where the stock image and the bootrom are: $CARDTABLE_RP2_DIR, else ../shared/rp2."""
+    env = os.environ.get(ENV_RP2_DIR)
+    return Path(env) if env else REPO_ROOT.parent / "shared" / "rp2"
+
+
+def bootrom_path() -> Path:
+    """The RP2040 B1 bootrom the emulator needs."""
+    return rp2_dir() / BOOTROM
+
+
+def default_image() -> Path:
+    """The frozen image when built, else the stock MicroPython image."""
+    return FROZEN_UF2 if FROZEN_UF2.exists() else rp2_dir() / STOCK_UF2
+
+
+def default_devices() -> tuple[str, ...]:
+    """The peripheral modules every rp2 board gets: tools/rp2/devices/*.mjs (the buses' parts)."""
+    return tuple(str(p) for p in sorted(DEVICES_DIR.glob("*.mjs")))
+
+
+def missing() -> str | None:
+    """Why the rp2 board cannot run here (None: it can)."""
+    if not (REPO_ROOT / "node_modules" / "rp2040js").is_dir():
+        return "rp2040js is not installed (run `make setup`)"
+    for p in (bootrom_path(), rp2_dir() / STOCK_UF2):
+        if not p.exists():
+            return "%s is missing (set %s to the directory holding the rp2 bootrom and image)" % (p, ENV_RP2_DIR)
+    return None
+
+
+def _cache_dir() -> Path:
+    base = os.environ.get(ENV_CACHE) or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "cardtable" / "rp2"
+
+
+def _tree_hash(h: "hashlib._Hash", root: Path) -> None:
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and "__pycache__" not in p.parts:
+            h.update(str(p.relative_to(root)).encode() + b"\0")
+            h.update(p.read_bytes())
+
+
+def _keep(flash: Path, cached: Path) -> None:
+    """Copy flash to the cache atomically (boards started in parallel may race)."""
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    part = cached.with_suffix(".tmp%d" % os.getpid())
+    shutil.copyfile(flash, part)
+    os.replace(part, cached)
+    for old in sorted(cached.parent.glob("*.bin"), key=lambda p: p.stat().st_mtime)[:-CACHE_KEEP]:
+        old.unlink(missing_ok=True)  # 2 MB each: the newest installs are enough
+
+
+class Rp2Board(VirtualBoard):
+    """An emulated Pico running the table, its USB serial on a pty at ``.port``."""
+
+    def __init__(self, board: str | None = "pico-i2c-4seat", flash_dir: str | os.PathLike[str] | None = None,
+                 game: str | None = None, layout: str | None = None, install: bool | None = None,
+                 image: str | os.PathLike[str] | None = None, speed: float = 1.0,
+                 devices: tuple[str, ...] | None = None, repl: bool = False, echo_stderr: bool = False,
+                 trace: bool = False) -> None:
+        VirtualBoard.__init__(self, board=board, flash_dir=flash_dir, game=game, layout=layout,
+                              install=install, repl=repl, echo_stderr=echo_stderr)
+        self.image = Path(image) if image is not None else default_image()
+        self.speed = speed
+        self.devices = default_devices() if devices is None else tuple(devices)
+        self.trace = trace
+        self.installed: dict[str, Any] | None = None  # `cardtable flash --json`'s report, when it ran
+        self._flash_tmp: tempfile.TemporaryDirectory[str] | None = None
+
+    # -- the flash --------------------------------------------------------------------
+
+    def flash_file(self) -> Path:
+        """The 2 MB flash file the chip boots from."""
+        if self.flash_dir is not None:
+            return self.flash_dir / FLASH_FILE
+        if self._flash_tmp is None:
+            self._flash_tmp = tempfile.TemporaryDirectory(prefix="cardtable-rp2-")
+        return Path(self._flash_tmp.name) / FLASH_FILE
+
+    def chosen_layout(self) -> str | None:
+        """The layout to install: layout, else the board's first layout for game."""
+        if self.layout or not self.game:
+            return self.layout
+        from cardtable_host.simcmd import pick_layout
+
+        return pick_layout(self.game, self.board or "pico-i2c-4seat", None, None)
+
+    def install_key(self, layout: str | None) -> str:
+        """The hash of everything a freshly installed flash depends on."""
+        h = hashlib.sha256()
+        h.update(self.image.read_bytes())
+        _tree_hash(h, REPO_ROOT / "firmware")
+        h.update((REPO_ROOT / "host" / "cardtable_host" / "flash.py").read_bytes())
+        h.update(("%s|%s" % (self.board, layout)).encode())
+        return h.hexdigest()[:24]
+
+    def _command(self) -> list[str]:
+        why = missing()
+        if why:
+            raise BoardError("the rp2 board cannot run: " + why)
+        if not self.image.exists():
+            raise BoardError("no firmware image %s (build it with `make firmware`)" % self.image)
+        cmd = [node_binary(), str(BOARD_MJS), "--bootrom", str(bootrom_path()), "--image", str(self.image),
+               "--flash", str(self.flash_file()), "--speed", str(self.speed)]
+        if self.board:
+            cmd += ["--board", str(REPO_ROOT / "firmware" / "boards" / (self.board + ".json"))]
+        for d in self.devices:
+            cmd += ["--device", str(Path(d).resolve())]
+        if self.repl:
+            cmd.append("--repl")
+        if self.trace:
+            cmd.append("--trace")
+        return cmd
+
+    # -- life -------------------------------------------------------------------------
+
+    def start(self, timeout: float = 60) -> "Rp2Board":
+        """Start the chip (installing the firmware on a fresh flash first); wait for the table or REPL."""
+        flash = self.flash_file()
+        flash.parent.mkdir(parents=True, exist_ok=True)
+        if not flash.exists() or self.install:
+            self._install(flash)
+        VirtualBoard.start(self, timeout)
+        return self
+
+    def close(self, timeout: float = 5) -> None:
+        """Stop the chip (its flash saved) and release everything."""
+        VirtualBoard.close(self, timeout)
+        if self._flash_tmp is not None:
+            self._flash_tmp.cleanup()
+            self._flash_tmp = None
+
+    def _install(self, flash: Path) -> None:
+        """Fill a fresh flash: the board's install (cached), then the layout's config (cached)."""
+        layout = self.chosen_layout()
+        cached = _cache_dir() / ("%s.bin" % self.install_key(layout))
+        if cached.exists() and not self.install:
+            shutil.copyfile(cached, flash)
+            return
+        base = _cache_dir() / ("%s.bin" % self.install_key(None))
+        if base.exists() and not self.install:
+            shutil.copyfile(base, flash)
+        else:
+            if flash.exists():
+                flash.unlink()
+            self._in_repl(lambda: self._flash_firmware())
+            _keep(flash, base)
+        if layout is not None:
+            self._in_repl(lambda: self._write_config(layout))
+            _keep(flash, cached)
+
+    def _in_repl(self, job: Any) -> None:
+        """Run job() with the chip at its REPL (as fast as it goes), then stop it, flash saved."""
+        repl, speed = self.repl, self.speed
+        self.repl, self.speed = True, 0  # no need to wait for the wall clock while copying
+        try:
+            VirtualBoard.start(self, 120)
+            job()
+            self.sync()
+        finally:
+            VirtualBoard.close(self)
+            self.repl, self.speed = repl, speed
+
+    def _flash_firmware(self) -> None:
+        from cardtable_host import uf2
+
+        args = ["flash", "--port", self.port, "--json", "--no-reset"]
+        # The image is in the flash already: flash copies the board files for a cardtable image
+        # (it checks the build), the .mpy package for a stock one.
+        args += ["--uf2", str(self.image)] if uf2.image_version(self.image) else ["--mpy"]
+        if self.board:
+            args += ["--board", self.board]
+        proc = subprocess.run([sys.executable, "-m", "cardtable_host.cli", *args], capture_output=True,
+                              text=True, timeout=INSTALL_TIMEOUT, env=dict(os.environ, NO_COLOR="1"))
+        try:
+            self.installed = json.loads(proc.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            self.installed = None
+        if proc.returncode:
+            raise BoardError("installing the firmware on the rp2 board failed (cardtable flash exit %d):\n%s%s"
+                             % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+
+    def _write_config(self, layout: str) -> None:
+        from cardtable_host import flash
+
+        fb = flash.Board(self.port)
+        try:
+            fb.enter()
+            cfg = flash.new_config(fb.read_config(), self.board, layout)
+            fb.write(flash.CONFIG, json.dumps(cfg).encode())
+            fb.t.exit_raw_repl()
+        finally:
+            fb.close()
+
+    # -- what only this board has -------------------------------------------------------
+
+    def hold(self, button: str, down: bool) -> None:
+        """Hold a button down (True) or let it go (False), e.g. to power up into maintenance mode."""
+        self._request({"op": "hold", "button": button, "down": down})
+
+    def tone(self) -> dict[str, Any] | None:
+        """The piezo's PWM now: {"freq": Hz, "duty": 0..1}, or None when its pin is not PWM."""
+        return self._request({"op": "tone"}).get("tone")
+
+    def set_period(self, ms: float) -> None:
+        """The chip runs its loop at its own pace: nothing to set."""
+        self.period_ms = ms
+
+    def power_cut_at(self, in_ns: int | None = None, op_kind: str | None = None, frac: float = 0.5,
+                     off_ms: int = 0, timeout: float = 60) -> dict[str, Any]:
+        """Cut the power in_ns emulated ns from now, or frac of the way into the next flash
+        erase or program (op_kind); a new chip boots from the flash as it was (off_ms >= 0)."""
+        req: dict[str, Any] = {"op": "powercut", "off_ms": off_ms}
+        if in_ns is not None:
+            req["in_ns"] = in_ns
+        else:
+            req["op_kind"] = op_kind
+            req["frac"] = frac
+        reply = self._request(req, timeout=timeout)
+        if off_ms >= 0:
+            self.wait_mode(("table", "repl"), timeout)
+        return reply

@@ -1,0 +1,106 @@
+"""`cardtable serve --sim GAME`: a virtual board with bots in every seat, served like a board."""
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any, Callable
+
+from cardtable_host.errors import USAGE, CardtableError
+
+BETWEEN_GAMES_S = 5.0
+
+
+def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[], None]]) -> int:
+    from cardtable_host import simcmd
+    from cardtable_host.link import Link
+    from cardtable_host.servecmd import SIM_DELAY, end_on_sigterm
+    from cardtable_host.sim.board import BoardError, VirtualBoard
+
+    try:
+        board_name, layout, rules, seed = simcmd.prepare(args.sim, None, None, None, args.rule, args.seed)
+    except (ValueError, OSError) as e:
+        raise CardtableError(str(e), USAGE) from None
+    delay = SIM_DELAY if args.delay is None else args.delay
+    on_term = end_on_sigterm()
+    stop: Callable[[], None] | None = None
+    vb = None
+    link = None
+    try:
+        try:
+            vb = VirtualBoard(board_name, layout=layout, period_ms=0 if delay == 0 else simcmd.IDLE_PERIOD_MS)
+            vb.start()
+        except BoardError as e:
+            raise CardtableError("the virtual board did not start: %s" % e) from None
+        link = Link(vb.stable_port, timeout=10, reconnect=True, command="cardtable serve", tap=table.hub.feed)
+        table.link = link
+        table.hub.model.port = vb.port
+        table.hub.board, table.hub.layout = board_name, layout
+        table.resync()
+        stop = listen(vb.port)
+        return _play(args, table, vb, link, board_name, layout, rules, seed, delay)
+    except KeyboardInterrupt:
+        return 0
+    except SystemExit as e:
+        return int(e.code or 0)
+    finally:
+        if stop is not None:
+            stop()
+        if link is not None:
+            link.close()
+        if vb is not None:
+            vb.close()
+        on_term()
+
+
+def _play(args: argparse.Namespace, table: Any, vb: Any, link: Any, board_name: str, layout: str,
+          rules: dict[str, Any], seed: int, delay: float) -> int:
+    from cardtable_host import simcmd
+    from cardtable_host.link import LinkError
+    from cardtable_host.sim.bots import Bots, SimError
+    from cardtable_host.sim.table import VirtualTable
+
+    vt = VirtualTable(vb, board_name, layout)
+    bots = Bots(link, vt, set(range(len(vt.layout.seats))), seed=seed, mistakes=not args.no_mistakes)
+    hello: dict[str, Any] | None = link.last_hello or link.hello()
+
+    def new_game() -> dict[str, Any]:
+        vt.clear()
+        return bots.new_game(rules)
+
+    def requests() -> bool:
+        table.run_requests(new_game)
+        return False
+
+    if args.wait_viewers > 0:
+        table.hub.note("the game starts when %d spectator(s) have the page open" % args.wait_viewers)
+        table.hub.wait_viewers(args.wait_viewers)
+    played = 0
+    restart = False
+    while True:
+        try:
+            if restart:
+                table.resync()
+                vt.clear()
+                bots.new_game(rules)
+                restart = False
+            elif hello is not None:
+                bots.new_game(rules, hello=hello)
+                hello = None
+            simcmd.play_out(bots, delay, stop=requests)
+            table.archive_if_over()
+            played += 1
+            more = args.games == 0 or played < args.games
+            deadline = time.monotonic() + (BETWEEN_GAMES_S if more else 1e12)
+            while bots.over and time.monotonic() < deadline:
+                bots.pump(0.2)
+                table.run_requests(new_game)
+            if bots.over:
+                vt.clear()
+                bots.new_game(rules)
+        except (SimError, LinkError) as e:
+            table.hub.note("the game on the virtual board stopped (%s): a new one starts when the "
+                           "board answers" % e, "red")
+            while not link.up:
+                time.sleep(0.2)
+            time.sleep(0.5)
+            restart = True

@@ -1,0 +1,270 @@
+"""The web side of `cardtable serve`: pages, the spectators' WebSocket, the archive and the
+scorekeeper's controls, on aiohttp (one maintained library for HTTP and WebSockets).
+
+Spectators only read: the pages, /overlay and /ws take no command (what a browser sends on
+the socket is answered with a refusal and changes nothing). POST /control is the
+scorekeeper's, and needs the secret `serve` printed (compared in constant time).
+"""
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from aiohttp import WSMsgType, web
+
+from cardtable_host.archive import Archive
+from cardtable_host.hub import Hub
+
+PAGES = Path(__file__).resolve().with_name("web")
+SLOW_BYTES = 4 << 20  # unsent bytes a viewer may fall behind before it is let go (it reconnects)
+SECRET_HEADER = "X-Cardtable-Secret"
+REFUSED = json.dumps({"type": "refused", "msg": "spectators only read: this socket takes no commands"})
+Control = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+class Viewers:
+    """The open spectator sockets, fed by one broadcaster in order (the event loop's thread).
+
+    One task sends each message to every socket in turn: a frame is written to each socket's
+    transport without waiting, so no viewer waits for another; a viewer whose unsent bytes
+    pass SLOW_BYTES is let go (its page reconnects and starts again from a snapshot).
+    """
+
+    def __init__(self, hub: Hub) -> None:
+        self.hub = hub
+        self.socks: dict[web.WebSocketResponse, Any] = {}  # socket -> its transport
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._run())
+
+    def publish(self, text: str) -> None:
+        self.queue.put_nowait(text)
+
+    async def join(self, sock: web.WebSocketResponse, transport: Any) -> None:
+        """Start sending to sock: a snapshot now, then every later message."""
+        done = asyncio.get_running_loop().create_future()
+        self.queue.put_nowait((sock, transport, done))
+        await done
+
+    def leave(self, sock: web.WebSocketResponse) -> None:
+        self.socks.pop(sock, None)
+
+    async def _run(self) -> None:
+        while True:
+            item = await self.queue.get()
+            if isinstance(item, tuple):
+                sock, transport, done = item
+                self.socks[sock] = transport
+                await self._send(sock, json.dumps(self.hub.snapshot()))
+                done.set_result(None)
+                continue
+            for sock in list(self.socks):
+                await self._send(sock, item)
+
+    async def _send(self, sock: web.WebSocketResponse, text: str) -> None:
+        transport = self.socks.get(sock)
+        if sock.closed or transport is None or transport.get_write_buffer_size() > SLOW_BYTES:
+            self.leave(sock)
+            if not sock.closed:
+                asyncio.get_running_loop().create_task(sock.close(message=b"too far behind: reconnect"))
+            return
+        try:
+            await sock.send_str(text)
+        except (ConnectionError, RuntimeError):
+            self.leave(sock)
+
+
+def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
+             drawing: Callable[[], tuple[str, dict[str, Any]] | None]) -> web.Application:
+    """The aiohttp application of one table."""
+    app = web.Application(client_max_size=64 * 1024)
+    viewers = Viewers(hub)
+    app["viewers"] = viewers
+
+    async def on_startup(app: web.Application) -> None:
+        loop = asyncio.get_running_loop()
+        viewers.start()
+        def publish(text: str) -> None:  # on the board's thread: hand it to the event loop
+            loop.call_soon_threadsafe(viewers.publish, text)
+
+        app["hub_sub"] = hub.subscribe(publish)[0]
+
+    async def on_cleanup(app: web.Application) -> None:
+        hub.unsubscribe(app["hub_sub"])
+        if viewers.task is not None:
+            viewers.task.cancel()
+            try:
+                await viewers.task
+            except asyncio.CancelledError:
+                pass
+
+    app.on_startup.append(on_startup)
+    app.on_cleanup.append(on_cleanup)
+
+    def page(name: str) -> Callable[[web.Request], Any]:
+        async def handler(request: web.Request) -> web.StreamResponse:
+            return web.FileResponse(PAGES / name, headers={"Cache-Control": "no-cache"})
+        return handler
+
+    async def ws(request: web.Request) -> web.StreamResponse:
+        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
+        await sock.prepare(request)
+        await viewers.join(sock, request.transport)
+        hub.viewer_joined()
+        try:
+            async for msg in sock:
+                if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                    await sock.send_str(REFUSED)  # spectators only read
+                elif msg.type == WSMsgType.ERROR:
+                    break
+        except (ConnectionError, RuntimeError):
+            pass
+        finally:
+            viewers.leave(sock)
+        return sock
+
+    async def snapshot(request: web.Request) -> web.StreamResponse:
+        return web.json_response(dict(hub.snapshot(), viewers=len(viewers.socks)))
+
+    async def layout(request: web.Request) -> web.StreamResponse:
+        found = drawing()
+        if found is None:
+            raise web.HTTPNotFound(text="no layout drawing for this board")
+        if request.path.endswith(".svg"):
+            return web.Response(text=found[0], content_type="image/svg+xml")
+        return web.json_response(found[1])
+
+    def number(request: web.Request) -> int:
+        try:
+            return int(request.match_info["n"])
+        except ValueError:
+            raise web.HTTPNotFound(text="no such game") from None
+
+    async def games(request: web.Request) -> web.StreamResponse:
+        return web.json_response(await asyncio.to_thread(archive.games))
+
+    async def game_record(request: web.Request) -> web.StreamResponse:
+        n = number(request)
+        path = archive.path(n)
+        if path is None:
+            raise web.HTTPNotFound(text="no game %d in the archive" % n)
+        return web.FileResponse(path, headers={
+            "Content-Type": "application/jsonl; charset=utf-8",
+            "Content-Disposition": 'attachment; filename="%s"' % path.name})
+
+    async def game_replay(request: web.Request) -> web.StreamResponse:
+        n = number(request)
+        found = await asyncio.to_thread(archive.replay, n)
+        if found is None:
+            raise web.HTTPNotFound(text="no game %d in the archive" % n)
+        return web.json_response(found)
+
+    async def game_verdict(request: web.Request) -> web.StreamResponse:
+        n = number(request)
+        found = await asyncio.to_thread(archive.verdict, n)
+        if found is None:
+            raise web.HTTPNotFound(text="no game %d in the archive" % n)
+        return web.json_response(found)
+
+    async def do_control(request: web.Request) -> web.StreamResponse:
+        given = request.headers.get(SECRET_HEADER, "")
+        if not given and request.headers.get("Authorization", "").startswith("Bearer "):
+            given = request.headers["Authorization"][7:]
+        if not hmac.compare_digest(given.encode(), secret.encode()):
+            return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
+                                      "(printed when cardtable serve started)"}, status=403)
+        try:
+            cmd = await request.json()
+        except ValueError:
+            return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
+        if not isinstance(cmd, dict) or cmd.get("cmd") not in ("undo", "act", "press", "new", "state"):
+            return web.json_response({"ok": False, "error": "cmd must be one of undo, act, press, new, "
+                                      "state"}, status=400)
+        if control is None:
+            return web.json_response({"ok": False, "error": "no board to control"}, status=503)
+        reply = await asyncio.to_thread(control, cmd)
+        return web.json_response(reply, status=200 if reply.get("ok") else int(reply.get("status", 409)))
+
+    app.router.add_get("/", page("table.html"))
+    app.router.add_get("/overlay", page("overlay.html"))
+    app.router.add_get("/archive", page("archive.html"))
+    app.router.add_get("/archive/{n:\\d+}", page("game.html"))
+    app.router.add_get("/archive.json", games)
+    app.router.add_get("/archive/{n:\\d+}.jsonl", game_record)
+    app.router.add_get("/archive/{n:\\d+}.json", game_replay)
+    app.router.add_get("/archive/{n:\\d+}/verdict.json", game_verdict)
+    app.router.add_get("/ws", ws)
+    app.router.add_get("/snapshot.json", snapshot)
+    app.router.add_get("/layout.svg", layout)
+    app.router.add_get("/layout.json", layout)
+    app.router.add_post("/control", do_control)
+    app.router.add_static("/static/", PAGES)
+    return app
+
+
+class Server:
+    """The web server on its own thread and event loop."""
+
+    def __init__(self, app: web.Application, host: str, port: int) -> None:
+        self.app = app
+        self.host = host
+        self.port = port
+        self.loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._error: BaseException | None = None
+        self._runner: web.AppRunner | None = None
+        self._thread = threading.Thread(target=self._run, name="cardtable-web", daemon=True)
+
+    def start(self) -> str:
+        """Listen; the page's address (OSError if the address cannot be had)."""
+        self._thread.start()
+        self._ready.wait(30)
+        if self._error is not None:
+            raise self._error
+        host = self.host if ":" not in self.host else "[%s]" % self.host
+        return "http://%s:%d/" % (host, self.port)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        try:
+            self.loop.run_until_complete(self._setup())
+        except BaseException as e:  # noqa: BLE001 - handed to start()
+            if self._runner is not None:
+                self.loop.run_until_complete(self._runner.cleanup())
+            self._error = e
+            self._ready.set()
+            return
+        self._ready.set()
+        self.loop.run_forever()
+
+    async def _setup(self) -> None:
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
+        await site.start()
+        server = getattr(site, "_server", None)
+        socks = getattr(server, "sockets", None) or []
+        if socks:
+            self.port = socks[0].getsockname()[1]
+
+    def stop(self) -> None:
+        if not self._thread.is_alive():
+            return
+
+        async def down() -> None:
+            if self._runner is not None:
+                await self._runner.cleanup()
+
+        fut = asyncio.run_coroutine_threadsafe(down(), self.loop)
+        try:
+            fut.result(5)
+        except Exception:  # noqa: BLE001 - going away regardless
+            pass
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join(5)

@@ -1,0 +1,185 @@
+"""The rp2 board: the MicroPython image on an emulated RP2040 behind a pty, like a Pico on USB.
+
+One board (Forty-Fives on the four-seat I2C board) serves the module: it boots to the table,
+mpremote lists, copies and runs code on it, files outlive a reset and a new chip, a button
+pressed on GPIO is seen by the table, the LED chain's colours are decoded from its pin, a
+stuck loop is ended by the watchdog and the game resumes, and a power cut inside a flash
+program leaves a filesystem a new chip mounts. Costs about a minute of CPU (more the first
+time on a machine: installing the firmware on a fresh flash is cached afterwards).
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from hostsupport import need_node
+
+pytest.importorskip("termios")  # ptys are POSIX only
+
+from cardtable_host.link import Link  # noqa: E402
+from cardtable_host.sim.rp2board import Rp2Board, missing  # noqa: E402
+
+need_node()
+_why = missing()
+if _why:
+    pytest.skip("the rp2 board cannot run here: %s" % _why, allow_module_level=True)
+
+BOOT_S = 180  # boot to the table on a loaded 2-core machine, stock image and .mpy on flash
+
+
+def mpremote(port: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mpremote", "connect", port, *args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def mpremote_bg(port: str, *args: str) -> subprocess.Popen[str]:
+    """mpremote running while the test does something to the board (it may never finish)."""
+    return subprocess.Popen([sys.executable, "-m", "mpremote", "connect", port, *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+
+
+def wait_for(link: Link, mtype: str, timeout: float = 60, **match: object) -> dict:
+    msg = link.wait_for(lambda m: m.get("type") == mtype and all(m.get(k) == v for k, v in match.items()),
+                        timeout)
+    assert msg is not None, "no %s %s from the board within %g s" % (mtype, match, timeout)
+    return msg
+
+
+@pytest.fixture(scope="module")
+def flash_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("rp2flash")
+
+
+@pytest.fixture(scope="module")
+def board(flash_dir: Path) -> Iterator[Rp2Board]:
+    b = Rp2Board("pico-i2c-4seat", flash_dir=flash_dir, layout="fortyfives", install=None)
+    b.start(timeout=BOOT_S)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def back_to_table(b: Rp2Board) -> None:
+    assert b.reset(timeout=BOOT_S) == "table"
+
+
+def test_boots_the_image_to_the_table_and_says_hello(board: Rp2Board) -> None:
+    assert board.mode == "table"
+    with Link(board.port, timeout=30) as link:
+        hello = link.hello(timeout=60)
+    assert hello["board"] == "pico-i2c-4seat"
+    assert hello["layout"] == "fortyfives"
+    st = board.status()
+    assert st["boots"] >= 1 and st["emulated_ns"] > 0
+
+
+def test_mpremote_lists_copies_and_runs_code(board: Rp2Board, tmp_path: Path) -> None:
+    src = tmp_path / "note.txt"
+    src.write_text("written by mpremote\n")
+    r = mpremote(board.port, "cp", str(src), ":note.txt", "+", "ls", ":", "+", "exec",
+                 "import sys; print(sys.platform, sys.implementation.name)")
+    assert r.returncode == 0, r.stderr
+    assert "note.txt" in r.stdout and "config.json" in r.stdout and "boards/" in r.stdout
+    assert "rp2 micropython" in r.stdout
+    r = mpremote(board.port, "cat", ":note.txt")
+    assert r.stdout.strip() == "written by mpremote"
+    back_to_table(board)
+
+
+def test_files_outlive_a_reset_and_a_new_chip(board: Rp2Board, flash_dir: Path) -> None:
+    r = mpremote(board.port, "exec", "with open('keep.txt', 'w') as f: f.write('%d' % 4242)")
+    assert r.returncode == 0, r.stderr
+    back_to_table(board)
+    assert mpremote(board.port, "cat", ":keep.txt").stdout.strip() == "4242"
+    back_to_table(board)
+    board.close()  # the flash file is all a new chip gets
+    again = Rp2Board("pico-i2c-4seat", flash_dir=flash_dir, repl=True)
+    again.start(timeout=BOOT_S)
+    try:
+        assert mpremote(again.port, "cat", ":keep.txt").stdout.strip() == "4242"
+    finally:
+        again.close()
+    board.start(timeout=BOOT_S)
+
+
+def test_a_button_on_gpio_is_seen_and_idle_buttons_read_high(board: Rp2Board) -> None:
+    # Idle high: the firmware would otherwise see k0 held at power-up (maintenance mode).
+    assert board.mode == "table"
+    with Link(board.port, timeout=30) as link:
+        link.hello(timeout=60)
+        board.press("k4")  # "pass" on the Forty-Fives layout
+        msg = link.wait_for(lambda m: m.get("type") in ("event", "verdict") and m.get("from") == "button k4", 60)
+    assert msg is not None, "the table did not see button k4"
+
+
+def test_a_button_held_at_power_up_is_maintenance_mode(board: Rp2Board) -> None:
+    board.hold("k0", True)
+    try:
+        assert board.reset(timeout=BOOT_S) == "repl"  # main.py left the table off
+    finally:
+        board.hold("k0", False)
+    back_to_table(board)
+
+
+def test_led_colours_and_the_piezo_tone_are_read_from_their_pins(board: Rp2Board) -> None:
+    code = ("from neopixel import NeoPixel; from machine import Pin, PWM\n"
+            "n = NeoPixel(Pin(22), 9)\n"
+            "n[3] = (10, 200, 30); n[8] = (255, 0, 7); n.write()\n"
+            "p = PWM(Pin(15)); p.freq(1319); p.duty_u16(32768)\n")
+    r = mpremote(board.port, "exec", code)
+    assert r.returncode == 0, r.stderr
+    px = board.pixels()
+    assert len(px) == 9
+    assert px[3] == (10, 200, 30) and px[8] == (255, 0, 7) and px[0] == (0, 0, 0)
+    tone = board.tone()
+    assert tone is not None and abs(tone["freq"] - 1319) <= 2 and abs(tone["duty"] - 0.5) < 0.01
+    back_to_table(board)
+
+
+def test_the_watchdog_ends_a_stuck_loop_and_the_game_resumes(board: Rp2Board) -> None:
+    with Link(board.port, timeout=30) as link:
+        link.new("fortyfives")
+        before = link.hello(timeout=60)
+        games = link.games()
+    boots = board.status()["boots"]
+    stuck = mpremote_bg(board.port, "exec", "import machine\nw = machine.WDT(timeout=300)\nwhile True:\n    pass\n")
+    try:
+        deadline = time.monotonic() + BOOT_S
+        while board.status()["boots"] == boots and time.monotonic() < deadline:
+            time.sleep(0.2)
+    finally:
+        stuck.kill()
+        stuck.wait()
+    assert board.wait_mode("table", BOOT_S)
+    st = board.status()
+    assert st["boots"] == boots + 1 and st["last_stop"] == "watchdog"
+    with Link(board.port, timeout=30) as link:
+        after = link.hello(timeout=60)
+        assert link.games() == games
+    assert after["game"] == before["game"] and after["seq"] == before["seq"]
+
+
+def test_a_power_cut_inside_a_flash_program_leaves_a_mountable_filesystem(board: Rp2Board) -> None:
+    r = mpremote(board.port, "exec", "with open('cut.txt', 'w') as f: f.write('old')")
+    assert r.returncode == 0, r.stderr
+    cuts = board.status()["boots"]
+    # The next program of the flash is cut half-way; the write below is what it was doing.
+    writer = mpremote_bg(board.port, "exec", "with open('cut.txt', 'w') as f: f.write('new' * 400)")
+    try:
+        reply = board.power_cut_at(op_kind="program", frac=0.5, timeout=BOOT_S)
+    finally:
+        writer.kill()
+        writer.wait()
+    assert reply["flash_ops"]["program"] >= 1
+    assert board.status()["boots"] == cuts + 1 and board.status()["last_stop"] == "power"
+    r = mpremote(board.port, "exec", "import os\nprint(os.listdir())\ntry:\n print(len(open('cut.txt').read()))\n"
+                 "except OSError as e:\n print('gone', e)\n")
+    assert r.returncode == 0, r.stderr
+    # littlefs is copy-on-write: the file is the old one or the new one, never a mix.
+    assert r.stdout.split()[-1] in ("3", "1200"), r.stdout
+    back_to_table(board)

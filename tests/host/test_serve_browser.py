@@ -1,0 +1,121 @@
+"""The pages of `cardtable serve` in a real browser: Debian's headless Chromium driven by
+Selenium (chromium-driver), a Forty-Fives game and a Nerts race on the virtual board, with
+screenshots of the table page kept in build/artifacts/ (CI keeps them)."""
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from hostsupport import need_node
+from servesupport import Serve
+
+pytest.importorskip("aiohttp")
+webdriver = pytest.importorskip("selenium.webdriver")
+need_node()
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "artifacts"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+if not (CHROMIUM and CHROMEDRIVER):
+    pytest.skip("Chromium and chromium-driver are not installed (apt-get install chromium "
+                "chromium-driver; .ci/run does)", allow_module_level=True)
+
+
+@pytest.fixture()
+def browser():
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    opts = Options()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--window-size=1100,1000"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+def wait(driver, pred, timeout: float = 60, what: str = ""):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = driver.execute_script(pred)
+        if got:
+            return got
+        time.sleep(0.2)
+    raise AssertionError("timed out waiting for %s; page says: %s" % (
+        what, driver.execute_script("return document.body.innerText")[:2000]))
+
+
+def shot(driver, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / name
+    driver.save_screenshot(str(path))
+    print("screenshot: %s" % path)
+    assert path.stat().st_size > 10000
+    return path
+
+
+def test_fortyfives_table_page_overlay_and_archive_in_chromium(browser, tmp_path) -> None:
+    with Serve("--sim", "fortyfives", "--delay", "0.15", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+               "--table", "Club night", "--players", "Ann,Bob,Cy,Di", "--rule", "target=25", "-q") as s:
+        browser.get(s.url)
+        wait(browser, "return document.querySelector('#badge').textContent === 'live'", 60, "live")
+        wait(browser, "return document.querySelectorAll('#drawing svg #live text.livecard').length >= 2", 120,
+             "two cards of a trick on the drawing")
+        text = browser.execute_script("return document.body.innerText")
+        assert "Club night" in text and "seat 1 Bob" in text and "fortyfives" in text
+        # suit glyphs in red and black on the drawing
+        colours = browser.execute_script(
+            "return [...document.querySelectorAll('#live text.livecard')].map(t => [t.textContent, t.getAttribute('fill')])")
+        for face, fill in colours:
+            assert fill == ("#c8102e" if face[-1] in "\u2665\u2666" else "#111"), colours
+        assert any(face[-1] in "\u2663\u2660\u2665\u2666" for face, _ in colours)
+        shot(browser, "serve-fortyfives-table.png")
+        # a phone's width: the page still shows the table and the drawing
+        browser.set_window_size(390, 844)
+        time.sleep(0.5)
+        width = browser.execute_script("return document.documentElement.scrollWidth")
+        assert width <= 400, "the page scrolls sideways on a phone (%d px)" % width
+        shot(browser, "serve-fortyfives-phone.png")
+        browser.set_window_size(1100, 1000)
+        # the spectator page offers no controls without the secret
+        assert not browser.execute_script("return document.querySelector('#scorekeeper').offsetParent")
+        browser.get(s.url + "overlay")
+        wait(browser, "return document.querySelector('#ovscores').textContent.includes('0&2')", 30, "overlay scores")
+        assert browser.execute_script("return getComputedStyle(document.body).backgroundColor") in (
+            "rgba(0, 0, 0, 0)", "transparent")
+        # the game ends; the archive lists it, replays it, shows the verdict
+        s.wait_for(lambda: s.json("archive.json"), 300, "the game in the archive")
+        browser.get(s.url + "archive")
+        wait(browser, "return document.querySelectorAll('#games a').length >= 2", 30, "the archive list")
+        assert "Club night" in browser.execute_script("return document.body.innerText")
+        browser.get(s.url + "archive/1")
+        wait(browser, "return document.querySelector('#verdictbox').textContent.includes('scores')", 30, "verdict")
+        wait(browser, "return document.querySelector('#where').textContent.includes('step 0')", 30, "replay")
+        browser.find_element("id", "nexttrick").click()
+        where = browser.execute_script("return document.querySelector('#where').textContent")
+        assert "tricks done 1" in where, where
+        browser.find_element("id", "last").click()
+        assert "Game over" in browser.execute_script("return document.querySelector('#over').textContent")
+        shot(browser, "serve-fortyfives-replay.png")
+
+
+def test_nerts_race_table_page_in_chromium(browser, tmp_path) -> None:
+    with Serve("--sim", "nerts", "--delay", "0.05", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+               "--rule", "target=10", "-q") as s:
+        browser.get(s.url)
+        wait(browser, "return document.querySelector('#badge').textContent === 'live'", 60, "live")
+        wait(browser, "return document.querySelectorAll('#live text.livecard').length >= 3", 120,
+             "cards on the centre's foundation zones")
+        wait(browser, "return [...document.querySelectorAll('#facts span')].some(s => s.textContent.startsWith('centre'))",
+             30, "the centre piles")
+        text = browser.execute_script("return document.body.innerText")
+        assert "nerts" in text and "nerts left" in text
+        shot(browser, "serve-nerts-table.png")
+    if os.environ.get("CI"):
+        print("screenshots in %s" % ARTIFACTS)

@@ -1,0 +1,99 @@
+"""Hidden information stays hidden through `cardtable serve`: every game is played by bots on
+the virtual board, and no card a spectator has not been shown - another seat's hand before it
+is played, face-down discards, the kitty, the second Nexus indicator in round 1, stock and deck
+order, face-down Nerts cards - appears in any WebSocket message, page, overlay or line of a
+`cardtable monitor` following serve. What a spectator has been shown is what the board's
+spectator views (state messages) showed up to that message's journal line; one hand per game."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import threading
+from typing import Any
+
+import pytest
+from hostsupport import need_node
+from servesupport import Serve, Viewer, ended_hand
+
+pytest.importorskip("aiohttp")
+pytest.importorskip("termios")
+need_node()
+
+GAMES = {"nexus": [], "fairies": [], "california-jacks": [], "fortyfives": [], "nonesuch": [],
+         "nerts": ["--rule", "target=10"]}
+_SPLIT = re.compile(r"[\s,;:()\[\]{}'\"=×]+")
+
+
+def strings(obj: Any) -> list[str]:
+    """Every string inside a JSON value (keys too)."""
+    if isinstance(obj, str):
+        return [obj]
+    if isinstance(obj, dict):
+        return [s for v in obj.values() for s in strings(v)] + [k for k in obj if isinstance(k, str)]
+    if isinstance(obj, list):
+        return [s for v in obj for s in strings(v)]
+    return []
+
+
+def card_codes(game_id: str) -> set[str]:
+    from cardtable import games
+    from cardtable.cards import deck
+
+    cls = games.game_class(game_id)
+    fam = deck(cls.DECK)
+    return {fam.fmt(c) for c in cls.CARDS}
+
+
+def tokens(text: str, digits: bool) -> list[str]:
+    return [t for t in _SPLIT.split(text) if t and (digits or not t.isdigit())]
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, tmp_path) -> None:
+    codes = card_codes(game_id)
+    digits = game_id != "fairies"  # Fairies cards are numbers: words of text are not checked
+    with Serve("--sim", game_id, "--delay", "0", "--no-mistakes", "--wait-viewers", "2", "--http",
+               "127.0.0.1:0", "--archive", str(tmp_path), "-q", *GAMES[game_id]) as s:
+        v = Viewer(s.url)
+        mon = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "monitor", "--plain", "--port", s.port],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        said: list[str] = []
+        threading.Thread(target=lambda: [said.append(line) for line in mon.stdout], daemon=True).start()
+        s.wait_for(lambda: v.has(ended_hand), 300, "a hand to end")
+        pages = {p: s.get(p)[1] for p in ("", "overlay", "archive", "snapshot.json", "layout.json", "archive.json")}
+        mon.terminate()
+        mon.wait(10)
+        v.close()
+    msgs = v.messages
+    assert msgs and msgs[0]["type"] == "snapshot"
+    # what spectators were shown, by journal line
+    shown: dict[int, set[str]] = {}
+    for m in msgs:
+        view = m.get("view")
+        if view is not None and isinstance(m.get("seq"), int):
+            shown.setdefault(m["seq"], set()).update(t for x in strings(view) for t in _SPLIT.split(x) if t in codes)
+    leaks = []
+    seq = msgs[0].get("seq") or 0
+    for raw, m in zip(v.raw, msgs):
+        seq = m["seq"] if isinstance(m.get("seq"), int) else seq
+        allowed = set().union(*(cards for s_, cards in shown.items() if s_ <= seq))
+        found = [t for x in strings({k: val for k, val in m.items() if k not in ("lines", "log")})
+                 for t in _SPLIT.split(x)]
+        found += [t for text, _ in (m.get("lines") or []) + (m.get("log") or []) for t in tokens(text, digits)]
+        bad = sorted({t for t in found if t in codes and t not in allowed})
+        if bad:
+            leaks.append("socket: %s in %s" % (bad, raw[:300]))
+    everything = set().union(*shown.values())
+    for name, text in pages.items():
+        bad = sorted({t for t in tokens(text, digits or name.endswith(".json")) if t in codes and t not in everything})
+        if bad:
+            leaks.append("page /%s: %s" % (name, bad))
+    for line in said:
+        bad = sorted({t for t in tokens(line, digits) if t in codes and t not in everything})
+        if bad:
+            leaks.append("monitor: %s in %r" % (bad, line))
+    assert len(msgs) > 20 and len(said) > 5, (len(msgs), said)
+    assert not leaks, "\n".join(leaks[:12])
+    json.dumps(msgs)  # every message was JSON

@@ -1,0 +1,19 @@
+"""`cardtable sim --board`: a board config name, or `rp2` / `rp2:NAME` for the emulated RP2040."""
+from __future__ import annotations
+
+from hostsupport import cardtable
+
+from cardtable_host.simcmd import BOARD_FOR, board_kind
+
+
+def test_rp2_selects_the_emulated_chip_with_the_games_board_or_a_named_one() -> None:
+    assert board_kind("rp2", "nerts") == ("rp2", BOARD_FOR["nerts"])
+    assert board_kind("rp2:pico-spi-4seat", "fortyfives") == ("rp2", "pico-spi-4seat")
+    assert board_kind("pico-i2c-2seat", "nexus") == ("wasm", "pico-i2c-2seat")
+    assert board_kind(None, "fortyfives") == ("wasm", BOARD_FOR["fortyfives"])
+
+
+def test_an_unknown_board_after_rp2_is_a_clear_error() -> None:
+    r = cardtable("sim", "fortyfives", "--board", "rp2:no-such-board")
+    assert r.returncode == 2
+    assert "no-such-board" in r.stderr and "Traceback" not in r.stderr

@@ -1,0 +1,512 @@
+#!/usr/bin/env node
+// The rp2 board: a Raspberry Pi Pico emulated at the chip level (rp2040js) running a real
+// MicroPython rp2 image, its USB serial on this process's stdin/stdout.
+// host/cardtable_host/sim/rp2board.py puts that on a pty.
+//
+// - The flash: one 2 MB file (--flash), the chip's whole flash as a new chip would find it;
+//   kept in step with every erase/program. --image writes a UF2's blocks over it at power-on,
+//   as dropping the UF2 on the RPI-RP2 drive would (the filesystem above the image is kept).
+// - Resets: machine.reset() and the watchdog stop the chip; a new chip boots from the same
+//   flash (the watchdog's reason and scratch registers carried, as on the RP2040).
+// - Pins, from --board (a firmware/boards config): buttons idle high and are held low by
+//   `press`; the LED chain's data pin is decoded (`pixels`); the piezo's PWM (`tone`).
+// - Devices (--device MODULE, repeatable): a module whose default export is
+//   `(board) => ({powerOn(chip) {...}, ops: {name(req) {...}}})`. powerOn is called for every
+//   new chip, before it runs (hook the I2C/SPI blocks there: chip.mcu.i2c[n].onStart / onConnect
+//   / onWriteByte / onReadByte / onStop and their complete* calls, chip.watchPin, chip.drive);
+//   each op answers control requests of that name (place, lift, kill, ...): it returns the
+//   reply's fields, or a Promise of them; throwing an Error fails the request with its message.
+//   board.config is the board JSON, board.chip the chip now, board.after(ns, fn) runs fn
+//   once the emulated clock has moved ns on (across resets: dropped).
+// - Time: emulated time never runs ahead of wall time by more than --speed (1: real time;
+//   0: no limit, for tests and measurements). A busy chip is slower than that anyway.
+// - The control channel (--control-fd, default 3 when open): JSON lines in, one reply per
+//   request ({"id": ..., "ok": true, ...} | {"id": ..., "ok": false, "error": "..."}), and
+//   unsolicited {"event": "mode", "mode": "table" | "repl" | "stopped"} lines (told from the
+//   serial output: a link message, or a REPL prompt).
+//   Requests: reset {repl}, powercut {off_ms, in_ns | op_kind: "erase" | "program", frac},
+//   press {button, hold_ms}, hold {button, down}, pixels, tone, status, sync, quit, and the
+//   devices' ops.
+
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Chip, bootromWords, flashFromUF2, FLASH_SIZE } from './chip.mjs';
+import { Buttons, Ws2812 } from './parts.mjs';
+
+const USAGE = `usage: node tools/rp2/board.mjs --bootrom FILE (--image UF2 | --flash FILE) [options]
+
+  --bootrom FILE    the RP2040 B1 bootrom (little-endian 32-bit words)
+  --image UF2       firmware to write into the flash at power-on
+  --flash FILE      the flash (2 MB), loaded at start and kept in step; created when missing
+  --board FILE      the board config (firmware/boards/NAME.json): pins of buttons, LEDs, piezo
+  --device MODULE   a peripheral module (see the header of this file); repeatable
+  --speed X         emulated time at most X times wall time (default 1; 0: no limit)
+  --control-fd N    the control channel (default 3 when open; -1: none)
+  --repl            power up into the REPL (Ctrl-C until the prompt shows)
+  --trace           boot stages, resets and flash operations on stderr
+
+stdin/stdout: the board's USB serial. stderr: diagnostics.`;
+
+const SLICE_CYCLES = 250000; // cycles between looks at I/O (~2 ms emulated)
+const SYNC_MS = 200;
+const PRESS_MS = 120; // a press outlasts the firmware's 25 ms debounce and a loop period
+const TAIL = 256;
+const TABLE_OPS = new Set(['place', 'lift', 'kill', 'revive', 'turn']); // the readers' and encoders' devices
+
+class UsageError extends Error {}
+
+function parseArgs(argv) {
+  const o = { bootrom: null, image: null, flash: null, board: null, devices: [], speed: 1, controlFd: null, repl: false, trace: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const val = () => {
+      if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
+      return argv[++i];
+    };
+    if (a === '-h' || a === '--help') o.help = true;
+    else if (a === '--bootrom') o.bootrom = path.resolve(val());
+    else if (a === '--image') o.image = path.resolve(val());
+    else if (a === '--flash') o.flash = path.resolve(val());
+    else if (a === '--board') o.board = path.resolve(val());
+    else if (a === '--device') o.devices.push(path.resolve(val()));
+    else if (a === '--speed') o.speed = Number(val());
+    else if (a === '--control-fd') o.controlFd = Number(val());
+    else if (a === '--repl') o.repl = true;
+    else if (a === '--trace') o.trace = true;
+    else throw new UsageError(`unknown option ${a}`);
+  }
+  if (!o.help) {
+    if (!o.bootrom) throw new UsageError('--bootrom is required');
+    if (!o.image && !o.flash) throw new UsageError('--image or --flash is required');
+    if (!(o.speed >= 0)) throw new UsageError('--speed: expected a number >= 0');
+  }
+  return o;
+}
+
+function writeAll(fd, data) {
+  let off = 0;
+  while (off < data.length) {
+    try {
+      off += fs.writeSync(fd, data, off, data.length - off);
+    } catch (e) {
+      if (e.code !== 'EAGAIN') throw e;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+    }
+  }
+}
+
+export class Board {
+  constructor(o) {
+    this.o = o;
+    this.bootrom = bootromWords(fs.readFileSync(o.bootrom));
+    this.config = o.board ? JSON.parse(fs.readFileSync(o.board, 'utf8')) : null;
+    this.flash = this.loadFlash();
+    this.chip = null;
+    this.mode = 'off';
+    this.boots = 0;
+    this.lastCause = null;
+    this.control = null;
+    this.devices = [];
+    this.ops = new Map();
+    this.tail = '';
+    this.timer = null;
+    this.dirty = false;
+    this.lastSync = 0;
+    this.wallBase = 0;
+    this.emuBase = 0;
+    this.wantRepl = o.repl;
+    this.offUntil = 0;
+    this.held = new Set(); // buttons held down (through resets) by `hold`
+    this.cut = null; // {op, frac, req}: cut the power inside the next flash operation of that kind
+    this.pendingReset = null; // control requests waiting for the next boot's mode
+    this.stats = { wallMs: 0, emuNs: 0 };
+  }
+
+  log(msg) {
+    if (this.o.trace) process.stderr.write(`rp2: ${msg}\n`);
+  }
+
+  // -- flash -------------------------------------------------------------------------------
+
+  loadFlash() {
+    const o = this.o;
+    let flash = new Uint8Array(FLASH_SIZE).fill(0xff);
+    if (o.flash && fs.existsSync(o.flash)) {
+      const data = fs.readFileSync(o.flash);
+      if (data.length !== FLASH_SIZE) throw new UsageError(`${o.flash}: a flash file holds ${FLASH_SIZE} bytes, this one ${data.length}`);
+      flash = new Uint8Array(data.buffer, data.byteOffset, data.length);
+    }
+    if (o.image) {
+      const img = flashFromUF2(fs.readFileSync(o.image));
+      // Only the blocks the UF2 carries: compare against an erased flash to find them.
+      const uf2 = fs.readFileSync(o.image);
+      const view = new DataView(uf2.buffer, uf2.byteOffset, uf2.byteLength);
+      for (let off = 0; off + 512 <= uf2.length; off += 512) {
+        const at = view.getUint32(off + 12, true) - 0x10000000;
+        const size = view.getUint32(off + 16, true);
+        flash.set(img.subarray(at, at + size), at);
+      }
+    }
+    return flash;
+  }
+
+  saveFlash(force = false) {
+    if (!this.o.flash || !this.dirty) return;
+    const now = Date.now();
+    if (!force && now - this.lastSync < SYNC_MS) return;
+    this.lastSync = now;
+    this.dirty = false;
+    const tmp = `${this.o.flash}.tmp`;
+    fs.writeFileSync(tmp, this.flash);
+    fs.renameSync(tmp, this.o.flash);
+  }
+
+  // -- power --------------------------------------------------------------------------------
+
+  powerOn(carry = null) {
+    const chip = new Chip({ flash: this.flash, bootrom: this.bootrom, carry });
+    this.chip = chip;
+    this.boots += 1;
+    chip.log = (m) => this.log(m);
+    chip.onSerial = (bytes) => this.fromDevice(bytes);
+    chip.onOpen = () => {
+      this.log(`USB open at ${(chip.nanos / 1e6).toFixed(1)} ms`);
+      if (this.wantRepl) this.breakIn();
+    };
+    const cfg = this.config;
+    const buttons = {};
+    for (const [name, b] of Object.entries(cfg?.buttons || {})) buttons[name] = b.pin;
+    this.buttons = new Buttons(chip, buttons);
+    for (const name of this.held) this.buttons.hold(name, true); // still held through a reset
+    this.leds = cfg?.leds ? new Ws2812(chip, cfg.leds.pin, cfg.leds.count, cfg.leds.order) : null;
+    for (const d of this.devices) d.powerOn?.(chip);
+    chip.settleAll();
+    this.tail = '';
+    this.setMode('boot');
+    this.wallBase = performance.now();
+    this.emuBase = 0;
+    this.schedule(0);
+  }
+
+  powerOff() {
+    if (this.chip) {
+      // The flash keeps what the chip had written: copy back the chip's array.
+      this.flash.set(this.chip.flash);
+      this.dirty = true;
+      this.chip = null;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.saveFlash(true);
+    this.setMode('stopped');
+  }
+
+  // Ctrl-C until the REPL's prompt shows (the table's loop turns it into KeyboardInterrupt).
+  breakIn() {
+    if (!this.chip || this.mode === 'repl') {
+      this.wantRepl = false;
+      return;
+    }
+    this.chip.usb.send([3]);
+    this.after(50e6, () => this.breakIn());
+  }
+
+  /** Run fn once the emulated clock has moved ns on (on this chip). */
+  after(ns, fn) {
+    const chip = this.chip;
+    if (!chip) return;
+    chip.clock.createAlarm(() => { if (this.chip === chip) fn(); }).schedule(ns);
+  }
+
+  // -- running ------------------------------------------------------------------------------
+
+  schedule(ms) {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => this.tick(), ms);
+  }
+
+  tick() {
+    this.timer = null;
+    const chip = this.chip;
+    if (!chip) return;
+    const t0 = performance.now();
+    const e0 = chip.nanos;
+    const speed = this.o.speed;
+    const limit = speed > 0 ? this.emuBase + (t0 - this.wallBase) * 1e6 * speed : Infinity;
+    let r = 'run';
+    // Several slices per tick keep I/O responsive without a timer per slice.
+    while (r === 'run' && performance.now() - t0 < 20) r = chip.run(SLICE_CYCLES, limit);
+    this.stats.wallMs += performance.now() - t0;
+    this.stats.emuNs += chip.nanos - e0;
+    if (chip.flashOps.erase + chip.flashOps.program !== this.flashCount) {
+      this.flashCount = chip.flashOps.erase + chip.flashOps.program;
+      this.flash.set(chip.flash);
+      this.dirty = true;
+    }
+    this.saveFlash();
+    if (r === 'stop') {
+      this.stopped(chip);
+      return;
+    }
+    this.idle = r !== 'run';
+    if (r === 'run') this.schedule(0);
+    else if (speed > 0 && chip.clock.nextAlarm) {
+      const wait = (chip.clock.nextAlarm.nanos - this.emuBase) / 1e6 / speed - (performance.now() - this.wallBase);
+      this.schedule(Math.max(1, Math.min(wait, 50)));
+    } else this.schedule(chip.clock.nextAlarm ? 0 : 50); // nothing scheduled: wait for input
+  }
+
+  stopped(chip) {
+    const cause = chip.resetCause;
+    this.lastCause = cause;
+    this.log(`chip stopped: ${cause} at ${(chip.nanos / 1e6).toFixed(1)} ms`);
+    const carry = cause === 'reset' || cause === 'watchdog' ? chip.carry() : null;
+    this.powerOff();
+    if (cause === 'bootsel') {
+      process.stderr.write('rp2 board: machine.bootloader(): BOOTSEL mode (the RPI-RP2 drive) is not emulated; the board is off until reset\n');
+      return;
+    }
+    if (cause === 'power') {
+      const cut = this.cut;
+      this.cut = null;
+      if (cut?.req) this.reply(cut.req, { at_ns: chip.nanos, flash_ops: chip.flashOps });
+      const off = cut?.off_ms ?? 0;
+      if (off >= 0) this.timer = setTimeout(() => this.powerOn(), off);
+      return;
+    }
+    this.powerOn(carry);
+  }
+
+  // -- serial -------------------------------------------------------------------------------
+
+  fromDevice(bytes) {
+    writeAll(1, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    this.tail = (this.tail + Buffer.from(bytes).toString('latin1')).slice(-TAIL);
+    const t = this.tail;
+    if (t.endsWith('>>> ') || t.endsWith('raw REPL; CTRL-B to exit\r\n>') || t.endsWith('\x04>')) this.setMode('repl');
+    else if (this.mode !== 'table' && /(^|\n)\{[^\n]*"type": ?"[a-z]+"[^\n]*\}\r?\n/.test(t)) this.setMode('table');
+  }
+
+  toDevice(data) {
+    if (!this.chip || this.mode === 'stopped') return;
+    this.chip.usb.send(data);
+    if (this.idle) this.schedule(0); // the chip may be asleep until this input
+  }
+
+  setMode(mode) {
+    if (this.mode === mode) return;
+    this.mode = mode;
+    if (mode !== 'boot') this.notify({ event: 'mode', mode });
+    if (mode === 'table' || mode === 'repl') {
+      const waiting = this.pendingReset || [];
+      this.pendingReset = null;
+      for (const req of waiting) this.reply(req, { mode });
+    }
+  }
+
+  // -- control ------------------------------------------------------------------------------
+
+  notify(obj) {
+    if (this.control && !this.control.destroyed) this.control.write(JSON.stringify(obj) + '\n');
+  }
+
+  reply(req, fields = {}) {
+    this.notify({ id: req.id ?? null, ok: true, ...fields });
+  }
+
+  fail(req, error) {
+    this.notify({ id: req.id ?? null, ok: false, error });
+  }
+
+  onControl(req) {
+    try {
+      this.handle(req);
+    } catch (e) {
+      this.fail(req, e.message);
+    }
+    if (this.idle && this.chip) this.schedule(0);
+  }
+
+  handle(req) {
+    const chip = this.chip;
+    switch (req.op) {
+      case 'reset':
+        this.wantRepl = !!req.repl;
+        (this.pendingReset ||= []).push(req);
+        this.powerOff();
+        this.powerOn();
+        return;
+      case 'powercut': {
+        const off = req.off_ms ?? 0;
+        if (!chip) throw new Error('the board is off');
+        if (req.op_kind || req.in_ns !== undefined) {
+          this.cut = { off_ms: off, req };
+          if (req.in_ns !== undefined) chip.stopAt(chip.nanos + Number(req.in_ns));
+          else this.armFlashCut(req.op_kind, Number(req.frac ?? 0.5));
+          return;
+        }
+        this.lastCause = 'power';
+        this.powerOff();
+        this.reply(req, { at_ns: chip.nanos });
+        if (off >= 0) this.timer = setTimeout(() => this.powerOn(), off);
+        return;
+      }
+      case 'press': {
+        if (!chip) throw new Error('the board is off');
+        const hold = Number(req.hold_ms ?? PRESS_MS) * 1e6;
+        this.buttons.press(req.button, hold, () => this.reply(req, { seen: true }));
+        return;
+      }
+      case 'hold':
+        this.buttons.gpio(req.button); // a name the board has
+        if (req.down) this.held.add(req.button);
+        else this.held.delete(req.button);
+        if (chip) this.buttons.hold(req.button, !!req.down);
+        this.reply(req);
+        return;
+      case 'pixels':
+        this.reply(req, { pixels: this.leds ? this.leds.pixels() : [], frames: this.leds?.frames ?? 0 });
+        return;
+      case 'tone': {
+        const pin = this.config?.piezo?.pin;
+        this.reply(req, { tone: chip && pin !== undefined ? chip.pwm(pin) : null });
+        return;
+      }
+      case 'status':
+        this.reply(req, {
+          mode: this.mode,
+          boots: this.boots,
+          last_stop: this.lastCause,
+          emulated_ns: chip ? chip.nanos : null,
+          cycles: chip ? chip.mcu.core.cycles : null,
+          flash_ops: chip ? chip.flashOps : null,
+          wall_ms: Math.round(this.stats.wallMs),
+          busy_emulated_ns: this.stats.emuNs,
+        });
+        return;
+      case 'sync':
+        if (chip) {
+          this.flash.set(chip.flash);
+          this.dirty = true;
+        }
+        this.saveFlash(true);
+        this.reply(req);
+        return;
+      case 'quit':
+        this.reply(req);
+        this.quit(0);
+        return;
+      default: {
+        const op = this.ops.get(req.op);
+        if (!op && TABLE_OPS.has(req.op)) throw new Error(`no device on this rp2 board handles ${req.op} (no readers: see --device)`);
+        if (!op) throw new Error(`unknown op ${JSON.stringify(req.op)}`);
+        Promise.resolve().then(() => op(req)).then(
+          (fields) => this.reply(req, fields || {}),
+          (e) => this.fail(req, e.message),
+        );
+      }
+    }
+  }
+
+  // Cut the power part-way through the next flash erase or program: frac of its time.
+  armFlashCut(kind, frac) {
+    if (kind !== 'erase' && kind !== 'program') throw new Error('op_kind: erase or program');
+    const chip = this.chip;
+    const wrap = (name) => {
+      const orig = chip[name].bind(chip);
+      chip[name] = (...args) => {
+        orig(...args);
+        chip[name] = orig;
+        const b = chip.busy;
+        chip.stopAt(b.start + Math.max(1, Math.floor((b.end - b.start) * frac)));
+      };
+    };
+    wrap(kind);
+  }
+
+  async loadDevices() {
+    for (const file of this.o.devices) {
+      const mod = await import(file);
+      const dev = mod.default(this);
+      this.devices.push(dev);
+      for (const [name, fn] of Object.entries(dev.ops || {})) this.ops.set(name, fn.bind(dev));
+    }
+  }
+
+  quit(code) {
+    if (this.chip) {
+      this.flash.set(this.chip.flash);
+      this.dirty = true;
+    }
+    try { this.saveFlash(true); } catch { /* nothing to save to */ }
+    const end = () => process.exit(code);
+    if (this.control && !this.control.destroyed) this.control.end(end);
+    else end();
+    setTimeout(end, 200).unref();
+  }
+}
+
+function controlFd(o) {
+  if (o.controlFd !== null) return o.controlFd;
+  try {
+    fs.fstatSync(3);
+    return 3;
+  } catch {
+    return -1;
+  }
+}
+
+async function main() {
+  let o;
+  let board;
+  try {
+    o = parseArgs(process.argv.slice(2));
+    if (o.help) {
+      process.stdout.write(USAGE + '\n');
+      return 0;
+    }
+    board = new Board(o);
+  } catch (e) {
+    if (!(e instanceof UsageError) && e.code !== 'ENOENT') throw e;
+    process.stderr.write(`rp2 board: ${e.message}\n${e instanceof UsageError ? USAGE + '\n' : ''}`);
+    return 2;
+  }
+  await board.loadDevices();
+  const fd = controlFd(o);
+  if (fd >= 0) {
+    const sock = new net.Socket({ fd, readable: true, writable: true });
+    board.control = sock;
+    let buf = '';
+    sock.setEncoding('utf8');
+    sock.on('data', (text) => {
+      buf += text;
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (!line) continue;
+        let req;
+        try {
+          req = JSON.parse(line);
+        } catch {
+          board.notify({ id: null, ok: false, error: `not JSON: ${line.slice(0, 60)}` });
+          continue;
+        }
+        board.onControl(req);
+      }
+    });
+    sock.on('end', () => board.quit(0));
+    sock.on('error', () => board.quit(0));
+  }
+  process.stdin.on('data', (data) => board.toDevice(data));
+  process.stdin.on('end', () => board.quit(0));
+  process.on('SIGTERM', () => board.quit(0));
+  board.powerOn();
+  return null;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const code = await main();
+  if (code !== null) process.exit(code);
+}

@@ -1,0 +1,498 @@
+// One emulated RP2040 (rp2040js) with what a Pico board adds around the chip: the firmware
+// image in its 2 MB flash, working flash erase/program, USB CDC to a host, the pins' wiring
+// (pull-ups, buttons, WS2812 LEDs, a piezo's PWM) and reset. tools/rp2/board.mjs drives it.
+//
+// - Flash: rp2040js keeps the flash as a byte array but does not model the QSPI flash's erase
+//   and program commands. The firmware changes flash only through the bootrom's functions
+//   (found in the ROM function table by their two-letter codes), so a BKPT is planted at the
+//   entry of each; the trap does the work on the array and returns to the caller. An erase or
+//   a program takes the flash chip's typical time on the emulated clock (the core stalls, as
+//   it does executing from a flash that is busy), and `stopAt` can cut the power inside one:
+//   the sectors or pages before the cut are done, the one in progress is left part-way.
+// - USB: a host that enumerates the CDC device and then moves bytes both ways. The device's
+//   OUT buffer is answered only when the host has bytes (rp2040js's own CDC answers every
+//   armed buffer at once with an empty packet: an interrupt every ~28 us).
+// - Reset: machine.reset() and the watchdog only set `resetCause`; the run loop stops and the
+//   embedder builds a new Chip on the same flash (rp2040js cannot reset its own state, and its
+//   watchdog alarm re-arms at the same instant forever once it fires).
+// - Not modelled: the second core, flash read timing (XIP costs nothing), clock changes
+//   (every cycle is 8 ns, machine.freq() or not).
+
+import { GPIOPinState, RP2040 } from 'rp2040js';
+
+export const FLASH_BASE = 0x10000000;
+export const FLASH_SIZE = 2 * 1024 * 1024; // a Pico's W25Q16JV
+const CYCLE_NS = 8; // rp2040js counts every cycle at 125 MHz
+
+// W25Q16JV datasheet, typical: 4 KB sector erase 45 ms, 64 KB block erase 150 ms, 256 B page
+// program 0.4 ms.
+const SECTOR = 4096;
+const BLOCK = 65536;
+const PAGE = 256;
+const SECTOR_ERASE_NS = 45e6;
+const BLOCK_ERASE_NS = 150e6;
+const PAGE_PROGRAM_NS = 0.4e6;
+
+// The bootrom functions the SDK's flash code calls, and reset_to_usb_boot (machine.bootloader()).
+const ROM_FLASH = ['IF', 'EX', 'RE', 'RP', 'FC', 'CX', 'UB'];
+const BKPT = 0xbe00;
+const TRAP_BASE = 0xc0; // BKPT #0xc0 + index in ROM_FLASH
+
+// UF2 (https://github.com/microsoft/uf2): 512-byte blocks, two start magics, one end magic.
+const UF2_MAGIC0 = 0x0a324655;
+const UF2_MAGIC1 = 0x9e5d5157;
+const UF2_MAGIC_END = 0x0ab16f30;
+
+/** The flash contents a UF2 image describes (a FLASH_SIZE buffer, erased where it says nothing). */
+export function flashFromUF2(uf2) {
+  const flash = new Uint8Array(FLASH_SIZE).fill(0xff);
+  const view = new DataView(uf2.buffer, uf2.byteOffset, uf2.byteLength);
+  for (let off = 0; off + 512 <= uf2.length; off += 512) {
+    if (view.getUint32(off, true) !== UF2_MAGIC0 || view.getUint32(off + 4, true) !== UF2_MAGIC1
+        || view.getUint32(off + 508, true) !== UF2_MAGIC_END) {
+      throw new Error(`not a UF2 image (bad block at byte ${off})`);
+    }
+    const flags = view.getUint32(off + 8, true);
+    if (flags & 1) continue; // "not main flash"
+    const addr = view.getUint32(off + 12, true);
+    const size = view.getUint32(off + 16, true);
+    const at = addr - FLASH_BASE;
+    if (at < 0 || at + size > FLASH_SIZE || size > 476) throw new Error(`UF2 block outside the flash: 0x${addr.toString(16)}`);
+    flash.set(uf2.subarray(off + 32, off + 32 + size), at);
+  }
+  return flash;
+}
+
+/** The bootrom as rp2040js wants it: a file of little-endian 32-bit words. */
+export function bootromWords(bin) {
+  const words = new Uint32Array(bin.length >> 2);
+  const view = new DataView(bin.buffer, bin.byteOffset, bin.byteLength);
+  for (let i = 0; i < words.length; i++) words[i] = view.getUint32(i * 4, true);
+  return words;
+}
+
+// --- USB: the host side of the CDC link -----------------------------------------------------
+
+const SETUP_OUT_STD = 0x00;
+const SETUP_IN_STD = 0x80;
+const SETUP_OUT_CLASS_IFACE = 0x21;
+const REQ_SET_ADDRESS = 5;
+const REQ_GET_DESCRIPTOR = 6;
+const REQ_SET_CONFIGURATION = 9;
+const CDC_SET_LINE_CODING = 0x20;
+const CDC_SET_CONTROL_LINE_STATE = 0x22;
+const DESC_CONFIGURATION = 2;
+const DESC_INTERFACE = 4;
+const DESC_ENDPOINT = 5;
+const CLASS_CDC_DATA = 0x0a;
+
+function setup(bmRequestType, bRequest, wValue, wIndex, wLength) {
+  return Uint8Array.of(bmRequestType, bRequest, wValue & 0xff, wValue >> 8, wIndex & 0xff, wIndex >> 8,
+    wLength & 0xff, wLength >> 8);
+}
+
+/** The CDC data interface's bulk endpoints and the communication interface's number. */
+function cdcEndpoints(desc) {
+  const out = { in: -1, out: -1, comm: 0 };
+  let inData = false;
+  for (let i = 0; i + 1 < desc.length && desc[i] >= 2; i += desc[i]) {
+    const type = desc[i + 1];
+    if (type === DESC_INTERFACE) {
+      inData = desc[i + 5] === CLASS_CDC_DATA;
+      if (desc[i + 5] === 0x02) out.comm = desc[i + 2];
+    } else if (type === DESC_ENDPOINT && inData && (desc[i + 3] & 3) === 2) {
+      if (desc[i + 2] & 0x80) out.in = desc[i + 2] & 0x0f;
+      else out.out = desc[i + 2] & 0x0f;
+    }
+  }
+  return out;
+}
+
+/** A USB host with one CDC ACM device: enumerates it, opens the port (DTR), moves bytes. */
+class CdcHost {
+  constructor(usb, onData, onOpen) {
+    this.usb = usb;
+    this.onData = onData;
+    this.onOpen = onOpen;
+    this.state = 'reset';
+    this.config = [];
+    this.configLen = 0;
+    this.ep = null;
+    this.tx = []; // Uint8Arrays for the device, oldest first
+    this.txBytes = 0;
+    this.armed = 0; // size of the OUT buffer the device armed and we hold, 0: none
+    this.open = false;
+    usb.onUSBEnabled = () => usb.resetDevice();
+    usb.onResetReceived = () => {
+      this.state = 'address';
+      usb.sendSetupPacket(setup(SETUP_OUT_STD, REQ_SET_ADDRESS, 1, 0, 0));
+    };
+    usb.onEndpointWrite = (ep, buf) => this.fromDevice(ep, buf);
+    usb.onEndpointRead = (ep, size) => this.deviceReads(ep, size);
+  }
+
+  fromDevice(ep, buf) {
+    if (ep === 0) {
+      this.control(buf);
+      return;
+    }
+    if (this.ep && ep === this.ep.in && buf.length) this.onData(buf);
+  }
+
+  // Each control transfer's status stage (an empty IN packet) or data moves enumeration on.
+  control(buf) {
+    const usb = this.usb;
+    switch (this.state) {
+      case 'address':
+        if (buf.length) return;
+        this.state = 'config-head';
+        usb.sendSetupPacket(setup(SETUP_IN_STD, REQ_GET_DESCRIPTOR, DESC_CONFIGURATION << 8, 0, 9));
+        return;
+      case 'config-head':
+        if (buf.length < 4) return;
+        this.configLen = buf[2] | (buf[3] << 8);
+        this.config = [];
+        this.state = 'config';
+        usb.sendSetupPacket(setup(SETUP_IN_STD, REQ_GET_DESCRIPTOR, DESC_CONFIGURATION << 8, 0, this.configLen));
+        return;
+      case 'config':
+        this.config.push(...buf);
+        if (this.config.length < this.configLen) return;
+        this.ep = cdcEndpoints(this.config);
+        this.state = 'configure';
+        usb.sendSetupPacket(setup(SETUP_OUT_STD, REQ_SET_CONFIGURATION, 1, 0, 0));
+        return;
+      case 'configure':
+        if (buf.length) return;
+        this.state = 'dtr';
+        usb.sendSetupPacket(setup(SETUP_OUT_CLASS_IFACE, CDC_SET_CONTROL_LINE_STATE, 3, this.ep.comm, 0));
+        return;
+      case 'dtr':
+        if (buf.length) return;
+        this.state = 'open';
+        this.open = true;
+        this.onOpen?.();
+        return;
+      default:
+    }
+  }
+
+  deviceReads(ep, size) {
+    if (!this.ep || ep !== this.ep.out) return;
+    this.armed = size;
+    this.feed();
+  }
+
+  /** Bytes from the host's side of the port (queued until the device reads). */
+  send(bytes) {
+    if (!bytes.length) return;
+    this.tx.push(Uint8Array.from(bytes));
+    this.txBytes += bytes.length;
+    this.feed();
+  }
+
+  feed() {
+    if (!this.armed || !this.txBytes) return;
+    const n = Math.min(this.armed, this.txBytes);
+    const buf = new Uint8Array(n);
+    let at = 0;
+    while (at < n) {
+      const head = this.tx[0];
+      const take = Math.min(head.length, n - at);
+      buf.set(head.subarray(0, take), at);
+      at += take;
+      if (take === head.length) this.tx.shift();
+      else this.tx[0] = head.subarray(take);
+    }
+    this.txBytes -= n;
+    this.armed = 0;
+    this.usb.endpointReadDone(this.ep.out, buf);
+  }
+}
+
+// --- the chip ---------------------------------------------------------------------------------
+
+export class Chip {
+  /**
+   * flash: the flash contents (Uint8Array, FLASH_SIZE; used in place and changed by the
+   * firmware); bootrom: Uint32Array of the B1 bootrom; carry: what a watchdog reset keeps
+   * (the previous chip's `carry()`), null at power-on.
+   */
+  constructor({ flash, bootrom, carry = null }) {
+    const mcu = new RP2040(); // on its own SimulationClock
+    this.clock = mcu.clock;
+    mcu.logger = { debug() {}, info() {}, warn() {}, error: (tag, msg) => this.log?.(`${tag}: ${msg}`) };
+    mcu.loadBootrom(bootrom); // resets the core and erases the flash array
+    this.mcu = mcu;
+    this.flash = mcu.flash.subarray(0, FLASH_SIZE);
+    this.flash.set(flash);
+    this.resetCause = null; // 'reset' | 'watchdog' | 'break' once the firmware asked to stop
+    this.stopped = false;
+    this.busy = null; // a flash operation in progress: {end, done(), cut(ns)}
+    this.stopAtNs = Infinity;
+    this.breaks = 0;
+    this.flashOps = { erase: 0, program: 0, bytesErased: 0, bytesProgrammed: 0 };
+    this.log = null;
+    this.onSerial = null; // (Uint8Array) => void: what the device writes to its USB serial
+    this.onOpen = null; // USB enumerated and the port open
+    this.pins = mcu.gpio;
+    this.pressed = new Set(); // GPIOs held low from outside (a button pressed)
+    this.driven = new Map(); // GPIO -> level a device forces on it
+    this.pinWatchers = new Map(); // GPIO -> [fn(level, ns)]
+    this.usb = new CdcHost(mcu.usbCtrl, (b) => this.onSerial?.(b), () => this.onOpen?.());
+    this.trapFlash();
+    this.wirePins();
+    const wd = mcu.peripherals[0x40058];
+    this.watchdog = wd;
+    if (carry) {
+      wd.reason = carry.reason;
+      wd.scratchData.set(carry.scratch);
+    }
+    wd.onWatchdogTrigger = () => {
+      // Stop the alarm first: rp2040js re-arms it at the same instant and would loop forever.
+      wd.timer.enable = false;
+      wd.alarm.enable = false;
+      this.resetCause = wd.reason & 2 ? 'reset' : 'watchdog';
+      this.stopped = true;
+    };
+    mcu.onBreak = (code) => this.onBreak(code);
+    mcu.core.PC = FLASH_BASE; // boot stage 2 at the start of the flash, as rp2040js's demo does
+  }
+
+  /** What a watchdog reset keeps on the real chip: the reset reason and scratch registers. */
+  carry() {
+    return { reason: this.watchdog.reason, scratch: Uint32Array.from(this.watchdog.scratchData) };
+  }
+
+  get nanos() {
+    return this.clock.nanos;
+  }
+
+  // -- flash ----------------------------------------------------------------------------------
+
+  romFunction(code) {
+    const rom = this.mcu;
+    const table = rom.readUint16(0x14);
+    const key = code.charCodeAt(0) | (code.charCodeAt(1) << 8);
+    for (let at = table; ; at += 4) {
+      const c = rom.readUint16(at);
+      if (!c) return 0;
+      if (c === key) return rom.readUint16(at + 2);
+    }
+  }
+
+  trapFlash() {
+    const rom = this.mcu.bootrom;
+    this.traps = ROM_FLASH.map((code, i) => {
+      const fn = this.romFunction(code) & ~1;
+      if (!fn) throw new Error(`bootrom has no function ${code}`);
+      const word = fn >> 2;
+      const op = BKPT | (TRAP_BASE + i);
+      rom[word] = fn & 2 ? (rom[word] & 0xffff) | (op << 16) : (rom[word] & 0xffff0000) | op;
+      return fn;
+    });
+  }
+
+  onBreak(code) {
+    const i = code - TRAP_BASE;
+    if (i < 0 || i >= ROM_FLASH.length) {
+      // Code such as TinyUSB's asserts breaks only for an attached debugger (it reads DHCSR,
+      // which rp2040js reports as attached): a chip on a board goes on.
+      this.breaks += 1;
+      this.log?.(`BKPT #${code} at 0x${(this.mcu.core.PC - 2).toString(16)} (usb ${this.usb.state})`);
+      return;
+    }
+    const core = this.mcu.core;
+    const r = core.registers;
+    const kind = ROM_FLASH[i];
+    if (kind === 'UB') {
+      this.resetCause = 'bootsel'; // the USB drive of BOOTSEL mode is not emulated: the chip stops
+      this.stopped = true;
+      return;
+    }
+    if (kind === 'RE') this.erase(r[0], r[1]);
+    else if (kind === 'RP') this.program(r[0], r[1], r[2]);
+    core.PC = core.LR & ~1; // return to the caller (the other four have nothing to do here)
+  }
+
+  // flash_range_erase(offset, count, block_size, block_cmd): as the bootrom does, 64 KB blocks
+  // where aligned, 4 KB sectors elsewhere.
+  erase(offset, count) {
+    const steps = [];
+    let at = offset >>> 0;
+    const end = Math.min(at + count, FLASH_SIZE);
+    let t = 0;
+    while (at < end) {
+      const big = at % BLOCK === 0 && end - at >= BLOCK;
+      const size = big ? BLOCK : SECTOR;
+      t += big ? BLOCK_ERASE_NS : SECTOR_ERASE_NS;
+      steps.push([at, size, t]);
+      at += size;
+    }
+    this.flashOps.erase += 1;
+    this.flashOps.bytesErased += end - (offset >>> 0);
+    const flash = this.flash;
+    const start = this.clock.nanos;
+    this.busy = {
+      start,
+      end: start + t,
+      done: () => { for (const [a, n] of steps) flash.fill(0xff, a, a + n); },
+      // Cut at ns after the start: earlier sectors erased; the one in progress half-way
+      // (every other byte of it erased: a NOR erase cut short leaves cells in between).
+      cut: (ns) => {
+        let prev = 0;
+        for (const [a, n, tEnd] of steps) {
+          if (tEnd <= ns) flash.fill(0xff, a, a + n);
+          else {
+            const frac = (ns - prev) / (tEnd - prev);
+            for (let k = 0; k < n * frac; k += 2) flash[a + k] = 0xff;
+            break;
+          }
+          prev = tEnd;
+        }
+      },
+    };
+  }
+
+  // flash_range_program(offset, data, count): NOR programming only clears bits.
+  program(offset, data, count) {
+    const at = offset >>> 0;
+    const n = Math.min(count, FLASH_SIZE - at);
+    const src = new Uint8Array(n);
+    for (let k = 0; k < n; k++) src[k] = this.mcu.readUint8(data + k);
+    this.flashOps.program += 1;
+    this.flashOps.bytesProgrammed += n;
+    const pages = Math.max(1, Math.ceil(n / PAGE));
+    const flash = this.flash;
+    const write = (upto) => { for (let k = 0; k < upto; k++) flash[at + k] &= src[k]; };
+    this.busy = {
+      start: this.clock.nanos,
+      end: this.clock.nanos + pages * PAGE_PROGRAM_NS,
+      done: () => write(n),
+      cut: (ns) => write(Math.min(n, Math.floor((ns / PAGE_PROGRAM_NS) * PAGE))),
+    };
+  }
+
+  // -- pins -------------------------------------------------------------------------------------
+
+  // rp2040js gives an input the level set from outside (0 by default). A board's wiring:
+  // a button held pulls low; a device may drive a level; otherwise the pad's pull decides,
+  // and an input with its pull-up reads 1.
+  wirePins() {
+    for (const pin of this.pins) {
+      pin.addListener(() => this.settle(pin.index));
+    }
+  }
+
+  settle(gp) {
+    const pin = this.pins[gp];
+    let level;
+    if (this.pressed.has(gp)) level = false;
+    else if (this.driven.has(gp)) level = this.driven.get(gp);
+    else if (pin.outputEnable) level = pin.outputValue;
+    else {
+      const s = pin.value;
+      level = s === GPIOPinState.InputPullUp || (s === GPIOPinState.InputBusKeeper && pin.rawInputValue);
+    }
+    if (level !== pin.rawInputValue) pin.setInputValue(level);
+    const watchers = this.pinWatchers.get(gp);
+    if (watchers) {
+      const out = pin.outputEnable ? pin.outputValue : level;
+      for (const fn of watchers) fn(out, this.clock.nanos);
+    }
+  }
+
+  /** Call fn(level, ns) whenever GPIO gp may have changed (an output's level, or the input's). */
+  watchPin(gp, fn) {
+    if (!this.pinWatchers.has(gp)) this.pinWatchers.set(gp, []);
+    this.pinWatchers.get(gp).push(fn);
+  }
+
+  /** Hold GPIO gp low (a button to ground pressed) or let it go. */
+  press(gp, down) {
+    if (down) this.pressed.add(gp);
+    else this.pressed.delete(gp);
+    this.settle(gp);
+  }
+
+  /** Drive GPIO gp from outside to level (true/false), or stop driving it (null). */
+  drive(gp, level) {
+    if (level === null) this.driven.delete(gp);
+    else this.driven.set(gp, !!level);
+    this.settle(gp);
+  }
+
+  /** Refresh every pin's input level after the firmware set pads (pads.js has no listener). */
+  settleAll() {
+    for (let gp = 0; gp < this.pins.length; gp++) this.settle(gp);
+  }
+
+  /** The PWM on GPIO gp: {freq, duty} (duty 0..1), or null when the pin is not a running PWM. */
+  pwm(gp) {
+    const pin = this.pins[gp];
+    if (pin.functionSelect !== 4) return null;
+    const ch = this.mcu.pwm.channels[(gp >> 1) & 7];
+    if (!(ch.csr & 1) && !ch.en) return { freq: 0, duty: 0 }; // CSR_EN, or the EN alias register
+    const div = ((ch.div >> 4) & 0xff || 256) + (ch.div & 0xf) / 16;
+    const phaseCorrect = ch.csr & 2 ? 2 : 1;
+    const freq = this.mcu.clkSys / (div * (ch.top + 1) * phaseCorrect);
+    const cc = gp & 1 ? ch.cc >>> 16 : ch.cc & 0xffff;
+    return { freq: Math.round(freq), duty: Math.min(1, cc / (ch.top + 1)) };
+  }
+
+  // -- running ----------------------------------------------------------------------------------
+
+  /** Stop the chip dead when the emulated clock reaches ns (a power cut), even mid-erase. */
+  stopAt(ns) {
+    this.stopAtNs = ns;
+  }
+
+  /**
+   * Run for up to maxCycles cycles or until the emulated clock reaches untilNs.
+   * Returns 'run' (budget spent), 'idle' (waiting for an interrupt with nothing scheduled
+   * before untilNs), 'stop' (reset asked, or stopAt reached).
+   */
+  run(maxCycles, untilNs = Infinity) {
+    const { mcu, clock } = this;
+    const core = mcu.core;
+    const limit = Math.min(untilNs, this.stopAtNs);
+    let cycles = 0;
+    while (cycles < maxCycles && !this.stopped) {
+      if (clock.nanos >= this.stopAtNs) {
+        this.stopped = true;
+        this.resetCause = 'power';
+        break;
+      }
+      if (this.busy) {
+        const b = this.busy;
+        const to = Math.min(b.end, this.stopAtNs, untilNs);
+        if (to > clock.nanos) clock.tick(to - clock.nanos);
+        if (clock.nanos >= b.end) {
+          b.done();
+          this.busy = null;
+        } else if (clock.nanos >= this.stopAtNs) {
+          b.cut(clock.nanos - b.start);
+          this.busy = null;
+        } else return 'idle';
+        continue;
+      }
+      if (core.waiting) {
+        const next = clock.nextAlarm ? clock.nanosToNextAlarm : Infinity;
+        const to = clock.nanos + next;
+        if (to > limit || next === Infinity) {
+          if (limit !== Infinity && limit > clock.nanos) clock.tick(limit - clock.nanos);
+          if (clock.nanos >= this.stopAtNs) continue;
+          return 'idle';
+        }
+        clock.tick(next);
+        cycles += next / CYCLE_NS;
+        continue;
+      }
+      const c = core.executeInstruction();
+      clock.tick(c * CYCLE_NS);
+      cycles += c;
+      if (clock.nanos >= untilNs) return 'run';
+    }
+    return this.stopped ? 'stop' : 'run';
+  }
+}
