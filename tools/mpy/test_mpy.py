@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     empty = [r for r in results if r.complete and r.passed + r.failed == 0 and not args.k]
     for r in empty:
         print(f"note: {r.file} [{r.mode}] has no tests")
-    print(f"{len(files)} files, {len(jobs)} runs ({len(heavy)} files .mpy only) (heap {args.heap}{'' if args.no_cap else ' capped'}) "
+    print(f"{len(files)} files, {len(jobs)} runs ({len(heavy)} heavy files .mpy only) (heap {args.heap}{'' if args.no_cap else ' capped'}) "
           f"in {time.monotonic() - t0:.1f} s")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
