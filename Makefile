@@ -22,12 +22,14 @@ run: setup
 demo: setup
 	$(BIN)/cardtable demo
 
+# pytest on every core (pytest-xdist), a test file to a worker (its module fixtures are built
+# once); each worker keeps its own port-lock folder (tests/conftest.py).
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 	$(BIN)/python tools/mpy/test_mpy.py
 
 test-py: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto --dist loadfile
 
 test-mpy: setup
 	$(BIN)/python tools/mpy/test_mpy.py

@@ -10,13 +10,17 @@ if __name__ == "__main__" or os.path.basename(sys.argv[0]).startswith("cardtable
     signal.signal(signal.SIGINT, lambda _sig, _frame: os._exit(130))
 
 import argparse  # noqa: E402
+import ast  # noqa: E402
 import importlib  # noqa: E402
+import importlib.util  # noqa: E402
 import json  # noqa: E402
 
 from cardtable_host import portlock  # noqa: E402
 from cardtable_host.errors import INTERRUPTED, CardtableError  # noqa: E402
 
-# name -> module with HELP, DESCRIPTION, add_arguments(parser) and run(args) -> exit status
+# name -> module with HELP, DESCRIPTION, add_arguments(parser) and run(args) -> exit status.
+# Only the command being run is imported: the others' one-line HELP is read from their source,
+# so `cardtable --help` and every command start fast and do not need another's imports.
 COMMANDS = {
     "run": "cardtable_host.runcmd",
     "serve": "cardtable_host.servecmd",
@@ -32,6 +36,7 @@ COMMANDS = {
     "test": "cardtable_host.testcmd",
     "draw": "cardtable_host.drawcmd",
     "tournament": "cardtable_host.tourncmd",
+    "completion": "cardtable_host.completion",
 }
 
 EXIT_STATUS = """\
@@ -50,8 +55,33 @@ def version() -> str:
         return "unknown"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+def command_help(modname: str) -> str:
+    """A command module's HELP line, read from its source without importing it."""
+    spec = importlib.util.find_spec(modname)
+    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
+        return str(importlib.import_module(modname).HELP)
+    with open(spec.origin, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), spec.origin)
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+                isinstance(t, ast.Name) and t.id == "HELP" for t in node.targets):
+            return str(ast.literal_eval(node.value))
+    return str(importlib.import_module(modname).HELP)
+
+
+def chosen_command(argv: list[str]) -> str | None:
+    """The subcommand argv names (its first word that is one), or None."""
+    for word in argv:
+        if word in COMMANDS:
+            return word
+        if not word.startswith("-"):
+            return None
+    return None
+
+
+def build_parser(only: str | None = None, *, full: bool = True) -> argparse.ArgumentParser:
+    """The argument parser: every subcommand in full, or (full=False) only `only` in full
+    and the others by name and help line."""
     parser = argparse.ArgumentParser(
         prog="cardtable",
         description="An instrumented card table: referee records, run the simulated table, "
@@ -61,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version="cardtable %s" % version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, modname in COMMANDS.items():
+        if not full and name != only:
+            sub.add_parser(name, help=command_help(modname))
+            continue
         mod = importlib.import_module(modname)
         p = sub.add_parser(name, help=mod.HELP, description=mod.DESCRIPTION,
                            formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -80,7 +113,8 @@ def fail(args: argparse.Namespace, e: CardtableError) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `cardtable` command."""
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(chosen_command(words), full=False)
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     except ValueError:  # not the main thread: Ctrl-C is not ours to handle

@@ -12,6 +12,7 @@ from cardtable.cards import BadCard, deck, standard
 from cardtable.drivers import ndef
 
 from cardtable_host import boardfind
+from cardtable_host.errors import UsageError
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint, use_colour
 
@@ -68,6 +69,13 @@ class Reader(TagSource, Protocol):
     def read(self, page: int) -> bytes | None: ...  # 16 bytes (4 pages) or None
 
     def write(self, page: int, data: bytes) -> bool: ...
+
+
+def driver_installed() -> bool:
+    """Whether Adafruit's PN532 driver (the `enroll` extra) is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("adafruit_pn532") is not None
 
 
 class UartReader:
@@ -433,6 +441,9 @@ def run(args: argparse.Namespace) -> int:
     if args.zone:
         print("cardtable enroll: --zone is for --board-port (the table's own readers)", file=sys.stderr)
         return 2
+    if not driver_installed():
+        raise UsageError("--port needs Adafruit's PN532 driver, an optional part of cardtable: "
+                         "pip install 'cardtable[enroll]'")
     try:
         reader = UartReader(args.port)
     except Exception as e:  # serial.SerialException, the driver's RuntimeError

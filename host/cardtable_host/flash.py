@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from cardtable_host import boardfind, imageinstall, portlock
+from cardtable_host.firmwarefiles import device_lib, firmware_dir
 from cardtable_host.errors import CardtableError
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint
@@ -55,7 +56,7 @@ example:  cardtable flash                       # hold BOOTSEL, plug the Pico in
 """
 
 REPO = Path(__file__).resolve().parents[2]
-FIRMWARE = Path(os.environ.get("CARDTABLE_FIRMWARE", REPO / "firmware"))
+FIRMWARE = firmware_dir()
 BUILD_ROOT = Path(os.environ.get("CARDTABLE_BUILD") or REPO / "build")  # as the virtual board's
 BUILD = BUILD_ROOT / "mpy"
 CHUNK = 768  # bytes per write on the raw REPL (1 kB of base64)
@@ -162,7 +163,7 @@ def build() -> str:
             fcntl = None  # type: ignore[assignment]
         if fcntl is not None:
             fcntl.flock(lock, fcntl.LOCK_EX)
-        status = tool.build(FIRMWARE / "lib", BUILD, False, False)
+        status = tool.build(device_lib(), BUILD, False, False)
     if status:
         raise FlashError("mpy-cross could not compile the firmware:\n" + err.getvalue(), 1)
     return out.getvalue().strip()

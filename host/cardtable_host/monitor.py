@@ -428,10 +428,12 @@ class Keys:
 
 
 def seat_names(board: str | None, layout: str | None) -> list[str]:
-    """Seat names ("South", ...) from the repository's board file, if it is there."""
+    """Seat names ("South", ...) from the firmware's board file, if it is there."""
     if not board or not layout:
         return []
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "firmware", "boards", board + ".json")
+    from cardtable_host.firmwarefiles import firmware_dir
+
+    path = firmware_dir() / "boards" / (board + ".json")
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)

@@ -205,3 +205,25 @@ def test_closing_leaves_no_process_thread_or_descriptor() -> None:
     assert not vb.alive and fds() == before_fds and threading.active_count() == before_threads
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_raw_paste_mode_carries_code_longer_than_its_window() -> None:
+    """mpremote's raw-paste mode (MicroPython's flow control) is served, not declined."""
+    from mpremote.transport import TransportExecError
+    from mpremote.transport_serial import SerialTransport
+
+    lines = ["x%d = %d" % (i, i) for i in range(60)]  # ~600 bytes: several 128-byte windows
+    with VirtualBoard("pico-i2c-2seat", game="nexus") as vb:
+        t = SerialTransport(vb.port, baudrate=115200)
+        try:
+            t.enter_raw_repl(soft_reset=True)
+            out = t.exec("\n".join(lines) + "\nprint(sum([%s]))" % ", ".join("x%d" % i for i in range(60)))
+            assert out.splitlines() == [b"1770"]
+            assert t.use_raw_paste  # the board said R\x01: mpremote keeps using raw-paste
+            with pytest.raises(TransportExecError) as err:
+                t.exec("print('before')\nraise ValueError('pasted')")
+            assert err.value.error_output.splitlines()[-1] == "ValueError: pasted"
+            assert t.eval("6 * 7") == 42
+            t.exit_raw_repl()
+        finally:
+            t.close()

@@ -10,8 +10,9 @@
 //   MicroPython, behind the simulated buses the board config describes); main.run() is
 //   called from JavaScript on a timer, one top-level call per tick, so the GC runs.
 // - Ctrl-C (0x03) on the serial stops the table and starts the real MicroPython REPL,
-//   with two shims for mpremote: raw-paste is declined (the wasm REPL cannot block for
-//   input) and Emscripten errno values in OSError messages become MicroPython's.
+//   with two shims for mpremote: raw-paste mode is served here (the wasm REPL cannot block
+//   for input: the bridge takes the code with pyexec.c's flow control, then hands it to the
+//   raw REPL) and Emscripten errno values in OSError messages become MicroPython's.
 //   Ctrl-D at an empty friendly prompt, machine.reset() and the control channel's reset
 //   restart the table on a fresh MicroPython; Ctrl-D in the raw REPL soft-reboots without
 //   starting it, as a board does.
@@ -63,6 +64,8 @@ const OK = 0;
 const MORE = 2;
 const STOPPED = 3;
 const SIM_DIR = '/.sim';
+// Raw-paste flow-control window: half of MICROPY_REPL_STDIN_BUFFER_MAX (256), as pyexec.c.
+const PASTE_WINDOW = 128;
 const HIDE = new Set(['tmp', 'home', 'dev']);
 const SYNC_MS = 50;
 // A board left alone (nothing said, nothing asked, no card moved) ticks slower: after IDLE_AFTER_MS
@@ -247,6 +250,8 @@ class Board {
     this.raw = false;
     this.rawLen = 0;
     this.paste = 0; // bytes of the raw-paste request \x05 A \x01 seen so far
+    this.pasting = null; // code bytes received in raw-paste mode, or null
+    this.pasteWindow = 0; // bytes the host may still send before the next \x01
     this.lineEmpty = true;
     this.control = null;
     this.lastSync = 0;
@@ -653,6 +658,7 @@ class Board {
     this.raw = false;
     this.lineEmpty = true;
     this.paste = 0;
+    this.pasting = null;
     if (raw) this.replChar(0x01);
     this.outFlush();
     this.setMode('repl');
@@ -678,14 +684,33 @@ class Board {
     this.replOut = this.replOut || [];
     for (let i = 0; i < chunk.length; i++) {
       const c = chunk[i];
-      // Raw-paste shim: decline \x05 A \x01 with R\x00; mpremote falls back to the raw REPL.
-      if (this.raw && this.rawLen === 0 && (this.paste > 0 || c === 0x05)) {
+      let pasted = false;
+      if (this.pasting) {
+        // Raw-paste mode as MicroPython's pyexec.c: a window of PASTE_WINDOW bytes at a
+        // time, \x01 for each next one; \x04 (or Ctrl-C) ends the code and is answered \x04.
+        if (c !== 0x04 && c !== 0x03) {
+          this.pasting.push(c);
+          if (--this.pasteWindow === 0) {
+            this.outWrite(Buffer.from([0x01]));
+            this.pasteWindow = PASTE_WINDOW;
+          }
+          continue;
+        }
+        this.outWrite(Buffer.from([0x04]));
+        const code = this.pasting;
+        this.pasting = null;
+        if (c === 0x03) continue;
+        for (const b of code) this.replChar(b);
+        pasted = true;  // the raw REPL's "OK" is not said in raw-paste mode
+      } else if (this.raw && this.rawLen === 0 && (this.paste > 0 || c === 0x05)) {
         const want = [0x05, 0x41, 0x01][this.paste];
         if (c === want) {
           this.paste += 1;
           if (this.paste === 3) {
             this.paste = 0;
-            this.outWrite(Buffer.from('R\x00', 'latin1'));
+            this.pasting = [];
+            this.pasteWindow = PASTE_WINDOW;
+            this.outWrite(Buffer.from([0x52, 0x01, PASTE_WINDOW & 0xff, PASTE_WINDOW >> 8, 0x01]));
           }
           continue;
         }
@@ -693,6 +718,7 @@ class Board {
         this.paste = 0;
         for (const h of held) this.replChar(h);
       }
+      const okAt = pasted ? this.replOut.length : -1;
       const softRaw = this.raw && c === 0x04 && this.rawLen === 0;
       const softFriendly = !this.raw && c === 0x04 && this.lineEmpty;
       if (softFriendly) {
@@ -702,6 +728,9 @@ class Board {
         return chunk.subarray(i + 1);
       }
       this.replChar(c);
+      if (okAt >= 0 && this.replOut && this.replOut[okAt] === 0x4f && this.replOut[okAt + 1] === 0x4b) {
+        this.replOut.splice(okAt, 2);
+      }
       if (softRaw) {
         // The raw REPL said OK; a board reboots and, in raw mode, does not run main.py.
         this.outWrite('MPY: soft reboot\r\n');

@@ -2,8 +2,10 @@
 
 Every tests/rules/test_*.py and tests/device/test_*.py runs in its own Node process
 (tools/mpy/run.mjs --test), once against firmware/lib as .py and once against the
-mpy-cross build (.mpy), in parallel. Prints one line per file and run, the failures,
-and a closing `N passed, M failed` line; exits non-zero if anything failed.
+mpy-cross build (.mpy), in parallel. The heavy play-out files (ONCE) run only against the
+.mpy build, the form the firmware ships in, unless --mode names a mode. Prints one line per
+file and run, the failures, and a closing `N passed, M failed` line; exits non-zero if
+anything failed.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ RUN_MJS = TOOLS / "run.mjs"
 TEST_DIRS = ("tests/rules", "tests/device")
 PACKAGE_MJS = REPO_ROOT / "node_modules" / "@micropython" / "micropython-webassembly-pyscript" / "micropython.mjs"
 SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
+# Seeded random play-outs: minutes on WebAssembly, and the same bytecode paths in .py and
+# .mpy form, so the default run gives them the .mpy run only (and starts them first).
+ONCE = tuple("tests/rules/test_%s.py" % name for name in (
+    "caljacks", "nerts", "nexus", "fortyfives", "fairies", "conformance", "nonesuch_playouts"))
 
 
 
@@ -154,7 +160,13 @@ def main(argv: list[str] | None = None) -> int:
             modes.remove("mpy")
             print("mpy build failed: the .mpy runs are skipped and count as failed", file=sys.stderr)
 
-    jobs = [(f, m) for f in files for m in modes]
+    missing = [name for name in ONCE if not (REPO_ROOT / name).is_file()]
+    if missing:
+        print("test_mpy.py: ONCE names files that do not exist: %s" % ", ".join(missing), file=sys.stderr)
+        return 2
+    once = {(REPO_ROOT / name).resolve() for name in ONCE}
+    heavy = [(f, "mpy") for f in files if f in once and args.mode == "both" and "mpy" in modes]
+    jobs = heavy + [(f, m) for f in files for m in modes if (f, "mpy") not in heavy]
     results: list[Result] = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         futures = [pool.submit(run_file, node, f, m, args) for f, m in jobs]
@@ -173,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     empty = [r for r in results if r.complete and r.passed + r.failed == 0 and not args.k]
     for r in empty:
         print(f"note: {r.file} [{r.mode}] has no tests")
-    print(f"{len(files)} files x {len(modes)} runs (heap {args.heap}{'' if args.no_cap else ' capped'}) "
+    print(f"{len(files)} files, {len(jobs)} runs ({len(heavy)} heavy files .mpy only) (heap {args.heap}{'' if args.no_cap else ' capped'}) "
           f"in {time.monotonic() - t0:.1f} s")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
