@@ -30,6 +30,7 @@ from benchlib import PICO_HEAP, RESULTS, kib, micropython_missing, rel, table  #
 LATENCY_BUDGET_MS = 100.0  # placement to verdict with 8 readers (bench/README.md, Budgets)
 LATENCY_BUDGET_READERS = 8
 HEAP_BUDGET = PICO_HEAP // 2  # firmware + the largest game state within half the heap
+POWERCUT_TRIALS = 100  # a reboot of the emulated chip each: ~8-10 s of wall time on a busy 2-core machine
 RP2_ACTIONS = 30  # actions per game on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
 
 # When MicroPython cannot run, the latency model falls back to CPython's rules cost times the
@@ -67,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-micropython", action="store_true", help="CPython figures and the model only")
     ap.add_argument("--no-rp2", action="store_true",
                     help="skip the rp2 board (the real port on an emulated RP2040; skipped with --quick)")
+    ap.add_argument("--powercut-trials", type=int, default=POWERCUT_TRIALS, metavar="N",
+                    help=f"power cuts on the rp2 board (default {POWERCUT_TRIALS}; 0: none; skipped with --no-rp2)")
     ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="MicroPython processes at once (default 2)")
@@ -168,6 +171,18 @@ def main(argv: list[str] | None = None) -> int:
         if rp2_out.get("error") and "rp2:" not in " ".join(errors):
             errors.append("rp2: " + str(rp2_out["error"]))
 
+    # 5b. Power cuts on the rp2 board's flash path.
+    if args.quick or args.no_rp2 or args.powercut_trials <= 0:
+        cuts_out: dict[str, Any] = {"skipped": "--quick" if args.quick else "--no-rp2 or no trials"}
+    else:
+        import rp2cuts
+
+        print(f"rp2 board: {args.powercut_trials} power cuts ...", file=sys.stderr)
+        cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(args.powercut_trials))
+        if cuts_out.get("failures"):
+            errors.append("rp2 power cuts: %d trial(s) lost, doubled or did not resume an action"
+                          % len(cuts_out["failures"]))
+
     # 6. The latency model.
     place_polls, pp_source = latency.place_polls_default()
     lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source))
@@ -200,9 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         "footprint": foot,
         "driver": driver or None,
         "latency": lat,
+        "rp2": rp2_out,
+        "rp2_power_cuts": cuts_out,
         "faults": fault,
         "tournament": tour,
-        "rp2": rp2_out,
     }
     results["budgets"] = budgets(results)
     results["errors"] = errors
@@ -514,6 +530,14 @@ def report(r: dict[str, Any]) -> str:
         parts.append("  emulator: " + "; ".join(rp2r["limits"]))
     elif rp2r.get("skipped"):
         parts.append(f"\nrp2 board: skipped ({rp2r['skipped']})")
+    cuts = r.get("rp2_power_cuts") or {}
+    if cuts.get("trials"):
+        import rp2cuts
+
+        for title, header, rows in rp2cuts.tables(cuts):
+            parts.append(table("\n" + title, header, rows))
+    elif cuts.get("skipped"):
+        parts.append(f"\nrp2 board power cuts: skipped ({cuts['skipped']})")
 
     rows = []
     for b in r["budgets"]:

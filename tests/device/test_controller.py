@@ -398,3 +398,28 @@ def test_an_idle_table_steps_without_allocating():
     assert t.ctl.scanner.polls[0] == polls + 30 and out == b"", (t.ctl.scanner.polls[0], polls, out)
     assert len(t.ctl.game.history) == 2
 
+
+
+@stepped
+def test_a_journal_that_cannot_be_written_is_a_fault_and_the_refereeing_goes_on():
+    from cardtable.hw_sim import MemStorage
+    from cardtable.table import feedback
+
+    store = MemStorage()
+    t = yield from dealt_caljacks(storage=store)
+    store.fail_writes = True  # the flash fails (or is full) from now on
+    events = t.events
+    t.hal.place("s1", "KH")
+    t.run(3)
+    f = t.kinds("fault")
+    assert len(f) == 1 and f[0]["kind"] == "journal" and "journal" in f[0]["msg"]
+    assert t.led("s1") == feedback.COLOURS["fault"]  # accepted, but not recorded
+    assert t.hal.buzzer.patterns[-1] == feedback.PATTERNS["fault"]
+    assert t.events == events + 1 and len(t.ctl.game.history) == 2  # the play stands
+    t.hal.lift("s1")
+    t.run(10)
+    t.put("s1", "QH")  # seat 0 is to play: still refereed
+    v = t.kinds("verdict")
+    assert len(v) == 1 and v[0]["reason"] == "not your turn: seat 0 is to play"
+    t.put("s0", "2H")
+    assert len(t.kinds("fault")) == 2 and t.events == events + 2 and len(t.ctl.game.history) == 3

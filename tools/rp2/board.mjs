@@ -343,7 +343,7 @@ export class Board {
         if (req.op_kind || req.in_ns !== undefined) {
           this.cut = { off_ms: off, req };
           if (req.in_ns !== undefined) chip.stopAt(chip.nanos + Number(req.in_ns));
-          else this.armFlashCut(req.op_kind, Number(req.frac ?? 0.5));
+          else this.armFlashCut(req.op_kind, Number(req.frac ?? 0.5), Number(req.skip ?? 0));
           return;
         }
         this.lastCause = 'power';
@@ -409,14 +409,17 @@ export class Board {
     }
   }
 
-  // Cut the power part-way through the next flash erase or program: frac of its time.
-  armFlashCut(kind, frac) {
+  // Cut the power part-way through the next flash erase or program: frac of its time;
+  // skip: let that many of them finish first.
+  armFlashCut(kind, frac, skip = 0) {
     if (kind !== 'erase' && kind !== 'program') throw new Error('op_kind: erase or program');
     const chip = this.chip;
+    let left = skip;
     const wrap = (name) => {
       const orig = chip[name].bind(chip);
       chip[name] = (...args) => {
         orig(...args);
+        if (left-- > 0) return;
         chip[name] = orig;
         const b = chip.busy;
         chip.stopAt(b.start + Math.max(1, Math.floor((b.end - b.start) * frac)));

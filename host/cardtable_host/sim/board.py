@@ -101,6 +101,19 @@ def mpy_build() -> tuple[Path, Path]:
     return lib, emu_out
 
 
+def uid_hex(zone: str, text: str | None, uid: bytes | str | None, kind: int | str) -> str:
+    """A tag's UID in hex: uid as given, else a stable one for its text (4 bytes for a bank card)."""
+    if uid is None:
+        from cardtable_host.sim.table import uid_for
+
+        uid = uid_for(text or "foreign:" + zone)
+    if isinstance(uid, (bytes, bytearray)):
+        uid = uid.hex()
+    if kind in ("bank", "classic") and len(uid) == 14:
+        uid = uid[:8]
+    return uid
+
+
 class VirtualBoard:
     """A simulated Pico running the table, its USB serial on a pty at ``.port``.
 
@@ -149,6 +162,8 @@ class VirtualBoard:
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._wake_r = -1
         self._wake_w = -1
+        self._pass_fds: tuple[int, ...] = ()  # more descriptors for the board process
+        self._env: dict[str, str] | None = None  # its environment (None: ours)
 
     # -- life -------------------------------------------------------------------------
 
@@ -162,8 +177,8 @@ class VirtualBoard:
         self._wake_r, self._wake_w = os.pipe()
         try:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, pass_fds=(theirs.fileno(),),
-                                          cwd=str(REPO_ROOT))
+                                          stderr=subprocess.PIPE, pass_fds=(theirs.fileno(), *self._pass_fds),
+                                          cwd=str(REPO_ROOT), env=self._env)
         finally:
             theirs.close()
         os.set_blocking(self._proc.stdout.fileno(), False)  # type: ignore[union-attr]
@@ -468,15 +483,8 @@ class VirtualBoard:
         never formatted). wait: return once the firmware has polled the reader enough
         times to have seen the tag.
         """
-        if uid is None:
-            from cardtable_host.sim.table import uid_for
-
-            uid = uid_for(text or "foreign:" + zone)
-        if isinstance(uid, (bytes, bytearray)):
-            uid = uid.hex()
-        if kind in ("bank", "classic") and len(uid) == 14:
-            uid = uid[:8]
-        self._request({"op": "place", "zone": zone, "uid": uid, "text": text, "kind": kind, "wait": wait})
+        self._request({"op": "place", "zone": zone, "uid": uid_hex(zone, text, uid, kind), "text": text,
+                       "kind": kind, "wait": wait})
 
     def lift(self, zone: str, wait: bool = True) -> None:
         """Take the tag off a zone (wait: until the firmware has had time to notice)."""

@@ -17,7 +17,8 @@ layout) in ``$XDG_CACHE_HOME/cardtable/rp2``, so the next fresh board starts fro
   has been built, else the stock MicroPython image in the shared rp2 directory).
 - ``devices``: JS modules for the buses (readers), see tools/rp2/board.mjs; default: every
   module in tools/rp2/devices/.
-- ``speed``: emulated time at most this many times wall time (0: no limit).
+- ``speed``: emulated time at most this many times wall time (0: no limit; default
+  $CARDTABLE_RP2_SPEED, else 1).
 """
 from __future__ import annotations
 
@@ -31,10 +32,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cardtable_host.sim.board import REPO_ROOT, BoardError, VirtualBoard, node_binary
+from cardtable_host.sim.board import REPO_ROOT, BoardError, VirtualBoard, node_binary, uid_hex
+from cardtable_host.sim.rp2bus import Readers
 
 BOARD_MJS = REPO_ROOT / "tools" / "rp2" / "board.mjs"
 DEVICES_DIR = REPO_ROOT / "tools" / "rp2" / "devices"
+ENV_SPEED = "CARDTABLE_RP2_SPEED"  # default speed (0: as fast as the emulator goes; tests)
+ENV_BUS_FD = "CARDTABLE_RP2_BUS_FD"  # the readers' socket, for tools/rp2/devices/readers.mjs
 ENV_RP2_DIR = "CARDTABLE_RP2_DIR"  # the shared rp2 directory (stock UF2, bootrom)
 ENV_CACHE = "XDG_CACHE_HOME"
 BOOTROM = "rp2040-bootrom-b1.bin"
@@ -103,17 +107,22 @@ class Rp2Board(VirtualBoard):
 
     def __init__(self, board: str | None = "pico-i2c-4seat", flash_dir: str | os.PathLike[str] | None = None,
                  game: str | None = None, layout: str | None = None, install: bool | None = None,
-                 image: str | os.PathLike[str] | None = None, speed: float = 1.0,
+                 image: str | os.PathLike[str] | None = None, speed: float | None = None,
                  devices: tuple[str, ...] | None = None, repl: bool = False, echo_stderr: bool = False,
                  trace: bool = False) -> None:
         VirtualBoard.__init__(self, board=board, flash_dir=flash_dir, game=game, layout=layout,
                               install=install, repl=repl, echo_stderr=echo_stderr)
         self.image = Path(image) if image is not None else default_image()
-        self.speed = speed
+        self.speed = float(os.environ.get(ENV_SPEED) or 1.0) if speed is None else speed
         self.devices = default_devices() if devices is None else tuple(devices)
         self.trace = trace
         self.installed: dict[str, Any] | None = None  # `cardtable flash --json`'s report, when it ran
         self._flash_tmp: tempfile.TemporaryDirectory[str] | None = None
+        self.readers: Readers | None = None  # the PN532s on the board's buses (rp2bus)
+        if board:
+            from cardtable.table import config
+
+            self.readers = Readers(config.load_board(board, str(REPO_ROOT / "firmware" / "boards")))
 
     # -- the flash --------------------------------------------------------------------
 
@@ -162,18 +171,33 @@ class Rp2Board(VirtualBoard):
 
     # -- life -------------------------------------------------------------------------
 
+    def _start_process(self, timeout: float) -> None:
+        """VirtualBoard.start with the readers' socket handed to the board process."""
+        theirs = None
+        if self.readers is not None:
+            theirs = self.readers.serve()
+            self._pass_fds = (theirs.fileno(),)
+            self._env = dict(os.environ, **{ENV_BUS_FD: str(theirs.fileno())})
+        try:
+            VirtualBoard.start(self, timeout)
+        finally:
+            if theirs is not None:
+                theirs.close()  # the board process holds it now: its end closes with the process
+
     def start(self, timeout: float = 60) -> "Rp2Board":
         """Start the chip (installing the firmware on a fresh flash first); wait for the table or REPL."""
         flash = self.flash_file()
         flash.parent.mkdir(parents=True, exist_ok=True)
         if not flash.exists() or self.install:
             self._install(flash)
-        VirtualBoard.start(self, timeout)
+        self._start_process(timeout)
         return self
 
     def close(self, timeout: float = 5) -> None:
         """Stop the chip (its flash saved) and release everything."""
         VirtualBoard.close(self, timeout)
+        if self.readers is not None:
+            self.readers.close()
         if self._flash_tmp is not None:
             self._flash_tmp.cleanup()
             self._flash_tmp = None
@@ -202,7 +226,7 @@ class Rp2Board(VirtualBoard):
         repl, speed = self.repl, self.speed
         self.repl, self.speed = True, 0  # no need to wait for the wall clock while copying
         try:
-            VirtualBoard.start(self, 120)
+            self._start_process(120)
             job()
             self.sync()
         finally:
@@ -240,6 +264,52 @@ class Rp2Board(VirtualBoard):
         finally:
             fb.close()
 
+    # -- the readers (served here, not by the board process) ----------------------------
+
+    def _readers(self) -> Readers:
+        if self.readers is None:
+            raise BoardError("this board has no readers")
+        return self.readers
+
+    def place(self, zone: str, text: str | None, uid: bytes | str | None = None, kind: int | str = 213,
+              wait: bool = True) -> None:
+        """Lay a tag on a zone's reader (see VirtualBoard.place)."""
+        try:
+            self._readers().place(zone, uid_hex(zone, text, uid, kind), text, kind, wait,
+                                  running=self.mode == "table")
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+
+    def lift(self, zone: str, wait: bool = True) -> None:
+        """Take the tag off a zone (wait: until the firmware has had time to notice)."""
+        try:
+            self._readers().lift(zone, wait, running=self.mode == "table")
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+
+    def kill_reader(self, reader: int | str) -> None:
+        """Cut a reader's cable (by index, or by its zone's name): it stops answering."""
+        try:
+            self._readers().kill(reader, True)
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+
+    def revive_reader(self, reader: int | str) -> None:
+        """Mend a reader's cable."""
+        try:
+            self._readers().kill(reader, False)
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+
+    def status(self) -> dict[str, Any]:
+        """The board's status, with the cards on its readers and the readers' bus figures."""
+        st = VirtualBoard.status(self)
+        if self.readers is not None:
+            st["cards"] = self.readers.cards_by_zone()
+            st["dead"] = [i for i, r in enumerate(self.readers.readers) if r.dead]
+            st["readers"] = self.readers.stats()
+        return st
+
     # -- what only this board has -------------------------------------------------------
 
     def hold(self, button: str, down: bool) -> None:
@@ -255,15 +325,17 @@ class Rp2Board(VirtualBoard):
         self.period_ms = ms
 
     def power_cut_at(self, in_ns: int | None = None, op_kind: str | None = None, frac: float = 0.5,
-                     off_ms: int = 0, timeout: float = 60) -> dict[str, Any]:
+                     off_ms: int = 0, timeout: float = 60, skip: int = 0) -> dict[str, Any]:
         """Cut the power in_ns emulated ns from now, or frac of the way into the next flash
-        erase or program (op_kind); a new chip boots from the flash as it was (off_ms >= 0)."""
+        erase or program (op_kind; skip: after that many more have finished); a new chip boots
+        from the flash as it was (off_ms >= 0)."""
         req: dict[str, Any] = {"op": "powercut", "off_ms": off_ms}
         if in_ns is not None:
             req["in_ns"] = in_ns
         else:
             req["op_kind"] = op_kind
             req["frac"] = frac
+            req["skip"] = skip
         reply = self._request(req, timeout=timeout)
         if off_ms >= 0:
             self.wait_mode(("table", "repl"), timeout)

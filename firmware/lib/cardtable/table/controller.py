@@ -254,7 +254,10 @@ class Controller:
         try:
             seq = self.journal.append(obj)
         except JournalError as e:
+            # Refereed but not recorded (flash full or failing): the table says so and plays on.
             self._fault("journal", str(e))
+            self.feedback.flash(led, "fault", now)
+            self.feedback.sound("fault", now)
         if action[1] == "deal":
             self.zone_card = {}
             self.round_t0 = now

@@ -1,0 +1,212 @@
+"""Power cuts on the rp2 board's real flash path: the chip stopped dead during play, then a new
+chip booted from the same flash, checked against what the host saw accepted.
+
+Each trial arms one cut on the running board (tools/rp2/board.mjs ``powercut``): at a random
+emulated time within the next actions (``time``), or a random fraction of the way through the
+next flash sector erase (``erase``) or page program (``program``) - littlefs's commits, the
+journal's appends. The host keeps playing legal actions over the link (``act``) until the
+power goes; a new chip boots from the flash as the cut left it, and then:
+
+- every action the board had answered as accepted is in the journal, once, in order, each
+  line byte for byte what the journal writes (no accepted action lost or doubled);
+- the action under way when the power went (sent, never answered) is either there whole, as
+  the next line, or not at all - never torn;
+- the board resumes exactly: its seq is the journal's, its view of the game is the view the
+  host computes from those actions.
+
+``run(board, link, trials, seed)`` returns the tally that the test asserts and ``make bench``
+prints.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import random
+import threading
+import time
+from typing import Any
+
+from cardtable import games, record
+from cardtable.rng import Random
+
+KINDS = ("time", "erase", "program")
+ACT_TIMEOUT = 60.0  # wall seconds an answer may take (an answer lost to a cut waits this long)
+TIME_NS = 300_000_000
+SKIP = {"erase": 3, "program": 8}  # the cut falls in one of the next few: data or metadata commits  # a cut at a random time within the next ~2 actions (emulated ns)
+
+
+class Trial:
+    """What one cut did: kind, where, and what the board kept."""
+
+    def __init__(self, kind: str, where: float) -> None:
+        self.kind = kind
+        self.where = where  # ns for "time", fraction of the operation otherwise
+        self.accepted = 0  # actions answered as accepted before the power went, this game
+        self.inflight = False  # an action sent and not answered
+        self.kept = False  # ... and the journal has it
+        self.skip = 0  # erase/program: that many finished before the cut one
+        self.error = ""
+
+    def outcome(self) -> str:
+        if self.error:
+            return "FAILED"
+        if not self.inflight:
+            return "between actions"
+        return "in-flight action kept" if self.kept else "in-flight action dropped"
+
+
+def _line(obj: dict[str, Any], seq: int) -> dict[str, Any]:
+    """A journal line as parsed back (its CRC checked by record.parse_line)."""
+    return dict(obj, seq=seq)
+
+
+def _parsed(lines: list[str]) -> list[Any]:
+    out: list[Any] = []
+    for i, text in enumerate(lines):
+        try:
+            out.append(record.parse_line(text, i + 1))
+        except record.RecordError as e:
+            out.append("torn: %s" % e)
+    return out
+
+
+def _view(game: Any) -> Any:
+    return json.loads(json.dumps(game.view(None)))
+
+
+class Cutter:
+    """Plays one game over the link on an Rp2Board and cuts its power, trial after trial."""
+
+    def __init__(self, board: Any, link: Any, game_id: str = "california-jacks", seats: int = 2,
+                 seed: int = 1) -> None:
+        self.board = board
+        self.link = link
+        self.game_id = game_id
+        self.seats = seats
+        self.rng = Random(seed)  # the bots' actions, as the device's own generator makes them
+        self.cuts = random.Random(seed)  # where the cuts fall
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=32)  # answers abandoned by a cut time out here
+        self.game: Any = None
+        self.lines: list[dict[str, Any]] = []  # the journal's lines as the host expects them
+        self.next: Any = None  # the next action to play (kept until the board accepts it)
+        self.games = 0
+
+    def new_game(self) -> None:
+        self.link.new(self.game_id, seats=self.seats)
+        self.game = games.load(self.game_id, seats=self.seats)
+        self.lines = [_line(record.header(self.game), 0)]
+        self.next = None
+        self.games += 1
+
+    def _action(self) -> Any:
+        if self.next is None:
+            self.next = self.game.bot_action(self.rng)
+        return self.next
+
+    def _accept(self, action: Any) -> None:
+        obj = record.encode(self.game, action)
+        self.game.apply(action)
+        self.lines.append(_line(obj, len(self.lines)))
+        self.next = None
+
+    def trial(self, kind: str) -> Trial:
+        """Arm one cut, play until it falls, check what the new chip resumed."""
+        if self.game is None or self.game.over:
+            self.new_game()
+        if kind == "time":
+            t = Trial(kind, self.cuts.randrange(TIME_NS))
+            cut = self.pool.submit(self.board.power_cut_at, in_ns=int(t.where))
+        else:
+            t = Trial(kind, self.cuts.uniform(0.001, 0.999))
+            t.skip = self.cuts.randrange(SKIP[kind])
+            cut = self.pool.submit(self.board.power_cut_at, op_kind=kind, frac=t.where, skip=t.skip)
+        sent: Any = None
+        while not cut.done():
+            if self.game.over:
+                time.sleep(0.05)  # nothing left to play: wait for the time cut (a write never comes)
+                if kind != "time":
+                    break
+                continue
+            action = self._action()
+            obj = record.encode(self.game, action)
+            sent = self.pool.submit(self.link.command, "act", ACT_TIMEOUT, True, action=obj)
+            while not sent.done() and not cut.done():
+                time.sleep(0.002)
+            if sent.done():
+                e = sent.exception()
+                if e is not None and not cut.done():
+                    raise RuntimeError("the board did not take a legal action: %s" % e)
+                if e is None:
+                    self._accept(action)
+                    t.accepted += 1
+                    sent = None
+        if not cut.done():  # a game over with an erase/program cut armed: cut now
+            self.board.power_cut()
+            cut.cancel()
+        else:
+            cut.result()
+        self.board.wait_mode(("table",), 120)
+        if sent is not None:
+            t.inflight = True
+            try:
+                sent.result(timeout=0.5)  # the answer made it out before the power went
+                self._accept(self.next)
+                t.accepted += 1
+                t.inflight = False
+            except Exception:  # noqa: BLE001 - no answer: the action is in flight
+                pass
+        self._check(t)
+        return t
+
+    def _check(self, t: Trial) -> None:
+        hello = self.link.hello(timeout=30)
+        got = _parsed(self.link.log(timeout=60))
+        want = self.lines
+        if t.inflight and len(got) == len(want) + 1:
+            action = self._action()
+            if got[-1] == _line(record.encode(self.game, action), len(want)):
+                self._accept(action)
+                t.kept = True
+        if got != self.lines:
+            t.error = "journal %d lines, host expects %d; first difference at line %d" % (
+                len(got), len(self.lines), next((i for i, (a, b) in enumerate(zip(got, self.lines)) if a != b),
+                                               min(len(got), len(self.lines))))
+            return
+        seq = hello.get("seq")
+        if seq != len(self.lines) - 1:
+            t.error = "the board resumed at seq %s, its journal has %d actions" % (seq, len(self.lines) - 1)
+            return
+        view = self.link.state()["view"]
+        if view != _view(self.game):
+            t.error = "the board's view after the reboot is not the game of its journal"
+
+    def close(self) -> None:
+        self.pool.shutdown(wait=False, cancel_futures=True)
+
+
+def run(board: Any, link: Any, trials: int, seed: int = 1, game_id: str = "california-jacks",
+        seats: int = 2) -> dict[str, Any]:
+    """Run trials cuts (kinds in turn) on a board running the table; the tally."""
+    c = Cutter(board, link, game_id, seats, seed)
+    out: dict[str, Any] = {"trials": 0, "by_kind": {k: 0 for k in KINDS}, "outcomes": {}, "failures": [],
+                           "games": 0, "wall_s": 0.0, "log": []}
+    t0 = time.monotonic()
+    lock = threading.Lock()
+    try:
+        for i in range(trials):
+            kind = KINDS[i % len(KINDS)]
+            t = c.trial(kind)
+            with lock:
+                out["trials"] += 1
+                out["by_kind"][kind] += 1
+                o = t.outcome()
+                out["outcomes"][o] = out["outcomes"].get(o, 0) + 1
+                out["log"].append([kind, t.where, t.skip, t.accepted, o])
+                if t.error:
+                    out["failures"].append({"trial": i, "kind": kind, "where": t.where, "skip": t.skip,
+                                            "error": t.error})
+    finally:
+        c.close()
+    out["games"] = c.games
+    out["wall_s"] = round(time.monotonic() - t0, 1)
+    return out

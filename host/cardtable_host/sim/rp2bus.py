@@ -1,0 +1,248 @@
+"""The rp2 board's PN532 readers: pn532_emu instances served to the emulated chip's buses.
+
+tools/rp2/bus.mjs models the wires (TCA9548A muxes, I2C addresses and status bytes, SPI op
+bytes and chip selects, bus time); each transaction that needs a PN532 comes here over a
+socket while the chip waits, so the readers, their tags and the timing of their answers
+live in Python, beside the bots that lay the cards::
+
+    readers = Readers(board_config)
+    node_side = readers.serve()        # a socket to pass to the runner (--bus-fd)
+    readers.place("s0", "AS", uid)     # returns once the firmware has polled s0 enough
+
+A PN532 answers after its processing time on the emulated clock (pn532_emu's timing model:
+~0.5 ms a command, ~5 ms to activate a tag, 1 ms an empty attempt), not at once: the driver
+polls its status byte meanwhile, as on a table.
+"""
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+import time
+from typing import Any
+
+from cardtable_host.sim.pn532_emu import ACK, PN532Emu, Tag
+
+OP_WRITE = 0x57
+OP_READ = 0x52
+OP_TAKE = 0x54
+OP_POWER = 0x50
+_HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
+
+# A change on a reader is seen by the scanner within this many polls of it (the controller's
+# place_polls / lift_polls + 1), as tools/mpy/board.mjs waits on the WebAssembly board.
+PLACE_POLLS = 3
+LIFT_POLLS = 4
+WAIT_S = 30.0  # wall time a place/lift waits for its polls before giving up
+CMD_LIST = 0x4A  # InListPassiveTarget: one poll
+
+
+class _Reader:
+    """One PN532: its emulator and when (emulated ns) its pending answer is ready."""
+
+    def __init__(self) -> None:
+        self.emu = PN532Emu()
+        self.emu.us_per_byte = 0  # the wire's time is bus.mjs's; here only the PN532's own
+        self.ready_ns = 0.0
+        self.polls = 0
+        self.tag: Tag | None = None
+        self.dead = False
+
+
+class Readers:
+    """Every reader of a board (a cardtable.table.config.Board), served to bus.mjs."""
+
+    def __init__(self, board: Any) -> None:
+        self.board = board
+        self.readers = [_Reader() for _ in board.readers]
+        self.cards: dict[int, tuple[str, str | None, int | str]] = {}  # reader -> (uid hex, text, kind)
+        self.lift_until: dict[int, int] = {}
+        self.requests = 0
+        self.served_s = 0.0  # wall time spent answering (the chip waits meanwhile)
+        self._cond = threading.Condition()
+        self._thread: threading.Thread | None = None
+        self._sock: socket.socket | None = None
+
+    # -- the link to the chip ------------------------------------------------------------
+
+    def serve(self) -> socket.socket:
+        """Start answering; returns the socket end for the runner (blocking, inheritable)."""
+        ours, theirs = socket.socketpair()
+        theirs.setblocking(True)
+        theirs.set_inheritable(True)
+        self._sock = ours
+        self._thread = threading.Thread(target=self._loop, name="rp2-bus", daemon=True)
+        self._thread.start()
+        return theirs
+
+    def close(self) -> None:
+        if self._sock is not None:
+            try:
+                self._sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+            self._sock.close()
+            self._sock = None
+
+    def _recv(self, n: int) -> bytes:
+        assert self._sock is not None
+        buf = bytearray()
+        while len(buf) < n:
+            part = self._sock.recv(n - len(buf))
+            if not part:
+                raise EOFError
+            buf.extend(part)
+        return bytes(buf)
+
+    def _loop(self) -> None:
+        try:
+            while self._sock is not None:
+                head = self._recv(_HEAD.size)
+                size, op, index, ns = _HEAD.unpack(head)
+                payload = self._recv(size - 10) if size > 10 else b""
+                t0 = time.perf_counter()
+                reply = self.handle(op, index, ns, payload)
+                if reply is not None:
+                    self._sock.sendall(struct.pack("<I", len(reply)) + reply)
+                self.served_s += time.perf_counter() - t0
+        except (EOFError, OSError, AttributeError):
+            pass  # the runner went away (a power cut, the end)
+
+    def handle(self, op: int, index: int, ns: float, payload: bytes) -> bytes | None:
+        """One request from the chip's bus; the reply bytes, or None (no reply)."""
+        with self._cond:
+            return self._handle(op, index, ns, payload)
+
+    def _handle(self, op: int, index: int, ns: float, payload: bytes) -> bytes | None:
+        self.requests += 1
+        if op == OP_POWER:
+            if index:
+                self.power_cycle()
+            return None
+        r = self.readers[index]
+        e = r.emu
+        if op == OP_WRITE:
+            before = e.total_us
+            e.receive(payload)
+            e.end_transaction()
+            if e.total_us != before:  # an answer was queued: ready after its processing time
+                r.ready_ns = ns + 1000.0 * e.last_us
+            if e.log:
+                r.polls += bytes(e.log).count(CMD_LIST)
+                e.log = bytearray()
+                self._cond.notify_all()
+            return None
+        if op == OP_READ:
+            f = self._peek(r, ns)
+            return b"\x00" if f is None else b"\x01" + f
+        if op == OP_TAKE:
+            e.take()
+            return None
+        raise ValueError("unknown bus request %r" % op)
+
+    @staticmethod
+    def _peek(r: _Reader, ns: float) -> bytes | None:
+        e = r.emu
+        if not e.ready():
+            return None
+        f = e._out[0][0]
+        if f != ACK and ns < r.ready_ns:
+            return None  # still processing
+        return bytes(f)
+
+    # -- the table -------------------------------------------------------------------------
+
+    def index(self, zone: str | int) -> int:
+        """A reader's index from a zone name (or an index)."""
+        if isinstance(zone, int):
+            if not 0 <= zone < len(self.readers):
+                raise ValueError("no reader %d on board %s" % (zone, self.board.name))
+            return zone
+        i = self.board.zone_reader.get(zone)
+        if i is None:
+            raise ValueError("no zone %r on board %s (zones: %s)" % (
+                zone, self.board.name, ", ".join(sorted(self.board.zone_reader))))
+        return int(i)
+
+    @staticmethod
+    def _tag(uid_hex: str, text: str | None, kind: int | str) -> Tag:
+        if kind in ("bank", "classic"):
+            return Tag(uid_hex[:8], kind=kind)
+        if kind == "blank":
+            return Tag(uid_hex, kind=213, blank=True)
+        return Tag(uid_hex, kind=int(kind), text=text)
+
+    def _wait(self, i: int, until: int, running: bool) -> bool:
+        end = time.monotonic() + WAIT_S
+        while running and self.readers[i].polls < until and not self.readers[i].dead:
+            left = end - time.monotonic()
+            if left <= 0:
+                return False
+            self._cond.wait(min(left, 0.5))
+        return True
+
+    def place(self, zone: str | int, uid_hex: str, text: str | None, kind: int | str = 213,
+              wait: bool = True, running: bool = True) -> bool:
+        """Lay a tag on a zone's reader; with wait, return once the firmware polled it enough
+        to have seen it (after a lift not yet seen, the tag goes down once it has been)."""
+        i = self.index(zone)
+        tag = self._tag(uid_hex, text, kind)
+        with self._cond:
+            self.cards[i] = (uid_hex, text, kind)
+            if running and not self._wait(i, self.lift_until.get(i, 0), True):
+                return False
+            r = self.readers[i]
+            r.emu.remove()
+            r.emu.place(tag)
+            r.tag = tag
+            return self._wait(i, r.polls + PLACE_POLLS, running and wait)
+
+    def lift(self, zone: str | int, wait: bool = True, running: bool = True) -> bool:
+        """Take the tag off a zone's reader (wait: until the firmware has had time to notice)."""
+        i = self.index(zone)
+        with self._cond:
+            had = self.cards.pop(i, None) is not None
+            r = self.readers[i]
+            r.emu.remove()
+            r.tag = None
+            self.lift_until[i] = r.polls + LIFT_POLLS
+            if had:
+                self._wait(i, self.lift_until[i], running and wait)
+            return had
+
+    def kill(self, zone: str | int, dead: bool = True) -> None:
+        """Cut (or mend) a reader's cable: it stops answering."""
+        i = self.index(zone)
+        with self._cond:
+            self.readers[i].dead = dead
+            self.readers[i].emu.mute = -1 if dead else 0
+            self._cond.notify_all()
+
+    def polls(self, zone: str | int) -> int:
+        """How many times the firmware has polled a reader (InListPassiveTarget)."""
+        return self.readers[self.index(zone)].polls
+
+    def power_cycle(self) -> None:
+        """The board's power came back: every PN532 restarts; the tags stay where they lie."""
+        with self._cond:
+            for i, old in enumerate(self.readers):
+                r = self.readers[i] = _Reader()
+                r.polls = old.polls
+                r.dead = old.dead
+                r.emu.mute = -1 if old.dead else 0
+                if i in self.cards:
+                    r.tag = self._tag(*self.cards[i])
+                    r.emu.place(r.tag)
+            self._cond.notify_all()
+
+    def cards_by_zone(self) -> dict[str, str | None]:
+        """What lies on each zone: {zone: text}."""
+        zones = {int(i): z for z, i in self.board.zone_reader.items()}
+        return {zones.get(i, str(i)): c[1] for i, c in sorted(self.cards.items())}
+
+    def stats(self) -> dict[str, Any]:
+        return {"requests": self.requests, "served_s": round(self.served_s, 3),
+                "polls": [r.polls for r in self.readers]}
+
+
+__all__ = ["Readers"]

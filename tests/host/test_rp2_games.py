@@ -1,0 +1,108 @@
+"""Games on the rp2 board: the firmware image on the emulated RP2040, hw_rp2 driving its readers.
+
+`cardtable sim GAME --board rp2 --bots all` plays one whole Forty-Fives game and one hand of
+every other game (Nerts: one round; target=1 ends a game at its first scored hand), the bots
+laying tagged cards on PN532s behind emulated TCA9548A muxes (and on SPI for the SPI board),
+and the scores the host read off the serial link are the scores `cardtable referee` gives for
+the journal pulled from the board's littlefs over the same link.
+
+The games run two at a time (a chip each, a core each); the wall time of each is in its
+result for the CI budget (see bench/README.md for the measured figures).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hostsupport import need_node
+
+pytest.importorskip("termios")  # ptys are POSIX only
+need_node()
+
+from cardtable_host.sim.rp2board import missing  # noqa: E402
+
+if missing():
+    pytest.skip("the rp2 board cannot run: %s" % missing(), allow_module_level=True)
+
+# game -> (board, seed, extra arguments)
+GAMES = {
+    "fortyfives": ("rp2", 26, []),  # the whole game to 120
+    "nexus": ("rp2", 1, []),  # one deal is the game
+    "fairies": ("rp2", 1, []),
+    "california-jacks": ("rp2", 171, ["--rule", "target=1"]),
+    "nonesuch": ("rp2:pico-spi-4seat", 254, ["--rule", "target=1"]),  # PN532s on SPI
+    "nerts": ("rp2", 120, ["--rule", "target=1"]),  # one round, six players
+}
+AT_ONCE = 2
+TIMEOUT = 1500
+
+
+def cardtable(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cardtable_host.cli", *args]
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[int, Path, float]]]:
+    """Every game played, AT_ONCE at a time: game -> (exit code, output base, wall seconds)."""
+    out = tmp_path_factory.mktemp("rp2games")
+    env = dict(os.environ, NO_COLOR="1", CARDTABLE_RP2_SPEED="0")
+    todo = list(GAMES.items())
+    running: dict[str, tuple[subprocess.Popen[bytes], Path, float]] = {}
+    done: dict[str, tuple[int, Path, float]] = {}
+    try:
+        while todo or running:
+            while todo and len(running) < AT_ONCE:
+                game, (board, seed, extra) = todo.pop(0)
+                base = out / game
+                with open(base.with_suffix(".out"), "wb") as so, open(base.with_suffix(".err"), "wb") as se:
+                    running[game] = (subprocess.Popen(
+                        cardtable("sim", game, "--board", board, "--bots", "all", "--seed", str(seed), "--json",
+                                  "--record", str(base.with_suffix(".jsonl")), *extra),
+                        stdout=so, stderr=se, env=env), base, time.monotonic())
+            for game, (proc, base, t0) in list(running.items()):
+                if proc.poll() is not None:
+                    done[game] = (proc.returncode, base, time.monotonic() - t0)
+                    del running[game]
+                elif time.monotonic() - t0 > TIMEOUT:
+                    proc.kill()
+                    proc.wait()
+                    done[game] = (-9, base, time.monotonic() - t0)
+                    del running[game]
+            time.sleep(0.2)
+        yield done
+    finally:
+        for proc, _, _ in running.values():
+            proc.kill()
+            proc.wait()
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_rp2_board_plays_and_the_link_agrees_with_the_referee(game: str, runs: dict[str, tuple[int, Path, float]]) -> None:
+    code, base, wall = runs[game]
+    stdout = base.with_suffix(".out").read_text()
+    assert code == 0, "%s (%.0f s)\n%s" % (code, wall, base.with_suffix(".err").read_text()[-3000:])
+    messages = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+    result = [m for m in messages if m.get("type") == "result"][-1]
+    assert result["over"] is True
+
+    events = [m for m in messages if m.get("type") == "event"]
+    finals = [ev for m in events for ev in m["events"] if ev.get("ev") == "over"]
+    assert len(finals) == 1 and finals[0]["scores"] == result["scores"]
+    plays = [m for m in events if str(m.get("from", "")).startswith("zone ")]
+    assert plays, "no card was laid on a reader"  # read by hw_rp2's PN532 drivers on the chip
+
+    lines = base.with_suffix(".jsonl").read_text().splitlines()
+    assert json.loads(lines[0])["game"] == game and len(lines) == len(events) + 1
+    ref = subprocess.run(cardtable("referee", "--json", str(base.with_suffix(".jsonl"))), capture_output=True,
+                         text=True, timeout=120)
+    assert ref.returncode == 0, ref.stdout + ref.stderr
+    verdict = json.loads(ref.stdout)
+    assert verdict["ok"] and verdict["over"]
+    assert verdict["scores"] == result["scores"] and verdict["winner"] == result["winner"]
+    print("%s on the rp2 board: %d actions in %.0f s" % (game, result["actions"], wall))

@@ -1,0 +1,99 @@
+"""Power cuts on the rp2 board's real flash path (littlefs on the emulated chip's flash, the
+journal on top): cuts at random times and part-way into flash erases and programs, a new chip
+booted from the flash each time, checked against what the host saw accepted (see
+host/cardtable_host/sim/powercut.py). And a flash with no room left: the table says so and
+goes on refereeing.
+
+Trials: $CARDTABLE_RP2_POWERCUT_TRIALS (default 24; `make bench` runs more). Each costs a
+reboot of the chip: ~2 s of CPU on an idle machine, up to ~10 s of wall time on a loaded one.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from hostsupport import need_node
+
+pytest.importorskip("termios")  # ptys are POSIX only
+need_node()
+
+from cardtable.table import feedback  # noqa: E402
+from cardtable_host.link import Link  # noqa: E402
+from cardtable_host.sim import powercut  # noqa: E402
+from cardtable_host.sim.rp2board import Rp2Board, missing  # noqa: E402
+
+if missing():
+    pytest.skip("the rp2 board cannot run: %s" % missing(), allow_module_level=True)
+
+TRIALS = int(os.environ.get("CARDTABLE_RP2_POWERCUT_TRIALS") or 24)
+
+
+@pytest.fixture
+def board(tmp_path: Path) -> Iterator[Rp2Board]:
+    b = Rp2Board("pico-i2c-2seat", flash_dir=tmp_path / "flash", game="california-jacks", speed=0)
+    b.start(timeout=300)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def test_power_cuts_lose_or_double_no_accepted_action_and_the_game_resumes_exactly(board: Rp2Board) -> None:
+    with Link(board.port, timeout=30) as link:
+        link.hello()
+        tally = powercut.run(board, link, TRIALS, seed=7)
+    assert tally["failures"] == [], tally["failures"]
+    assert tally["trials"] == TRIALS and all(n >= TRIALS // 3 for n in tally["by_kind"].values())
+    in_flight = sum(n for o, n in tally["outcomes"].items() if o.startswith("in-flight"))
+    assert in_flight >= TRIALS // 3  # at least the cuts inside erases and programs fell mid-action
+    assert board.status()["boots"] == TRIALS + 1  # every cut booted a new chip from the flash
+
+
+def test_a_full_flash_is_a_journal_fault_and_the_table_plays_on(board: Rp2Board) -> None:
+    # Fill littlefs to the last block (the REPL stops the table, as mpremote does on a Pico).
+    fill = ("import os\nf = open('filler.bin', 'wb')\nb = bytes(4096)\n"
+            "try:\n    while True:\n        f.write(b)\n        f.flush()\nexcept OSError as e:\n    print('full', e.errno)\n"
+            "f.close()\nprint(os.statvfs('/')[3])\n")
+    r = subprocess.run([sys.executable, "-m", "mpremote", "connect", board.port, "exec", fill],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "full 28" in r.stdout, r.stdout + r.stderr  # ENOSPC
+    assert board.reset() == "table"
+    with Link(board.port, timeout=30) as link:
+        link.hello()
+        board.place("c", "9S")  # the cut card: the deal
+        board.lift("c", wait=False)
+        fault = None
+        # The first lines may still fit where littlefs has room (inline in its metadata); play
+        # on until a line needs a block it cannot have.
+        for card in ("KH", "QH", "JH", "10H", "9H", "8H", "7H", "6H", "5H", "4H", "3H", "2H"):
+            turn = link.state()["view"]["turn"][0]
+            board.place("s%d" % turn, card)
+            m = link.wait_for(lambda m: m.get("type") == "fault" and m.get("kind") == "journal"
+                              or m.get("type") == "event" and m["action"].get("card") == card, 60)
+            assert m is not None, card
+            if m["type"] == "fault":
+                fault = m
+                event = link.wait_for(lambda m: m.get("type") == "event", 60)
+                break
+            board.lift("s%d" % turn)
+        assert fault is not None and ("28" in fault["msg"] or "ENOSPC" in fault["msg"]), fault
+        # The zone's LED (s0/s1: LEDs 0/1, decoded from the WS2812 data pin) flashes the fault
+        # colour for 1.5 s of emulated time once the loop draws it.
+        seen = []
+        for _ in range(100):
+            seen.append(board.pixels()[turn])
+            if seen[-1] == feedback.COLOURS["fault"]:
+                break
+            time.sleep(0.05)
+        assert seen[-1] == feedback.COLOURS["fault"], seen
+        assert event is not None and event["action"]["card"] == card and event["seq"] is None  # it stands
+        board.lift("s%d" % turn)
+        other = 1 - link.state()["view"]["turn"][0]
+        board.place("s%d" % other, "AC")  # out of turn: still refereed
+        verdict = link.wait_for(lambda m: m.get("type") == "verdict", 60)
+        assert verdict is not None and "not your turn" in verdict["reason"]
