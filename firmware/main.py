@@ -1,32 +1,30 @@
-"""Boot entry of the card table: frozen into the cardtable image, or /main.py on a stock MicroPython.
-
-In the image `make firmware` builds (firmware/manifest.py), this file and the package are
-frozen: MicroPython runs a frozen main.py at boot ahead of the filesystem's, and ``.frozen``
-comes before /lib on sys.path, so a /main.py or /lib/cardtable left on the flash is ignored.
-The flash keeps only what changes: /boards, /config.json, the journals, /maintenance. On a
-stock MicroPython, `cardtable flash` copies this file as /main.py beside /lib and /boards.
-
-Reads /config.json (``{"board": "pico-i2c-4seat", "layout": "fortyfives"}``; a missing file
-or key takes DEFAULT_BOARD and the board's first layout), builds the rp2 hal and the
-controller - which resumes the newest journaled game exactly where it was - and calls
-step() forever. The watchdog starts only after WDT_AFTER healthy steps, so a hang resets
-the board into its journal instead of losing the game.
-
-- Ctrl-C (mpremote sends it to connect) stops the loop and leaves the REPL. A started
-  watchdog cannot be stopped, so a timer feeds it while the REPL is in use; a soft reset
-  (Ctrl-D) ends that timer, and the watchdog then resets the board within 8 s.
-- Maintenance mode: if the file /maintenance exists, or the board's first button (by name)
-  is held at power-up, nothing starts and no watchdog runs, so mpremote can copy files at
-  leisure. ``mpremote rm :maintenance`` and a reset bring the table back.
-- An error escaping step() is reported on the link as a fault and the loop goes on; after
-  MAX_ERRORS in a row the board resets, and the journal brings the game back.
-- A table that cannot start prints why (as MicroPython prints an exception) and keeps those
-  words in /boot-error.txt, where `cardtable doctor` reads them at the REPL; the file goes
-  once the table has run WDT_AFTER healthy steps.
-
-Off the board (the WebAssembly port) nothing runs by itself: the host calls step(i), whose
-first calls boot the table on simulated hardware (the virtual board), one import per call.
-"""
+"""Boot entry of the card table: frozen into the cardtable image, or /main.py on a stock MicroPython."""
+# In the image `make firmware` builds (firmware/manifest.py), this file and the package are
+# frozen: MicroPython runs a frozen main.py at boot ahead of the filesystem's, and ``.frozen``
+# comes before /lib on sys.path, so a /main.py or /lib/cardtable left on the flash is ignored.
+# The flash keeps only what changes: /boards, /config.json, the journals, /maintenance. On a
+# stock MicroPython, `cardtable flash` copies this file as /main.py beside /lib and /boards.
+#
+# Reads /config.json (``{"board": "pico-i2c-4seat", "layout": "fortyfives"}``; a missing file
+# or key takes DEFAULT_BOARD and the board's first layout), builds the rp2 hal and the
+# controller - which resumes the newest journaled game exactly where it was - and calls
+# step() forever. The watchdog starts only after WDT_AFTER healthy steps, so a hang resets
+# the board into its journal instead of losing the game.
+#
+# - Ctrl-C (mpremote sends it to connect) stops the loop and leaves the REPL. A started
+#   watchdog cannot be stopped, so a timer feeds it while the REPL is in use; a soft reset
+#   (Ctrl-D) ends that timer, and the watchdog then resets the board within 8 s.
+# - Maintenance mode: if the file /maintenance exists, or the board's first button (by name)
+#   is held at power-up, nothing starts and no watchdog runs, so mpremote can copy files at
+#   leisure. ``mpremote rm :maintenance`` and a reset bring the table back.
+# - An error escaping step() is reported on the link as a fault and the loop goes on; after
+#   MAX_ERRORS in a row the board resets, and the journal brings the game back.
+# - A table that cannot start prints why (as MicroPython prints an exception) and keeps those
+#   words in /boot-error.txt, where `cardtable doctor` reads them at the REPL; the file goes
+#   once the table has run WDT_AFTER healthy steps.
+#
+# Off the board (the WebAssembly port) nothing runs by itself: the host calls step(i), whose
+# first calls boot the table on simulated hardware (the virtual board), one import per call.
 import sys
 
 DEFAULT_BOARD = "pico-i2c-4seat"
@@ -132,8 +130,8 @@ def boot_failed(storage, e):
         pass
 
 
-# The package's modules in an order that compiles from source in a small heap (the big
-# docstring of link first); booting() imports them one per step, and loads the board config
+# The package's modules in an order that compiles from source in a small heap (link, the
+# biggest to lex, first); booting() imports them one per step, and loads the board config
 # after _BOARD_AFTER: its checker compiles (and goes again) while the heap is emptiest.
 _MODULES = ("cardtable.link", "cardtable.record", "cardtable.games", "cardtable.table.config",
             "cardtable.hal", "cardtable.table.commands", "cardtable.journal",

@@ -163,27 +163,38 @@ def table(board_name, layout, storage=None, rules=None, emu=None, budget=None, g
     yield from only_game(game)  # first: a big rules module needs the most room to compile
     b = yield from board(board_name)
     yield from loading()
-    t = Table(b, layout, storage, rules, emu, budget, history)
+    hal = sim_hal(b, storage, emu)  # the readers' setup in a step of its own, then the controller
+    collect()
+    yield
+    t = Table(b, layout, rules=rules, budget=budget, history=history, hal=hal)
+    hal = None
     collect()
     yield
     t.run(1)
     return t
 
 
+def sim_hal(b, storage=None, emu=None):
+    """(storage, what keeps it, SimHal) for board b: in a scratch directory if no storage."""
+    from cardtable.hal import FileStorage
+    from cardtable.hw_sim import SimHal
+
+    keep = None
+    if storage is None:
+        root, keep = scratch()
+        storage = FileStorage(root)
+    return storage, keep, SimHal(b, emu=emu, storage=storage)
+
+
 class Table:
     """A simulated table and its controller; collects what the device says."""
 
-    def __init__(self, b, layout, storage=None, rules=None, emu=None, budget=None, history=True):
-        from cardtable.hal import FileStorage
-        from cardtable.hw_sim import SimHal
+    def __init__(self, b, layout, storage=None, rules=None, emu=None, budget=None, history=True,
+                 hal=None):
         from cardtable.table.controller import Controller
 
-        self._keep = None
-        if storage is None:
-            root, self._keep = scratch()
-            storage = FileStorage(root)
+        storage, self._keep, self.hal = hal or sim_hal(b, storage, emu)
         self.board = b
-        self.hal = SimHal(b, emu=emu, storage=storage)
         self.ctl = Controller(b, layout, self.hal, rules=rules, history=history,
                               budget=len(b.readers) if budget is None else budget)
         self.said = []  # every message but state and event (those are counted)

@@ -6,7 +6,7 @@ import json
 from support import stepped
 
 from simtable import BOARDS, Table, collect, loading, room_for_board
-from test_tag import EXTRA, emulated, idle, lay
+from emutable import EXTRA, emulated, idle, lay
 
 
 @stepped

@@ -134,6 +134,7 @@ def test_a_journal_without_a_readable_header_gives_none():
 @stepped
 def test_undo_appends_an_undo_line_and_the_replay_skips_what_it_took_back():
     store, j, g, ends = journaled(9)
+    yield
     j2 = Journal(store)
     j2.resume()
     yield

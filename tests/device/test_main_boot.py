@@ -24,7 +24,7 @@ def emulator():
 def test_off_the_board_main_boots_the_simulated_table_step_by_step():
     yield from only_game("nexus")
     from cardtable.hal import FileStorage
-    from cardtable.table.controller import save_config
+    from cardtable.table.commands import save_config  # (not the controller: booting loads it)
 
     main = yield from main_module()
     root, keep = scratch()

@@ -2,40 +2,10 @@
 enrolling, while zone events are no plays; and each reader's PN532 firmware in health. (Its own
 file: one table configuration per MicroPython process keeps the test heap like the Pico's.)"""
 import json
-import sys
 
-from support import MICROPYTHON, stepped
+from support import stepped
 
-from simtable import collect, only_game, table
-
-EMULATING = not MICROPYTHON or __import__("cardtable").__file__.endswith(".mpy")
-EXTRA = ("cardtable_host.sim.pn532_emu", "cardtable.drivers.ndef", "cardtable.drivers.pn532",
-         "cardtable.drivers.mux", "cardtable.drivers.pn532_i2c", "cardtable.table.remote")
-
-
-def emulated(board_name, layout, module="cardtable_host.sim.pn532_emu", extra=EXTRA):
-    """A table on emulated PN532s where they fit beside the package (see test_main_loop.py),
-    else on fake readers; and the emulator module (None: fake readers). module: the emulator
-    (cardtable_host.sim.busfault for readers that can hold the bus); extra: modules to load
-    first, while the heap is emptiest."""
-    yield from only_game(layout)
-    emu = None
-    if EMULATING:
-        for name in extra + (module,):  # the emulator first: the biggest module to compile
-            if name not in sys.modules:
-                __import__(name)
-                collect()
-                yield
-        emu = sys.modules[module]
-    t = yield from table(board_name, layout, emu=emu, budget=1)  # a reader per step, as on the board
-    return t, emu
-
-
-def tidy(t):
-    """Forget the emulators' own logs: they are no part of the table's heap."""
-    for e in t.hal.emus or ():
-        e.frames = []
-        e.log = bytearray()
+from emutable import emulated, idle, lay, tidy, until
 
 
 def blank(t, zone, uid, emu):
@@ -66,30 +36,6 @@ def say(t, obj, steps=2):
     a = [m for m in t.said if m.get("id") == obj.get("id")]
     assert len(a) == 1, a
     return a[0]
-
-
-def idle(t, steps):
-    for _ in range(steps):
-        t.run(1)
-        tidy(t)
-        yield
-
-
-def until(t, zone, present):
-    """Step until the scanner has seen a tag come on (or go off) zone's reader."""
-    i = t.board.zone_reader[zone]
-    for _ in range(60):
-        if t.ctl.scanner.present(i) == present:
-            break
-        yield from idle(t, 1)
-    assert t.ctl.scanner.present(i) == present, zone
-    yield from idle(t, 1)
-
-
-def lay(t, zone, code=None, uid=None):
-    """Lay a tag on a zone (code None: a foreign one) until the table has read it."""
-    t.hal.place(zone, code, uid)
-    yield from until(t, zone, True)
 
 
 @stepped

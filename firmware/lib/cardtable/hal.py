@@ -1,24 +1,22 @@
-"""The small hardware interfaces the table runs on, and readers built from a board config.
-
-Each interface is a tiny base class: ``hw_rp2`` implements it on a Raspberry Pi Pico and
-``hw_sim`` in memory (tests, the virtual board). Rules never touch these; the controller does.
-
-- Clock:   ``ticks_ms()`` (wrapping, compare with ``ticks_diff``), ``sleep_ms(ms)``.
-- Storage: ``open(path, mode)`` with binary modes "rb", "wb", "ab" giving a file with
-  ``read(n)`` (b"" at the end), ``write(b)``, ``flush()`` (the commit point on littlefs),
-  ``close()``; ``listdir``, ``remove``, ``rename`` (replaces the target), ``mkdir``,
-  ``size(path)`` (-1 if missing) and ``free()`` (bytes, -1 if unknown). Errors are OSError.
-  FileStorage is it over the running Python's own files (littlefs on the Pico).
-- Pixels:  ``n`` LEDs; ``set(i, rgb)`` with rgb a (r, g, b) tuple of 0..255; ``show()``.
-- Buzzer:  ``tone(freq)`` (0 = silent); ``play(pattern, now)`` starts ((freq, ms), ...) and
-  ``update(now)`` advances it without blocking.
-- Inputs:  ``next()`` returns the next input event or None: (BUTTON, name) for a press,
-  (TURN, name, steps) for an encoder.
-- Serial:  ``read_byte()`` returns a byte or -1 without blocking; ``write(data)``.
-- Watchdog: ``start(ms)``, ``feed()``, ``keep_fed()`` (from a timer, once the loop stopped).
-- Hal:     holds one of each plus ``readers`` (PN532-like: ``init()``, ``poll()`` -> UID or
-  None, ``read_text()``, ``release()``; errors are OSError) and ``mem_free()``.
-"""
+"""The small hardware interfaces the table runs on, and readers built from a board config."""
+# Each interface is a tiny base class: ``hw_rp2`` implements it on a Raspberry Pi Pico and
+# ``hw_sim`` in memory (tests, the virtual board). Rules never touch these; the controller does.
+#
+# - Clock:   ``ticks_ms()`` (wrapping, compare with ``ticks_diff``), ``sleep_ms(ms)``.
+# - Storage: ``open(path, mode)`` with binary modes "rb", "wb", "ab" giving a file with
+#   ``read(n)`` (b"" at the end), ``write(b)``, ``flush()`` (the commit point on littlefs),
+#   ``close()``; ``listdir``, ``remove``, ``rename`` (replaces the target), ``mkdir``,
+#   ``size(path)`` (-1 if missing) and ``free()`` (bytes, -1 if unknown). Errors are OSError.
+#   FileStorage is it over the running Python's own files (littlefs on the Pico).
+# - Pixels:  ``n`` LEDs; ``set(i, rgb)`` with rgb a (r, g, b) tuple of 0..255; ``show()``.
+# - Buzzer:  ``tone(freq)`` (0 = silent); ``play(pattern, now)`` starts ((freq, ms), ...) and
+#   ``update(now)`` advances it without blocking.
+# - Inputs:  ``next()`` returns the next input event or None: (BUTTON, name) for a press,
+#   (TURN, name, steps) for an encoder.
+# - Serial:  ``read_byte()`` returns a byte or -1 without blocking; ``write(data)``.
+# - Watchdog: ``start(ms)``, ``feed()``, ``keep_fed()`` (from a timer, once the loop stopped).
+# - Hal:     holds one of each plus ``readers`` (PN532-like: ``init()``, ``poll()`` -> UID or
+#   None, ``read_text()``, ``release()``; errors are OSError) and ``mem_free()``.
 from cardtable.compat import ticks_add, ticks_diff
 from cardtable.compat import ticks_ms as _ticks_ms
 

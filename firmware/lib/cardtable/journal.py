@@ -1,18 +1,16 @@
-"""The journal: each game's record (DESIGN section 3) on flash, one file per game.
-
-``games/NNNN.jsonl``: line 0 is the header, then one line per accepted action, each written
-by ``record.format_line(obj, seq)`` (a sequence number and a CRC-32) and flushed at once: on
-littlefs the flush is the commit point, so a power cut keeps every action flushed before it.
-On boot ``resume()`` replays the newest game line by line and stops at the first line that is
-torn (no newline), fails its CRC, is out of sequence or is not a legal action; that tail is
-cut off (the good prefix is copied to a temp file that is renamed over the journal, which
-littlefs does atomically), so nothing corrupt is ever read back. An undo appends an undo line
-(``{"act": "undo"}``: it takes back the last action not yet taken back), so undo costs one
-flushed line, never a rewrite; the replay skips what was taken back. Only the newest
-``keep`` games are kept.
-
-Storage is a hal.Storage: littlefs on the Pico, littlefs-python or memory in tests.
-"""
+"""The journal: each game's record (DESIGN section 3) on flash, one file per game."""
+# ``games/NNNN.jsonl``: line 0 is the header, then one line per accepted action, each written
+# by ``record.format_line(obj, seq)`` (a sequence number and a CRC-32) and flushed at once: on
+# littlefs the flush is the commit point, so a power cut keeps every action flushed before it.
+# On boot ``resume()`` replays the newest game line by line and stops at the first line that is
+# torn (no newline), fails its CRC, is out of sequence or is not a legal action; that tail is
+# cut off (the good prefix is copied to a temp file that is renamed over the journal, which
+# littlefs does atomically), so nothing corrupt is ever read back. An undo appends an undo line
+# (``{"act": "undo"}``: it takes back the last action not yet taken back), so undo costs one
+# flushed line, never a rewrite; the replay skips what was taken back. Only the newest
+# ``keep`` games are kept.
+#
+# Storage is a hal.Storage: littlefs on the Pico, littlefs-python or memory in tests.
 from cardtable import record
 
 ROOT = "games"

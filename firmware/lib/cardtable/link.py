@@ -1,85 +1,83 @@
-"""The serial link (DESIGN section 4): JSON Lines both ways over USB CDC, protocol version 1.
-
-Every line is one JSON object. The link shares the USB serial port with the MicroPython
-REPL: the host ignores lines that are not JSON objects with a "type", and Ctrl-C (0x03)
-still stops the table and drops to the REPL, so mpremote can always break in. The device
-never blocks on the link: it reads the bytes that are waiting, up to a budget per step().
-
-Device -> host ("type" names the message):
-
-- ``hello``: ``fw`` firmware version, ``build`` (the frozen image's build hash, or
-  ``"source"`` when the package runs from files), ``proto`` (1), ``board``, ``layout``,
-  ``game`` (the current game's record header or null), ``seq`` (its last journal line).
-  Sent at boot and in answer to the ``hello`` command.
-- ``event``: an accepted action. ``seq`` (its journal line; null if the journal failed),
-  ``action`` (the action as a record line, e.g. ``{"seat": 1, "act": "play", "card": "5H"}``),
-  ``events`` (what the rules said happened: ``{"ev": "trick", "seat": 1, ...}``, hand
-  scored, game over), ``from`` (``"zone s1"``, ``"button k4"``, ``"tap t2"``, ``"host"``,
-  ``"auto"``). An undo is an ``event`` with ``undone`` (the record line taken back) instead
-  of ``action``, and ``seq`` the journal's last line after it. Actions are told as a
-  spectator may see them (the game's ``public``: no hidden pile of a deal, discards counted).
-- ``verdict``: a rejected action. ``action`` (record form, or null when the input made no
-  action), ``seat``, ``reason`` (in words a player understands), ``from``.
-- ``state``: ``seq`` and ``view``, the spectator view (``view(None)``: never a hand, the
-  kitty's hidden cards or the deck order). Sent after every change and on request.
-- ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a foreign tag, no
-  card of this game; ``two_tags``: two tags on one pad; ``torn``: the card left mid-read;
-  ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
-  ``error``: the firmware caught an error; ``board``: a wiring warning of the board file, at
-  start; ``misdeal``: a deal across the deal pad went wrong and starts over), ``msg``, and
-  ``zone`` where there is one.
-  ``cleared: true`` says the fault is over (the reader answers again). The LEDs' side:
-  hardware/README.md, "Faults at the table".
-- ``dealt``: a card counted on the deal pad: ``n`` of ``of``, ``zone`` (never which card);
-  the last card's answer is the deal's ``event``.
-- ``log``: one journal line, in answer to ``log``: ``id``, ``game`` (its number), ``line``
-  (the journal line's exact text, seq and CRC included).
-- ``ok``: ``id`` echoed, plus the command's answer fields.
-- ``error``: ``id`` echoed (null when the line had none or was not JSON), ``msg``; ``tag``
-  for a tag the ``tag`` command could not use (see there).
-
-Host -> device: ``{"cmd": NAME, "id": ID, ...}``; ID is a JSON whole number or string, echoed
-in exactly one ``ok`` or ``error``. Lines longer than LINE_MAX bytes, lines that are not JSON
-objects, unknown commands and bad fields get an ``error``, never a crash. The device takes
-one host line per step (CR, LF or CRLF ends a line; empty lines are skipped).
-
-- ``hello``: sends a ``hello``; ok.
-- ``new``: ``game`` (id), optional ``seats``, ``dealer``, ``rules`` (options), ``layout``
-  (the board layout to use; default: the board's layout for that game and seat count).
-  Starts a new game and journal; ok with ``game`` (the header) and ``number``.
-- ``act``: ``action`` as a record line, for inputs the table has no button for:
-  ``{"cmd": "act", "id": 7, "action": {"seat": 1, "act": "bid", "bid": 20}}``.
-  ok with ``seq`` and ``events``; error with the reason if the rules reject it.
-- ``undo``: takes back the last action; ok with ``action`` (what was undone) and ``seq``.
-- ``state``: ok with ``seq`` and ``view`` (spectator).
-- ``log``: optional ``game`` (a number from ``games``; default the current game). Streams
-  the journal as ``log`` messages, a few per step, then ok with ``game`` and ``lines``.
-- ``config``: ok with ``board``, ``layout``, ``game``, ``layouts``, ``zones`` (zone ->
-  role), ``buttons`` (button -> meaning), ``host_verbs`` (what the host must type for this
-  layout) and ``saved`` (the config file). With ``set`` (an object of ``board``,
-  ``layout``): saves them to the board's config file, used from the next boot.
-- ``games``: ok with ``games``: ``[{"number": 3, "bytes": 2048, "current": true}, ...]``.
-- ``press``: ``button``, a button meaning of the layout's game (``"bid 20"``, ``"pass"``,
-  ``"trump H"``, ``"suit M"``, ``"nerts 2"``, ``"confirm"``, ``"undo"``), pressed as that
-  button would be, whether or not the table has one. ok with ``seq`` and ``events`` if it
-  made an action, ``undone`` and ``seq`` if it took one back, nothing more if it only set
-  something up (a suit for the next lead); error with the reason if the rules reject it,
-  or naming the meanings there are.
-- ``tag``: enrolling through the table's own readers. ``zone``: reads the tag on that
-  zone's reader; ok with ``zone``, ``uid`` (hex; null: no tag there), ``text`` (its NDEF
-  text, or null and ``why`` it has none). With ``write`` (a card code) the NDEF text record
-  is written (NTAG pages from 4) and read back; ok as above, ``text`` the code read back;
-  with ``uid`` the write happens only on that tag. A tag it cannot use is an error with
-  ``tag``: ``"lost"`` (no tag, another tag, or it left the field: try again) or
-  ``"unusable"`` (not an NDEF-formatted NTAG, read-only, too small). The first ``tag``
-  command starts enrolling: zone events are no actions until ``{"cmd": "tag", "done":
-  true}`` (or a reboot).
-- ``health``: ok with ``readers`` (per reader: ``zone``, ``up``, ``polls``, ``failures``,
-  ``card``, ``error`` (the last), ``fw`` (the PN532's firmware version, e.g. ``"1.6"``,
-  as its last init() said), ``driver`` counters), ``journal`` (``number``, ``seq``,
-  ``bytes``, ``dropped`` (torn bytes cut at boot), ``error``), ``flash_free``, ``heap_free``
-  (-1 if unknown), ``uptime_ms``, ``steps``, ``link`` (``sent``, ``received``, ``errors``).
-"""
+"""The serial link (DESIGN section 4): JSON Lines both ways over USB CDC, protocol version 1."""
+# Every line is one JSON object. The link shares the USB serial port with the MicroPython
+# REPL: the host ignores lines that are not JSON objects with a "type", and Ctrl-C (0x03)
+# still stops the table and drops to the REPL, so mpremote can always break in. The device
+# never blocks on the link: it reads the bytes that are waiting, up to a budget per step().
+#
+# Device -> host ("type" names the message):
+#
+# - ``hello``: ``fw`` firmware version, ``build`` (the frozen image's build hash, or
+#   ``"source"`` when the package runs from files), ``proto`` (1), ``board``, ``layout``,
+#   ``game`` (the current game's record header or null), ``seq`` (its last journal line).
+#   Sent at boot and in answer to the ``hello`` command.
+# - ``event``: an accepted action. ``seq`` (its journal line; null if the journal failed),
+#   ``action`` (the action as a record line, e.g. ``{"seat": 1, "act": "play", "card": "5H"}``),
+#   ``events`` (what the rules said happened: ``{"ev": "trick", "seat": 1, ...}``, hand
+#   scored, game over), ``from`` (``"zone s1"``, ``"button k4"``, ``"tap t2"``, ``"host"``,
+#   ``"auto"``). An undo is an ``event`` with ``undone`` (the record line taken back) instead
+#   of ``action``, and ``seq`` the journal's last line after it. Actions are told as a
+#   spectator may see them (the game's ``public``: no hidden pile of a deal, discards counted).
+# - ``verdict``: a rejected action. ``action`` (record form, or null when the input made no
+#   action), ``seat``, ``reason`` (in words a player understands), ``from``.
+# - ``state``: ``seq`` and ``view``, the spectator view (``view(None)``: never a hand, the
+#   kitty's hidden cards or the deck order). Sent after every change and on request.
+# - ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a foreign tag, no
+#   card of this game; ``two_tags``: two tags on one pad; ``torn``: the card left mid-read;
+#   ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
+#   ``error``: the firmware caught an error; ``board``: a wiring warning of the board file, at
+#   start; ``misdeal``: a deal across the deal pad went wrong and starts over), ``msg``, and
+#   ``zone`` where there is one.
+#   ``cleared: true`` says the fault is over (the reader answers again). The LEDs' side:
+#   hardware/README.md, "Faults at the table".
+# - ``dealt``: a card counted on the deal pad: ``n`` of ``of``, ``zone`` (never which card);
+#   the last card's answer is the deal's ``event``.
+# - ``log``: one journal line, in answer to ``log``: ``id``, ``game`` (its number), ``line``
+#   (the journal line's exact text, seq and CRC included).
+# - ``ok``: ``id`` echoed, plus the command's answer fields.
+# - ``error``: ``id`` echoed (null when the line had none or was not JSON), ``msg``; ``tag``
+#   for a tag the ``tag`` command could not use (see there).
+#
+# Host -> device: ``{"cmd": NAME, "id": ID, ...}``; ID is a JSON whole number or string, echoed
+# in exactly one ``ok`` or ``error``. Lines longer than LINE_MAX bytes, lines that are not JSON
+# objects, unknown commands and bad fields get an ``error``, never a crash. The device takes
+# one host line per step (CR, LF or CRLF ends a line; empty lines are skipped).
+#
+# - ``hello``: sends a ``hello``; ok.
+# - ``new``: ``game`` (id), optional ``seats``, ``dealer``, ``rules`` (options), ``layout``
+#   (the board layout to use; default: the board's layout for that game and seat count).
+#   Starts a new game and journal; ok with ``game`` (the header) and ``number``.
+# - ``act``: ``action`` as a record line, for inputs the table has no button for:
+#   ``{"cmd": "act", "id": 7, "action": {"seat": 1, "act": "bid", "bid": 20}}``.
+#   ok with ``seq`` and ``events``; error with the reason if the rules reject it.
+# - ``undo``: takes back the last action; ok with ``action`` (what was undone) and ``seq``.
+# - ``state``: ok with ``seq`` and ``view`` (spectator).
+# - ``log``: optional ``game`` (a number from ``games``; default the current game). Streams
+#   the journal as ``log`` messages, a few per step, then ok with ``game`` and ``lines``.
+# - ``config``: ok with ``board``, ``layout``, ``game``, ``layouts``, ``zones`` (zone ->
+#   role), ``buttons`` (button -> meaning), ``host_verbs`` (what the host must type for this
+#   layout) and ``saved`` (the config file). With ``set`` (an object of ``board``,
+#   ``layout``): saves them to the board's config file, used from the next boot.
+# - ``games``: ok with ``games``: ``[{"number": 3, "bytes": 2048, "current": true}, ...]``.
+# - ``press``: ``button``, a button meaning of the layout's game (``"bid 20"``, ``"pass"``,
+#   ``"trump H"``, ``"suit M"``, ``"nerts 2"``, ``"confirm"``, ``"undo"``), pressed as that
+#   button would be, whether or not the table has one. ok with ``seq`` and ``events`` if it
+#   made an action, ``undone`` and ``seq`` if it took one back, nothing more if it only set
+#   something up (a suit for the next lead); error with the reason if the rules reject it,
+#   or naming the meanings there are.
+# - ``tag``: enrolling through the table's own readers. ``zone``: reads the tag on that
+#   zone's reader; ok with ``zone``, ``uid`` (hex; null: no tag there), ``text`` (its NDEF
+#   text, or null and ``why`` it has none). With ``write`` (a card code) the NDEF text record
+#   is written (NTAG pages from 4) and read back; ok as above, ``text`` the code read back;
+#   with ``uid`` the write happens only on that tag. A tag it cannot use is an error with
+#   ``tag``: ``"lost"`` (no tag, another tag, or it left the field: try again) or
+#   ``"unusable"`` (not an NDEF-formatted NTAG, read-only, too small). The first ``tag``
+#   command starts enrolling: zone events are no actions until ``{"cmd": "tag", "done":
+#   true}`` (or a reboot).
+# - ``health``: ok with ``readers`` (per reader: ``zone``, ``up``, ``polls``, ``failures``,
+#   ``card``, ``error`` (the last), ``fw`` (the PN532's firmware version, e.g. ``"1.6"``,
+#   as its last init() said), ``driver`` counters), ``journal`` (``number``, ``seq``,
+#   ``bytes``, ``dropped`` (torn bytes cut at boot), ``error``), ``flash_free``, ``heap_free``
+#   (-1 if unknown), ``uptime_ms``, ``steps``, ``link`` (``sent``, ``received``, ``errors``).
 import json
 
 from cardtable.compat import const

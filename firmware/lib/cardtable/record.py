@@ -1,10 +1,8 @@
-"""The game record (DESIGN section 3): JSON Lines, a header line then one action per line.
-
-A deal line names its piles at the top level: ``{"act": "deal", "hands": [[...], ...], "stock": [...]}``.
-The same format is the journal on flash, the input of ``cardtable referee``, test fixtures and
-simulator output. A journal line may carry ``"seq"`` and, as its last member, ``"crc"``: the CRC-32
-(hex) of the line's text with that member removed, so a torn or corrupted line is detected.
-"""
+"""The game record (DESIGN section 3): JSON Lines, a header line then one action per line."""
+# A deal line names its piles at the top level: ``{"act": "deal", "hands": [[...], ...], "stock": [...]}``.
+# The same format is the journal on flash, the input of ``cardtable referee``, test fixtures and
+# simulator output. A journal line may carry ``"seq"`` and, as its last member, ``"crc"``: the CRC-32
+# (hex) of the line's text with that member removed, so a torn or corrupted line is detected.
 import json
 from binascii import crc32
 

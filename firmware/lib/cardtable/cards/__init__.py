@@ -1,8 +1,6 @@
-"""Card codes for every deck family: parse a code to a small int and format it back.
-
-Each deck module has ``parse(code) -> int``, ``fmt(card) -> str``, ``parse_suit(s) -> int``,
-``fmt_suit(suit) -> str``, ``SUIT_NAMES`` and ``DECK`` (the full deck as a tuple of ints).
-"""
+"""Card codes for every deck family: parse a code to a small int and format it back."""
+# Each deck module has ``parse(code) -> int``, ``fmt(card) -> str``, ``parse_suit(s) -> int``,
+# ``fmt_suit(suit) -> str``, ``SUIT_NAMES`` and ``DECK`` (the full deck as a tuple of ints).
 
 
 class BadCard(ValueError):

@@ -1,10 +1,8 @@
-"""The Decktet: six suits, Ace 1 .. 9, Crowns (rank 10), and the Excuse (the basic deck + Excuse).
-
-Suits in card-code order: Moons M, Suns S, Waves W, Leaves L, Wyrms Y, Knots K (suit numbers 0..5).
-Codes: an Ace is ``A`` + its suit (``AM``), a number card its rank then its suits in that order
-(``4MS`` is the Mountain), a Crown ``C`` + its suit (``CM``), the Excuse ``X``. Names such as
-"Mountain" or "Chance Meeting" are accepted as aliases. A card is an index into ``CARDS``.
-"""
+"""The Decktet: six suits, Ace 1 .. 9, Crowns (rank 10), and the Excuse (the basic deck + Excuse)."""
+# Suits in card-code order: Moons M, Suns S, Waves W, Leaves L, Wyrms Y, Knots K (suit numbers 0..5).
+# Codes: an Ace is ``A`` + its suit (``AM``), a number card its rank then its suits in that order
+# (``4MS`` is the Mountain), a Crown ``C`` + its suit (``CM``), the Excuse ``X``. Names such as
+# "Mountain" or "Chance Meeting" are accepted as aliases. A card is an index into ``CARDS``.
 from cardtable.cards import BadCard
 from cardtable.compat import const
 

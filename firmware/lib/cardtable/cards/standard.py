@@ -1,10 +1,8 @@
-"""The standard 52-card deck plus two jokers, and Nerts' per-owner decks.
-
-A card is ``suit * 13 + rank - 1`` with ranks 1 (ace) .. 13 (king) and suits clubs,
-diamonds, hearts, spades (0..3); the little joker is 52 and the big joker 53. A card from
-an owned deck (Nerts) adds ``(owner + 1) * 64``, so an int below 64 has no owner.
-Codes: ``AS KH QD JC 10S .. 2C``, ``LJ``/``BJ`` and ``AS#2`` for owner 2.
-"""
+"""The standard 52-card deck plus two jokers, and Nerts' per-owner decks."""
+# A card is ``suit * 13 + rank - 1`` with ranks 1 (ace) .. 13 (king) and suits clubs,
+# diamonds, hearts, spades (0..3); the little joker is 52 and the big joker 53. A card from
+# an owned deck (Nerts) adds ``(owner + 1) * 64``, so an int below 64 has no owner.
+# Codes: ``AS KH QD JC 10S .. 2C``, ``LJ``/``BJ`` and ``AS#2`` for owner 2.
 from cardtable.cards import BadCard
 from cardtable.compat import const
 

@@ -1,9 +1,7 @@
-"""The shape every game shares: options, the action log, undo by replay, and the public API.
-
-An action is a tuple ``(seat, verb, field, ...)`` whose fields follow ``VERBS[verb]``; a deal is
-``(None, "deal", piles)`` with piles a dict of pile name -> list of cards (a pile the table did not
-see may be absent or None). Events are small dicts such as ``{"ev": "trick", "seat": 1}``.
-"""
+"""The shape every game shares: options, the action log, undo by replay, and the public API."""
+# An action is a tuple ``(seat, verb, field, ...)`` whose fields follow ``VERBS[verb]``; a deal is
+# ``(None, "deal", piles)`` with piles a dict of pile name -> list of cards (a pile the table did not
+# see may be absent or None). Events are small dicts such as ``{"ev": "trick", "seat": 1}``.
 
 
 class IllegalAction(ValueError):

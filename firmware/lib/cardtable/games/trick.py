@@ -1,12 +1,10 @@
-"""The trick-taking core every trick game reuses: hands, tricks, obligations, revoke proof.
-
-A game says what following means through ``follow_rules(seat)``: a list of
-``(holds, allowed, reason)``. A play is fine as soon as a card meets ``allowed``; a rule whose
-``allowed`` it misses is broken if the seat holds a card meeting ``holds``. With known hands the
-breach is rejected at once. With unknown hands each missed rule proves the seat holds no card
-meeting ``holds`` (marked in ``absent``); playing such a card later proves a revoke, named by the
-trick where it happened.
-"""
+"""The trick-taking core every trick game reuses: hands, tricks, obligations, revoke proof."""
+# A game says what following means through ``follow_rules(seat)``: a list of
+# ``(holds, allowed, reason)``. A play is fine as soon as a card meets ``allowed``; a rule whose
+# ``allowed`` it misses is broken if the seat holds a card meeting ``holds``. With known hands the
+# breach is rejected at once. With unknown hands each missed rule proves the seat holds no card
+# meeting ``holds`` (marked in ``absent``); playing such a card later proves a revoke, named by the
+# trick where it happened.
 from binascii import hexlify
 
 from cardtable.compat import const

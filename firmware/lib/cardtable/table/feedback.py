@@ -1,12 +1,10 @@
-"""What the table shows and sounds: LED colours per zone and buzzer patterns, as data.
-
-A zone's LED shows, by priority: its reader is down (``fault``), a short flash after
-something happened there (``accepted``, ``rejected``, ``unknown``: a tag that is no card or
-two tags on the pad, ``misread``: the card left before it was read, ``fault``: accepted but
-the journal could not record it), else its steady colour: ``turn`` (the seat there is to
-act, or the zone waits for the deal), ``pending`` (cards collected for an action not yet
-confirmed), ``winner``, or off.
-"""
+"""What the table shows and sounds: LED colours per zone and buzzer patterns, as data."""
+# A zone's LED shows, by priority: its reader is down (``fault``), a short flash after
+# something happened there (``accepted``, ``rejected``, ``unknown``: a tag that is no card or
+# two tags on the pad, ``misread``: the card left before it was read, ``fault``: accepted but
+# the journal could not record it), else its steady colour: ``turn`` (the seat there is to
+# act, or the zone waits for the deal), ``pending`` (cards collected for an action not yet
+# confirmed), ``winner``, or off.
 from cardtable.compat import ticks_add, ticks_diff
 
 OFF = (0, 0, 0)

@@ -1,31 +1,29 @@
-"""The scanner: polls the readers one at a time, debounces, and reports zone events.
-
-One reader per poll, round robin, and its RF field is switched off again before the next
-(``release()``), so only one field is ever on. A card counts as placed once it is seen in
-``place_polls`` consecutive polls of its reader and as lifted after ``lift_polls`` consecutive
-empty polls: a card flickering at the edge of a field is no play, and a card that a reader
-sometimes misses while it lies still is not lifted and placed again. A reader that fails
-``fail_limit`` polls in a row is reported down and then only retried every ``retry_ms``, so
-a dead reader costs the others almost nothing.
-
-When a step polls fewer readers than there are (the board polls one per step), the order is
-round robin, except that a reader with a card being debounced is polled again as soon as
-``settle_ms`` have passed since it was seen: the confirming poll comes a settle time later,
-not a whole cycle later, which is most of the latency a player sees. And the ``focus``
-readers (the controller sets them: the play zones of the seats to play) are polled between
-every two others, so the card a player is expected to lay is seen within a poll or two.
-
-Before a new card is read, a reader that can count the tags in its field (``targets()``)
-is asked once: two tags on one pad are reported (TWO), once while they lie there, and
-nothing is read. A tag that leaves the field in the middle of its read is read again at
-the next poll if it is still there; if the next poll finds the pad empty, it was torn
-away before the table knew what it was (TORN).
-
-Events are tuples ``(kind, reader, t, text, key)``: t is the tick of the first sighting (of
-the failure, of the lift), text the card code read from the tag (PLACED), the reason
-(UNKNOWN: a tag with no card code; DOWN: the error; TORN, TWO: what happened), key a small
-int naming the tag's UID.
-"""
+"""The scanner: polls the readers one at a time, debounces, and reports zone events."""
+# One reader per poll, round robin, and its RF field is switched off again before the next
+# (``release()``), so only one field is ever on. A card counts as placed once it is seen in
+# ``place_polls`` consecutive polls of its reader and as lifted after ``lift_polls`` consecutive
+# empty polls: a card flickering at the edge of a field is no play, and a card that a reader
+# sometimes misses while it lies still is not lifted and placed again. A reader that fails
+# ``fail_limit`` polls in a row is reported down and then only retried every ``retry_ms``, so
+# a dead reader costs the others almost nothing.
+#
+# When a step polls fewer readers than there are (the board polls one per step), the order is
+# round robin, except that a reader with a card being debounced is polled again as soon as
+# ``settle_ms`` have passed since it was seen: the confirming poll comes a settle time later,
+# not a whole cycle later, which is most of the latency a player sees. And the ``focus``
+# readers (the controller sets them: the play zones of the seats to play) are polled between
+# every two others, so the card a player is expected to lay is seen within a poll or two.
+#
+# Before a new card is read, a reader that can count the tags in its field (``targets()``)
+# is asked once: two tags on one pad are reported (TWO), once while they lie there, and
+# nothing is read. A tag that leaves the field in the middle of its read is read again at
+# the next poll if it is still there; if the next poll finds the pad empty, it was torn
+# away before the table knew what it was (TORN).
+#
+# Events are tuples ``(kind, reader, t, text, key)``: t is the tick of the first sighting (of
+# the failure, of the lift), text the card code read from the tag (PLACED), the reason
+# (UNKNOWN: a tag with no card code; DOWN: the error; TORN, TWO: what happened), key a small
+# int naming the tag's UID.
 from cardtable.compat import const, ticks_add, ticks_diff
 
 PLACED = const(1)
