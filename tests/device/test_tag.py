@@ -43,7 +43,7 @@ def test_readers_firmware_then_tags_read_and_written_through_the_table_while_zon
     t, emu = yield from emulated("pico-i2c-2seat", "nexus")
     a = yield from say(t, {"cmd": "health", "id": "h"})  # each reader's PN532 firmware, from init()
     assert [(r["zone"], r["fw"]) for r in a["readers"]] == [
-        ("s0", "1.6"), ("s1", "1.6"), ("c", "1.6"), ("k", "1.6"), ("t0", "1.6"), ("t1", "1.6")]
+        ("s0", "1.6"), ("s1", "1.6"), ("c", "1.6"), ("k", "1.6"), ("t0", "1.6"), ("t1", "1.6"), ("d", "1.6")]
     a = None
     a = yield from say(t, {"cmd": "tag", "id": 0, "zone": "s0"})  # enrolling begins: no tag yet
     assert a == {"type": "ok", "id": 0, "zone": "s0", "uid": None} and t.ctl.enroll == "s0"
@@ -75,7 +75,7 @@ def test_readers_firmware_then_tags_read_and_written_through_the_table_while_zon
     a = yield from say(t, {"cmd": "tag", "id": 7, "zone": "s1", "write": "KS"})
     assert a["type"] == "error" and a["tag"] == "unusable", a
     a = yield from say(t, {"cmd": "tag", "id": 8, "zone": "x9"})
-    assert a["msg"] == "no zone 'x9' (zones: s0, s1, c, k, t0, t1)" and "tag" not in a
+    assert a["msg"] == "no zone 'x9' (zones: s0, s1, c, k, t0, t1, d)" and "tag" not in a
     t.hal.lift("s1")
     t.hal.kill("s1")
     a = yield from say(t, {"cmd": "tag", "id": 9, "zone": "s1"}, 1)

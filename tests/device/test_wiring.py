@@ -117,7 +117,7 @@ def test_rstpdn_is_pulsed_at_boot_and_irq_replaces_status_reads():
     b = config.validate(cfg)
     clock = SimClock()
     readers, emus, pins = emulated(b, pn532_emu, clock)
-    assert [e.resets for e in emus] == [1, 1, 0, 0, 0, 0]
+    assert [e.resets for e in emus] == [1, 1, 0, 0, 0, 0, 0]  # six zones and the deal pad
     assert clock.now == 410 and pins[0].value() == 1 and pins[2].value() == 1
     assert readers[0].irq is not None and readers[1].irq is None
     bus = readers[0].i2c.i2c

@@ -95,7 +95,7 @@ def test_serial_transport_writes_and_reads_files_in_the_raw_repl() -> None:
         status = vb.status()
         assert status["mode"] == "table" and status["heap_over"] == 0
         # a Pico's 192 KB for the table, plus the emulated readers' share (a real board has none)
-        assert status["heap_budget"] == 192 * 1024 + 20 * 1024 + 6 * 1024
+        assert status["heap_budget"] == 192 * 1024 + 20 * 1024 + 7 * 1024  # 7 readers: 6 zones + the deal pad
         assert 0 < status["heap_live_max"] <= status["heap_budget"]
 
 
@@ -146,7 +146,8 @@ def test_tags_on_the_virtual_table_are_plays_verdicts_and_faults() -> None:
         vb.revive_reader("s0")
         up = wait_for(link, "fault", kind="reader", cleared=True, timeout=15)
         assert up["zone"] == "s0"
-        assert len(vb.pixels()) == 6 and any(p != (0, 0, 0) for p in vb.pixels())
+        assert len(vb.pixels()) == 7 and any(  # one LED per reader, the deal pad's too
+            p != (0, 0, 0) for p in vb.pixels())
 
 
 def test_the_flash_survives_a_power_cut_and_a_restart(tmp_path: Path) -> None:

@@ -206,7 +206,7 @@ class Journal:
         last_undo = -1
         try:
             while True:
-                r = [None, -1, 0, False]  # game, seq, good bytes, an undo line met
+                r = [None, -1, 0, False]  # type: list  # game, seq, good bytes, an undo line met
                 yield from self._replaying(n, dead, r)
                 if not r[3]:
                     break
@@ -340,7 +340,7 @@ class Journal:
             for step in self._marks(self.number):
                 if step is not None:
                     dead = step[0]
-            j = len(dead) - 1
+            j = len(dead) - 1  # type: ignore[arg-type]  # _marks always yields a last step
             while j > 0 and dead[j]:
                 j -= 1
             rd = self.reader()
