@@ -71,7 +71,14 @@ def test_a_full_flash_is_a_journal_fault_and_the_table_plays_on(board: Rp2Board)
         # The first lines may still fit where littlefs has room (inline in its metadata); play
         # on until a line needs a block it cannot have.
         for card in ("KH", "QH", "JH", "10H", "9H", "8H", "7H", "6H", "5H", "4H", "3H", "2H"):
-            turn = link.state()["view"]["turn"][0]
+            view = link.state()["view"]
+            for _ in range(120):  # the emulated chip may still be dealing: wait for a turn
+                if view["turn"]:
+                    break
+                time.sleep(0.5)
+                view = link.state()["view"]
+            assert view["turn"], view
+            turn = view["turn"][0]
             board.place("s%d" % turn, card)
             m = link.wait_for(lambda m: m.get("type") == "fault" and m.get("kind") == "journal"
                               or m.get("type") == "event" and m["action"].get("card") == card, 60)
