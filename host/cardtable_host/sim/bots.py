@@ -143,6 +143,10 @@ class Bots:
                     game.undo()
             self.applied = msg.get("seq") or 0
             return
+        seq = msg.get("seq")
+        if isinstance(seq, int) and 0 < seq <= self.applied:
+            # Already followed: the boot deal's own event, queued behind the hello that told of it.
+            return
         obj = msg.get("action") or {}
         sent = self.sent
         if sent is not None and g.public(sent) == obj:
