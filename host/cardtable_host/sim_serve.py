@@ -15,9 +15,11 @@ def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[
     from cardtable_host.link import Link
     from cardtable_host.servecmd import SIM_DELAY, end_on_sigterm
     from cardtable_host.sim.board import BoardError, VirtualBoard
+    from cardtable_host.sim.rp2board import Rp2Board
 
+    chip, board_cfg = simcmd.board_kind(args.board, args.sim)
     try:
-        board_name, layout, rules, seed = simcmd.prepare(args.sim, None, None, None, args.rule, args.seed)
+        board_name, layout, rules, seed = simcmd.prepare(args.sim, board_cfg, None, None, args.rule, args.seed)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     delay = SIM_DELAY if args.delay is None else args.delay
@@ -27,10 +29,14 @@ def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[
     link = None
     try:
         try:
-            vb = VirtualBoard(board_name, layout=layout, period_ms=0 if delay == 0 else simcmd.IDLE_PERIOD_MS)
+            if chip == simcmd.RP2:
+                vb = Rp2Board(board_name, layout=layout)
+            else:
+                vb = VirtualBoard(board_name, layout=layout, period_ms=0 if delay == 0 else simcmd.IDLE_PERIOD_MS)
             vb.start()
         except BoardError as e:
-            raise CardtableError("the virtual board did not start: %s" % e) from None
+            raise CardtableError("the %s did not start: %s" % (
+                "rp2 board" if chip == simcmd.RP2 else "virtual board", e)) from None
         link = Link(vb.stable_port, timeout=10, reconnect=True, command="cardtable serve", tap=table.hub.feed)
         table.link = link
         table.hub.model.port = vb.port
