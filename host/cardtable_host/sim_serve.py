@@ -33,11 +33,11 @@ def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[
                 vb = Rp2Board(board_name, layout=layout)
             else:
                 vb = VirtualBoard(board_name, layout=layout, period_ms=0 if delay == 0 else simcmd.IDLE_PERIOD_MS)
-            vb.start()
+            vb.start(vb.BOOT_S)
         except BoardError as e:
             raise CardtableError("the %s did not start: %s" % (
                 "rp2 board" if chip == simcmd.RP2 else "virtual board", e)) from None
-        link = Link(vb.stable_port, timeout=10, reconnect=True, command="cardtable serve", tap=table.hub.feed)
+        link = Link(vb.stable_port, timeout=vb.LINK_S, reconnect=True, command="cardtable serve", tap=table.hub.feed)
         table.link = link
         table.hub.model.port = vb.port
         table.hub.board, table.hub.layout = board_name, layout
@@ -66,7 +66,8 @@ def _play(args: argparse.Namespace, table: Any, vb: Any, link: Any, board_name: 
     from cardtable_host.sim.table import VirtualTable
 
     vt = VirtualTable(vb, board_name, layout)
-    bots = Bots(link, vt, set(range(len(vt.layout.seats))), seed=seed, mistakes=not args.no_mistakes)
+    bots = Bots(link, vt, set(range(len(vt.layout.seats))), seed=seed, mistakes=not args.no_mistakes,
+                timeout=vb.JUDGE_S)
     hello: dict[str, Any] | None = link.last_hello or link.hello()
 
     def new_game() -> dict[str, Any]:

@@ -278,7 +278,7 @@ def run(args: argparse.Namespace) -> int:
                 vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
                                   period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose,
                                   stickers=True)
-            vb.start()
+            vb.start(vb.BOOT_S)
         except BoardError as e:
             print("cardtable sim: %s" % e, file=sys.stderr)
             return 1
@@ -351,9 +351,9 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         print("cardtable sim: the board did not start the table (%s)%s" % (
             vb.mode, "; the board said: %s" % why if why else ""), file=sys.stderr)
         return 1
-    link = Link(vb.port, timeout=10)  # held: other programs are refused while the bots play
+    link = Link(vb.port, timeout=vb.LINK_S)  # held: other programs are refused while the bots play
     try:
-        bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes,
+        bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes, timeout=vb.JUDGE_S,
                     on_message=show.message, deal_pad=args.deal_pad)
         hello = link.hello()
         link.drain()
@@ -370,7 +370,7 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         play_out(bots, delay, people)
         _result(show, bots, vb)
         if args.record:
-            lines = link.log()
+            lines = link.log(timeout=5 * vb.LINK_S)  # the whole journal, a line at a time
             with open(args.record, "w", encoding="utf-8") as f:
                 f.write("".join(line + "\n" for line in lines))
             show.obj({"type": "record", "path": args.record, "lines": len(lines)})

@@ -133,6 +133,12 @@ def _keep(flash: Path, cached: Path) -> None:
 class Rp2Board(VirtualBoard):
     """An emulated Pico running the table, its USB serial on a pty at ``.port``."""
 
+    # An emulated chip runs at 0.05-0.4x a Pico (a busy machine: the lower end); a judgement
+    # takes ~0.25 s of emulated time.
+    BOOT_S = 300.0
+    LINK_S = 60.0
+    JUDGE_S = 120.0
+
     def __init__(self, board: str | None = "pico-i2c-4seat", flash_dir: str | os.PathLike[str] | None = None,
                  game: str | None = None, layout: str | None = None, install: bool | None = None,
                  image: str | os.PathLike[str] | None = None, speed: float | None = None,
@@ -358,10 +364,13 @@ class Rp2Board(VirtualBoard):
         self.period_ms = ms
 
     def power_cut_at(self, in_ns: int | None = None, op_kind: str | None = None, frac: float = 0.5,
-                     off_ms: int = 0, timeout: float = 60, skip: int = 0) -> dict[str, Any]:
+                     off_ms: int = 0, timeout: float = 60, skip: int = 0,
+                     reboot: dict[str, Any] | None = None) -> dict[str, Any]:
         """Cut the power in_ns emulated ns from now, or frac of the way into the next flash
         erase or program (op_kind; skip: after that many more have finished); a new chip boots
-        from the flash as it was (off_ms >= 0)."""
+        from the flash as it was (off_ms >= 0). reboot ({"in_ns": N} after power-on, or
+        {"op_kind", "frac", "skip"}): cut that chip too while it boots, before its table is
+        up (the reply's reboot_at_ns: when, or None when the table came up first)."""
         req: dict[str, Any] = {"op": "powercut", "off_ms": off_ms}
         if in_ns is not None:
             req["in_ns"] = in_ns
@@ -369,6 +378,8 @@ class Rp2Board(VirtualBoard):
             req["op_kind"] = op_kind
             req["frac"] = frac
             req["skip"] = skip
+        if reboot is not None:
+            req["reboot"] = reboot
         reply = self._request(req, timeout=timeout)
         if off_ms >= 0:
             self.wait_mode(("table", "repl"), timeout)
