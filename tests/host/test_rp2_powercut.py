@@ -53,10 +53,11 @@ def test_power_cuts_lose_or_double_no_accepted_action_and_the_game_resumes_exact
     assert tally["trials"] == TRIALS and all(kinds[k] >= TRIALS // len(powercut.KINDS) for k in powercut.KINDS)
     in_flight = sum(n for o, n in tally["outcomes"].items() if o.startswith("in-flight"))
     assert in_flight >= (kinds["erase"] + kinds["program"]) // 2  # cuts inside erases and programs fell mid-action
-    # most second cuts fell while the next chip booted (a flash-operation one misses when the
-    # boot had nothing to repair); each booted a further chip
-    fell = tally["reboot_cuts"]["fell"]
-    assert fell + tally["reboot_cuts"]["missed"] == kinds["reboot"] and fell >= kinds["reboot"] // 2
+    # every reboot trial (and some new ones) cut the next chip again; most of those cuts fell
+    # while it booted (one inside a flash program misses when the boot had nothing to repair),
+    # each booting a further chip
+    fell, missed = tally["reboot_cuts"]["fell"], tally["reboot_cuts"]["missed"]
+    assert fell + missed >= kinds["reboot"] and fell >= (fell + missed) // 2
     # some cuts fell inside the new game's writes (its answer never came)
     assert sum(n for o, n in tally["outcomes"].items() if o in ("new game kept", "new game dropped")) >= 1
     assert board.status()["boots"] == TRIALS + 1 + fell  # every cut booted a new chip from the flash
