@@ -166,7 +166,7 @@ class Cutter:
         while not cut.done():
             if self.game.over:
                 time.sleep(0.05)  # nothing left to play: wait for the time cut (a write never comes)
-                if kind != "time":
+                if how != "time":
                     break
                 continue
             action = self._action()
