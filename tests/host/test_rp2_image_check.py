@@ -83,3 +83,15 @@ def test_an_image_named_on_purpose_is_not_checked(tmp_path: Path, current: Path,
     stock = rp2board.rp2_dir() / rp2board.STOCK_UF2
     if stock.exists():
         assert rp2board.stale_image(stock) is None  # no cardtable build in it: nothing to compare
+
+
+def test_one_variable_names_the_shared_folder_for_the_build_and_the_rp2_board(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARDTABLE_SHARED", str(tmp_path))
+    assert rp2board.rp2_dir() == tmp_path / "rp2"
+    assert build_tool().tarball() == tmp_path / "rp2" / "micropython-1.27.0-rp2-src.tar.xz"
+    if not (REPO / "node_modules" / "rp2040js").is_dir():
+        pytest.skip("rp2040js is not installed")
+    why = rp2board.missing()
+    assert why == "%s is missing (set CARDTABLE_SHARED to the folder holding rp2/)" % (
+        tmp_path / "rp2" / rp2board.BOOTROM)
