@@ -9,8 +9,8 @@ the journal pulled from the board's littlefs over the same link.
 The games run two at a time (a chip each, a core each), the longest first so that the two
 cores finish together; each game's wall time and the CPU time of all six are printed (-s)
 for the CI budget. Measured on the 2-core development machine shared with other work (load
-~10): 7.7 min of CPU, 15 min of wall time (Nerts, six players and 184 actions, the longest:
-8 min there); about 4-5 min on an idle machine.
+~12): 7 min of CPU, 10-15 min of wall time (Nerts, six players and 184 actions, the
+longest: 8 min there); about 4-5 min on an idle machine.
 """
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[i
     todo = list(GAMES.items())
     running: dict[str, tuple[subprocess.Popen[bytes], Path, float]] = {}
     done: dict[str, tuple[int, Path, float]] = {}
-    t0, cpu0 = time.monotonic(), _children_cpu()
+    began, cpu0 = time.monotonic(), _children_cpu()
     try:
         while todo or running:
             while todo and len(running) < AT_ONCE:
@@ -86,7 +86,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[i
                     done[game] = (-9, base, time.monotonic() - t0)
                     del running[game]
             time.sleep(0.2)
-        print("\nrp2 games: %.0f s wall, %.0f s CPU" % (time.monotonic() - t0, _children_cpu() - cpu0))
+        print("\nrp2 games: %.0f s wall, %.0f s CPU" % (time.monotonic() - began, _children_cpu() - cpu0))
         yield done
     finally:
         for proc, _, _ in running.values():
