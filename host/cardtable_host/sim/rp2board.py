@@ -301,6 +301,26 @@ class Rp2Board(VirtualBoard):
         except ValueError as e:
             raise BoardError(str(e)) from None
 
+    def hold_sda(self, zone: int | str, clocks: int = -1) -> None:
+        """Make a zone's PN532 (I2C) hold SDA low from the next transaction addressed to it:
+        for good (-1), until `clocks` SCL clocks reach it, or let go now (0)."""
+        try:
+            i = self._readers().index(zone)
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+        self._request({"op": "hold_sda", "reader": i, "clocks": clocks})
+
+    def turn(self, encoder: str, steps: int, bounce_ms: float = 0.0, half: bool = False) -> None:
+        """Turn an encoder by steps detents (negative: back), each contact change bouncing for
+        bounce_ms first; half: nudge it first, the leading contact closing and springing back."""
+        self._request({"op": "turn", "encoder": encoder, "steps": steps, "bounce_ms": bounce_ms, "half": half})
+
+    def bus_stats(self) -> dict[str, Any]:
+        """The buses as tools/rp2/bus.mjs saw them: per bus its transaction counts, `first`
+        (when it first moved and the levels of its select pins then) and, on I2C, `pins`
+        (mux resets, SCL clocks, STOPs, lost STARTs, grabs) and their `log` ([kind, ns])."""
+        return self._request({"op": "busstats"})["buses"]
+
     def status(self) -> dict[str, Any]:
         """The board's status, with the cards on its readers and the readers' bus figures."""
         st = VirtualBoard.status(self)

@@ -15,16 +15,36 @@ export default function readers(board) {
   if (!Number.isInteger(fd) || fd < 0) throw new Error(`readers.mjs: $${ENV_FD} is not a descriptor: ${raw}`);
   const link = new BusLink(fd);
   let buses = {};
+  // reader index -> {hold, holding}: a PN532 told to hold SDA low (it outlives a chip reset:
+  // the PN532s keep running; a cold power-on restarts them).
+  const faults = new Map();
+  const cfg = board.config || { buses: {}, readers: [] };
   return {
     powerOn(chip) {
-      link.power(chip.nanos, !chip.watchdog.reason);
-      buses = attachBoard(chip.mcu, board.config || { buses: {}, readers: [] }, link);
+      const cold = !chip.watchdog.reason;
+      link.power(chip.nanos, cold);
+      if (cold) for (const f of faults.values()) f.holding = false;
+      buses = attachBoard(chip.mcu, cfg, link, chip, faults);
     },
     ops: {
       busstats() {
         const out = {};
-        for (const [name, b] of Object.entries(buses)) out[name] = b.stats;
+        for (const [name, b] of Object.entries(buses)) {
+          out[name] = b.wires ? { ...b.stats, pins: b.wires.counts, log: b.wires.log } : b.stats;
+        }
         return { buses: out, requests: link.requests, calls: link.calls };
+      },
+      // {reader, clocks}: the reader holds SDA low from the next transaction addressed to it,
+      // until that many SCL clocks reach it (-1 or absent: for good); clocks 0: let go now.
+      hold_sda(req) {
+        const i = Number(req.reader);
+        if (!Number.isInteger(i) || i < 0 || i >= cfg.readers.length) throw new Error(`no reader ${req.reader}`);
+        if (cfg.buses?.[cfg.readers[i].bus]?.kind !== 'i2c') throw new Error(`reader ${i} is not on an I2C bus`);
+        const clocks = req.clocks == null ? -1 : Number(req.clocks);
+        if (clocks === 0) faults.delete(i);
+        else faults.set(i, { hold: clocks, holding: false });
+        for (const b of Object.values(buses)) b.wires?.update();
+        return { reader: i, clocks };
       },
     },
   };

@@ -1,0 +1,182 @@
+"""The table's wiring fixes on the rp2 board: the frozen firmware on the emulated RP2040, its pins
+watched by tools/rp2 (bus.mjs's pin-level I2C, devices/encoders.mjs's quadrature).
+
+- SPI: every chip select is driven high before the first SPI clock (RP2040 pins leave reset
+  pulled down, which would select every PN532 at once).
+- I2C: the muxes' RESET is driven high before the first START; a PN532 that holds SDA low is
+  cleared (RESET pulse, nine SCL clocks, STOP), reported, and the other readers read on; once
+  it lets go it answers again.
+- A read that fails mid-way switches the reader's field off: the PN532 gets RFConfiguration
+  off right after, and never are two fields on at once.
+- The encoder, bouncing on every contact change, moves the position selector by its detents.
+
+About 1.5 min of CPU on this 2-core machine (two boots, one REPL session); see each test's
+comment for its share.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from typing import Iterator
+
+import pytest
+from hostsupport import need_node
+
+pytest.importorskip("termios")  # ptys are POSIX only
+
+from cardtable_host.link import Link  # noqa: E402
+from cardtable_host.sim.rp2board import Rp2Board, missing  # noqa: E402
+
+need_node()
+_why = missing()
+if _why:
+    pytest.skip("the rp2 board cannot run here: %s" % _why, allow_module_level=True)
+
+BOOT_S = 240  # boot to the table on a loaded 2-core machine (a fresh flash installs first)
+WAIT_S = 120  # for one message from the board
+
+
+def faults(link: Link, timeout: float, want: str) -> dict:
+    """The next fault message whose msg contains want."""
+    msg = link.wait_for(lambda m: m.get("type") == "fault" and want in m.get("msg", ""), timeout)
+    assert msg is not None, "no fault %r from the board within %g s" % (want, timeout)
+    return msg
+
+
+def test_every_chip_select_is_high_before_the_first_spi_clock() -> None:
+    # ~15 s: one boot of the SPI board to its table.
+    b = Rp2Board("pico-spi-4seat", layout="nonesuch", speed=0)
+    b.start(timeout=BOOT_S)
+    try:
+        first = b.bus_stats()["spi0"]["first"]
+    finally:
+        b.close()
+    assert first is not None, "the table never used its SPI bus"
+    cs = first["pins"]  # GP -> 'high' | 'low' | 'off' (not driven: pulled down by the pad)
+    assert sorted(cs) == ["17", "20", "21", "26", "27"]
+    # The first byte goes to one reader: its chip select low, every other one driven high.
+    assert sorted(cs.values()) == ["high", "high", "high", "high", "low"], cs
+
+
+@pytest.fixture(scope="module")
+def board() -> Iterator[Rp2Board]:
+    b = Rp2Board("pico-i2c-2seat", layout="fairies", speed=0)
+    b.start(timeout=BOOT_S)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def test_the_mux_reset_is_high_before_the_first_start(board: Rp2Board) -> None:
+    bus = board.bus_stats()["i2c0"]
+    assert bus["first"]["pins"] == {"6": "high"}  # the TCA9548A's RESET on GP6
+    assert bus["pins"]["reset"] == 0 and bus["pins"]["lost"] == 0  # a healthy bus: no clears
+
+
+def test_a_reader_holding_sda_is_cleared_reported_and_the_others_read_on(board: Rp2Board) -> None:
+    # ~10 s. Zone s1's PN532 (mux 0x70 channel 1) grabs SDA in its next transaction and keeps it.
+    with Link(board.port, timeout=30) as link:
+        link.hello(timeout=60)
+        board.hold_sda("s1")
+        msg = faults(link, WAIT_S, "zone s1:")
+        assert msg["kind"] == "reader" and msg["zone"] == "s1"
+        assert ("i2c0 was held low while mux 0x70 ch 1 was selected: freed it (mux reset, 9 clocks, STOP)"
+                in msg["msg"]), msg
+        log = [kind for kind, _ in board.bus_stats()["i2c0"]["log"]]
+        # On the pins: STARTs lost to the held SDA, then the clear: RESET low (every channel
+        # off, so the trunk's SDA rises: a STOP), nine clocks and more, a STOP.
+        first = log.index("grab")
+        clear = log.index("reset", first)
+        assert "lost" in log[first:clear]
+        rest = log[clear + 1:]
+        stop = rest.index("stop", 1)
+        assert rest[0] == "stop" and rest[1:stop].count("clock") >= 9 and set(rest[1:stop]) == {"clock"}, log
+        # A reader behind the same mux reads on: the tag's text reaches the table.
+        board.place("s0", "ZZ", wait=False)
+        msg = faults(link, WAIT_S, "zone s0: 'ZZ' is no fairies card")
+        assert msg["kind"] == "tag"
+        board.lift("s0", wait=False)
+        # Once it lets go, the stuck reader answers again at its next retry.
+        board.hold_sda("s1", 0)
+        faults(link, WAIT_S, "zone s1: reader 1 answers again")
+
+
+def test_a_read_that_fails_switches_the_field_off(board: Rp2Board) -> None:
+    # ~10 s. Zone c's PN532 answers every tag read with its error frame, its field on.
+    readers = board.readers
+    assert readers is not None
+    with Link(board.port, timeout=30) as link:
+        link.hello(timeout=60)
+        readers.fail_reads("c", -1)
+        board.place("c", "ZZ", wait=False)
+        msg = faults(link, WAIT_S, "zone c: reader 2")
+        assert "stopped answering" in msg["msg"], msg
+        fields = readers.fields()
+        failed = fields["failed_reads"][2]
+        assert failed >= 3  # the scanner's fail_limit
+        # Each failed read was followed at once by RFConfiguration, field off.
+        assert fields["rf_off_after_fail"][2] == failed, fields
+        assert 2 not in fields["on"]
+        assert fields["max"] == 1 and fields["over"] == [], fields  # one field at a time
+        readers.fail_reads("c", 0)
+        faults(link, WAIT_S, "zone c: reader 2 answers again")
+        faults(link, WAIT_S, "zone c: 'ZZ' is no fairies card")
+        board.lift("c", wait=False)
+
+
+ENCODER = """
+import time
+from machine import Pin
+from cardtable.hw_rp2 import Rp2Inputs
+from cardtable.table.inputs import move_at
+inputs = Rp2Inputs({}, {"sel": (10, 11)})
+class Game:
+    nexus = tuple(range(8))
+class Ctl:
+    at = 0
+    game = Game()
+ctl = Ctl()
+steps = []
+done = Pin(12, Pin.IN, Pin.PULL_UP)  # the board's "ok" button: the host has finished turning
+print("ready")
+t0 = time.ticks_ms()
+while done.value() and time.ticks_diff(time.ticks_ms(), t0) < 20000:
+    ev = inputs.next()
+    if ev:
+        steps.append(ev[2])
+        move_at(ctl, ev[2])
+    time.sleep_ms(1)
+print("steps", sum(steps), "at", ctl.at, "skipped", inputs.decoders[0].skipped)
+"""
+
+
+def test_the_encoder_moves_the_selector_by_its_detents_through_contact_bounce(board: Rp2Board) -> None:
+    # ~15 s: the firmware's Rp2Inputs (hard IRQs on both pins, drivers.encoder) at the REPL,
+    # reading the knob until the "ok" button says the turning is over.
+    proc = subprocess.Popen([sys.executable, "-m", "mpremote", "connect", board.port, "exec", ENCODER],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        line = ""
+        deadline = time.monotonic() + WAIT_S
+        while "ready" not in line and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+        assert "ready" in line, line
+        # 2 ms of chatter on every contact change (the PEC11R's worst), a nudge that springs
+        # back, five detents forward, two back: the selector ends at 3.
+        board.turn("sel", 0, bounce_ms=2, half=True)
+        board.turn("sel", 5, bounce_ms=2)
+        board.turn("sel", -2, bounce_ms=2)
+        board.hold("ok", True)
+        out, _ = proc.communicate(timeout=WAIT_S)
+        board.hold("ok", False)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "steps 3 at 3 skipped 0" in out, out
+    assert board.reset(timeout=BOOT_S) == "table"
