@@ -39,6 +39,7 @@ const OP_WRITE = 0x57; // 'W': host frame bytes for a reader (no reply)
 const OP_READ = 0x52; // 'R': the reader's status and pending frame, not taken (reply)
 const OP_TAKE = 0x54; // 'T': the host read the pending frame (no reply)
 const OP_POWER = 0x50; // 'P': a new chip; reader 1: a cold power-on (the PN532s restart too)
+const OP_RSTPDN = 0x5a; // 'Z': the reader's RSTPDN rose after a low: it restarts (no reply)
 
 function rev8(b) {
   let r = 0;
@@ -94,6 +95,9 @@ export class BusLink {
 
   /** A new chip runs from now; cold: the board's power came on (not a reset). */
   power(nanos, cold) { this._send(OP_POWER, cold ? 1 : 0, nanos, null); }
+
+  /** The reader's RSTPDN was pulsed low: it restarts. */
+  rstpdn(reader, nanos) { this._send(OP_RSTPDN, reader, nanos, null); }
 
   /** [ready, frame]: is a frame ready for the host, and which (not taken). */
   read(reader, nanos) {

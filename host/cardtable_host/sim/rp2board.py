@@ -315,6 +315,15 @@ class Rp2Board(VirtualBoard):
         bounce_ms first; half: nudge it first, the leading contact closing and springing back."""
         self._request({"op": "turn", "encoder": encoder, "steps": steps, "bounce_ms": bounce_ms, "half": half})
 
+    def wire_rst(self, pins: dict[int, int | str]) -> list[list[float]]:
+        """Wire readers' RSTPDN to GPIOs ({GP: zone or reader}) as the board file's "rst" does;
+        returns the RSTPDN edges seen on this chip so far ([GP, level, ns])."""
+        try:
+            wired = {str(gp): self._readers().index(z) for gp, z in pins.items()}
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+        return self._request({"op": "wire_rst", "pins": wired})["log"]
+
     def bus_stats(self) -> dict[str, Any]:
         """The buses as tools/rp2/bus.mjs saw them: per bus its transaction counts, `first`
         (when it first moved and the levels of its select pins then) and, on I2C, `pins`

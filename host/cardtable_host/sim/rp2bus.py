@@ -27,6 +27,7 @@ OP_WRITE = 0x57
 OP_READ = 0x52
 OP_TAKE = 0x54
 OP_POWER = 0x50
+OP_RSTPDN = 0x5A
 _HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
 
 # A change on a reader is seen by the scanner within this many polls of it (the controller's
@@ -139,6 +140,9 @@ class Readers:
             return None
         r = self.readers[index]
         e = r.emu
+        if op == OP_RSTPDN:
+            e.reset()  # the power-on state: fault knobs cleared, tags where they lie
+            return None
         if op == OP_WRITE:
             before = e.total_us
             self._faults(r, payload)
