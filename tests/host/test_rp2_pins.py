@@ -139,14 +139,20 @@ class Ctl:
 ctl = Ctl()
 steps = []
 done = Pin(12, Pin.IN, Pin.PULL_UP)  # the board's "ok" button: the host has finished turning
+def read(ms):
+    t0 = time.ticks_ms()
+    while time.ticks_diff(time.ticks_ms(), t0) < ms:
+        ev = inputs.next()
+        if ev:
+            steps.append(ev[2])
+            move_at(ctl, ev[2])
+        time.sleep_ms(1)
+        if not done.value():
+            return
 print("ready")
-t0 = time.ticks_ms()
-while done.value() and time.ticks_diff(time.ticks_ms(), t0) < 20000:
-    ev = inputs.next()
-    if ev:
-        steps.append(ev[2])
-        move_at(ctl, ev[2])
-    time.sleep_ms(1)
+read(20000)
+done = Pin(13, Pin.IN, Pin.PULL_UP)  # (not wired: reads high)
+read(20)  # the last detent settles 3 ms after its last edge
 print("steps", sum(steps), "at", ctl.at, "skipped", inputs.decoders[0].skipped)
 """
 

@@ -313,7 +313,9 @@ class Rp2Board(VirtualBoard):
     def turn(self, encoder: str, steps: int, bounce_ms: float = 0.0, half: bool = False) -> None:
         """Turn an encoder by steps detents (negative: back), each contact change bouncing for
         bounce_ms first; half: nudge it first, the leading contact closing and springing back."""
-        self._request({"op": "turn", "encoder": encoder, "steps": steps, "bounce_ms": bounce_ms, "half": half})
+        # A detent is four quarters of 3.5 ms (and the chatter) on the emulated clock.
+        self._request({"op": "turn", "encoder": encoder, "steps": steps, "bounce_ms": bounce_ms, "half": half},
+                      timeout=60 + abs(steps))
 
     def wire_rst(self, pins: dict[int, int | str]) -> list[list[float]]:
         """Wire readers' RSTPDN to GPIOs ({GP: zone or reader}) as the board file's "rst" does;
