@@ -10,6 +10,8 @@ watched by tools/rp2 (bus.mjs's pin-level I2C, devices/encoders.mjs's quadrature
   off right after, and never are two fields on at once.
 - The encoder, bouncing on every contact change, moves the position selector by its detents.
 - RSTPDN, wired, is pulsed at start: a PN532 that came up wedged answers afterwards.
+- On a bus whose mux RESET is not wired, the bus clear's nine clocks and STOP free a PN532
+  cut off in the middle of a byte.
 
 About 70 s of wall time on this loaded 2-core machine (two boots, a reset into the REPL); see
 each test's comment for its share.
@@ -19,7 +21,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 from hostsupport import need_node
@@ -38,9 +40,9 @@ BOOT_S = 240  # boot to the table on a loaded 2-core machine (a fresh flash inst
 WAIT_S = 120  # for one message from the board
 
 
-def faults(link: Link, timeout: float, want: str) -> dict:
+def faults(link: Link, timeout: float, want: str) -> dict[str, Any]:
     """The next fault message whose msg contains want."""
-    msg = link.wait_for(lambda m: m.get("type") == "fault" and want in m.get("msg", ""), timeout)
+    msg: dict[str, Any] | None = link.wait_for(lambda m: m.get("type") == "fault" and want in m.get("msg", ""), timeout)
     assert msg is not None, "no fault %r from the board within %g s" % (want, timeout)
     return msg
 
@@ -223,3 +225,45 @@ def test_rstpdn_is_pulsed_before_the_readers_start(board: Rp2Board) -> None:
         # Driven high, then one pulse low (hal.RST_LOW_MS: 400 ms), then high again.
         assert [level for level, _ in edges] == [1, 0, 1], (gp, edges)
         assert edges[2][1] - edges[1][1] >= 400e6
+
+
+CLOCKED = """
+from machine import I2C, Pin
+from cardtable.drivers.i2cbus import GuardedI2C
+from cardtable.drivers.mux import Mux
+from cardtable.drivers.pn532_i2c import PN532I2C
+from cardtable.hw_rp2 import Rp2BusFree
+d = {"id": 0, "sda": 4, "scl": 5, "freq": 400000}
+bus = GuardedI2C(I2C(0, scl=Pin(5), sda=Pin(4), freq=400000), Rp2BusFree(d, None), "i2c0")
+mux = Mux(bus, 0x70, bus.muxes)
+stuck = PN532I2C(bus, mux=mux, channel=1)
+try:
+    stuck.init()
+except OSError as e:
+    print("error:", e)
+print("freed", bus.freed)
+print("other", PN532I2C(bus, mux=mux, channel=0).init()[0])
+print("again", stuck.init()[0])
+"""
+
+
+def test_nine_clocks_and_a_stop_free_a_reader_cut_off_mid_byte(board: Rp2Board) -> None:
+    # ~5 s: a bus whose muxes' RESET is not wired (so the clear cannot cut the channel off):
+    # zone s1's PN532 holds SDA until five more SCL clocks reach it, as one cut off five bits
+    # before the end of the byte it was sending. The firmware's bus clear frees it.
+    if board.mode != "repl":
+        assert board.reset(repl=True, timeout=BOOT_S) == "repl"
+    board.hold_sda("s1", 5)
+    before = len(board.bus_stats()["i2c0"]["log"])
+    r = subprocess.run([sys.executable, "-m", "mpremote", "connect", board.port, "exec", CLOCKED],
+                       capture_output=True, text=True, timeout=WAIT_S)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout
+    assert "error: bus error: i2c0 was held low while mux 0x70 ch 1 was selected: freed it" in out, out
+    assert "freed 1" in out and "other 50" in out and "again 50" in out, out
+    log = [kind for kind, _ in board.bus_stats()["i2c0"]["log"][before:]]
+    grab = log.index("grab")
+    clear = log.index("clock", grab)
+    stop = log.index("stop", clear)
+    assert "reset" not in log and "lost" in log[grab:clear], log
+    assert log[clear:stop] == ["clock"] * 10, log  # nine clocks, and SCL rising for the STOP

@@ -324,13 +324,15 @@ class Rp2Board(VirtualBoard):
             wired = {str(gp): self._readers().index(z) for gp, z in pins.items()}
         except ValueError as e:
             raise BoardError(str(e)) from None
-        return self._request({"op": "wire_rst", "pins": wired})["log"]
+        log: list[list[float]] = self._request({"op": "wire_rst", "pins": wired})["log"]
+        return log
 
     def bus_stats(self) -> dict[str, Any]:
         """The buses as tools/rp2/bus.mjs saw them: per bus its transaction counts, `first`
         (when it first moved and the levels of its select pins then) and, on I2C, `pins`
         (mux resets, SCL clocks, STOPs, lost STARTs, grabs) and their `log` ([kind, ns])."""
-        return self._request({"op": "busstats"})["buses"]
+        buses: dict[str, Any] = self._request({"op": "busstats"})["buses"]
+        return buses
 
     def status(self) -> dict[str, Any]:
         """The board's status, with the cards on its readers and the readers' bus figures."""
