@@ -194,13 +194,19 @@ class Readers:
         with self._cond:
             self.readers[self.index(zone)].fail_reads = n
 
-    def fields(self) -> dict[str, Any]:
+    def fields(self, restart: bool = False) -> dict[str, Any]:
         """The RF fields: on now (reader indexes), the most on at once, the times several were,
-        and per reader failed reads and the field-offs that came right after them."""
+        and per reader failed reads and the field-offs that came right after them. restart:
+        count the most on at once (and when several were) from now on."""
         with self._cond:
-            return {"on": [i for i, r in enumerate(self.readers) if r.emu.rf], "max": self.fields_max,
-                    "over": list(self.fields_over), "failed_reads": [r.failed_reads for r in self.readers],
-                    "rf_off_after_fail": [r.rf_off_after_fail for r in self.readers]}
+            on = [i for i, r in enumerate(self.readers) if r.emu.rf]
+            out = {"on": on, "max": self.fields_max, "over": list(self.fields_over),
+                   "failed_reads": [r.failed_reads for r in self.readers],
+                   "rf_off_after_fail": [r.rf_off_after_fail for r in self.readers]}
+            if restart:
+                self.fields_max = len(on)
+                self.fields_over = []
+            return out
 
     @staticmethod
     def _peek(r: _Reader, ns: float) -> bytes | None:
