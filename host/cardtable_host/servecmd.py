@@ -85,7 +85,7 @@ class Printer:
     def __init__(self) -> None:
         self.colour = use_colour()
 
-    def __call__(self, text: str) -> None:
+    def __call__(self, _n: int, _t: float, text: str) -> None:
         try:
             msg = json.loads(text)
         except ValueError:
