@@ -231,18 +231,26 @@ class Director:
         finally:
             worker.close()
 
-    def correct(self, p: dict[str, Any]) -> None:
+    def correct(self, p: dict[str, Any], where: str | None = None) -> str | None:
+        """A director's correction (audited: who, what, when, why); why it was refused, or None."""
         with self.lock:
             g = self.tour.games.get(p.get("game"))  # type: ignore[arg-type]
             sc = p.get("scores")
-            if g is None or not (isinstance(sc, list) and len(sc) == 2 and all(type(x) is int for x in sc)):
-                self.refuse(mqttwire.topic(self.tid, "director", "correct"), p, "bad correction")
-                return
+            why = None
+            if g is None:
+                why = "no game %r in this tournament" % p.get("game")
+            elif not (isinstance(sc, list) and len(sc) == 2 and all(type(x) is int and -1000 <= x <= 1000 for x in sc)):
+                why = "scores must be two whole numbers between -1000 and 1000"
+            if why or g is None:
+                self.refuse(where or mqttwire.topic(self.tid, "director", "correct"), p, "bad correction: %s" % why)
+                return why
+            assert isinstance(sc, list)
             before = self.tour.outcomes().get(g["id"], {}).get("scores")
             self.tour.append({"kind": "correction", "game": g["id"], "scores": sc, "before": before,
                               "winner": 0 if sc[0] >= sc[1] else 1,
                               "by": str(p.get("by") or DIRECTOR), "reason": str(p.get("reason") or "")})
             self.publish_standings()
+            return None
 
     def _ack(self, table: int) -> None:
         self.c.publish(mqttwire.topic(self.tid, "director", "ack", table),
