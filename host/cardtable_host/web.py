@@ -26,6 +26,8 @@ PAGES = Path(__file__).resolve().with_name("web")
 SLOW_BYTES = 4 << 20  # unsent bytes a viewer may fall behind before it is let go (it reconnects)
 SECRET_HEADER = "X-Cardtable-Secret"
 REFUSED = json.dumps({"type": "refused", "msg": "spectators only read: this socket takes no commands"})
+COMMANDS = ("undo", "act", "press", "new", "state", "unplug", "replug")  # the scorekeeper's (the
+# last two: a virtual board's USB cable, pulled and plugged back, to show spectators a lost board)
 FANOUT_KEPT = 10000  # broadcasts whose fan-out time /stats.json summarises (the latest)
 Control = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -240,9 +242,9 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
             cmd = await request.json()
         except ValueError:
             return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
-        if not isinstance(cmd, dict) or cmd.get("cmd") not in ("undo", "act", "press", "new", "state"):
-            return web.json_response({"ok": False, "error": "cmd must be one of undo, act, press, new, "
-                                      "state"}, status=400)
+        if not isinstance(cmd, dict) or cmd.get("cmd") not in COMMANDS:
+            return web.json_response({"ok": False, "error": "cmd must be one of %s" % ", ".join(COMMANDS)},
+                                     status=400)
         if control is None:
             return web.json_response({"ok": False, "error": "no board to control"}, status=503)
         reply = await asyncio.to_thread(control, cmd)
