@@ -6,8 +6,10 @@ written to every viewer's socket under 100 ms, and serve's memory flat over the 
 The delay is serve's own, timed by serve (/stats.json): the 200 clients of this harness all run
 in one Python process on the same cores, where 200 phones would each have their own, so the time
 they take to read a message is theirs, not serve's (it is printed, not judged); they run at a
-lower priority than serve so that they do not take its CPU. serve's CPU time per broadcast is
-judged too: a figure other programs' load does not change."""
+lower priority than serve so that they do not take its CPU, and serve runs above other programs
+where the harness may raise a priority (as root: CI), so that a machine busy with other work
+does not count against it. serve's CPU time per pass over the viewers is judged too: a figure
+no other program's load changes."""
 from __future__ import annotations
 
 import importlib.util
