@@ -69,10 +69,13 @@ def main() -> int:
         os.nice(NICE)
     except (OSError, AttributeError):
         pass
-    for line in sys.stdin:
-        path = line.rstrip("\n")
-        if path:
-            print(json.dumps(verdict(path)), flush=True)
+    try:
+        for line in sys.stdin:
+            path = line.rstrip("\n")
+            if path:
+                print(json.dumps(verdict(path)), flush=True)
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass  # the director's service went away: so does its referee
     return 0
 
 
