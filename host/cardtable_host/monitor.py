@@ -189,7 +189,7 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
         head.append("trump %s" % view["trump"])
     elif view.get("no_trump"):
         head.append("no trump")
-    if game == "fortyfives" and isinstance(view.get("bidder"), int) and view["bidder"] >= 0:
+    if isinstance(view.get("bidder"), int) and view["bidder"] >= 0:  # an auction won
         head.append("bid %s by seat %s" % (view.get("bid"), view.get("bidder")))
     lines = ["  ·  ".join(head)]
     if view.get("over"):
@@ -199,16 +199,16 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
         lines.append("to act: %s" % ", ".join(_seat(view, s, names) for s in turn))
     if "trick" in view:
         lines.extend(_trick_table(view, seats, turn, names))
-    elif game == "fairies":
+    elif "parade" in view:  # a parade game (Fairies)
         lines.extend(_fairies(view, names))
-    elif game == "nerts":
+    elif "nerts_left" in view:  # a race to the centre (Nerts)
         lines.extend(_nerts(view, seats, turn, names))
     lines.extend(_extras(view))
     return lines
 
 
 def _winner(view: dict[str, Any], w: int, names: list[str]) -> str:
-    if view.get("game") == "fortyfives":
+    if view.get("team_scores") is not None:  # partners share a score
         return "seats %d & %d win" % (w % 2, w % 2 + 2)
     return "%s wins" % _seat(view, w, names)
 
@@ -269,7 +269,6 @@ def _nerts(view: dict[str, Any], seats: int, turn: list, names: list[str]) -> li
 
 def _extras(view: dict[str, Any]) -> list[str]:
     out = []
-    game = view.get("game")
     bids = view.get("bids")
     if bids:
         if bids and isinstance(bids[0], list):
@@ -281,7 +280,7 @@ def _extras(view: dict[str, Any]) -> list[str]:
                        ("stock_top", "stock top"), ("led", "led"), ("excuse", "Excuse with seat"),
                        ("round", "round"), ("points", "points")):
         v = view.get(key)
-        if v is None or v == [] or (key == "up" and game == "nexus" and not v):
+        if v is None or v == []:
             continue
         facts.append("%s %s" % (label, " ".join(v) if isinstance(v, list) and key == "up" else v))
     if view.get("trump_broken"):

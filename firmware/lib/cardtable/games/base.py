@@ -30,6 +30,16 @@ class Game:
     DEAL_PATTERN = ()           # the dealing order across a deal pad: (pile, n) steps; "hands"
                                 # gives n to each seat in turn from the dealer's left, n None
                                 # is the rest of the pack (table/dealpad.py)
+    # What the table does for this game beyond its zone roles (table/inputs.py, controller.py):
+    AUTO_DEAL = False           # the table never sees the hands dealt: it deals them unseen
+    TIMED = False               # actions carry ms since the round began (the round's clock)
+    LEAD_SUIT = False           # a lead of several suits waits for a suit button to name one
+    CONFIRM = None              # the verb a confirm (tap pad, button) makes mid-hand
+    OWNED = False               # every player brings a deck; a card's code names its owner
+    # Host only: a bot game that ends at a watchable length (demo, sim), and the demo's seats.
+    DEMO_SEED = 1
+    SIM_SEED = 1
+    DEMO_SEATS = None
 
     def __init__(self, seats, dealer=0, rules=None):
         lo, hi = self.SEATS

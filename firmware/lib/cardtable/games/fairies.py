@@ -76,6 +76,7 @@ from cardtable.cards import BadCard
 from cardtable.cards import fairies as fc
 from cardtable.compat import const
 from cardtable.games.base import Game
+from cardtable.games import E_SEATS, GAMES
 
 _HIDDEN = const(0)       # where[]: not yet seen (a hidden hand or the hidden deck)
 _IN_NEXUS = const(10)    # where[] codes above the seats (seat s in hand = s + 1)
@@ -243,7 +244,8 @@ class Fairies(Game):
 
     ID = "fairies"
     DECK = "fairies"
-    SEATS = (2, 2)
+    SEATS = GAMES['fairies'][E_SEATS]  # the registry entry (games/__init__.py)
+    CONFIRM = "meditate"
     HAS_DEALER = False
     CARDS = fc.DECK
     OPTIONS = {

@@ -57,6 +57,7 @@ Deal piles: ``hands`` (four lists of 5, any may be null = not seen), ``kitty`` (
 from cardtable.cards import standard as std
 from cardtable.games.base import Game
 from cardtable.games.trick import KITTY, OUT, STOCK, UNKNOWN, TrickGame
+from cardtable.games import E_SEATS, GAMES
 
 TRUMPS = 4          # led suit when a trump (the A of hearts included) is led
 AH = 26             # std.card(std.ACE, std.HEARTS)
@@ -94,7 +95,10 @@ class FortyFives(TrickGame):
 
     ID = "fortyfives"
     DECK = "standard"
-    SEATS = (4, 4)
+    SEATS = GAMES['fortyfives'][E_SEATS]  # the registry entry (games/__init__.py)
+    AUTO_DEAL = True  # hands the table never sees dealt: dealt unseen at once
+    CONFIRM = "discard"  # the cards laid on the kitty
+    SIM_SEED = 26
     HAS_DEALER = True
     TEAMS = True
     CARDS = std.DECK

@@ -75,6 +75,7 @@ up to 32 foundation piles) is about what one centre within everyone's reach take
 from cardtable.cards import standard as std
 from cardtable.compat import const
 from cardtable.games.base import Game
+from cardtable.games import E_SEATS, GAMES
 
 MAX_SEATS = const(8)
 SLOT = const(0)      # where a card sits in a layout
@@ -235,7 +236,11 @@ class Nerts(Game):
 
     ID = "nerts"
     DECK = "standard"
-    SEATS = (2, MAX_SEATS)
+    SEATS = GAMES['nerts'][E_SEATS]  # the registry entry (games/__init__.py)
+    TIMED = True
+    OWNED = True  # AS#2
+    SIM_SEED = 120
+    DEMO_SEATS = 3  # the seed's stated minimum
     HAS_DEALER = False
     TEAMS = False
     CARDS = tuple(std.owned(c, s) for s in range(MAX_SEATS) for c in std.DECK)

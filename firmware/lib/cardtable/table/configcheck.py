@@ -4,51 +4,19 @@
 import json
 
 from cardtable.compat import const
+from cardtable.games import (E_BUTTONS, E_DEAL_PAD, E_ENCODERS, E_ROLES, E_SEAT_BUTTONS, E_SEATS,
+                             GAMES, MANY, ONE, SEAT)
 from cardtable.table.config import Board, ConfigError, Layout
 from cardtable.table.config import reader_label as _reader_label
 
 FORMAT = const(1)
 
-# How many zones a game role needs.
-SEAT = const(0)  # one per seat: "play 2"
-ONE = const(1)  # exactly one: "kitty"
-MANY = const(2)  # one or more: "foundation"
-
-# Zone roles each game's rules need; the lead keeps this aligned with the rules modules.
-REQUIRED_ROLES = {
-    "nexus": (("play", SEAT), ("indicator", ONE)),
-    "california-jacks": (("play", SEAT), ("up", ONE)),
-    "fortyfives": (("play", SEAT), ("kitty", ONE)),
-    "nonesuch": (("play", SEAT), ("up", ONE)),
-    "fairies": (("nexus", ONE), ("sow", ONE), ("parade", SEAT)),
-    "nerts": (("foundation", MANY), ("left", SEAT)),
-}
-# Roles any game may add: a tap pad lets a player confirm or undo; a deal pad (not in Nerts,
-# where each player deals their own) reads every card of the deal in the game's order.
+# Each game's seats, zone roles, buttons and encoders are in its registry entry (games/__init__.py).
+# Roles any game may add: a tap pad lets a player confirm or undo; a deal pad (where the entry
+# allows one: not in Nerts, where each player deals their own) reads every card of the deal in
+# the game's order.
 OPTIONAL_ROLES = (("tap", SEAT),)
 DEAL_ROLE = ("deal", ONE)
-GAME_SEATS = {
-    "nexus": (2, 2),
-    "california-jacks": (2, 2),
-    "fortyfives": (4, 4),
-    "nonesuch": (3, 4),
-    "fairies": (2, 2),
-    "nerts": (2, 8),
-}
-# Button meanings per game; the host types whatever the table has no button for.
-BUTTON_INPUTS = {
-    "nexus": (),
-    "california-jacks": (),
-    "fortyfives": ("bid 15", "bid 20", "bid 25", "bid 30", "pass",
-                   "trump C", "trump D", "trump H", "trump S"),
-    "nonesuch": ("bid some", "bid most", "bid none",
-                 "suit M", "suit S", "suit W", "suit L", "suit Y", "suit K"),
-    "fairies": ("at up", "at down"),
-    "nerts": (),
-}
-# Meanings that belong to one seat: "nerts 3" is seat 3's Nerts call.
-SEAT_BUTTON_INPUTS = {"nerts": ("nerts",)}
-ENCODER_INPUTS = {"fairies": ("at",)}
 COMMON_INPUTS = ("confirm", "undo")
 
 # Raspberry Pi Pico: GP0..GP22 and GP26..GP28 are on the header.
@@ -114,12 +82,12 @@ def _host_verbs(game, nseats, buttons, encoders):
         for verb_arg in inputs.values():
             have[verb_arg] = True
     need = []
-    for m in BUTTON_INPUTS.get(game, ()):
+    for m in GAMES[game][E_BUTTONS]:
         verb, arg = parse_role(m)
         # (verb, None) is an encoder that covers every value of verb.
         if (verb, arg) not in have and (verb, None) not in have and verb not in need:
             need.append(verb)
-    for verb in SEAT_BUTTON_INPUTS.get(game, ()):
+    for verb in GAMES[game][E_SEAT_BUTTONS]:
         for s in range(nseats):
             if (verb, s) not in have and verb not in need:
                 need.append(verb)
@@ -629,7 +597,7 @@ def _encoders(ck, b, encoders, w, h):
 
 def _roles_text(game):
     out = []
-    for role, n in REQUIRED_ROLES[game]:
+    for role, n in GAMES[game][E_ROLES]:
         out.append(role + (" per seat" if n == SEAT else " (one or more)" if n == MANY else ""))
     return ", ".join(out)
 
@@ -640,13 +608,13 @@ def _layout(ck, b, ln, d):
                                               ("game", "buttons", "encoders")):
         return None
     game = d.get("game", ln)
-    if game not in REQUIRED_ROLES:
-        ck.bad(key, "unknown game %s (games: %s)" % (
-            _show(game), ", ".join(sorted(REQUIRED_ROLES))))
+    if game not in GAMES:
+        ck.bad(key, "unknown game %s (games: %s)" % (_show(game), ", ".join(sorted(GAMES))))
         return None
     start = len(ck.problems)
     seats = d["seats"]
-    lo, hi = GAME_SEATS[game]
+    entry = GAMES[game]
+    lo, hi = entry[E_SEATS]
     if not isinstance(seats, list) or not lo <= len(seats) <= hi:
         ck.bad(key + ".seats", "%s is for %s players: expected a list of that many seat numbers,"
                " got %s" % (game, lo if lo == hi else "%d to %d" % (lo, hi), _show(seats)))
@@ -664,7 +632,7 @@ def _layout(ck, b, ln, d):
         ck.bad(key + ".zones", "expected an object: zone -> role")
         zones = {}
     kinds = {}
-    for role, k in REQUIRED_ROLES[game] + OPTIONAL_ROLES + ((DEAL_ROLE,) if game != "nerts" else ()):
+    for role, k in entry[E_ROLES] + OPTIONAL_ROLES + ((DEAL_ROLE,) if entry[E_DEAL_PAD] else ()):
         kinds[role] = k
     taken = {}
     for zn in sorted(zones):
@@ -694,16 +662,16 @@ def _layout(ck, b, ln, d):
             continue
         taken[rs] = zn
         roles[zn] = rs
-    for role, k in REQUIRED_ROLES[game]:
+    for role, k in entry[E_ROLES]:
         wanted = [(role, s) for s in range(n)] if k == SEAT else [(role, None)]
         for rs in wanted:
             if rs not in taken:
                 ck.bad(key, "no zone plays %r (%s needs %s)" % (
                     role if rs[1] is None else "%s %d" % rs, game, _roles_text(game)))
     buttons = _inputs(ck, key, "buttons", d.get("buttons", {}), b.buttons, game, n,
-                      BUTTON_INPUTS[game] + COMMON_INPUTS, SEAT_BUTTON_INPUTS.get(game, ()))
+                      entry[E_BUTTONS] + COMMON_INPUTS, entry[E_SEAT_BUTTONS])
     encoders = _inputs(ck, key, "encoders", d.get("encoders", {}), b.encoders, game, n,
-                       ENCODER_INPUTS.get(game, ()), ())
+                       entry[E_ENCODERS], ())
     if len(ck.problems) > start:
         return None
     return Layout(ln, game, tuple(seats), roles, buttons, encoders, b.reader_zone,
