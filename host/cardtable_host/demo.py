@@ -48,11 +48,12 @@ def run(args: argparse.Namespace) -> int:
         try:
             name = resolve(name)
             cls = games.game_class(name)  # its DEMO_SEED ends at a watchable length
-            games.load(name, seats=args.seats or cls.DEMO_SEATS)
+            seats = args.seats or getattr(cls, "DEMO_SEATS", None)
+            games.load(name, seats=seats)
         except (ValueError, ImportError) as e:
             raise UsageError(str(e)) from None
-        seed = args.seed if args.seed is not None else cls.DEMO_SEED
-        play_one(name, seed, delay, args.quiet, args.seats or cls.DEMO_SEATS)
+        seed = args.seed if args.seed is not None else getattr(cls, "DEMO_SEED", 1)
+        play_one(name, seed, delay, args.quiet, seats)
     return 0
 
 

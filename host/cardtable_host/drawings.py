@@ -91,7 +91,7 @@ def sticker_count(d: Drawn) -> tuple[int, str]:
     owned: dict[str, tuple[int, int]] = {}  # a game's own decks: (decks, tags each)
     for lay in d.board.layouts.values():
         cls = games.game_class(lay.game)
-        if cls.OWNED:
+        if getattr(cls, "OWNED", False):
             each = len(cls.CARDS) // cls.SEATS[1]
             n = max(owned.get(cls.__name__, (0, 0))[0], len(lay.seats))
             owned[cls.__name__] = (n, each)

@@ -161,7 +161,7 @@ def deck_codes(game: str, owner: int | None = None) -> list[str]:
     cls = games.game_class(game)
     fmt = deck(cls.DECK).fmt
     cards = list(cls.CARDS)
-    if cls.OWNED:
+    if getattr(cls, "OWNED", False):
         own = 0 if owner is None else owner
         cards = [standard.owned(c, own) for c in standard.DECK]
     return [fmt(c) for c in cards]
@@ -174,7 +174,7 @@ def is_deck_card(game: str, text: str) -> bool:
         c = deck(cls.DECK).parse(text)
     except (BadCard, ValueError):
         return False
-    return cls.OWNED or c in cls.CARDS
+    return getattr(cls, "OWNED", False) or c in cls.CARDS
 
 
 def read_area(reader: Reader) -> tuple[int, bytes]:
@@ -413,8 +413,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     cls = games.game_class(args.game)
-    if args.owner is not None and not cls.OWNED:
-        owned = [g for g in sorted(games.GAMES) if games.game_class(g).OWNED]
+    if args.owner is not None and not getattr(cls, "OWNED", False):
+        owned = [g for g in sorted(games.GAMES) if getattr(games.game_class(g), "OWNED", False)]
         print("cardtable enroll: --owner is for %s decks only" % " and ".join(owned), file=sys.stderr)
         return 2
     if args.owner is not None and not 0 <= args.owner < cls.SEATS[1]:

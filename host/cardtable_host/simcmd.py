@@ -166,7 +166,7 @@ def prepare(game: str, board: str | None, layout: str | None, seats: int | None,
     cls.check_rules(rules)
     # The game's SIM_SEED: a bot game that ends at a watchable length (every action the board
     # keeps for undo takes heap).
-    return board_name, chosen, rules, seed if seed is not None else cls.SIM_SEED
+    return board_name, chosen, rules, seed if seed is not None else getattr(cls, "SIM_SEED", 1)
 
 
 class Show:

@@ -67,7 +67,7 @@ def problems(cfg):
 
 @stepped
 def test_all_shipped_boards_validate():
-    from cardtable import games
+    from cardtable.table import configcheck
 
     d = _boards_dir()
     names = config.board_names(d)
@@ -80,8 +80,8 @@ def test_all_shipped_boards_validate():
         assert b.layouts, name
         assert len(b.reader_zone) == len(b.readers)
         for lay in b.layouts.values():
-            for role, kind in games.GAMES[lay.game][games.E_ROLES]:
-                seats = range(len(lay.seats)) if kind == games.SEAT else (None,)
+            for role, kind in configcheck.facts(lay.game)[1]:
+                seats = range(len(lay.seats)) if kind == configcheck.SEAT else (None,)
                 for s in seats:
                     assert lay.zone(role, s) is not None, (name, lay.name, role, s)
 

@@ -88,7 +88,7 @@ class Bots:
         want = {"game": self.game_id, "seats": self.seats, "dealer": dealer, "rules": rules or {}}
         header = (hello or {}).get("game")
         # A board that dealt at boot by itself (the game's AUTO_DEAL) is at the start of that game too.
-        fresh = (0, 1) if games.game_class(self.game_id).AUTO_DEAL else (0,)
+        fresh = (0, 1) if getattr(games.game_class(self.game_id), "AUTO_DEAL", False) else (0,)
         if (hello is not None and hello.get("seq") in fresh and header == want
                 and hello.get("layout") == self.table.layout.name):
             current = [g["number"] for g in self.link.games() if g.get("current")]
@@ -351,7 +351,7 @@ class Bots:
         if pad is not None:
             return self._deal_across(pad)
         self.pending_deal = action
-        if g.AUTO_DEAL:
+        if getattr(g, "AUTO_DEAL", False):
             # The board deals unseen by itself, at once: follow its deal event.
             self._await(lambda m: m.get("type") == "event" and "_shadow_action" in m
                         and m["_shadow_action"][1] == "deal", "the board's deal")

@@ -1,39 +1,26 @@
-"""The games: a registry from game id to rules module, and ``load`` to start one.
-
-Every game has the same shape (``games/base.py``): ``turn``, ``check``, ``apply``, ``legal``,
-``undo``, ``scores``, ``over``, ``winner``, ``view``.
-"""
+"""The games: a registry from game id to rules module, and ``load`` to start one."""
+# Every game has the same shape (``games/base.py``): ``turn``, ``check``, ``apply``, ``legal``,
+# ``undo``, ``scores``, ``over``, ``winner``, ``view``. (One docstring line: MicroPython keeps
+# docstrings of a .py module in the heap.)
 from cardtable.games.base import IllegalAction  # noqa: F401
 
-# How many zones a zone role takes on a table (registry entries below).
-SEAT = 0  # one per seat: "play 2"
-ONE = 1  # exactly one: "kitty"
-MANY = 2  # one or more: "foundation"
-
-# game id -> (module, class name, seats (fewest, most), zone roles ((role, how many), ...),
-# button meanings, per-seat button verbs ("nerts 3" is seat 3's call), encoder verbs, deal pad
-# (whether a deal pad may read the deal)): what a board file is checked against without
-# importing every game; each class reads its seats here. Modules are imported only when loaded.
+# game id -> (module, class name, table facts). The facts are what a board file is checked
+# against without importing every game; each game class reads its seats here. One string per
+# game ("a tuple per fact" keeps ~1 KB more in the Pico's heap): "seats|zone roles|button
+# meanings|per-seat button verbs|encoder verbs|deal pad", lists comma-separated; a zone role is
+# "role*" (one zone per seat), "role+" (one or more) or "role" (exactly one); "nerts" as a
+# per-seat verb makes buttons "nerts 0", "nerts 1", ...; "deal" if a deal pad may read the deal.
+# table/configcheck.py reads them. Modules are imported only when a game is loaded.
 GAMES = {
-    "nexus": ("cardtable.games.nexus", "Nexus", (2, 2), (("play", SEAT), ("indicator", ONE)),
-              (), (), (), True),
-    "fairies": ("cardtable.games.fairies", "Fairies", (2, 2),
-                (("nexus", ONE), ("sow", ONE), ("parade", SEAT)), ("at up", "at down"), (),
-                ("at",), True),
-    "nonesuch": ("cardtable.games.nonesuch", "Nonesuch", (3, 4), (("play", SEAT), ("up", ONE)),
-                 ("bid some", "bid most", "bid none",
-                  "suit M", "suit S", "suit W", "suit L", "suit Y", "suit K"), (), (), True),
-    "nerts": ("cardtable.games.nerts", "Nerts", (2, 8), (("foundation", MANY), ("left", SEAT)),
-              (), ("nerts",), (), False),
-    "california-jacks": ("cardtable.games.caljacks", "CaliforniaJacks", (2, 2),
-                         (("play", SEAT), ("up", ONE)), (), (), (), True),
-    "fortyfives": ("cardtable.games.fortyfives", "FortyFives", (4, 4),
-                   (("play", SEAT), ("kitty", ONE)),
-                   ("bid 15", "bid 20", "bid 25", "bid 30", "pass",
-                    "trump C", "trump D", "trump H", "trump S"), (), (), True),
+    "nexus": ("cardtable.games.nexus", "Nexus", "2|play*,indicator||||deal"),
+    "fairies": ("cardtable.games.fairies", "Fairies", "2|nexus,sow,parade*|at up,at down||at|deal"),
+    "nonesuch": ("cardtable.games.nonesuch", "Nonesuch", "3-4|play*,up|bid some,bid most,bid none,"
+                 "suit M,suit S,suit W,suit L,suit Y,suit K|||deal"),
+    "nerts": ("cardtable.games.nerts", "Nerts", "2-8|foundation+,left*||nerts||"),
+    "california-jacks": ("cardtable.games.caljacks", "CaliforniaJacks", "2|play*,up||||deal"),
+    "fortyfives": ("cardtable.games.fortyfives", "FortyFives", "4|play*,kitty|bid 15,bid 20,"
+                   "bid 25,bid 30,pass,trump C,trump D,trump H,trump S|||deal"),
 }
-# the fields of an entry after module and class name
-E_SEATS, E_ROLES, E_BUTTONS, E_SEAT_BUTTONS, E_ENCODERS, E_DEAL_PAD = 2, 3, 4, 5, 6, 7
 
 # other names players use for a game -> its id
 ALIASES = {
@@ -43,6 +30,12 @@ ALIASES = {
     "california-jack": "california-jacks", "california": "california-jacks",
     "nexus-fairies": "fairies", "fairy": "fairies", "none-such": "nonesuch", "nertz": "nerts",
 }
+
+
+def seat_range(name):
+    """(fewest, most) players of a game, from its registry entry (its class's SEATS)."""
+    lo, _, hi = GAMES[name][2].split("|", 1)[0].partition("-")
+    return int(lo), int(hi or lo)
 
 
 def game_id(name):

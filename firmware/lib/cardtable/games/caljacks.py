@@ -30,8 +30,8 @@ Verbs: ``play`` (card). Deal piles: ``hands`` (two lists of 6, either may be nul
 ``up`` (the cut card alone; later draws are then unseen).
 """
 from cardtable.cards import standard as std
+from cardtable.games import seat_range
 from cardtable.games.trick import STOCK, UP, TrickGame
-from cardtable.games import E_SEATS, GAMES
 
 _POINTS = (0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 10, 1, 2, 3)   # by rank: A=4, 10=10, J=1, Q=2, K=3
 
@@ -47,7 +47,7 @@ class CaliforniaJacks(TrickGame):
 
     ID = "california-jacks"
     DECK = "standard"
-    SEATS = GAMES['california-jacks'][E_SEATS]  # the registry entry (games/__init__.py)
+    SEATS = seat_range("california-jacks")  # its registry entry (games/__init__.py)
     DEMO_SEED = 7  # a seed-literal game can run to dozens of hands (the void penalty)
     SIM_SEED = 171
     CARDS = std.DECK

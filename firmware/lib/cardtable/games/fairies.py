@@ -75,8 +75,8 @@ from binascii import hexlify
 from cardtable.cards import BadCard
 from cardtable.cards import fairies as fc
 from cardtable.compat import const
+from cardtable.games import seat_range
 from cardtable.games.base import Game
-from cardtable.games import E_SEATS, GAMES
 
 _HIDDEN = const(0)       # where[]: not yet seen (a hidden hand or the hidden deck)
 _IN_NEXUS = const(10)    # where[] codes above the seats (seat s in hand = s + 1)
@@ -244,7 +244,7 @@ class Fairies(Game):
 
     ID = "fairies"
     DECK = "fairies"
-    SEATS = GAMES['fairies'][E_SEATS]  # the registry entry (games/__init__.py)
+    SEATS = seat_range("fairies")  # its registry entry (games/__init__.py)
     CONFIRM = "meditate"
     HAS_DEALER = False
     CARDS = fc.DECK

@@ -55,9 +55,9 @@ Deal piles: ``hands`` (four lists of 5, any may be null = not seen), ``kitty`` (
 ``stock`` (29 cards, top first; 32 without a kitty). A pile left out is unseen.
 """
 from cardtable.cards import standard as std
+from cardtable.games import seat_range
 from cardtable.games.base import Game
 from cardtable.games.trick import KITTY, OUT, STOCK, UNKNOWN, TrickGame
-from cardtable.games import E_SEATS, GAMES
 
 TRUMPS = 4          # led suit when a trump (the A of hearts included) is led
 AH = 26             # std.card(std.ACE, std.HEARTS)
@@ -95,7 +95,7 @@ class FortyFives(TrickGame):
 
     ID = "fortyfives"
     DECK = "standard"
-    SEATS = GAMES['fortyfives'][E_SEATS]  # the registry entry (games/__init__.py)
+    SEATS = seat_range("fortyfives")  # its registry entry (games/__init__.py)
     AUTO_DEAL = True  # hands the table never sees dealt: dealt unseen at once
     CONFIRM = "discard"  # the cards laid on the kitty
     SIM_SEED = 26

@@ -74,8 +74,8 @@ up to 32 foundation piles) is about what one centre within everyone's reach take
 """
 from cardtable.cards import standard as std
 from cardtable.compat import const
+from cardtable.games import seat_range
 from cardtable.games.base import Game
-from cardtable.games import E_SEATS, GAMES
 
 MAX_SEATS = const(8)
 SLOT = const(0)      # where a card sits in a layout
@@ -236,7 +236,7 @@ class Nerts(Game):
 
     ID = "nerts"
     DECK = "standard"
-    SEATS = GAMES['nerts'][E_SEATS]  # the registry entry (games/__init__.py)
+    SEATS = seat_range("nerts")  # its registry entry (games/__init__.py)
     TIMED = True
     OWNED = True  # AS#2
     SIM_SEED = 120

@@ -58,8 +58,8 @@ Verbs (a suit is 0..5 = M S W L Y K in actions, a letter in records):
   card, absent when following.
 """
 from cardtable.cards import decktet as dk
+from cardtable.games import seat_range
 from cardtable.games.trick import OUT, UP, TrickGame
-from cardtable.games import E_SEATS, GAMES
 
 BIDS = ("some", "most", "none")
 
@@ -75,7 +75,7 @@ class Nonesuch(TrickGame):
 
     ID = "nonesuch"
     DECK = "decktet"
-    SEATS = GAMES['nonesuch'][E_SEATS]  # the registry entry (games/__init__.py)
+    SEATS = seat_range("nonesuch")  # its registry entry (games/__init__.py)
     LEAD_SUIT = True
     SIM_SEED = 254
     CARDS = dk.DECK

@@ -4,12 +4,16 @@
 import json
 
 from cardtable.compat import const
-from cardtable.games import (E_BUTTONS, E_DEAL_PAD, E_ENCODERS, E_ROLES, E_SEAT_BUTTONS, E_SEATS,
-                             GAMES, MANY, ONE, SEAT)
+from cardtable.games import GAMES
 from cardtable.table.config import Board, ConfigError, Layout
 from cardtable.table.config import reader_label as _reader_label
 
 FORMAT = const(1)
+
+# How many zones a zone role takes.
+SEAT = const(0)  # one per seat: "play 2"
+ONE = const(1)  # exactly one: "kitty"
+MANY = const(2)  # one or more: "foundation"
 
 # Each game's seats, zone roles, buttons and encoders are in its registry entry (games/__init__.py).
 # Roles any game may add: a tap pad lets a player confirm or undo; a deal pad (where the entry
@@ -66,6 +70,22 @@ def pins_for(kind, bus_id, signal):
     return [gp for gp in range(30) if on_header(gp) and pin_function(kind, gp) == (bus_id, signal)]
 
 
+def facts(game):
+    """A game's registry facts: ((fewest, most) seats, zone roles ((role, SEAT|ONE|MANY), ...),
+    button meanings, per-seat button verbs, encoder verbs, whether a deal pad may deal)."""
+    seats, zones, buttons, per_seat, encoders, deal = GAMES[game][2].split("|")
+    lo, _, hi = seats.partition("-")
+    roles = []
+    for r in zones.split(","):
+        roles.append((r.rstrip("*+"), SEAT if r[-1] == "*" else MANY if r[-1] == "+" else ONE))
+    return ((int(lo), int(hi or lo)), tuple(roles), _items(buttons), _items(per_seat),
+            _items(encoders), deal == "deal")
+
+
+def _items(text):
+    return tuple(text.split(",")) if text else ()
+
+
 def parse_role(text):
     """'play 2' -> ('play', 2); 'bid some' -> ('bid', 'some'); 'kitty' -> ('kitty', None)."""
     word, _, arg = text.partition(" ")
@@ -82,12 +102,12 @@ def _host_verbs(game, nseats, buttons, encoders):
         for verb_arg in inputs.values():
             have[verb_arg] = True
     need = []
-    for m in GAMES[game][E_BUTTONS]:
+    for m in facts(game)[2]:
         verb, arg = parse_role(m)
         # (verb, None) is an encoder that covers every value of verb.
         if (verb, arg) not in have and (verb, None) not in have and verb not in need:
             need.append(verb)
-    for verb in GAMES[game][E_SEAT_BUTTONS]:
+    for verb in facts(game)[3]:
         for s in range(nseats):
             if (verb, s) not in have and verb not in need:
                 need.append(verb)
@@ -597,7 +617,7 @@ def _encoders(ck, b, encoders, w, h):
 
 def _roles_text(game):
     out = []
-    for role, n in GAMES[game][E_ROLES]:
+    for role, n in facts(game)[1]:
         out.append(role + (" per seat" if n == SEAT else " (one or more)" if n == MANY else ""))
     return ", ".join(out)
 
@@ -613,8 +633,7 @@ def _layout(ck, b, ln, d):
         return None
     start = len(ck.problems)
     seats = d["seats"]
-    entry = GAMES[game]
-    lo, hi = entry[E_SEATS]
+    (lo, hi), need, meanings, seat_verbs, turns, deal_pad = facts(game)
     if not isinstance(seats, list) or not lo <= len(seats) <= hi:
         ck.bad(key + ".seats", "%s is for %s players: expected a list of that many seat numbers,"
                " got %s" % (game, lo if lo == hi else "%d to %d" % (lo, hi), _show(seats)))
@@ -632,7 +651,7 @@ def _layout(ck, b, ln, d):
         ck.bad(key + ".zones", "expected an object: zone -> role")
         zones = {}
     kinds = {}
-    for role, k in entry[E_ROLES] + OPTIONAL_ROLES + ((DEAL_ROLE,) if entry[E_DEAL_PAD] else ()):
+    for role, k in need + OPTIONAL_ROLES + ((DEAL_ROLE,) if deal_pad else ()):
         kinds[role] = k
     taken = {}
     for zn in sorted(zones):
@@ -662,16 +681,16 @@ def _layout(ck, b, ln, d):
             continue
         taken[rs] = zn
         roles[zn] = rs
-    for role, k in entry[E_ROLES]:
+    for role, k in need:
         wanted = [(role, s) for s in range(n)] if k == SEAT else [(role, None)]
         for rs in wanted:
             if rs not in taken:
                 ck.bad(key, "no zone plays %r (%s needs %s)" % (
                     role if rs[1] is None else "%s %d" % rs, game, _roles_text(game)))
     buttons = _inputs(ck, key, "buttons", d.get("buttons", {}), b.buttons, game, n,
-                      entry[E_BUTTONS] + COMMON_INPUTS, entry[E_SEAT_BUTTONS])
+                      meanings + COMMON_INPUTS, seat_verbs)
     encoders = _inputs(ck, key, "encoders", d.get("encoders", {}), b.encoders, game, n,
-                       entry[E_ENCODERS], ())
+                       turns, ())
     if len(ck.problems) > start:
         return None
     return Layout(ln, game, tuple(seats), roles, buttons, encoders, b.reader_zone,
