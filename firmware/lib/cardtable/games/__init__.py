@@ -1,8 +1,8 @@
 """The games: a registry from game id to rules module, and ``load`` to start one."""
 # Every game has the same shape (``games/base.py``): ``turn``, ``check``, ``apply``, ``legal``,
 # ``undo``, ``scores``, ``over``, ``winner``, ``view``. (One docstring line: MicroPython keeps
-# docstrings of a .py module in the heap.)
-from cardtable.games.base import IllegalAction  # noqa: F401
+# docstrings of a .py module in the heap.) The rules' IllegalAction is in games/base.py: the
+# registry imports nothing, so a board file is checked without loading the rules.
 
 # game id -> (module, class name, table facts). The facts are what a board file is checked
 # against without importing every game; each game class reads its seats here. One string per

@@ -96,18 +96,18 @@ def parse_role(text):
     return word, arg
 
 
-def _host_verbs(game, nseats, buttons, encoders):
+def _host_verbs(meanings, seat_verbs, nseats, buttons, encoders):
     have = {}
     for inputs in (buttons, encoders):
         for verb_arg in inputs.values():
             have[verb_arg] = True
     need = []
-    for m in facts(game)[2]:
+    for m in meanings:
         verb, arg = parse_role(m)
         # (verb, None) is an encoder that covers every value of verb.
         if (verb, arg) not in have and (verb, None) not in have and verb not in need:
             need.append(verb)
-    for verb in facts(game)[3]:
+    for verb in seat_verbs:
         for s in range(nseats):
             if (verb, s) not in have and verb not in need:
                 need.append(verb)
@@ -615,9 +615,9 @@ def _encoders(ck, b, encoders, w, h):
             b.encoders[en] = (pa, pb)
 
 
-def _roles_text(game):
+def _roles_text(need):
     out = []
-    for role, n in facts(game)[1]:
+    for role, n in need:
         out.append(role + (" per seat" if n == SEAT else " (one or more)" if n == MANY else ""))
     return ", ".join(out)
 
@@ -686,7 +686,7 @@ def _layout(ck, b, ln, d):
         for rs in wanted:
             if rs not in taken:
                 ck.bad(key, "no zone plays %r (%s needs %s)" % (
-                    role if rs[1] is None else "%s %d" % rs, game, _roles_text(game)))
+                    role if rs[1] is None else "%s %d" % rs, game, _roles_text(need)))
     buttons = _inputs(ck, key, "buttons", d.get("buttons", {}), b.buttons, game, n,
                       meanings + COMMON_INPUTS, seat_verbs)
     encoders = _inputs(ck, key, "encoders", d.get("encoders", {}), b.encoders, game, n,
@@ -694,7 +694,7 @@ def _layout(ck, b, ln, d):
     if len(ck.problems) > start:
         return None
     return Layout(ln, game, tuple(seats), roles, buttons, encoders, b.reader_zone,
-                  _host_verbs(game, len(seats), buttons, encoders))
+                  _host_verbs(meanings, seat_verbs, len(seats), buttons, encoders))
 
 
 def _inputs(ck, key, what, d, have, game, n, meanings, seat_verbs):
