@@ -37,8 +37,9 @@ class Game:
     # (a lead of several suits waits for a suit button to name one), CONFIRM (the verb a confirm,
     # tap pad or button, makes mid-hand; default None), OWNED (every player brings a deck; a
     # card's code names its owner).
-    # Host only, where a game needs them (read with a default too): DEMO_SEED and SIM_SEED, seeds whose bot games end at a watchable
-    # length (cardtable demo, cardtable sim; default 1), and DEMO_SEATS (default: the fewest).
+    # Host only, where a game needs them (read with a default too): DEMO_SEED and SIM_SEED,
+    # seeds whose bot games end at a watchable length (cardtable demo, cardtable sim; default
+    # 1), and DEMO_SEATS (default: the fewest).
 
     def __init__(self, seats, dealer=0, rules=None):
         lo, hi = self.SEATS

@@ -77,7 +77,6 @@ from cardtable.compat import const
 from cardtable.games import seat_range
 from cardtable.games.base import Game
 
-MAX_SEATS = const(8)
 SLOT = const(0)      # where a card sits in a layout
 STACK = const(1)
 PILE = const(2)
@@ -243,7 +242,7 @@ class Nerts(Game):
     DEMO_SEATS = 3  # the seed's stated minimum
     HAS_DEALER = False
     TEAMS = False
-    CARDS = tuple(std.owned(c, s) for s in range(MAX_SEATS) for c in std.DECK)
+    CARDS = tuple(std.owned(c, s) for s in range(SEATS[1]) for c in std.DECK)
     OPTIONS = {
         "layout": "seed",
         "stock_turn": 3,
