@@ -24,3 +24,10 @@ def test_each_game_is_simulated_on_the_smallest_shipped_board_that_plays_it() ->
                                    "nonesuch", "nerts")] == [
         "pico-i2c-2seat", "pico-i2c-2seat", "pico-i2c-2seat", "pico-i2c-4seat",
         "pico-i2c-4seat", "pico-nerts-6"]
+
+
+def test_sim_takes_a_game_alias_and_suggests_one_for_a_near_miss() -> None:
+    r = cardtable("sim", "44s")
+    assert r.returncode == 2 and "did you mean fortyfives?" in r.stderr and "Traceback" not in r.stderr
+    r = cardtable("sim", "45s", "--board", "rp2:no-such-board")  # resolved to fortyfives first
+    assert r.returncode == 2 and "no-such-board" in r.stderr and "unknown game" not in r.stderr
