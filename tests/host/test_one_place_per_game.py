@@ -3,6 +3,7 @@ keeps a table keyed by one (issue 21). Adding a game is its module plus its regi
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -71,7 +72,8 @@ def _normal(src: str) -> str:
     return re.sub(r"\s+", " ", src).replace("( ", "(").replace(" )", ")")
 
 
-def found() -> list[tuple[str, int, str]]:
+@functools.lru_cache(maxsize=1)
+def found() -> tuple[tuple[str, int, str], ...]:
     """(file, line, source) of every game-id branch or table outside games/."""
     hits = []
     for top in SCANNED:
@@ -89,7 +91,7 @@ def found() -> list[tuple[str, int, str]]:
             for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 if JS_BRANCH.search(line):
                     hits.append((rel, i, line.strip()))
-    return hits
+    return tuple(hits)
 
 
 def test_no_code_outside_games_branches_on_a_game_id() -> None:
