@@ -10,6 +10,7 @@ from typing import Any
 
 from cardtable import games, record
 
+from cardtable_host.gameids import resolve
 from cardtable_host.link import CommandError, Link, LinkError, board_words
 from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.sim.board import BoardError, VirtualBoard
@@ -47,25 +48,13 @@ examples:
   cardtable sim fortyfives --board rp2       # on the emulated RP2040 running the firmware image
 """
 
-# The board each game is simulated on by default (firmware/boards).
-BOARD_FOR = {
-    "nexus": "pico-i2c-2seat",
-    "california-jacks": "pico-i2c-2seat",
-    "fairies": "pico-i2c-2seat",
-    "fortyfives": "pico-i2c-4seat",
-    "nonesuch": "pico-i2c-4seat",
-    "nerts": "pico-nerts-6",
-}
-# Seeds whose bot games end at a watchable length (Nonesuch and California Jacks games can
-# run to thousands of plays, and every action the board keeps for undo takes heap).
-DEFAULT_SEEDS = {"california-jacks": 171, "nonesuch": 254, "fortyfives": 26, "nerts": 120}
 MAX_ACTIONS = 50000
 RP2 = "rp2"  # --board rp2: the emulated RP2040 (host/cardtable_host/sim/rp2board.py)
 IDLE_PERIOD_MS = 2  # the board's loop while people play or watch: light on the CPU
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("game", help="game id: " + ", ".join(sorted(games.GAMES)))
+    p.add_argument("game", help="game id or a common alias (45s, cal-jacks): " + ", ".join(sorted(games.GAMES)))
     p.add_argument("--seed", type=int, help="shuffle and bot seed (default: one per game)")
     p.add_argument("--bots", default="all", metavar="K",
                    help="how many seats bots play: a number or 'all' (default all); people take "
@@ -111,11 +100,29 @@ def parse_rules(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def board_for(game: str) -> str:
+    """The board a game is simulated on by default: of the shipped boards (firmware/boards) with
+    a layout for it, the one with the fewest seats (the first by name among equals, so the I2C
+    default build before SPI)."""
+    from cardtable_host.sim.table import _boards_dir
+    from cardtable.table import config
+
+    d = str(_boards_dir())
+    fits = []
+    for name in config.board_names(d):
+        b = config.load_board(name, d)
+        if b.layouts_for(game):
+            fits.append((b.seat_count, name))
+    if not fits:
+        raise ValueError("no shipped board has a layout for %s" % game)
+    return min(fits)[1]
+
+
 def board_kind(arg: str | None, game: str) -> tuple[str, str]:
     """--board's value as (virtual board kind, board config): 'rp2', 'rp2:NAME' or a config NAME."""
     if arg == RP2 or (arg or "").startswith(RP2 + ":"):
-        return RP2, (arg or "")[len(RP2) + 1:] or BOARD_FOR[game]
-    return "wasm", arg or BOARD_FOR[game]
+        return RP2, (arg or "")[len(RP2) + 1:] or board_for(game)
+    return "wasm", arg or board_for(game)
 
 
 def pick_layout(game: str, board_name: str, layout: str | None, seats: int | None,
@@ -152,11 +159,14 @@ def prepare(game: str, board: str | None, layout: str | None, seats: int | None,
             rule_items: list[str], seed: int | None,
             deal_pad: bool = False) -> tuple[str, str, dict[str, Any], int]:
     """(board, layout, rules, seed) for simulating game; ValueError or OSError if it cannot be."""
-    board_name = board or BOARD_FOR[game]
+    board_name = board or board_for(game)
     rules = parse_rules(rule_items)
     chosen = pick_layout(game, board_name, layout, seats, deal_pad)
-    games.game_class(game).check_rules(rules)
-    return board_name, chosen, rules, seed if seed is not None else DEFAULT_SEEDS.get(game, 1)
+    cls = games.game_class(game)
+    cls.check_rules(rules)
+    # The game's SIM_SEED: a bot game that ends at a watchable length (every action the board
+    # keeps for undo takes heap).
+    return board_name, chosen, rules, seed if seed is not None else getattr(cls, "SIM_SEED", 1)
 
 
 class Show:
@@ -249,10 +259,10 @@ def _deal_note(msg: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    game = args.game
-    if game not in games.GAMES:
-        print("cardtable sim: unknown game %r (games: %s)" % (game, ", ".join(sorted(games.GAMES))),
-              file=sys.stderr)
+    try:
+        game = resolve(args.game)  # an id or a common alias: 45s, cal-jacks
+    except ValueError as e:
+        print("cardtable sim: %s" % e, file=sys.stderr)
         return 2
     chip, board_cfg = board_kind(args.board, game)
     try:

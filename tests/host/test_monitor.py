@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import select
 import struct
 import subprocess
@@ -217,6 +218,23 @@ def test_render_shows_trick_turn_scores_faults_and_never_a_hand() -> None:
     screen = "\n".join(render(m, 100, 40))  # happened once: logged, not standing
     assert screen.count("FAULT torn at s1") == 1 and screen.count("FAULT two_tags at s2") == 1
     assert m.faults == {}
+
+
+def test_cards_show_suit_glyphs_in_colour_and_plain_codes_without() -> None:
+    m = Model("/dev/ttyACM0")
+    m.connected = True
+    m.feed({"type": "hello", "fw": "0.1.0", "proto": 1, "board": "pico-i2c-4seat", "layout": "fortyfives",
+            "game": {"game": "fortyfives", "seats": 4, "dealer": 0, "rules": {}}, "seq": 12})
+    m.feed({"type": "state", "seq": 12, "view": _fortyfives_midgame()})
+    m.feed({"type": "verdict", "action": {"seat": 2, "act": "play", "card": "10S"}, "seat": 2,
+            "reason": "must follow diamonds", "from": "zone s2"})
+    coloured = "\n".join(render(m, 100, 40, colour=True))
+    assert "\x1b[31m5\u2666" in coloured and "KD" not in coloured  # diamonds in red
+    assert "plays \x1b[39m10\u2660" in coloured and "10S" not in coloured  # spades: the terminal's colour
+    plain_screen = "\n".join(render(m, 100, 40, colour=False))
+    assert "5D (led)" in plain_screen and "\u2666" not in plain_screen and "\x1b" not in plain_screen
+    widths = [len(re.sub("\x1b\\[[0-9;]*m", "", line)) for line in render(m, 100, 40, colour=True)]
+    assert widths == [len(line) for line in render(m, 100, 40, colour=False)]  # a glyph per letter
 
 
 def test_render_every_game_and_game_over() -> None:
