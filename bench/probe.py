@@ -11,6 +11,7 @@ output and summarise it with ``python bench/device.py --summarize FILE``.
 
 Usage: probe.py boot MOD,MOD,... [BOARD]  (BOARD: load and drop it as main.py's boot does)
        probe.py replay NAME SEATS FOLDER SEED,... MAXACT [MOD,...]  (actions in FOLDER/SEED.jsonl)
+       probe.py state NAME SEATS FOLDER SEED,... MAXACT [MOD,...]  (replay: the largest state only)
        probe.py game NAME SEATS SEED,... MAXACT [MOD,...]  (bots on the device)
        probe.py driver [BOARDS_DIR]
 Output: one record per line, '@' followed by JSON; everything else is noise.
@@ -205,8 +206,9 @@ class Replay:
         self.game = self.f = None
 
 
-def game_plan(name, sources, maxact, boot):
-    """sources: (seed, function making the action source) per seeded game."""
+def game_plan(name, sources, maxact, boot, lean=False):
+    """sources: (seed, function making the action source) per seeded game. lean: no per-action
+    rows, only each game's largest state in its end record (a whole game on a slow chip)."""
     from cardtable import games
 
     failed = {}
@@ -234,24 +236,32 @@ def game_plan(name, sources, maxact, boot):
         yield
         n = 0
         oom = None
+        peak = peak_at = 0
         while True:
             held = alloc() - base1  # the game (and its action source) after a collection
+            if held > peak:
+                peak, peak_at = held, n
             if _over(cur) or n >= maxact:
                 break
             try:
                 if not _fetch(cur):
                     break
-                gc.collect()
-                yield
+                if not lean:
+                    gc.collect()
+                    yield
                 a = _next(cur)
             except MemoryError:
                 oom = "source"  # the bots or the action reader, not the rules
                 break
             # the action in hand, its making's garbage collected before the rules run
-            gc.collect()
-            yield
+            if not lean:
+                gc.collect()
+                yield
             try:
-                print(_measure(cur, a, seed, n, held))
+                if lean:
+                    _play(cur, a)
+                else:
+                    print(_measure(cur, a, seed, n, held))
             except MemoryError:  # the heap is full: this game is as long as it can get
                 oom = "rules"
                 break
@@ -269,7 +279,7 @@ def game_plan(name, sources, maxact, boot):
         gc.collect()
         yield
         emit({"k": "end", "game": name, "seed": seed, "actions": n, "over": over, "oom": oom,
-              "held_last": held, "freed_to": alloc() - base1})
+              "held_last": held, "held_max": peak, "held_max_at": peak_at, "freed_to": alloc() - base1})
 
 
 # The game is reached only through `cur` and inside these functions: a MemoryError unwinding
@@ -296,6 +306,15 @@ def _next(cur):
 def _stop(cur):
     cur[0].close()
     cur[0] = None
+
+
+def _play(cur, a):
+    """Check and apply one action, as the table does."""
+    g = cur[0].game
+    reason = g.check(a)
+    if reason:
+        raise AssertionError("an illegal action in the seeded game %r: %s" % (a, reason))
+    g.apply(a)
 
 
 def _measure(cur, a, seed, n, held):
@@ -575,6 +594,11 @@ def make_plan(argv):
         seeds = tuple(int(s) for s in argv[5].split(","))
         boot = _modules(argv[7]) if len(argv) > 7 else []
         return game_plan(argv[2], replay_sources(argv[2], int(argv[3]), seeds, argv[4]), int(argv[6]), boot)
+    if mode == "state":  # as replay, but only the largest state of each game (no per-action rows)
+        seeds = tuple(int(s) for s in argv[5].split(","))
+        boot = _modules(argv[7]) if len(argv) > 7 else []
+        return game_plan(argv[2], replay_sources(argv[2], int(argv[3]), seeds, argv[4]), int(argv[6]), boot,
+                         lean=True)
     if mode == "driver":
         return driver_plan(argv[2] if len(argv) > 2 else "boards")
     raise SystemExit("probe.py: unknown mode %r" % mode)

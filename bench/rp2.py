@@ -24,6 +24,7 @@ from benchlib import REPO_ROOT
 PROBE = Path(__file__).resolve().parent / "probe.py"
 BOARD = "pico-i2c-4seat"
 TARGET = 48 * 1024  # firmware + the largest game's module and state, frozen image (issue 16)
+WHOLE_ACTIONS = 1500  # a whole seeded game's length cap for the largest state (as the WebAssembly bench's)
 LIMITS = [
     "rp2040js 1.4.1: one core (the second is not emulated); every cycle counts 8 ns, so the clock"
     " is 125 MHz whatever machine.freq() says",
@@ -112,11 +113,11 @@ class Session:
 
 
 def measure(games: dict[str, int], seeds: tuple[int, ...], max_actions: int,
-            boot_mods: list[str], wasm_games: dict[str, Any] | None = None) -> dict[str, Any]:
+            boot_mods: list[str], whole_actions: int = WHOLE_ACTIONS) -> dict[str, Any]:
     """Boot heap and each game's module on both images; state and per-action time over
     max_actions on the frozen image (the stock image plays one action: its module is what
-    differs). wasm_games: the WebAssembly run's per-game figures, whose longer games give
-    the largest state for the acceptance figure."""
+    differs); on the frozen image also each game's largest state over its whole seeded game
+    (at most whole_actions), for the acceptance figure."""
     why = _missing()
     if why:
         return {"skipped": why}
@@ -124,20 +125,21 @@ def measure(games: dict[str, int], seeds: tuple[int, ...], max_actions: int,
     images = _images()
     # One board per image, both at once (each is one Node process).
     with ThreadPoolExecutor(max_workers=len(images)) as pool:
-        futures = {kind: pool.submit(_one_image, kind, image, games, seeds, max_actions, boot_mods)
+        futures = {kind: pool.submit(_one_image, kind, image, games, seeds, max_actions, boot_mods, whole_actions)
                    for kind, image in images.items()}
         for kind, f in futures.items():
             try:
                 out["images"][kind] = f.result()
             except Exception as e:  # noqa: BLE001 - the other image's figures still count
                 out["images"][kind] = {"error": "%s: %s" % (type(e).__name__, e)}
-    out["acceptance"] = acceptance(out, wasm_games or {})
+    out["acceptance"] = acceptance(out)
     return out
 
 
 def _one_image(kind: str, image: Path | str, games: dict[str, int], seeds: tuple[int, ...], max_actions: int,
-               boot_mods: list[str]) -> dict[str, Any]:
-    """Boot heap and per-game figures on one image (per-action ones on the frozen image only)."""
+               boot_mods: list[str], whole_actions: int) -> dict[str, Any]:
+    """Boot heap and per-game figures on one image (per-action ones and whole games' states on
+    the frozen image only)."""
     import device
 
     if isinstance(image, str):
@@ -165,16 +167,35 @@ def _one_image(kind: str, image: Path | str, games: dict[str, int], seeds: tuple
                 summ.pop("_samples", None)
                 summ["wall_s"] = round(run.wall_s, 1)
                 summ["emulated_s"] = run.emulated_s
+                if kind == "frozen" and whole_actions > 0:
+                    summ["whole"] = _whole_game(s, name, seats, seeds[0], whole_actions, boot_mods, Path(tmp))
                 res["games"][name] = summ
     finally:
         s.close()
     return res
 
 
-def acceptance(out: dict[str, Any], wasm_games: dict[str, Any]) -> dict[str, Any]:
-    """Frozen image: firmware retained at boot + the largest game's module + its largest state
-    (the rp2 board's short games, or the WebAssembly port's full-length ones if larger: the
-    same 32-bit object layout, so a state's bytes agree within a few percent)."""
+def _whole_game(s: Session, name: str, seats: int, seed: int, max_actions: int, boot_mods: list[str],
+                tmp: Path) -> dict[str, Any]:
+    """The largest state (heap the game keeps after a collection) over one whole seeded game,
+    replayed on the chip with a collection after every action."""
+    import device
+
+    device.write_actions(name, seats, (seed,), max_actions, tmp)
+    s.put("/actions/%d.jsonl" % seed, (tmp / ("%d.jsonl" % seed)).read_bytes())
+    run = s.probe(["state", name, str(seats), "/actions", str(seed), str(max_actions), ",".join(boot_mods)])
+    end = device._record(run, "end")
+    if end is None or run.error:
+        return {"error": run.error or "no end record"}
+    return {"seed": seed, "actions": end["actions"], "over": end["over"], "oom": end["oom"],
+            "state_max": end["held_max"], "state_max_at": end["held_max_at"],
+            "wall_s": round(run.wall_s, 1), "emulated_s": run.emulated_s}
+
+
+def acceptance(out: dict[str, Any]) -> dict[str, Any]:
+    """Frozen image, all measured on the rp2 board: firmware retained at boot + the largest
+    game's module + its largest state (over its whole seeded game, or the short run's if that
+    failed or was larger)."""
     frozen = out["images"].get("frozen", {})
     boot = frozen.get("boot", {})
     games = {g: r for g, r in frozen.get("games", {}).items() if "module_bytes" in r}
@@ -182,11 +203,11 @@ def acceptance(out: dict[str, Any], wasm_games: dict[str, Any]) -> dict[str, Any
         return {"error": "no frozen-image figures"}
 
     def state(g: str) -> tuple[int, str]:
-        here = games[g]["state_max"]
-        there = (wasm_games.get(g) or {}).get("state_max")
-        if isinstance(there, int) and there > here:
-            return there, "WebAssembly port, %d actions" % wasm_games[g].get("actions", 0)
-        return here, "rp2 board, %d actions" % games[g]["actions"]
+        short, whole = games[g]["state_max"], games[g].get("whole") or {}
+        if whole.get("state_max", -1) >= short:
+            return whole["state_max"], "rp2 board, seed %d, %d actions%s" % (
+                whole["seed"], whole["actions"], " (whole game)" if whole["over"] else "")
+        return short, "rp2 board, %d actions" % games[g]["actions"]
 
     worst = max(games, key=lambda g: games[g]["module_bytes"] + state(g)[0])
     st, src = state(worst)
@@ -212,14 +233,20 @@ def tables(r: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
     for kind, res in r["images"].items():
         for g, gr in res.get("games", {}).items():
             if "error" in gr and gr["error"] and "actions" not in gr:
-                rows.append([kind, g, None, None, None, None, None, gr["error"][:60]])
+                rows.append([kind, g, None, None, None, None, None, None, gr["error"][:60]])
                 continue
             timed = kind == "frozen"
-            rows.append([kind, g, gr["module_bytes"], gr["state_max"] if timed else None, gr["used_before_game"],
-                         gr["check_us"]["p50"] if timed else None, gr["apply_us"]["p50"] if timed else None,
-                         "%d actions" % gr["actions"]])
+            whole = gr.get("whole") or {}
+            note = "%d actions" % gr["actions"]
+            if whole:
+                note += "; whole game: " + (whole["error"][:60] if "error" in whole else "seed %d, %d actions%s" % (
+                    whole["seed"], whole["actions"], "" if whole["over"] else " (not over)"))
+            rows.append([kind, g, gr["module_bytes"], gr["state_max"] if timed else None, whole.get("state_max"),
+                         gr["used_before_game"], gr["check_us"]["p50"] if timed else None,
+                         gr["apply_us"]["p50"] if timed else None, note])
     out.append(("rp2 board: per game (bytes; us on the emulated clock, median)",
-                ["image", "game", "module", "state max", "in use before", "check us", "apply us", "note"], rows))
+                ["image", "game", "module", "state max", "whole game", "in use before", "check us", "apply us",
+                 "note"], rows))
     a = r.get("acceptance", {})
     if "total" in a:
         out.append(("rp2 board: frozen firmware + largest game (target %d B)" % a["target"],
@@ -228,14 +255,15 @@ def tables(r: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
     return out
 
 
-if __name__ == "__main__":  # python bench/rp2.py [GAME,...]: this section alone, JSON on stdout
+if __name__ == "__main__":  # python bench/rp2.py [GAME,... [WHOLE]]: this section alone, JSON on stdout
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import benchlib
 
     all_games, _skipped = benchlib.games_available()
     want = sys.argv[1].split(",") if len(sys.argv) > 1 else list(all_games)
     boot_mods, _ = benchlib.boot_modules()
-    res = measure({g: all_games[g] for g in want}, (1,), 30, boot_mods)
+    res = measure({g: all_games[g] for g in want}, (1,), 30, boot_mods,
+                  int(sys.argv[2]) if len(sys.argv) > 2 else WHOLE_ACTIONS)
     print(json.dumps(res, indent=1))
     for title, header, rows in tables(res):
         print(benchlib.table(title, header, rows))

@@ -166,8 +166,9 @@ def main(argv: list[str] | None = None) -> int:
         import rp2
 
         print(f"rp2 board: boot heap on the stock and frozen images, {len(games)} games "
-              f"({RP2_ACTIONS} actions each) on the emulated RP2040 ...", file=sys.stderr)
-        rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), RP2_ACTIONS, boot_mods, mpy_games))
+              f"({RP2_ACTIONS} actions each, then each whole seeded game's largest state) on the "
+              "emulated RP2040 ...", file=sys.stderr)
+        rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), RP2_ACTIONS, boot_mods, plan.max_actions))
         if rp2_out.get("error") and "rp2:" not in " ".join(errors):
             errors.append("rp2: " + str(rp2_out["error"]))
 

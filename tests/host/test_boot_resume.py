@@ -72,6 +72,46 @@ def test_a_game_of_the_longest_seeded_length_reboots_and_resumes_exactly(tmp_pat
             assert st["heap_over"] == 0, st  # within a Pico's heap all along
 
 
+def test_the_longest_game_reboots_and_resumes_exactly_on_the_rp2_board(tmp_path: Path) -> None:
+    """The same game on the frozen image on the emulated RP2040 (issue 16): its journal written
+    to the chip's littlefs at the REPL, then a power-up replays it. ~2 min of wall time on a
+    loaded 2-core machine (the replay at boot is ~11 s of the chip's own clock)."""
+    from cardtable import record
+
+    from cardtable_host import flash
+    from cardtable_host.link import Link
+    from cardtable_host.sim.rp2board import Rp2Board, missing
+
+    if missing():
+        pytest.skip("the rp2 board cannot run: %s" % missing())
+    (tmp_path / "journal").mkdir()
+    g, last = _long_game(tmp_path / "journal")
+    journal = (tmp_path / "journal" / "games" / "0001.jsonl").read_bytes()
+    with Rp2Board("pico-i2c-2seat", flash_dir=tmp_path / "flash", game=LONG_GAME, speed=0, repl=True) as b:
+        fb = flash.Board(b.port)
+        try:
+            fb.enter()
+            fb.mkdirs(["games/0001.jsonl"])
+            fb.run("import os\nfor n in os.listdir('games'):\n os.remove('games/' + n)\n")
+            fb.write("games/0001.jsonl", journal)
+            assert fb.run("print(os.stat('games/0001.jsonl')[6])").strip() == str(len(journal))
+            fb.t.exit_raw_repl()
+        finally:
+            fb.close()
+        assert b.reset(timeout=900) == "table"  # power-up: the whole journal replayed on the chip
+        st = b.status()
+        assert st["boots"] == 2, st
+        with Link(b.port, timeout=60) as link:
+            hello = link.hello()
+            assert hello["seq"] == 1907 and hello["game"]["game"] == LONG_GAME
+            assert link.state()["view"] == json.loads(json.dumps(g.view(None)))
+            r = link.act(record.encode(g, last))  # the game goes on: its last play ends it
+            g.apply(last)
+            assert r["seq"] == 1908 and g.over
+            view = link.state()["view"]
+            assert view == json.loads(json.dumps(g.view(None))) and view["over"] is True
+
+
 def _broken_flash(flash: Path) -> None:
     """A board whose flash holds a half-copied module: its table cannot start."""
     from cardtable_host.sim.board import VirtualBoard
