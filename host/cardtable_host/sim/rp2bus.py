@@ -128,7 +128,12 @@ class Readers:
             if e.total_us != before:  # an answer was queued: ready after its processing time
                 r.ready_ns = ns + 1000.0 * e.last_us
             if e.log:
-                r.polls += bytes(e.log).count(CMD_LIST)
+                n = bytes(e.log).count(CMD_LIST)
+                if n and e.frames and bytes(e.frames[-1][1:3]) == bytes((CMD_LIST, 2)):
+                    # The scanner's two-tag check before it reads a card (MaxTg 2) is no poll:
+                    # a place() that counted it would lift the card in the middle of its read.
+                    n -= 1
+                r.polls += n
                 e.log = bytearray()
                 self._cond.notify_all()
             return None
