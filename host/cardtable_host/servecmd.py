@@ -27,7 +27,8 @@ runs; `cardtable monitor` becomes its client) and serves, on a local web server:
   /archive   every finished game: replay it trick by trick, download its record, read the
              referee's verdict
 Spectators only read: what they see is the board's spectator view, never a hand. The
-scorekeeper's controls (POST /control: undo, a typed bid or pass, a new game) need the
+scorekeeper's controls (POST /control: undo, a typed bid or pass, a new game; with --sim,
+unplug and replug the virtual board's USB cable) need the
 secret printed at start (or $CARDTABLE_SERVE_SECRET / --secret-file). It binds to
 127.0.0.1 unless --http names another address (0.0.0.0: phones on the same network).
 It follows the board across an unplug and a replug.
@@ -85,7 +86,7 @@ class Printer:
     def __init__(self) -> None:
         self.colour = use_colour()
 
-    def __call__(self, text: str) -> None:
+    def __call__(self, _n: int, _t: float, text: str) -> None:
         try:
             msg = json.loads(text)
         except ValueError:
@@ -104,10 +105,17 @@ class Table:
         self.table = table
         self.link: Any = None
         self.archived_game: Any = None  # the journal number of the last game archived
+        self.cable: Callable[[bool], None] | None = None  # a virtual board's USB cable: plug(True/False)
         self.requests: queue.Queue[tuple[dict[str, Any], queue.Queue[dict[str, Any]]]] = queue.Queue()
 
     def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
         """Run a scorekeeper's command on the main loop (any thread); its answer."""
+        if cmd.get("cmd") in ("unplug", "replug"):  # at once: the main loop may be waiting for the board
+            if self.cable is None:
+                return {"ok": False, "error": "only a virtual board's cable can be pulled from here "
+                        "(cardtable serve --sim)", "status": 409}
+            self.cable(cmd["cmd"] == "replug")
+            return {"ok": True}
         answer: queue.Queue[dict[str, Any]] = queue.Queue()
         self.requests.put((cmd, answer))
         try:

@@ -33,6 +33,7 @@ def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[
             raise CardtableError("the virtual board did not start: %s" % e) from None
         link = Link(vb.stable_port, timeout=10, reconnect=True, command="cardtable serve", tap=table.hub.feed)
         table.link = link
+        table.cable = _cable(vb)
         table.hub.model.port = vb.port
         table.hub.board, table.hub.layout = board_name, layout
         table.resync()
@@ -98,9 +99,45 @@ def _play(args: argparse.Namespace, table: Any, vb: Any, link: Any, board_name: 
                 vt.clear()
                 bots.new_game(rules)
         except (SimError, LinkError) as e:
-            table.hub.note("the game on the virtual board stopped (%s): a new one starts when the "
-                           "board answers" % e, "red")
             while not link.up:
+                table.run_requests(new_game)
                 time.sleep(0.2)
             time.sleep(0.5)
-            restart = True
+            if not table.resync() or not catch_up(bots, link):
+                table.hub.note("the game on the virtual board stopped (%s): a new one starts" % e, "red")
+                restart = True
+
+
+def _cable(vb: Any) -> Callable[[bool], None]:
+    """The virtual board's USB cable: plug(False) pulls it, plug(True) plugs it back."""
+    def plug(plugged: bool) -> None:
+        if plugged:
+            vb.replug()
+        else:
+            vb.unplug()
+    return plug
+
+
+def catch_up(bots: Any, link: Any) -> bool:
+    """After the link was lost: bring the bots up to the board's game from its journal (the
+    board went on without being heard); False if they cannot follow it any more."""
+    from cardtable import record
+
+    if bots.shadow is None or bots.over or bots.divergences:
+        return False
+    try:
+        seq = link.state().get("seq")
+        lines = link.log() if seq != bots.applied else []
+    except Exception:  # noqa: BLE001 - LinkError and friends: a new game instead
+        return False
+    for text in lines:
+        try:
+            obj = record.parse_line(text, 0)
+        except record.RecordError:
+            return False
+        n = obj.pop("seq", None)
+        if isinstance(n, int) and n > bots.applied and "act" in obj:
+            bots.handle({"type": "event", "seq": n, "action": obj, "from": "journal"})
+    bots.sent = None
+    bots.pending_deal = None
+    return bots.applied == seq and not bots.divergences
