@@ -153,9 +153,10 @@ class Readers:
                 r.ready_ns = ns + 1000.0 * e.last_us
             if e.log:
                 n = bytes(e.log).count(CMD_LIST)
-                if n and e.frames and bytes(e.frames[-1][1:3]) == bytes((CMD_LIST, 2)):
-                    # The scanner's two-tag check before it reads a card (MaxTg 2) is no poll:
-                    # a place() that counted it would lift the card in the middle of its read.
+                # The scanner's two-tag check before it reads a card (MaxTg 2) is no poll: a
+                # place() that counted it would lift the card in the middle of its read.
+                cmd, params = command(payload)
+                if n and cmd == CMD_LIST and params[:1] == b"\x02":
                     n -= 1
                 r.polls += n
                 e.log = bytearray()
