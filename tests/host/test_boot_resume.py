@@ -74,8 +74,9 @@ def test_a_game_of_the_longest_seeded_length_reboots_and_resumes_exactly(tmp_pat
 
 def test_the_longest_game_reboots_and_resumes_exactly_on_the_rp2_board(tmp_path: Path) -> None:
     """The same game on the frozen image on the emulated RP2040 (issue 16): its journal written
-    to the chip's littlefs at the REPL, then a power-up replays it. ~2 min of wall time on a
-    loaded 2-core machine (the replay at boot is ~11 s of the chip's own clock)."""
+    to the chip's littlefs at the REPL, then a power-up replays it. ~1.5 min of wall time on a
+    busy 2-core machine, ~8 with two more emulated chips running (the replay at boot is ~11 s of
+    the chip's own clock)."""
     from cardtable import record
 
     from cardtable_host import flash
