@@ -200,7 +200,7 @@ def test_host_act_fills_inputs_the_table_has_no_button_for():
     assert len(r) == 1 and r[0]["type"] == "ok" and r[0]["seq"] == 2
     assert r[0]["events"][0] == {"ev": "bid", "seat": 1, "bid": 25}
     r = t.send({"cmd": "act", "id": "x", "action": {"seat": 3, "act": "bid", "bid": 30}})
-    assert r == [{"type": "error", "id": "x", "msg": "not your turn: seat 2 is to play"}]
+    assert r == [{"type": "error", "id": "x", "msg": "not your turn: seat 2 is to bid"}]
     assert t.kinds("verdict")[-1]["from"] == "host"
     r = t.send({"cmd": "act", "id": 2, "action": {"seat": 2, "act": "dance"}})
     assert r[0]["type"] == "error" and "unknown action 'dance'" in r[0]["msg"]

@@ -717,13 +717,13 @@ def test_malformed_actions_and_options():
     assert g.check((None, "deal", {"kitty": cs("2C 3C")})) == \
         "the kitty pile must hold 3 cards, not 2"
     assert g.check((None, "deal", {"kitty": ["2C", "3C", "4C"]})) == \
-        "the kitty pile holds something that is not a card"
+        "that is not a card of the fortyfives deck"
     assert g.check((None, "deal", {"hands": [cs("2C 3C 4C 5C 6C"), cs("2C 7C 8C 9C 10C"),
                                              None, None]})) == "the 2C is dealt twice"
     assert g.check((1, "bid", 15)) == "the cards must be dealt first"
     g.apply((None, "deal", {}))
-    assert g.check((1, "trump", 2)) == "no trump to name now"
-    assert g.check((1, "discard", (), None)) == "no discarding now"
+    assert g.check((1, "trump", 2)) == "the bidding is not over: seat 1 is to bid"
+    assert g.check((1, "discard", (), None)) == "the bidding is not over: seat 1 is to bid"
     assert g.check((1, "bid")) == "'bid' takes bid"
     assert g.check((7, "pass")) == "no seat 7 at a 4-player table"
     assert raises(ValueError, new, {"lead": "dealer"})

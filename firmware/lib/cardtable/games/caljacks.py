@@ -63,14 +63,16 @@ class CaliforniaJacks(TrickGame):
     DEAL_PATTERN = (("hands", 6), ("stock", None))  # six each, then the face-up stock, top first
     PUBLIC_PILES = ("up",)  # the cut card; the deal event names it when the stock was scanned
 
+    PHASES = (("play", "the play", "play", ("play",)),)
+
     @classmethod
     def check_rule_values(cls, rules):
-        if rules["game_tie"] not in ("nobody", "non-dealer"):
-            raise ValueError("game_tie is 'nobody' or 'non-dealer', not %r" % (rules["game_tie"],))
-        if rules["end_count"] not in ("all", "count_out"):
-            raise ValueError("end_count is 'all' or 'count_out', not %r" % (rules["end_count"],))
-        if rules["target"] < 1 or rules["void_penalty"] < 0:
-            raise ValueError("target must be positive and void_penalty not negative")
+        cls.check_choices(rules, (("game_tie", ("nobody", "non-dealer")),
+                                  ("end_count", ("all", "count_out"))))
+        if rules["target"] < 1:
+            raise cls.option_error("target", "a positive score", rules["target"])
+        if rules["void_penalty"] < 0:
+            raise cls.option_error("void_penalty", "0 or more", rules["void_penalty"])
 
     def reset(self):
         self.score = [0, 0]
@@ -150,8 +152,6 @@ class CaliforniaJacks(TrickGame):
         return _order(card) if s == self.led else 0
 
     def check_play(self, action):
-        if self.phase != "play":
-            return "no play now"
         return self.check_play_card(action[0], action[2], action)
 
     def do_play(self, action):

@@ -124,23 +124,22 @@ class FortyFives(TrickGame):
     # 3 each, 3 to the kitty, 2 each (from the dealer's left), then the rest is the stock
     DEAL_PATTERN = (("hands", 3), ("kitty", 3), ("hands", 2), ("stock", None))
     SECRET = {"discard": ("cards", "n")}  # discards lie face down: a spectator sees how many
-    _CHOICES = {"kitty": ("bidder", "none"), "renege": ("led", "none"),
-                "lead": ("bidder", "left_of_bidder"), "all_pass": ("stuck", "redeal")}
+    PHASES = (("bid", "the bidding", "bid", ("bid", "pass")),
+              ("trump", "naming trump", "name trump", ("trump",)),
+              ("discard", "the discarding", "discard", ("discard",)),
+              ("play", "the play", "play", ("play",)))
 
     @classmethod
     def check_rule_values(cls, rules):
-        for key in cls._CHOICES:
-            if rules[key] not in cls._CHOICES[key]:
-                raise ValueError("rule option %s is one of %s, not %r"
-                                 % (key, ", ".join(cls._CHOICES[key]), rules[key]))
-        if rules["min_keep"] not in (0, 1):
-            raise ValueError("min_keep is 0 or 1, not %r" % (rules["min_keep"],))
+        cls.check_choices(rules, (("kitty", ("bidder", "none")), ("renege", ("led", "none")),
+                                  ("lead", ("bidder", "left_of_bidder")),
+                                  ("all_pass", ("stuck", "redeal")), ("min_keep", (0, 1)),
+                                  ("min_bid_from_100", BIDS)))
         if rules["target"] < 1:
-            raise ValueError("target must be positive")
-        if rules["min_bid_from_100"] not in BIDS:
-            raise ValueError("min_bid_from_100 is one of 15, 20, 25, 30")
+            raise cls.option_error("target", "a positive score", rules["target"])
         if rules["defence_cap"] < 0:
-            raise ValueError("defence_cap is 0 (none) or a positive score")
+            raise cls.option_error("defence_cap", "0 (none) or a positive score",
+                                   rules["defence_cap"])
 
     # -- state -------------------------------------------------------------------------------
     def reset(self):
@@ -223,8 +222,9 @@ class FortyFives(TrickGame):
                 if not isinstance(g, (list, tuple)):
                     return "each hand must be a list of cards or null"
                 for c in g:
-                    if not isinstance(c, int) or not 0 <= c < 52:
-                        return "the %s pile holds something that is not a card" % name
+                    why = self.card_reason(c)
+                    if why:
+                        return why
         return self.check_deal_piles(piles, self.sizes())
 
     def do_deal(self, action):
@@ -278,8 +278,6 @@ class FortyFives(TrickGame):
             and self.high_seat != seat
 
     def check_bid(self, action):
-        if self.phase != "bid":
-            return "no bidding now"
         seat, amount = action[0], action[2]
         if type(amount) is not int or amount not in BIDS:
             return "bids are 15, 20, 25 or 30"
@@ -301,8 +299,6 @@ class FortyFives(TrickGame):
         return [{"ev": ev, "seat": seat, "bid": amount}] + self.next_bidder(seat)
 
     def check_pass(self, action):
-        if self.phase != "bid":
-            return "no bidding now"
         return None
 
     def do_pass(self, action):
@@ -346,8 +342,6 @@ class FortyFives(TrickGame):
 
     # -- trump, kitty, discards, draws -------------------------------------------------------
     def check_trump(self, action):
-        if self.phase != "trump":
-            return "no trump to name now"
         if type(action[2]) is not int or not 0 <= action[2] < 4:
             return "trump is clubs, diamonds, hearts or spades"
         return None
@@ -382,8 +376,6 @@ class FortyFives(TrickGame):
         return len(action[2]) if action[3] is None else action[3]
 
     def check_discard(self, action):
-        if self.phase != "discard":
-            return "no discarding now"
         seat, cards, n = action[0], action[2], action[3]
         if not isinstance(cards, (list, tuple)):
             return "a discard is a list of cards"
@@ -401,8 +393,9 @@ class FortyFives(TrickGame):
             return "keep %d to 5 cards: discard %d to %d" % (lo, least, most)
         for i in range(len(cards)):
             c = cards[i]
-            if type(c) is not int or not 0 <= c < 52:
-                return "a discard is a list of cards"
+            why = self.card_reason(c)
+            if why:
+                return why
             if c in cards[:i]:
                 return "the %s is discarded twice" % self.card_code(c)
             why = self.where_reason(seat, c)
@@ -511,11 +504,10 @@ class FortyFives(TrickGame):
         return self.pw[c] != 0 and not self.privileged(c, self.trick[0][1])
 
     def check_play(self, action):
-        if self.phase != "play":
-            return "no play now"
         card = action[2]
-        if type(card) is not int or not 0 <= card < 52:
-            return "that is not a card of the %s deck" % self.ID
+        why = self.card_reason(card)
+        if why:
+            return why
         return self.check_play_card(action[0], card, action)
 
     def do_play(self, action):

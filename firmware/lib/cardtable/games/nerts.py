@@ -261,12 +261,10 @@ class Nerts(Game):
 
     @classmethod
     def check_rule_values(cls, rules):
-        for key in _CHOICES:
-            if rules[key] not in _CHOICES[key]:
-                raise ValueError("%s is %s, not %r" % (
-                    key, " or ".join(repr(v) for v in _CHOICES[key]), rules[key]))
-        if rules["target"] < 1 or rules["stock_turn"] < 1:
-            raise ValueError("target and stock_turn must be positive")
+        cls.check_choices(rules, _CHOICES.items())
+        for key in ("target", "stock_turn"):
+            if rules[key] < 1:
+                raise cls.option_error(key, "a positive number", rules[key])
 
     def __init__(self, seats, dealer=0, rules=None):
         Game.__init__(self, seats, dealer, rules)
@@ -316,6 +314,9 @@ class Nerts(Game):
     def is_card(self, c):
         """True for a card of one of this table's decks."""
         return type(c) is int and 0 <= std.owner(c) < self.seats and std.plain(c) < 52
+
+    def card_reason(self, c):
+        return None if self.is_card(c) else self.not_a_card(c)
 
     # -- the deal -------------------------------------------------------------------------
     def check_deal(self, action):
@@ -374,7 +375,7 @@ class Nerts(Game):
     def own_reason(self, seat, c):
         """None if c is one of seat's cards and not in the centre."""
         if not self.is_card(c):
-            return "the %s is not in this game's decks" % self.code(c)
+            return self.not_a_card(c)
         if std.owner(c) != seat:
             return "the %s is seat %d's card" % (self.card_code(c), std.owner(c))
         if self.at[c]:
