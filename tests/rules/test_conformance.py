@@ -289,12 +289,13 @@ def check_card_words(g, rng):
         return
     seat = g.turn[0]
     want = "is not a card of the %s deck" % g.ID
-    for verb, fields in g.VERBS.items():
-        legal = [a for a in g.legal(seat) if a[1] == verb]
-        if not legal or not fields or fields[0] != "card":
-            continue
-        for bad in (999, "AS", -1):     # the other fields as a legal action has them
-            reason = g.check((seat, verb, bad) + legal[0][3:])
+    firsts = {}                         # verb -> a legal action of it (the other fields)
+    for a in g.legal(seat):
+        if a[1] not in firsts and len(a) > 2 and g.VERBS[a[1]][0] == "card":
+            firsts[a[1]] = a
+    for verb in firsts:
+        for bad in (999, "AS", -1):
+            reason = g.check((seat, verb, bad) + firsts[verb][3:])
             assert reason is not None and reason.endswith(want), (g.ID, verb, bad, reason)
 
 
