@@ -109,7 +109,7 @@ class People:
             return
         mine = [s for s in g.turn if s in self.people]
         # Everyone at once (Nerts): once per hand, not after every card of the others.
-        hand = getattr(g, "hand_no", getattr(g, "round_no", 0))
+        hand = getattr(g, "hand_no", 0)
         key = (hand, tuple(g.turn)) if len(g.turn) > 1 else (self.bots.applied, tuple(g.turn))
         if not mine or key == self.announced:
             return

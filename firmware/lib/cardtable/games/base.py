@@ -4,6 +4,11 @@
 # see may be absent or None). Events are small dicts such as ``{"ev": "trick", "seat": 1}``.
 
 
+# Old names of rule options, still read from rule options and record headers: old name -> the
+# one name a rule has in every game that has it.
+RENAMED = {"may_trump_when_following": "may_trump_instead_of_following"}
+
+
 class IllegalAction(ValueError):
     """An action the rules do not allow; ``reason`` says why in words a player understands."""
 
@@ -66,10 +71,15 @@ class Game:
         """The full option dict: defaults overridden by rules; raises ValueError on a bad one."""
         out = dict(cls.OPTIONS)
         for key in rules:
+            got = rules[key]
+            if key not in out and RENAMED.get(key) in out:
+                key = RENAMED[key]
+                if key in rules and rules[key] != got:
+                    raise ValueError("rule option %r is given twice, under its old name too" % key)
             if key not in out:
                 raise ValueError("unknown rule option %r for %s (options: %s)"
                                  % (key, cls.ID, ", ".join(sorted(out)) or "none"))
-            want, got = out[key], rules[key]
+            want = out[key]
             if type(want) is bool and type(got) is not bool \
                     or type(want) is int and type(got) is not int \
                     or type(want) is str and type(got) is not str:

@@ -25,6 +25,8 @@ Rule options:
 | ``target``                      | 10             | 7 (Foster)                                | C5 |
 | ``end_count``                   | "all": every point of the last hand scores | "count_out": stop at the point that reaches the target | C5 |
 
+``may_trump_instead_of_following`` is the same rule, under the same name, in Forty-Fives.
+
 Verbs: ``play`` (card). Deal piles: ``hands`` (two lists of 6, either may be null = not seen),
 ``stock`` (40 cards, top first: the first is the cut card) or, when the stock was not scanned,
 ``up`` (the cut card alone; later draws are then unseen).

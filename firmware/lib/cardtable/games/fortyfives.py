@@ -14,7 +14,8 @@ As refereed (research/rules-decisions.md section 6):
 - The bidder leads the first trick; each trick's winner leads the next. A trump lead (the A of
   hearts too) must be followed by a trump, but each of the top three (5, J, A of hearts) may be
   withheld when the card led is a lower trump; whoever holds only such privileged trumps may
-  play anything. A plain lead must be followed if you can (may_trump_when_following: or trump).
+  play anything. A plain lead must be followed if you can (may_trump_instead_of_following: or
+  trump).
 - Each trick is 5; the trick holding the highest trump played this hand is 5 more (30 a hand,
   25 when no trump is played). The bidding side scores what it took if that is at least the bid,
   else loses the bid; the other side always scores what it took. 120 wins; when both sides reach
@@ -29,23 +30,26 @@ may not.
 
 Rule options:
 
-| option                       | seed     | variant                                    | decision |
-|------------------------------|----------|--------------------------------------------|----------|
-| ``kitty``                    | "bidder" | "none": no kitty; 5 each, a 32-card stock  | F45-1    |
-| ``min_keep``                 | 1        | 0: a player may discard the whole hand     | F45-2    |
-| ``highest_trump_bonus``      | True     | False: every trick 5, 25 a hand            | F45-3    |
-| ``renege``                   | "led"    | "none": the top three must follow too      | F45-4    |
-| ``may_trump_when_following`` | False    | True: may trump a plain lead (standard)    | F45-5    |
-| ``lead``                     | "bidder" | "left_of_bidder" (standard)                | F45-6    |
-| ``all_pass``                 | "stuck"  | "redeal": thrown in, the deal passes on    | F45-7    |
-| ``dealer_hold``              | False    | True: the dealer may hold (bid the amount  | F45-7    |
-|                              |          | to beat), then all not passed bid on       |          |
-| ``target``                   | 120      | any positive score, e.g. 125               | F45-8    |
-| ``thirty_for_sixty``         | False    | True: a made bid of 30 scores 60           | F45-8    |
-| ``min_bid_from_100``         | 15       | 20: a side on 100+ may not bid 15          | F45-8    |
-| ``defence_cap``              | 0 (none) | 100: the side without the bid stops at 100 | F45-8    |
-| ``name_trump_first``         | True     | False: take the kitty, then name trump     | F45-9    |
-| ``rotate_dealer``            | True     | False: the same dealer every hand          | F45-10   |
+| option                             | seed     | variant                                    | decision |
+|------------------------------------|----------|--------------------------------------------|----------|
+| ``kitty``                          | "bidder" | "none": no kitty; 5 each, a 32-card stock  | F45-1    |
+| ``min_keep``                       | 1        | 0: a player may discard the whole hand     | F45-2    |
+| ``highest_trump_bonus``            | True     | False: every trick 5, 25 a hand            | F45-3    |
+| ``renege``                         | "led"    | "none": the top three must follow too      | F45-4    |
+| ``may_trump_instead_of_following`` | False    | True: may trump a plain lead (standard)    | F45-5    |
+| ``lead``                           | "bidder" | "left_of_bidder" (standard)                | F45-6    |
+| ``all_pass``                       | "stuck"  | "redeal": thrown in, the deal passes on    | F45-7    |
+| ``dealer_hold``                    | False    | True: the dealer may hold (bid the amount  | F45-7    |
+|                                    |          | to beat), then all not passed bid on       |          |
+| ``target``                         | 120      | any positive score, e.g. 125               | F45-8    |
+| ``thirty_for_sixty``               | False    | True: a made bid of 30 scores 60           | F45-8    |
+| ``min_bid_from_100``               | 15       | 20: a side on 100+ may not bid 15          | F45-8    |
+| ``defence_cap``                    | 0 (none) | 100: the side without the bid stops at 100 | F45-8    |
+| ``name_trump_first``               | True     | False: take the kitty, then name trump     | F45-9    |
+| ``rotate_dealer``                  | True     | False: the same dealer every hand          | F45-10   |
+
+``may_trump_instead_of_following`` is the same rule as in California Jacks; its old name here,
+``may_trump_when_following``, is still read from rule options and old records.
 
 Verbs: ``bid`` (bid: 15/20/25/30; with dealer_hold the dealer holds by bidding the amount to
 beat), ``pass``, ``trump`` (suit), ``discard`` (cards: the cards the table saw discarded, maybe
@@ -107,7 +111,7 @@ class FortyFives(TrickGame):
         "min_keep": 1,
         "highest_trump_bonus": True,
         "renege": "led",
-        "may_trump_when_following": False,
+        "may_trump_instead_of_following": False,
         "lead": "bidder",
         "all_pass": "stuck",
         "dealer_hold": False,
@@ -481,7 +485,7 @@ class FortyFives(TrickGame):
         out = []
         for s in range(4):
             name = std.SUIT_NAMES[s]
-            if self.rules["may_trump_when_following"]:
+            if self.rules["may_trump_instead_of_following"]:
                 out.append(((self.follows, self.follows_or_trumps,
                              "must follow %s or trump" % name),))
             else:

@@ -442,6 +442,5 @@ class Nonesuch(TrickGame):
         out = self.trick_dump()
         out.update(self.view(None))
         out["up"] = self.card_code(self.up) if self.up >= 0 else None
-        out["score"] = list(self.score)
         out["rules"] = dict(self.rules)
         return out
