@@ -22,9 +22,9 @@ from cardtable_host.errors import INTERRUPTED, CardtableError  # noqa: E402
 # Only the command being run is imported: the others' one-line HELP is read from their source,
 # so `cardtable --help` and every command start fast and do not need another's imports.
 COMMANDS = {
-    "run": "cardtable_host.runcmd",
-    "serve": "cardtable_host.servecmd",
-    "sim": "cardtable_host.simcmd",
+    "run": "cardtable_host.commands.run",
+    "serve": "cardtable_host.commands.serve",
+    "sim": "cardtable_host.commands.sim",
     "monitor": "cardtable_host.monitor",
     "referee": "cardtable_host.referee",
     "pull": "cardtable_host.pull",
@@ -32,10 +32,10 @@ COMMANDS = {
     "enroll": "cardtable_host.enroll",
     "doctor": "cardtable_host.doctor",
     "demo": "cardtable_host.demo",
-    "rules": "cardtable_host.rulescmd",
-    "test": "cardtable_host.testcmd",
-    "draw": "cardtable_host.drawcmd",
-    "tournament": "cardtable_host.tourncmd",
+    "rules": "cardtable_host.commands.rules",
+    "test": "cardtable_host.commands.test",
+    "draw": "cardtable_host.commands.draw",
+    "tournament": "cardtable_host.commands.tournament",
     "completion": "cardtable_host.completion",
 }
 
