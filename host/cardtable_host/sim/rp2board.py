@@ -292,7 +292,7 @@ class Rp2Board(VirtualBoard):
                              % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
 
     def _write_config(self, layout: str) -> None:
-        from cardtable_host import flash
+        from cardtable_host.commands import flash
 
         fb = flash.Board(self.port)
         try:

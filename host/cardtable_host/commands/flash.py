@@ -55,7 +55,7 @@ example:  cardtable flash                       # hold BOOTSEL, plug the Pico in
           cardtable flash --dry-run --json
 """
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FIRMWARE = firmware_dir()
 BUILD_ROOT = Path(os.environ.get("CARDTABLE_BUILD") or REPO / "build")  # as the virtual board's
 BUILD = BUILD_ROOT / "mpy"
