@@ -5,12 +5,20 @@ from cardtable.drivers import ndef
 from cardtable.drivers.ndef import NdefError  # noqa: F401  (re-exported for callers)
 
 try:
-    from time import sleep_ms
+    from time import sleep_ms, sleep_us
 except ImportError:  # CPython
     from time import sleep as _sleep
 
     def sleep_ms(ms):
         _sleep(ms / 1000)
+
+    def sleep_us(us):
+        _sleep(us / 1000000)
+
+# The status is checked this often while a command runs (issue 18: a 1 ms sleep between checks
+# cost up to 1 ms per wait, several waits per poll). Over I2C a check is 2 bytes (~50 us at
+# 400 kHz); with an IRQ pin it is one GPIO read.
+POLL_US = const(100)
 
 
 CMD_FIRMWARE = const(0x02)
@@ -166,7 +174,7 @@ class PN532:
             return True
         t0 = ticks_ms()
         while ticks_diff(ticks_ms(), t0) < self.timeout_ms:
-            sleep_ms(1)
+            sleep_us(POLL_US)
             if self._ready():
                 return True
         return False

@@ -58,7 +58,7 @@ from cardtable.version import BUILD, VERSION as FW
 AUTO_DEAL = ("fortyfives",)  # hands the table never sees dealt: dealt unseen at once
 _SEAT_ROLES = ("play", "tap", "parade", "left")
 REPLAY_LINES = 4  # journal lines replayed per step when stepwise
-SINCE_MAX = 240  # actions kept after a deal's checkpoint for a fast undo (a long Nerts round: more)
+SINCE_MAX = 100  # actions after a checkpoint: then a new one (undo replays at most this many)
 
 
 class Controller:
@@ -255,30 +255,32 @@ class Controller:
 
     def play(self, action, src, led=-1, zone=None):
         """Check and apply an action: (True, seq, events) or (False, reason, None)."""
+        # The LED shows check()'s answer before anything else: before the verdict message,
+        # the scoring (apply) and the journal's flush (a flash erase stalls the CPU 45-400 ms).
+        # If the power fails before the flush, the card is still on its pad and is read again.
         g = self.game
         reason = g.check(action)
-        obj = self._encode(action)
         now = self.clock.ticks_ms()
+        fbk = self.feedback
+        fbk.flash(led, "rejected" if reason else "accepted", now)
+        fbk.update(now)
+        obj = self._encode(action)
         if reason:
+            fbk.sound("rejected", now)
             self.link.send({"type": "verdict", "action": g.public(obj), "seat": action[0],
                             "reason": reason, "from": src})
-            self.feedback.flash(led, "rejected", now)
-            self.feedback.sound("rejected", now)
             return False, reason, None
-        if action[1] == "deal" and not g.keep_history:
+        since = self._since
+        if not g.keep_history and (action[1] == "deal" or since is not None and len(since) >= SINCE_MAX):
+            # a checkpoint at each deal and every SINCE_MAX actions: an undo at the end of
+            # the longest game replays at most SINCE_MAX actions, never the journal
             from cardtable.table import checkpoint
             checkpoint.take(self, g)
-        events = g.apply(action)
-        since = self._since
-        if since is not None:
-            if len(since) < SINCE_MAX:
-                since.append(action)
-            else:
-                self._ckpt = self._since = None
-        # Show the verdict before the journal's flush (a flash erase costs tens of ms): if the
-        # power fails in between, the card is still on its pad and is read again after boot.
-        self.feedback.flash(led, "accepted", now)
-        self.feedback.update(now)
+        events = g._apply(action)  # checked once: apply() would check it again (+23-53 %)
+        if g.keep_history:
+            g.history.append(action)
+        if self._since is not None:
+            self._since.append(action)
         seq = None
         try:
             seq = self.journal.append(obj)
@@ -423,9 +425,13 @@ class Controller:
         roles = self.layout.roles
         turn = g.turn
         focus = []
+        rare = []
+        counting = getattr(g, "phase", "") == "count"
         for zone in roles:
             r, seat = roles[zone]
             led = b.zone_led.get(zone, -1)
+            if r == "left" and not counting or r == "deal" and not g.dealing:
+                rare.append(b.zone_reader[zone])  # takes no card now: polled seldom
             if g.over:
                 if seat is not None and g.winner is not None and g.team(seat) == g.winner:
                     f.steady(led, "winner")
@@ -445,7 +451,8 @@ class Controller:
                 if r == "play":
                     focus.append(b.zone_reader[zone])
         focus.sort()
-        self.scanner.focus = tuple(focus) if len(focus) <= 3 else ()  # many: none is favoured
+        self.scanner.watch(tuple(focus) if len(focus) <= 3 else ())  # many: none is favoured
+        self.scanner.rare = tuple(rare)
 
     # -- the link -------------------------------------------------------------------------
 
