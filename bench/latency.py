@@ -83,6 +83,9 @@ class Timing:
     # targets(): InListPassiveTarget MaxTg 2 right after the sighting, the field still on (no
     # power-up guard): the same exchange less 5.1 ms. The scanner asks once per placement.
     count: tuple[float, float] = (4.6, 9.9)
+    # poll(2) on the focus reader lists up to two tags in its one InListPassiveTarget: after
+    # the first is selected the PN532 halts it and asks again (REQA, no ATQA): an estimate.
+    second_tag: tuple[float, float] = (0.5, 2.0)
     rf_off: tuple[float, float] = (0.1, 0.5)  # RFConfiguration: estimate
     # NTAG READ: 368 us + 1,548 us on the air (NXP NTAG213/215/216 datasheet 265330),
     # plus the PN532's own handling (estimate).
@@ -159,14 +162,19 @@ def exchange(bus: Bus, cmd: tuple[int, int], busy: float, rng: random.Random, t:
 
 def poll_ms(bus: Bus, kind: str, rng: random.Random, t: Timing, cpu: Cpu) -> float:
     """One reader's poll in one controller step. kind: empty, tag (a card lies there) or
-    read (the debounced sighting, which also counts the tags and reads the card code)."""
+    read (the debounced sighting, which also counts the tags and reads the card code) or
+    read2 (the focus reader's sighting: poll(2) counts the tags in its own exchange)."""
     ms = bus.switch * bus.byte_us / 1000
-    ms += exchange(bus, LIST, rng.uniform(*(t.list_empty if kind == "empty" else t.list_tag)), rng, t)
+    if kind == "read2":
+        ms += exchange(bus, LIST2, rng.uniform(*t.list_tag) + rng.uniform(*t.second_tag), rng, t)
+        ms += exchange(bus, READ, rng.uniform(*t.read), rng, t)
+    else:
+        ms += exchange(bus, LIST, rng.uniform(*(t.list_empty if kind == "empty" else t.list_tag)), rng, t)
     if kind == "read":
         ms += exchange(bus, LIST2, rng.uniform(*t.count), rng, t)
         ms += exchange(bus, READ, rng.uniform(*t.read), rng, t)
     ms += exchange(bus, RF_OFF, rng.uniform(*t.rf_off), rng, t)
-    return ms + cpu.poll[bus.cpu][kind] + cpu.step
+    return ms + cpu.poll[bus.cpu]["read" if kind == "read2" else kind] + cpu.step
 
 
 def verdict_ms(accepted: bool, leds: int, rng: random.Random, t: Timing, cpu: Cpu) -> float:
@@ -213,7 +221,9 @@ def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_p
             if hits == 1:
                 first = now
             # on the focus reader the READ in the sighting's poll is the confirmation
-            if hits == place_polls or (read_confirms and f == 0):
+            if read_confirms and f == 0:
+                return first - land, 0.0, poll_ms(bus, "read2", rng, t, cpu)
+            if hits == place_polls:
                 return first - land, now - first, poll_ms(bus, "read", rng, t, cpu)
             seen = now
             now += poll_ms(bus, "tag", rng, t, cpu)

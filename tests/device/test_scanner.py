@@ -2,7 +2,7 @@
 from support import MICROPYTHON
 
 from cardtable.hw_sim import SimClock, SimReader, uid_for
-from cardtable.table.scanner import DOWN, LIFTED, PLACED, TORN, UNKNOWN, UP, Scanner
+from cardtable.table.scanner import DOWN, LIFTED, PLACED, TORN, TWO, UNKNOWN, UP, Scanner
 
 
 def table(n=3, **kw):
@@ -332,3 +332,41 @@ def test_the_read_confirmation_can_be_switched_off():
     sc.watch((5,))
     _, confirm = _placed_after(readers, sc, clock, 5, "8S")
     assert confirm >= 40
+
+
+class CountingReader(SimReader):
+    """A reader whose poll(2) counts the tags too, like the PN532 driver."""
+
+    def __init__(self):
+        SimReader.__init__(self)
+        self.ntg = 0
+        self.maxtg = []
+        self.counted = 0
+
+    def poll(self, maxtg=1):
+        self.maxtg.append(maxtg)
+        uid = SimReader.poll(self)
+        self.ntg = 0 if uid is None else min(maxtg, 1 + (self.extra is not None))
+        return uid
+
+    def targets(self):
+        self.counted += 1
+        return SimReader.targets(self)
+
+
+def test_the_watched_pad_counts_two_tags_in_its_poll_not_a_second_exchange():
+    readers = [CountingReader() for _ in range(4)]
+    clock = SimClock(1000)
+    sc = Scanner(readers, clock)
+    sc.start()
+    sc.watch((1,))
+    put(readers[1], "5H")
+    readers[1].extra = (uid_for("6H"), "6H")
+    events = rounds(sc, clock, 3)
+    assert kinds(events) == [(TWO, 1)]
+    assert readers[1].counted == 0 and set(readers[1].maxtg) == {2}
+    assert set(readers[2].maxtg) == {1}  # the others poll for one tag
+    put(readers[2], "7H")
+    readers[2].extra = (uid_for("8H"), "8H")
+    events = rounds(sc, clock, 4)
+    assert kinds(events) == [(TWO, 2)] and readers[2].counted >= 1  # off the focus: targets()

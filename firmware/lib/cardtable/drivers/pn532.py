@@ -126,6 +126,7 @@ class PN532:
         m = memoryview(self._uid)
         self._uidv = (m[:4], m[:7], m[:10])
         self.tg = 0  # listed target (1) or 0
+        self.ntg = 0  # tags the last poll listed (up to its maxtg)
         self.atqa = 0
         self.sak = -1
         self.polls = 0
@@ -322,24 +323,30 @@ class PN532:
             raise self._bad("bad firmware answer")
         return (RX[ro], RX[ro + 1], RX[ro + 2], RX[ro + 3])
 
-    def poll(self):
-        """UID of the type A tag in the field (memoryview, valid until the next poll) or None."""
+    def poll(self, maxtg=1):
+        """UID of the type A tag in the field (memoryview, valid until the next poll) or None;
+        maxtg=2 also counts a second tag (self.ntg), as targets() would, in the same exchange."""
         # Bounded: the PN532 gives up after `retries` activation attempts. The field stays
         # on and the tag selected for read_text(); release() before polling the next reader.
         # A poll that fails switches the field off (best effort) before it raises.
         self.polls += 1
         self.tg = 0
+        self.ntg = 0
         try:
-            return self._poll()
+            return self._poll(maxtg)
         except OSError as e:
             self.off(e)
             raise
 
-    def _poll(self):
-        n = self._call(CMD_LIST, _P_LIST, 22)
+    def _poll(self, maxtg):
+        if maxtg == 2:
+            n = self._call(CMD_LIST, _P_LIST2, 36)
+        else:
+            n = self._call(CMD_LIST, _P_LIST, 22)
         ro = self._ro
         if n < 1 or RX[ro] == 0:
             return None
+        self.ntg = RX[ro]
         ln = RX[ro + 5] if n >= 6 else 0
         if (ln != 4 and ln != 7 and ln != 10) or n < 6 + ln:
             raise self._bad("malformed target data")

@@ -16,7 +16,8 @@
 # card a player is expected to lay is seen within a poll or two. On a focus reader the card is
 # read in the poll that first sees it, its field still on: a READ that succeeds is the
 # confirmation (``read_confirms``), not a second sighting a settle time later (issue 18: that
-# wait was ~27 ms of the mean latency). A card torn away mid-read is no play (TORN), as before.
+# wait was ~27 ms of the mean latency); its poll lists up to two tags (``poll(2)``), so the
+# two-tag check needs no exchange of its own. A card torn away mid-read is no play (TORN).
 # The ``rare`` readers (zones that take no card now: a Nerts table's "left" pads during play,
 # the deal pad once the hand is dealt) are polled only every ``rare_every``-th lap of the round
 # robin, so the others come round faster: on a Nerts table the time a card is first seen, which
@@ -101,6 +102,8 @@ class Scanner:
         self._fi = 0  # the next of them
         self._alt = False  # True: a focus reader's turn
         self.read_confirms = True  # on a focus reader the READ confirms a first sighting
+        # readers whose poll(2) counts the tags too (the PN532 driver; not the fakes)
+        self._counts = bytearray([1 if hasattr(r, "ntg") else 0 for r in readers])
         self.rare = ()  # readers polled only every rare_every-th lap
         self.rare_every = 8
         self._lap = 0
@@ -200,12 +203,16 @@ class Scanner:
                 self.last_error[i] = str(e)
                 return
         self.polls[i] += 1
+        watched = self.read_confirms and i in self.focus
         try:
-            uid = r.poll()
+            if watched and self._counts[i]:
+                uid = r.poll(2)  # the two-tag check in the same exchange
+            else:
+                uid = r.poll()
             if uid is None:
                 self._empty(i, now)
             else:
-                self._seen(i, r, uid, now)
+                self._seen(i, r, uid, now, watched)
             r.release()
         except OSError as e:
             self._failed(i, now, e)
@@ -216,7 +223,7 @@ class Scanner:
             self.last_error[i] = None
             self.events.append((UP, i, now, None, 0))
 
-    def _seen(self, i, r, uid, now):
+    def _seen(self, i, r, uid, now, watched=False):
         self._miss[i] = 0
         n = len(uid)
         if n > _UIDMAX:
@@ -236,13 +243,13 @@ class Scanner:
             self._hits[i] = 1
             self._t0[i] = now
             self._two[i] = 0
-        if self._hits[i] < self.place_polls and not (self.read_confirms and i in self.focus):
+        if self._hits[i] < self.place_polls and not watched:
             self._due = i
             self._seen_at = now
             return
         count = getattr(r, "targets", None)
         if count is not None:
-            if count() > 1:
+            if (r.ntg if watched and self._counts[i] else count()) > 1:
                 if not self._two[i]:
                     self._two[i] = 1
                     self.events.append((TWO, i, self._t0[i], "two tags on one pad",
