@@ -126,3 +126,30 @@ def test_a_nerts_race_goes_to_the_earlier_play_even_when_it_is_read_second():
     assert g.piles[0][-1] == (g.deck.parse("3S#0"), 3000)
     t.listen()
     assert "too late" in t.kinds("verdict")[-1]["reason"]
+
+
+@stepped
+def test_a_journal_flush_waits_while_another_card_is_being_read():
+    from cardtable.table import feedback
+
+    t = yield from table("pico-nerts-6", "nerts")
+    ctl = t.ctl
+    t.press("n0")
+    yield
+    ok = feedback.COLOURS["accepted"]
+    log = []
+    _spy(ctl.journal, "append", log, lambda: (t.led("f1"), t.led("f4")))
+    seq = ctl.journal.seq
+    ev = t.events
+    t.hal.place("f1", "AS#1")
+    t.run(1)  # seen once: being confirmed (every reader is polled every step here)
+    t.hal.place("f4", "AH#4")
+    t.run(1)  # the ace of spades confirmed and refereed; the ace of hearts seen once
+    assert ctl.scanner.busy()
+    assert t.led("f1") == ok and ctl.journal.seq == seq, "the ace of spades' verdict, not yet journaled"
+    assert t.events == ev  # the host hears of it once it is on flash
+    for _ in range(8):
+        t.run(1)
+    assert ctl.journal.seq == seq + 2 and len(log) == 2
+    assert log[0] == (ok, ok), log  # both verdicts were shown before the first flush
+    assert [a[2] for a in ctl.game.history[-2:]] == [ctl.game.deck.parse("AS#1"), ctl.game.deck.parse("AH#4")]

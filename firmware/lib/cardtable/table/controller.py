@@ -46,7 +46,7 @@
 # accepted on a zone, lifted and put back, is not played twice.
 from cardtable import games, record
 from cardtable import link as lk
-from cardtable.compat import ticks_add
+from cardtable.compat import ticks_add, ticks_diff
 from cardtable.journal import Journal, JournalError
 from cardtable.table import feedback as fb
 from cardtable.table import commands, inputs
@@ -58,6 +58,7 @@ from cardtable.version import BUILD, VERSION as FW
 AUTO_DEAL = ("fortyfives",)  # hands the table never sees dealt: dealt unseen at once
 _SEAT_ROLES = ("play", "tap", "parade", "left")
 REPLAY_LINES = 4  # journal lines replayed per step when stepwise
+COMMIT_WAIT_MS = 250  # the longest a zone play's journal line waits for the readers to be quiet
 SINCE_MAX = 100  # actions after a checkpoint: then a new one (undo replays at most this many)
 
 
@@ -93,6 +94,9 @@ class Controller:
         # Undo without replaying the game: the state before the last deal, and the actions since.
         self._ckpt = None
         self._since = None
+        # Zone plays refereed in this step whose journal line and messages wait (see step())
+        self._commits = []
+        self._defer = False
         self._clear_table()
         self.scanner.start()
         # The journal is replayed line by line, a few lines per step() when stepwise (the
@@ -154,9 +158,18 @@ class Controller:
         sc = self.scanner
         sc.step(self.budget)
         ev = sc.next_event()
-        while ev is not None:
-            self._scan_event(ev)
-            ev = sc.next_event()
+        self._defer = True
+        try:
+            while ev is not None:
+                self._scan_event(ev)
+                ev = sc.next_event()
+        finally:
+            self._defer = False
+        # A zone play's journal flush (a flash erase: 45-400 ms with the CPU stalled) and its
+        # messages wait while another card is being confirmed: that card's verdict comes first.
+        c = self._commits
+        if c and (not sc.busy() or ticks_diff(self.clock.ticks_ms(), c[0][6]) >= COMMIT_WAIT_MS):
+            self.commit()
         pins = self.hal.inputs
         ev = pins.next()
         while ev is not None:
@@ -177,6 +190,8 @@ class Controller:
 
     def new_game(self, name, seats=None, dealer=0, rules=None, layout=None):
         """Start a new game (and journal file); returns None or the reason it cannot."""
+        if self._commits:
+            self.commit()
         lay = self._layout_for(name, seats, layout)
         if isinstance(lay, str):
             return lay
@@ -258,6 +273,8 @@ class Controller:
         # The LED shows check()'s answer before anything else: before the verdict message,
         # the scoring (apply) and the journal's flush (a flash erase stalls the CPU 45-400 ms).
         # If the power fails before the flush, the card is still on its pad and is read again.
+        if self._commits and not self._defer:
+            self.commit()  # the journal keeps the order the rules saw
         g = self.game
         reason = g.check(action)
         now = self.clock.ticks_ms()
@@ -281,6 +298,30 @@ class Controller:
             g.history.append(action)
         if self._since is not None:
             self._since.append(action)
+        if action[1] == "deal":
+            self.zone_card = {}
+            self.round_t0 = now
+        elif zone is not None and len(action) > 2 and isinstance(action[2], int):
+            self.zone_card[zone] = action[2]
+        if g.over:
+            self.feedback.sound("over", now)
+        self.refresh()  # the focus moves to the next seat to play at once
+        if self._defer:
+            self._commits.append((obj, events, src, led, None, None, now))
+            return True, None, events
+        return True, self._commit(obj, events, src, led, now), events
+
+    def commit(self):
+        """Journal the zone plays refereed but not yet recorded, and tell the host."""
+        c = self._commits
+        self._commits = []
+        for obj, events, src, led, _, _, now in c:
+            self._commit(obj, events, src, led, now)
+
+    def _commit(self, obj, events, src, led, now):
+        """One accepted action's journal line (flushed), event and state report: its seq."""
+        # The host hears of an action only once it is on flash: a power cut before the flush
+        # loses nothing the host was told (the card still lies on its pad and is read again).
         seq = None
         try:
             seq = self.journal.append(obj)
@@ -289,22 +330,16 @@ class Controller:
             self._fault("journal", str(e))
             self.feedback.flash(led, "fault", now)
             self.feedback.sound("fault", now)
-        if action[1] == "deal":
-            self.zone_card = {}
-            self.round_t0 = now
-        elif zone is not None and len(action) > 2 and isinstance(action[2], int):
-            self.zone_card[zone] = action[2]
         # What leaves the table is what a spectator may see (the journal keeps it all).
-        self.link.send({"type": "event", "seq": seq, "action": g.public(obj), "events": events,
+        self.link.send({"type": "event", "seq": seq, "action": self.game.public(obj), "events": events,
                         "from": src})
-        if g.over:
-            self.feedback.sound("over", now)
-        self.refresh()
         self.send_state()
-        return True, seq, events
+        return seq
 
     def undo(self, src):
         """Take back the last action: (True, undone record object) or (False, reason)."""
+        if self._commits:
+            self.commit()
         g = self.game
         if not (g.history if g.keep_history else self.journal.live > 0):
             self._verdict(None, "nothing to undo", src)

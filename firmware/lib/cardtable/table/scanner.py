@@ -169,6 +169,14 @@ class Scanner:
             return self.events.pop(0)
         return None
 
+    def busy(self):
+        """True while a card is being confirmed on some reader (seen, not yet reported)."""
+        c = self._clen
+        for i in range(self.n):
+            if c[i]:
+                return True
+        return False
+
     def present(self, i):
         """True if a card lies on reader i."""
         return self._ulen[i] != 0
