@@ -434,3 +434,23 @@ def race(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, apart_ms: float, ra
         ta, tb = int(seen[a]), int(seen[b])  # ticks_ms
         good += 1.0 if ta < tb else 0.5 if ta == tb else 0.0
     return good / trials
+
+
+def deal_reads(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, dwell_ms: float = 120.0,
+               t: Timing = Timing()) -> dict[str, Any]:
+    """Cards dealt across the deal pad (the scanner's focus while a deal is due) on a table of
+    n readers, each over the pad for dwell_ms: the time from a card reaching the pad to its
+    READ done (it must be done before the card leaves: else it is missed), and the dealing
+    rate that leaves no card missed. A card is never doubled: the scanner reports a UID once
+    while it lies there, and a new UID is a new card."""
+    rng = random.Random(seed)
+    cycle = mean_cycle(n, bus, t, cpu, 0.0, rng)
+    done = []
+    for _ in range(trials):
+        wait, debounce, last = detect_ms(n, bus, rng, t, cpu, 2, 0.0, cycle, "on")
+        done.append(wait + debounce + last)
+    s = summary(done)
+    missed = sum(1 for x in done if x > dwell_ms) / trials
+    # one card after another: the next may reach the pad once the last is read and gone
+    return {"dwell_ms": dwell_ms, "read_ms": s, "missed_at_dwell": missed,
+            "cards_per_s_at_p99": round(1000.0 / max(s["p99"], dwell_ms), 1)}

@@ -233,3 +233,13 @@ def test_fault_counts_are_reported(quick: tuple[dict, str]) -> None:
     assert rec["records"] == 50 and rec["malformed"] + rec["rejected"] + rec["legal"] == 50
     assert rec["tracebacks"] == 0 and rec["unclear"] == 0
     assert "link: 2,000 lines fuzzed" in out and "tracebacks 0" in out
+
+
+def test_dealing_misses_a_card_only_when_it_passes_faster_than_a_read() -> None:
+    latency = _bench_module("latency")
+    cpu = _model_cpu(latency)
+    bus = latency.BUSES[0]
+    slow = latency.deal_reads(7, bus, cpu, 300, 1, dwell_ms=150.0)
+    assert slow["missed_at_dwell"] == 0 and slow["cards_per_s_at_p99"] >= 3
+    fast = latency.deal_reads(7, bus, cpu, 300, 1, dwell_ms=5.0)
+    assert fast["missed_at_dwell"] == 1.0  # no poll reads a card in 5 ms
