@@ -133,7 +133,8 @@ class Cpu:
                 for bus in ("i2c", "spi")}
         step_us = (driver.get("step") or {}).get("ns", DEFAULT_STEP_US * 1000) / 1000
         f = factor / 1000  # us -> ms
-        return cls(factor, poll, step_us * f, [x * f for x in rules["check_us"]],
+        check = rules.get("check_play_us") or rules["check_us"]  # (a deal is no card on a pad)
+        return cls(factor, poll, step_us * f, [x * f for x in check],
                    [x * f for x in rules["action_us"]], [x * f for x in rules["view_us"]],
                    list(rules["view_len"]))
 

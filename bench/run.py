@@ -364,7 +364,7 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     if rp2g:
         # check() on the emulated RP2040's clock: the slowest game's quantiles as the samples
         g = max(rp2g, key=lambda k: rp2g[k]["check_us"].get("p90", 0))
-        samples = (rp2g[g].get("_samples") or {}).get("check_us")
+        samples = (rp2g[g].get("_samples") or {}).get("check_play_us")
         if samples:
             check = [x / 1000 for x in samples]
         else:  # (quantiles only)
