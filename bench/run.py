@@ -371,13 +371,16 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
             q = rp2g[g]["check_us"]
             check = [q[k] / 1000 for k in ("p50", "p50", "p90", "p95", "p99", "max") if k in q]
         cpu = dataclasses.replace(cpu, check=check)
+        check_src = f"check() on the rp2 board's emulated RP2040 clock ({g}, frozen image)"
         drv = ((rp2_out.get("images") or {}).get("frozen") or {}).get("driver") or {}
         if all(isinstance(drv.get(b), dict) for b in ("i2c", "spi")):
-            # the driver's CPU per poll on the emulated clock too (step: still wasm x factor)
+            # the driver's CPU per poll (on fake buses in Python) and an idle step there too
             cpu = dataclasses.replace(cpu, poll={b: {k: drv[b][k]["ns"] / 1e6 for k in ("empty", "tag", "read")}
                                                  for b in ("i2c", "spi")})
             check_src += "; the PN532 driver's CPU per poll there too"
-        check_src = f"check() on the rp2 board's emulated RP2040 clock ({g}, frozen image)"
+            if isinstance(drv.get("step"), dict) and drv["step"].get("ns"):
+                cpu = dataclasses.replace(cpu, step=drv["step"]["ns"] / 1e6)
+                check_src += " and an idle controller step"
         res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
                                occupancy=model.occupancy, t=model.timing)
     else:
