@@ -13,6 +13,16 @@
 // bits at the SCL period the firmware programmed, plus a bit for START and for STOP; SPI: the
 // data bits at the programmed baud rate).
 //
+// Pin level (with the chip: attachBoard's `chip`): the I2C lines have their board pull-ups,
+// a mux RESET pin low turns every channel of the bus's muxes off, and a PN532 told to hold
+// SDA low (`faults`) grabs it in the next transaction addressed to it and keeps it while its
+// channel is connected: then no START can be made (the master loses arbitration at the first
+// 1 bit of the address: TX_ABRT ARB_LOST, and no STOP_DET follows, so the SDK's write waits
+// out its timeout: ETIMEDOUT, a read EIO), and the SDA pin reads low. SCL clocks bit-banged on
+// the pin reach a holding PN532 through its channel (n clocks free one that was cut off n
+// bits before the end of a byte), and SDA rising while SCL is high is a STOP. `wires.log`
+// keeps what happened on the pins, for tests: mux resets, SCL clocks, STOPs, lost STARTs.
+//
 // Sources: TI TCA9548A datasheet SCPS207H (one control byte, a bit per channel); NXP UM0701-02
 // (PN532 user manual) 6.2.4/6.2.5: I2C reads begin with a status byte (bit 0: ready), SPI
 // frames begin with an op byte (01 data write, 02 status read, 03 data read), LSB first.
@@ -21,6 +31,7 @@ import fs from 'node:fs';
 
 const PN532_ADDR = 0x24;
 const R_TX_EMPTY = 1 << 4; // IC_RAW_INTR_STAT.TX_EMPTY
+const WIRE_LOG = 400; // events kept on the pins of one bus
 const FRAME_MAX = 300; // longest answer the host may read in one I2C transaction
 
 // Requests to Python: u32 length of the rest, u8 op, u8 reader, f64 emulated ns, payload.
@@ -28,6 +39,7 @@ const OP_WRITE = 0x57; // 'W': host frame bytes for a reader (no reply)
 const OP_READ = 0x52; // 'R': the reader's status and pending frame, not taken (reply)
 const OP_TAKE = 0x54; // 'T': the host read the pending frame (no reply)
 const OP_POWER = 0x50; // 'P': a new chip; reader 1: a cold power-on (the PN532s restart too)
+const OP_RSTPDN = 0x5a; // 'Z': the reader's RSTPDN rose after a low: it restarts (no reply)
 
 function rev8(b) {
   let r = 0;
@@ -84,6 +96,9 @@ export class BusLink {
   /** A new chip runs from now; cold: the board's power came on (not a reset). */
   power(nanos, cold) { this._send(OP_POWER, cold ? 1 : 0, nanos, null); }
 
+  /** The reader's RSTPDN was pulsed low: it restarts. */
+  rstpdn(reader, nanos) { this._send(OP_RSTPDN, reader, nanos, null); }
+
   /** [ready, frame]: is a frame ready for the host, and which (not taken). */
   read(reader, nanos) {
     this._send(OP_READ, reader, nanos, null);
@@ -115,11 +130,12 @@ class Later {
  * I2C block `i2c` (rp2040.i2c[n]) with TCA9548A muxes and PN532s on it.
  * muxes: 7-bit addresses; readers: [{index, mux (address or null), ch}].
  */
-export function attachI2C(rp2040, i2c, link, muxes, readers) {
+export function attachI2C(rp2040, i2c, link, muxes, readers, pins = null) {
   const mask = new Map(muxes.map((a) => [a, 0]));
   const later = new Later(rp2040.clock);
-  const stats = { transactions: 0, bytes: 0, nacks: 0 };
+  const stats = { transactions: 0, bytes: 0, nacks: 0, first: null };
   let seg = null; // the transaction in progress: {addr, read, data, src, n, visible}
+  const wires = pins ? new Wires(pins, mask, readers) : null;
 
   const bitNs = () => {
     const cycles = i2c.sclHighPeriod + i2c.sclLowPeriod;
@@ -144,6 +160,14 @@ export function attachI2C(rp2040, i2c, link, muxes, readers) {
 
   i2c.onStart = (repeated) => {
     if (repeated) finish();
+    if (!stats.first && pins) stats.first = { ns: now(), pins: pins.levels() };
+    if (wires && wires.held()) {
+      // SDA held low: the address's first 1 bit (bit 1 at most for the addresses here) is lost.
+      seg = null;
+      wires.note('lost');
+      later.after(3 * bitNs(), () => lose(i2c));
+      return;
+    }
     later.after(bitNs(), () => i2c.completeStart());
   };
 
@@ -157,6 +181,12 @@ export function attachI2C(rp2040, i2c, link, muxes, readers) {
       if (read) seg.src = Uint8Array.of(mask.get(addr));
     } else if (addr === PN532_ADDR) {
       seg.visible = visible();
+      if (wires && wires.grab(seg.visible)) {
+        // A PN532 grabbed SDA in this transaction: the master loses arbitration.
+        seg = null;
+        later.after(9 * bitNs(), () => lose(i2c));
+        return;
+      }
       ack = seg.visible.length > 0;
       if (ack && read) {
         // Several PN532s answering at once read as the wired-AND of their bytes.
@@ -184,7 +214,10 @@ export function attachI2C(rp2040, i2c, link, muxes, readers) {
     stats.bytes++;
     if (seg) {
       seg.data.push(value);
-      if (mask.has(seg.addr)) mask.set(seg.addr, value);
+      if (mask.has(seg.addr)) {
+        mask.set(seg.addr, value);
+        wires?.update();
+      }
     }
     later.after(9 * bitNs(), () => i2c.completeWrite(true));
   };
@@ -204,16 +237,128 @@ export function attachI2C(rp2040, i2c, link, muxes, readers) {
     later.after(bitNs(), () => i2c.completeStop());
   };
 
-  return { stats, mask };
+  return { stats, mask, wires };
+}
+
+/** The master lost arbitration: idle again, its TX FIFO flushed (TX_EMPTY is a level). */
+function lose(i2c) {
+  i2c.arbitrationLost();
+  i2c.setInterrupts(R_TX_EMPTY);
+}
+
+/**
+ * One I2C bus's wires as the pins see them. pins: {chip, scl, sda, reset (GPIO or null),
+ * faults: Map reader index -> {hold: clocks to free it (-1: never), holding}, levels()}.
+ */
+class Wires {
+  constructor(pins, mask, readers) {
+    this.pins = pins;
+    this.mask = mask;
+    this.readers = readers;
+    this.log = []; // [kind, ns]: 'reset' (RESET pin low), 'clock' (SCL rising), 'stop', 'lost', 'grab'
+    this.counts = { reset: 0, clock: 0, stop: 0, lost: 0, grab: 0 };
+    const { chip, scl, sda, reset } = pins;
+    chip.pullUp(scl);
+    chip.pullUp(sda);
+    this.scl = true;
+    this.sda = true;
+    chip.watchPin(scl, (level) => this.sclEdge(level));
+    chip.watchPin(sda, (level) => this.sdaEdge(level));
+    if (reset != null) {
+      this.reset = chip.pins[reset].outputEnable ? chip.pins[reset].outputValue : false;
+      chip.watchPin(reset, (level) => this.resetEdge(level));
+    }
+    this.update();
+  }
+
+  note(kind) {
+    this.counts[kind]++;
+    this.log.push([kind, this.pins.chip.nanos]);
+    if (this.log.length > WIRE_LOG) this.log.splice(0, this.log.length - WIRE_LOG);
+  }
+
+  connected(r) {
+    return r.mux === null || (this.mask.get(r.mux) & (1 << r.ch)) !== 0;
+  }
+
+  /** Is SDA held low on the trunk by a PN532 whose channel is connected? */
+  held() {
+    for (const r of this.readers) {
+      const f = this.pins.faults.get(r.index);
+      if (f && f.holding && this.connected(r)) return true;
+    }
+    return false;
+  }
+
+  /** A transaction reached these PN532s: one told to hold SDA grabs it (true if one did).
+   * hold: -1 for good (until a cold power-on, or its channel is cut off), n > 0: until n
+   * clocks reach it (after which it holds again only if told again). */
+  grab(visible) {
+    let any = false;
+    for (const r of visible) {
+      const f = this.pins.faults.get(r.index);
+      if (f && f.hold !== 0 && !f.holding) {
+        f.holding = true;
+        any = true;
+      }
+    }
+    if (any) {
+      this.note('grab');
+      this.update();
+    }
+    return any;
+  }
+
+  /** Drive the SDA pin low while a connected PN532 holds it. */
+  update() {
+    const low = this.held();
+    this.pins.chip.drive(this.pins.sda, low ? false : null);
+  }
+
+  // A holding PN532 shifts a bit out per clock; after its last one it lets SDA go while SCL
+  // is low (as a transmitter does), so releasing it makes no STOP.
+  sclEdge(level) {
+    if (level === this.scl) return;
+    this.scl = level;
+    const faults = this.pins.faults;
+    if (!level) {
+      for (const r of this.readers) {
+        const f = faults.get(r.index);
+        if (f && f.holding && f.hold === 0) f.holding = false;
+      }
+      this.update();
+      return;
+    }
+    this.note('clock');
+    for (const r of this.readers) {
+      const f = faults.get(r.index);
+      if (f && f.holding && f.hold > 0 && this.connected(r)) f.hold -= 1; // 0: the byte is out
+    }
+  }
+
+  sdaEdge(level) {
+    if (level === this.sda) return;
+    this.sda = level;
+    if (level && this.scl) this.note('stop');
+  }
+
+  resetEdge(level) {
+    if (level === this.reset) return;
+    this.reset = level;
+    if (level) return;
+    this.note('reset');
+    for (const a of this.mask.keys()) this.mask.set(a, 0); // TCA9548A: RESET low, every channel off
+    this.update();
+  }
 }
 
 /**
  * SPI block `spi` (rp2040.spi[n]) with PN532s, each on its chip select GPIO.
  * readers: [{index, cs}].
  */
-export function attachSPI(rp2040, spi, link, readers) {
+export function attachSPI(rp2040, spi, link, readers, pins = null) {
   const later = new Later(rp2040.clock);
-  const stats = { transactions: 0, bytes: 0 };
+  const stats = { transactions: 0, bytes: 0, first: null };
   const sel = new Map(); // reader index -> transaction while its CS is low
   const now = () => rp2040.clock.nanos;
 
@@ -263,6 +408,7 @@ export function attachSPI(rp2040, spi, link, readers) {
   }
 
   spi.onTransmit = (value) => {
+    if (!stats.first && pins) stats.first = { ns: now(), pins: pins.levels() };
     stats.bytes++;
     const rx = byte(value & 0xff);
     const ns = (spi.dataBits * 1e9) / (spi.clockFrequency || 1e6);
@@ -272,18 +418,32 @@ export function attachSPI(rp2040, spi, link, readers) {
   return { stats };
 }
 
-/** Attach every reader bus a board config (firmware/boards/*.json, parsed) describes. */
-export function attachBoard(rp2040, board, link) {
+/**
+ * Attach every reader bus a board config (firmware/boards/*.json, parsed) describes.
+ * With chip (a Chip): the pin-level parts too (I2C pull-ups, mux RESET, SDA held by the
+ * PN532s in faults), and each bus's stats.first: when it first moved and the levels then of
+ * its select pins (chip selects, mux RESET) and the readers' RSTPDN: 'high' | 'low' | 'off'.
+ */
+export function attachBoard(rp2040, board, link, chip = null, faults = new Map()) {
   const out = {};
   const readers = board.readers.map((r, index) => ({ ...r, index }));
+  const rst = readers.filter((r) => r.rst != null).map((r) => r.rst);
   for (const [name, bus] of Object.entries(board.buses || {})) {
     const mine = readers.filter((r) => r.bus === name);
+    const watch = (gps) => ({
+      chip,
+      faults,
+      levels: () => Object.fromEntries(gps.map((gp) => [gp, chip.drivenBy(gp)])),
+    });
     if (bus.kind === 'i2c') {
       const muxes = [...new Set(mine.filter((r) => r.mux != null).map((r) => parseInt(r.mux, 16)))];
+      const reset = bus.reset ?? null;
+      const pins = chip ? { ...watch([...(reset != null ? [reset] : []), ...rst]), scl: bus.scl, sda: bus.sda, reset } : null;
       out[name] = attachI2C(rp2040, rp2040.i2c[bus.id], link, muxes,
-        mine.map((r) => ({ index: r.index, mux: r.mux == null ? null : parseInt(r.mux, 16), ch: r.ch || 0 })));
+        mine.map((r) => ({ index: r.index, mux: r.mux == null ? null : parseInt(r.mux, 16), ch: r.ch || 0 })), pins);
     } else if (bus.kind === 'spi') {
-      out[name] = attachSPI(rp2040, rp2040.spi[bus.id], link, mine.map((r) => ({ index: r.index, cs: r.cs })));
+      const pins = chip ? watch([...mine.map((r) => r.cs), ...rst]) : null;
+      out[name] = attachSPI(rp2040, rp2040.spi[bus.id], link, mine.map((r) => ({ index: r.index, cs: r.cs })), pins);
     }
   }
   return out;

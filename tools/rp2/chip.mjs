@@ -238,6 +238,7 @@ export class Chip {
     this.pins = mcu.gpio;
     this.pressed = new Set(); // GPIOs held low from outside (a button pressed)
     this.driven = new Map(); // GPIO -> level a device forces on it
+    this.pulledUp = new Set(); // GPIOs with a resistor to 3.3 V on the board (I2C's SCL/SDA)
     this.pinWatchers = new Map(); // GPIO -> [fn(level, ns)]
     this.usb = new CdcHost(mcu.usbCtrl, (b) => this.onSerial?.(b), () => this.onOpen?.());
     this.trapFlash();
@@ -376,8 +377,8 @@ export class Chip {
   // -- pins -------------------------------------------------------------------------------------
 
   // rp2040js gives an input the level set from outside (0 by default). A board's wiring:
-  // a button held pulls low; a device may drive a level; otherwise the pad's pull decides,
-  // and an input with its pull-up reads 1.
+  // a button held pulls low; a device may drive a level; otherwise the chip's own output, then
+  // a resistor on the board, then the pad's pull decide (an input with its pull-up reads 1).
   wirePins() {
     for (const pin of this.pins) {
       pin.addListener(() => this.settle(pin.index));
@@ -390,6 +391,7 @@ export class Chip {
     if (this.pressed.has(gp)) level = false;
     else if (this.driven.has(gp)) level = this.driven.get(gp);
     else if (pin.outputEnable) level = pin.outputValue;
+    else if (this.pulledUp.has(gp)) level = true;
     else {
       const s = pin.value;
       level = s === GPIOPinState.InputPullUp || (s === GPIOPinState.InputBusKeeper && pin.rawInputValue);
@@ -420,6 +422,19 @@ export class Chip {
     if (level === null) this.driven.delete(gp);
     else this.driven.set(gp, !!level);
     this.settle(gp);
+  }
+
+  /** A pull-up resistor on the board from GPIO gp to 3.3 V (an open-drain line idles high). */
+  pullUp(gp) {
+    this.pulledUp.add(gp);
+    this.settle(gp);
+  }
+
+  /** Is GPIO gp driven by the chip (an output), and at what level: 'high' | 'low' | 'off'. */
+  drivenBy(gp) {
+    const pin = this.pins[gp];
+    if (!pin.outputEnable) return 'off';
+    return pin.outputValue ? 'high' : 'low';
   }
 
   /** Refresh every pin's input level after the firmware set pads (pads.js has no listener). */

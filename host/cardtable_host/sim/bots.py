@@ -75,6 +75,7 @@ class Bots:
         self.rejected = 0
         self.divergences: list[str] = []
         self.selector = 0  # where the Fairies position selector is, as far as the bots know
+        self.at_most = 64  # the encoder's selector is at most here (the game only lowers it)
         self.sent: dict[str, Any] | None = None  # the record line last typed over the link
 
     # -- the game ---------------------------------------------------------------------
@@ -431,10 +432,13 @@ class Bots:
         t = self.table
         enc = next((n for n, m in t.layout.encoders.items() if m[0] == "at"), None)
         if enc is not None:
-            t.vb.turn(enc, -64)  # all the way up (it stops at 0), then down to at
+            # All the way up (it stops at 0), then down to at. Every detent costs the rp2
+            # board ~14 ms of emulated time, so only as far up as it can be.
+            if self.at_most:
+                t.vb.turn(enc, -self.at_most)
             if at:
                 t.vb.turn(enc, at)
-            self.selector = at
+            self.selector = self.at_most = at
             return True
         up, down = t.button("at up"), t.button("at down")
         if up is None or down is None:

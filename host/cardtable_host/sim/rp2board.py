@@ -301,6 +301,39 @@ class Rp2Board(VirtualBoard):
         except ValueError as e:
             raise BoardError(str(e)) from None
 
+    def hold_sda(self, zone: int | str, clocks: int = -1) -> None:
+        """Make a zone's PN532 (I2C) hold SDA low from the next transaction addressed to it:
+        for good (-1), until `clocks` SCL clocks reach it, or let go now (0)."""
+        try:
+            i = self._readers().index(zone)
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+        self._request({"op": "hold_sda", "reader": i, "clocks": clocks})
+
+    def turn(self, encoder: str, steps: int, bounce_ms: float = 0.0, half: bool = False) -> None:
+        """Turn an encoder by steps detents (negative: back), each contact change bouncing for
+        bounce_ms first; half: nudge it first, the leading contact closing and springing back."""
+        # A detent is four quarters of 3.5 ms (and the chatter) on the emulated clock.
+        self._request({"op": "turn", "encoder": encoder, "steps": steps, "bounce_ms": bounce_ms, "half": half},
+                      timeout=60 + abs(steps))
+
+    def wire_rst(self, pins: dict[int, int | str]) -> list[list[float]]:
+        """Wire readers' RSTPDN to GPIOs ({GP: zone or reader}) as the board file's "rst" does;
+        returns the RSTPDN edges seen on this chip so far ([GP, level, ns])."""
+        try:
+            wired = {str(gp): self._readers().index(z) for gp, z in pins.items()}
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+        log: list[list[float]] = self._request({"op": "wire_rst", "pins": wired})["log"]
+        return log
+
+    def bus_stats(self) -> dict[str, Any]:
+        """The buses as tools/rp2/bus.mjs saw them: per bus its transaction counts, `first`
+        (when it first moved and the levels of its select pins then) and, on I2C, `pins`
+        (mux resets, SCL clocks, STOPs, lost STARTs, grabs) and their `log` ([kind, ns])."""
+        buses: dict[str, Any] = self._request({"op": "busstats"})["buses"]
+        return buses
+
     def status(self) -> dict[str, Any]:
         """The board's status, with the cards on its readers and the readers' bus figures."""
         st = VirtualBoard.status(self)

@@ -27,6 +27,7 @@ OP_WRITE = 0x57
 OP_READ = 0x52
 OP_TAKE = 0x54
 OP_POWER = 0x50
+OP_RSTPDN = 0x5A
 _HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
 
 # A change on a reader is seen by the scanner within this many polls of it (the controller's
@@ -35,6 +36,18 @@ PLACE_POLLS = 3
 LIFT_POLLS = 4
 WAIT_S = 30.0  # wall time a place/lift waits for its polls before giving up
 CMD_LIST = 0x4A  # InListPassiveTarget: one poll
+
+
+CMD_EXCHANGE = 0x40  # InDataExchange: reading a tag
+CMD_RFCONFIG = 0x32  # RFConfiguration; item 1 switches the field
+
+
+def command(payload: bytes) -> tuple[int, bytes]:
+    """The command code and parameters of the host frame in payload, or (-1, b"")."""
+    i = payload.find(b"\x00\xff")
+    if i < 0 or len(payload) < i + 5 or payload[i + 4] != 0xD4:
+        return -1, b""
+    return payload[i + 5] if len(payload) > i + 5 else -1, bytes(payload[i + 6:])
 
 
 class _Reader:
@@ -47,6 +60,10 @@ class _Reader:
         self.polls = 0
         self.tag: Tag | None = None
         self.dead = False
+        self.fail_reads = 0  # InDataExchange commands to answer with an error frame (-1: all)
+        self.failed_reads = 0
+        self.rf_off_after_fail = 0  # failed reads followed at once by RFConfiguration field off
+        self._after_fail = False
 
 
 class Readers:
@@ -59,6 +76,8 @@ class Readers:
         self.lift_until: dict[int, int] = {}
         self.requests = 0
         self.served_s = 0.0  # wall time spent answering (the chip waits meanwhile)
+        self.fields_max = 0  # the most RF fields on at once ("one field at a time": 1)
+        self.fields_over: list[list[int]] = []  # the readers with their fields on together, when > 1
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._sock: socket.socket | None = None
@@ -121,9 +140,14 @@ class Readers:
             return None
         r = self.readers[index]
         e = r.emu
+        if op == OP_RSTPDN:
+            e.reset()  # the power-on state: fault knobs cleared, tags where they lie
+            return None
         if op == OP_WRITE:
             before = e.total_us
+            self._faults(r, payload)
             e.receive(payload)
+            self._fields()
             e.end_transaction()
             if e.total_us != before:  # an answer was queued: ready after its processing time
                 r.ready_ns = ns + 1000.0 * e.last_us
@@ -139,6 +163,50 @@ class Readers:
             e.take()
             return None
         raise ValueError("unknown bus request %r" % op)
+
+    @staticmethod
+    def _faults(r: _Reader, payload: bytes) -> None:
+        """Arm a read failure for this command, and count the field switched off after one."""
+        cmd, params = command(payload)
+        if cmd < 0:
+            return
+        if r._after_fail:
+            r._after_fail = False
+            if cmd == CMD_RFCONFIG and params[:2] == b"\x01\x00":
+                r.rf_off_after_fail += 1
+        if cmd == CMD_EXCHANGE and r.fail_reads:
+            if r.fail_reads > 0:
+                r.fail_reads -= 1
+            r.emu.error_frames = 1  # ACK, then the PN532's error frame (UM0701-02 6.2.1.5)
+            r.failed_reads += 1
+            r._after_fail = True
+
+    def _fields(self) -> None:
+        on = [i for i, r in enumerate(self.readers) if r.emu.rf]
+        if len(on) > self.fields_max:
+            self.fields_max = len(on)
+        if len(on) > 1 and len(self.fields_over) < 16:
+            self.fields_over.append(on)
+
+    def fail_reads(self, zone: str | int, n: int = -1) -> None:
+        """Answer a zone's next n tag reads (InDataExchange; -1: all, 0: none again) with the
+        PN532's error frame: the reader fails mid-read, its field on."""
+        with self._cond:
+            self.readers[self.index(zone)].fail_reads = n
+
+    def fields(self, restart: bool = False) -> dict[str, Any]:
+        """The RF fields: on now (reader indexes), the most on at once, the times several were,
+        and per reader failed reads and the field-offs that came right after them. restart:
+        count the most on at once (and when several were) from now on."""
+        with self._cond:
+            on = [i for i, r in enumerate(self.readers) if r.emu.rf]
+            out = {"on": on, "max": self.fields_max, "over": list(self.fields_over),
+                   "failed_reads": [r.failed_reads for r in self.readers],
+                   "rf_off_after_fail": [r.rf_off_after_fail for r in self.readers]}
+            if restart:
+                self.fields_max = len(on)
+                self.fields_over = []
+            return out
 
     @staticmethod
     def _peek(r: _Reader, ns: float) -> bytes | None:
@@ -229,6 +297,9 @@ class Readers:
                 r = self.readers[i] = _Reader()
                 r.polls = old.polls
                 r.dead = old.dead
+                r.fail_reads = old.fail_reads
+                r.failed_reads = old.failed_reads
+                r.rf_off_after_fail = old.rf_off_after_fail
                 r.emu.mute = -1 if old.dead else 0
                 if i in self.cards:
                     r.tag = self._tag(*self.cards[i])

@@ -15,16 +15,65 @@ export default function readers(board) {
   if (!Number.isInteger(fd) || fd < 0) throw new Error(`readers.mjs: $${ENV_FD} is not a descriptor: ${raw}`);
   const link = new BusLink(fd);
   let buses = {};
+  // reader index -> {hold, holding}: a PN532 told to hold SDA low (it outlives a chip reset:
+  // the PN532s keep running; a cold power-on restarts them).
+  const faults = new Map();
+  const cfg = board.config || { buses: {}, readers: [] };
+  // GPIO -> reader indexes whose RSTPDN it drives (the board's "rst", and wire_rst's).
+  const rst = new Map();
+  cfg.readers.forEach((r, i) => { if (r.rst != null) rst.set(r.rst, [...(rst.get(r.rst) || []), i]); });
+  let rstLog = []; // [gp, level, ns] on the chip now
+  const watchRst = (chip, gp) => {
+    let level = chip.pins[gp].outputEnable ? chip.pins[gp].outputValue : false;
+    chip.watchPin(gp, (now, ns) => {
+      if (now === level || board.chip !== chip) return;
+      level = now;
+      if (rstLog.length < 200) rstLog.push([gp, now ? 1 : 0, ns]);
+      if (now) for (const i of rst.get(gp) || []) link.rstpdn(i, ns); // a PN532 restarts as RSTPDN rises
+    });
+  };
   return {
     powerOn(chip) {
-      link.power(chip.nanos, !chip.watchdog.reason);
-      buses = attachBoard(chip.mcu, board.config || { buses: {}, readers: [] }, link);
+      const cold = !chip.watchdog.reason;
+      link.power(chip.nanos, cold);
+      if (cold) for (const f of faults.values()) f.holding = false;
+      buses = attachBoard(chip.mcu, cfg, link, chip, faults);
+      rstLog = [];
+      for (const gp of rst.keys()) watchRst(chip, gp);
     },
     ops: {
       busstats() {
         const out = {};
-        for (const [name, b] of Object.entries(buses)) out[name] = b.stats;
+        for (const [name, b] of Object.entries(buses)) {
+          out[name] = b.wires ? { ...b.stats, pins: b.wires.counts, log: b.wires.log } : b.stats;
+        }
         return { buses: out, requests: link.requests, calls: link.calls };
+      },
+      // {pins: {GPIO: reader}}: wire readers' RSTPDN to GPIOs (beside the board's "rst");
+      // returns the RSTPDN edges seen so far on this chip: [[gp, level, ns], ...].
+      wire_rst(req) {
+        const chip = board.chip;
+        for (const [gp, i] of Object.entries(req.pins || {})) {
+          const g = Number(gp);
+          if (!rst.has(g)) {
+            rst.set(g, []);
+            if (chip) watchRst(chip, g);
+          }
+          if (!rst.get(g).includes(Number(i))) rst.get(g).push(Number(i));
+        }
+        return { log: rstLog };
+      },
+      // {reader, clocks}: the reader holds SDA low from the next transaction addressed to it,
+      // until that many SCL clocks reach it (-1 or absent: for good); clocks 0: let go now.
+      hold_sda(req) {
+        const i = Number(req.reader);
+        if (!Number.isInteger(i) || i < 0 || i >= cfg.readers.length) throw new Error(`no reader ${req.reader}`);
+        if (cfg.buses?.[cfg.readers[i].bus]?.kind !== 'i2c') throw new Error(`reader ${i} is not on an I2C bus`);
+        const clocks = req.clocks == null ? -1 : Number(req.clocks);
+        if (clocks === 0) faults.delete(i);
+        else faults.set(i, { hold: clocks, holding: false });
+        for (const b of Object.values(buses)) b.wires?.update();
+        return { reader: i, clocks };
       },
     },
   };

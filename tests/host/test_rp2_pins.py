@@ -1,0 +1,270 @@
+"""The table's wiring fixes on the rp2 board: the frozen firmware on the emulated RP2040, its pins
+watched by tools/rp2 (bus.mjs's pin-level I2C, devices/encoders.mjs's quadrature).
+
+- SPI: every chip select is driven high before the first SPI clock (RP2040 pins leave reset
+  pulled down, which would select every PN532 at once).
+- I2C: the muxes' RESET is driven high before the first START; a PN532 that holds SDA low is
+  cleared (RESET pulse, nine SCL clocks, STOP), reported, and the other readers read on; once
+  it lets go it answers again.
+- A read that fails mid-way switches the reader's field off: the PN532 gets RFConfiguration
+  off right after, and never are two fields on at once.
+- The encoder, bouncing on every contact change, moves the position selector by its detents.
+- RSTPDN, wired, is pulsed at start: a PN532 that came up wedged answers afterwards.
+- On a bus whose mux RESET is not wired, the bus clear's nine clocks and STOP free a PN532
+  cut off in the middle of a byte.
+
+About 70 s of wall time on this loaded 2-core machine (two boots, a reset into the REPL); see
+each test's comment for its share.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from typing import Any, Iterator
+
+import pytest
+from hostsupport import need_node
+
+pytest.importorskip("termios")  # ptys are POSIX only
+
+from cardtable_host.link import Link  # noqa: E402
+from cardtable_host.sim.rp2board import Rp2Board, missing  # noqa: E402
+
+need_node()
+_why = missing()
+if _why:
+    pytest.skip("the rp2 board cannot run here: %s" % _why, allow_module_level=True)
+
+BOOT_S = 240  # boot to the table on a loaded 2-core machine (a fresh flash installs first)
+WAIT_S = 120  # for one message from the board
+
+
+def faults(link: Link, timeout: float, want: str) -> dict[str, Any]:
+    """The next fault message whose msg contains want."""
+    msg: dict[str, Any] | None = link.wait_for(lambda m: m.get("type") == "fault" and want in m.get("msg", ""), timeout)
+    assert msg is not None, "no fault %r from the board within %g s" % (want, timeout)
+    return msg
+
+
+def test_every_chip_select_is_high_before_the_first_spi_clock() -> None:
+    # ~15 s: one boot of the SPI board to its table.
+    b = Rp2Board("pico-spi-4seat", layout="nonesuch", speed=0)
+    b.start(timeout=BOOT_S)
+    try:
+        first = b.bus_stats()["spi0"]["first"]
+    finally:
+        b.close()
+    assert first is not None, "the table never used its SPI bus"
+    cs = first["pins"]  # GP -> 'high' | 'low' | 'off' (not driven: pulled down by the pad)
+    assert sorted(cs) == ["17", "20", "21", "26", "27"]
+    # The first byte goes to one reader: its chip select low, every other one driven high.
+    assert sorted(cs.values()) == ["high", "high", "high", "high", "low"], cs
+
+
+@pytest.fixture(scope="module")
+def board() -> Iterator[Rp2Board]:
+    b = Rp2Board("pico-i2c-2seat", layout="fairies", speed=0)
+    b.start(timeout=BOOT_S)
+    try:
+        yield b
+    finally:
+        b.close()
+
+
+def test_the_mux_reset_is_high_before_the_first_start(board: Rp2Board) -> None:
+    bus = board.bus_stats()["i2c0"]
+    assert bus["first"]["pins"] == {"6": "high"}  # the TCA9548A's RESET on GP6
+    assert bus["pins"]["reset"] == 0 and bus["pins"]["lost"] == 0  # a healthy bus: no clears
+
+
+def test_a_reader_holding_sda_is_cleared_reported_and_the_others_read_on(board: Rp2Board) -> None:
+    # ~30 s (most of it the down reader's 2 s retry, emulated). Zone s1's PN532 (mux 0x70 channel 1) grabs SDA in its next transaction and keeps it.
+    with Link(board.port, timeout=30) as link:
+        link.hello(timeout=60)
+        board.hold_sda("s1")
+        msg = faults(link, WAIT_S, "zone s1:")
+        assert msg["kind"] == "reader" and msg["zone"] == "s1"
+        assert ("i2c0 was held low while mux 0x70 ch 1 was selected: freed it (mux reset, 9 clocks, STOP)"
+                in msg["msg"]), msg
+        log = [kind for kind, _ in board.bus_stats()["i2c0"]["log"]]
+        # On the pins: STARTs lost to the held SDA, then the clear: RESET low (every channel
+        # off, so the trunk's SDA rises: a STOP), nine clocks and more, a STOP.
+        first = log.index("grab")
+        clear = log.index("reset", first)
+        assert "lost" in log[first:clear]
+        rest = log[clear + 1:]
+        stop = rest.index("stop", 1)
+        assert rest[0] == "stop" and rest[1:stop].count("clock") >= 9 and set(rest[1:stop]) == {"clock"}, log
+        # A reader behind the same mux reads on: the tag's text reaches the table.
+        board.place("s0", "ZZ", wait=False)
+        msg = faults(link, WAIT_S, "zone s0: 'ZZ' is no fairies card")
+        assert msg["kind"] == "tag"
+        board.lift("s0", wait=False)
+        # Once it lets go, the stuck reader answers again at its next retry.
+        board.hold_sda("s1", 0)
+        faults(link, WAIT_S, "zone s1: reader 1 answers again")
+
+
+def test_a_read_that_fails_switches_the_field_off(board: Rp2Board) -> None:
+    # ~5 s. Zone c's PN532 answers every tag read with its error frame, its field on.
+    readers = board.readers
+    assert readers is not None
+    with Link(board.port, timeout=30) as link:
+        link.hello(timeout=60)
+        readers.fields(restart=True)  # (a PN532 that grabbed SDA mid-poll could not switch off)
+        readers.fail_reads("c", -1)
+        board.place("c", "ZZ", wait=False)
+        msg = faults(link, WAIT_S, "zone c: reader 2")
+        assert "stopped answering" in msg["msg"], msg
+        fields = readers.fields()
+        failed = fields["failed_reads"][2]
+        assert failed >= 3  # the scanner's fail_limit
+        # Each failed read was followed at once by RFConfiguration, field off.
+        assert fields["rf_off_after_fail"][2] == failed, fields
+        assert 2 not in fields["on"]
+        assert fields["max"] == 1 and fields["over"] == [], fields  # one field at a time
+    readers.fail_reads("c", 0)
+    board.lift("c", wait=False)
+
+
+ENCODER = """
+import time
+from machine import Pin
+from cardtable.hw_rp2 import Rp2Inputs
+from cardtable.table.inputs import move_at
+inputs = Rp2Inputs({}, {"sel": (10, 11)})
+class Game:
+    nexus = tuple(range(8))
+class Ctl:
+    at = 0
+    game = Game()
+ctl = Ctl()
+steps = []
+done = Pin(12, Pin.IN, Pin.PULL_UP)  # the board's "ok" button: the host has finished turning
+def read(ms):
+    t0 = time.ticks_ms()
+    while time.ticks_diff(time.ticks_ms(), t0) < ms:
+        ev = inputs.next()
+        if ev:
+            steps.append(ev[2])
+            move_at(ctl, ev[2])
+        time.sleep_ms(1)
+        if not done.value():
+            return
+print("ready")
+read(20000)
+done = Pin(13, Pin.IN, Pin.PULL_UP)  # (not wired: reads high)
+read(20)  # the last detent settles 3 ms after its last edge
+print("steps", sum(steps), "at", ctl.at, "skipped", inputs.decoders[0].skipped)
+"""
+
+
+def test_the_encoder_moves_the_selector_by_its_detents_through_contact_bounce(board: Rp2Board) -> None:
+    # ~20 s: the firmware's Rp2Inputs (hard IRQs on both pins, drivers.encoder) at the REPL of
+    # a chip just powered on (no watchdog running yet), reading the knob until the "ok" button
+    # says the turning is over.
+    assert board.reset(repl=True, timeout=BOOT_S) == "repl"
+    proc = subprocess.Popen([sys.executable, "-m", "mpremote", "connect", board.port, "exec", ENCODER],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        line = ""
+        deadline = time.monotonic() + WAIT_S
+        while "ready" not in line and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+        assert "ready" in line, line
+        # 2 ms of chatter on every contact change (the PEC11R's worst), a nudge that springs
+        # back, five detents forward, two back: the selector ends at 3.
+        board.turn("sel", 0, bounce_ms=2, half=True)
+        board.turn("sel", 5, bounce_ms=2)
+        board.turn("sel", -2, bounce_ms=2)
+        board.hold("ok", True)
+        out, _ = proc.communicate(timeout=WAIT_S)
+        board.hold("ok", False)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "steps 3 at 3 skipped 0" in out, out
+
+
+RSTPDN = {0: "s0", 1: "s1", 2: "c", 3: "k", 7: "t0", 8: "t1", 9: "d"}  # GP -> zone, free GPIOs
+WIRED = """
+import json
+from cardtable import hal, hw_rp2
+from cardtable.table import config
+with open("boards/pico-i2c-2seat.json") as f:
+    cfg = json.load(f)
+for r, gp in zip(cfg["readers"], %r):
+    r["rst"] = gp
+readers = hw_rp2.readers(config.validate(cfg), hal.Clock())
+print("firmware", readers[3].init()[0])
+"""
+
+
+def test_rstpdn_is_pulsed_before_the_readers_start(board: Rp2Board) -> None:
+    # ~10 s: hw_rp2.readers at the REPL for the two-seat board with every reader's RSTPDN
+    # wired (no shipped board wires them), zone k's PN532 wedged until its RSTPDN is pulsed.
+    if board.mode != "repl":
+        assert board.reset(repl=True, timeout=BOOT_S) == "repl"
+    readers = board.readers
+    assert readers is not None
+    board.wire_rst(dict(RSTPDN))
+    k = readers.index("k")
+    readers.readers[k].emu.mute = -1  # answers nothing: a PN532 that came up wrong
+    gps = [gp for gp, zone in sorted(RSTPDN.items(), key=lambda kv: readers.index(kv[1]))]
+    r = subprocess.run([sys.executable, "-m", "mpremote", "connect", board.port, "exec", WIRED % (gps,)],
+                       capture_output=True, text=True, timeout=WAIT_S)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "firmware 50" in r.stdout, r.stdout  # 0x32: the PN532 answers again
+    log = board.wire_rst({})
+    for gp in RSTPDN:
+        edges = [(level, ns) for g, level, ns in log if g == gp]
+        # Driven high, then one pulse low (hal.RST_LOW_MS: 400 ms), then high again.
+        assert [level for level, _ in edges] == [1, 0, 1], (gp, edges)
+        assert edges[2][1] - edges[1][1] >= 400e6
+
+
+CLOCKED = """
+from machine import I2C, Pin
+from cardtable.drivers.i2cbus import GuardedI2C
+from cardtable.drivers.mux import Mux
+from cardtable.drivers.pn532_i2c import PN532I2C
+from cardtable.hw_rp2 import Rp2BusFree
+d = {"id": 0, "sda": 4, "scl": 5, "freq": 400000}
+bus = GuardedI2C(I2C(0, scl=Pin(5), sda=Pin(4), freq=400000), Rp2BusFree(d, None), "i2c0")
+mux = Mux(bus, 0x70, bus.muxes)
+stuck = PN532I2C(bus, mux=mux, channel=1)
+try:
+    stuck.init()
+except OSError as e:
+    print("error:", e)
+print("freed", bus.freed)
+print("other", PN532I2C(bus, mux=mux, channel=0).init()[0])
+print("again", stuck.init()[0])
+"""
+
+
+def test_nine_clocks_and_a_stop_free_a_reader_cut_off_mid_byte(board: Rp2Board) -> None:
+    # ~5 s: a bus whose muxes' RESET is not wired (so the clear cannot cut the channel off):
+    # zone s1's PN532 holds SDA until five more SCL clocks reach it, as one cut off five bits
+    # before the end of the byte it was sending. The firmware's bus clear frees it.
+    if board.mode != "repl":
+        assert board.reset(repl=True, timeout=BOOT_S) == "repl"
+    board.hold_sda("s1", 5)
+    before = len(board.bus_stats()["i2c0"]["log"])
+    r = subprocess.run([sys.executable, "-m", "mpremote", "connect", board.port, "exec", CLOCKED],
+                       capture_output=True, text=True, timeout=WAIT_S)
+    assert r.returncode == 0, r.stdout + r.stderr
+    out = r.stdout
+    assert "error: bus error: i2c0 was held low while mux 0x70 ch 1 was selected: freed it" in out, out
+    assert "freed 1" in out and "other 50" in out and "again 50" in out, out
+    log = [kind for kind, _ in board.bus_stats()["i2c0"]["log"][before:]]
+    grab = log.index("grab")
+    clear = log.index("clock", grab)
+    stop = log.index("stop", clear)
+    assert "reset" not in log and "lost" in log[grab:clear], log
+    assert log[clear:stop] == ["clock"] * 10, log  # nine clocks, and SCL rising for the STOP
