@@ -168,8 +168,8 @@ class Controller:
         # A zone play's journal flush (a flash erase: 45-400 ms with the CPU stalled) and its
         # messages wait while another card is being confirmed: that card's verdict comes first.
         c = self._commits
-        if c and (not sc.busy() or ticks_diff(self.clock.ticks_ms(), c[0][6]) >= COMMIT_WAIT_MS):
-            self.commit()
+        if c and (not sc.busy() or ticks_diff(self.clock.ticks_ms(), c[0][4]) >= COMMIT_WAIT_MS):
+            inputs.commit(self)
         pins = self.hal.inputs
         ev = pins.next()
         while ev is not None:
@@ -191,7 +191,7 @@ class Controller:
     def new_game(self, name, seats=None, dealer=0, rules=None, layout=None):
         """Start a new game (and journal file); returns None or the reason it cannot."""
         if self._commits:
-            self.commit()
+            inputs.commit(self)
         lay = self._layout_for(name, seats, layout)
         if isinstance(lay, str):
             return lay
@@ -274,7 +274,7 @@ class Controller:
         # the scoring (apply) and the journal's flush (a flash erase stalls the CPU 45-400 ms).
         # If the power fails before the flush, the card is still on its pad and is read again.
         if self._commits and not self._defer:
-            self.commit()  # the journal keeps the order the rules saw
+            inputs.commit(self)  # the journal keeps the order the rules saw
         g = self.game
         reason = g.check(action)
         now = self.clock.ticks_ms()
@@ -307,39 +307,14 @@ class Controller:
             self.feedback.sound("over", now)
         self.refresh()  # the focus moves to the next seat to play at once
         if self._defer:
-            self._commits.append((obj, events, src, led, None, None, now))
+            self._commits.append((obj, events, src, led, now))
             return True, None, events
-        return True, self._commit(obj, events, src, led, now), events
-
-    def commit(self):
-        """Journal the zone plays refereed but not yet recorded, and tell the host."""
-        c = self._commits
-        self._commits = []
-        for obj, events, src, led, _, _, now in c:
-            self._commit(obj, events, src, led, now)
-
-    def _commit(self, obj, events, src, led, now):
-        """One accepted action's journal line (flushed), event and state report: its seq."""
-        # The host hears of an action only once it is on flash: a power cut before the flush
-        # loses nothing the host was told (the card still lies on its pad and is read again).
-        seq = None
-        try:
-            seq = self.journal.append(obj)
-        except JournalError as e:
-            # Refereed but not recorded (flash full or failing): the table says so and plays on.
-            self._fault("journal", str(e))
-            self.feedback.flash(led, "fault", now)
-            self.feedback.sound("fault", now)
-        # What leaves the table is what a spectator may see (the journal keeps it all).
-        self.link.send({"type": "event", "seq": seq, "action": self.game.public(obj), "events": events,
-                        "from": src})
-        self.send_state()
-        return seq
+        return True, inputs.record(self, obj, events, src, led, now), events
 
     def undo(self, src):
         """Take back the last action: (True, undone record object) or (False, reason)."""
         if self._commits:
-            self.commit()
+            inputs.commit(self)
         g = self.game
         if not (g.history if g.keep_history else self.journal.live > 0):
             self._verdict(None, "nothing to undo", src)
