@@ -36,7 +36,7 @@ def test_the_led_shows_the_verdict_before_scoring_the_message_and_the_journal():
     t.put("s1", "KH")
     ok = feedback.COLOURS["accepted"]
     assert log == [("check", None), ("apply", ok), ("journal", ok)], log  # checked once
-    assert g.trick == [(1, 39 + 12)] or len(g.trick) == 1
+    assert len(g.trick) == 1  # the king of hearts is on the table
     yield
     log[:] = []
     sent = []
