@@ -30,7 +30,7 @@ from benchlib import PICO_HEAP, RESULTS, kib, micropython_missing, rel, table  #
 LATENCY_BUDGET_MS = 100.0  # placement to verdict with 8 readers (bench/README.md, Budgets)
 LATENCY_BUDGET_READERS = 8
 HEAP_BUDGET = PICO_HEAP // 2  # firmware + the largest game state within half the heap
-POWERCUT_TRIALS = 100  # a reboot of the emulated chip each: ~8-10 s of wall time on a busy 2-core machine
+POWERCUT_TRIALS = 200  # a reboot of the emulated chip or two each: ~2.5-3 s of CPU; two chips at once
 RP2_ACTIONS = 30  # actions per game on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
 
 # When MicroPython cannot run, the latency model falls back to CPython's rules cost times the

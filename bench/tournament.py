@@ -4,9 +4,12 @@ Each table is a headless reporter (its own credentials, the ACL on). At table sp
 table publishes its status once a second (a real table: once a hand, a few a minute) and then
 its game, the games ending spread over the phase (still far more often than real tables: a game
 to 120 takes half an hour); the burst sends 100 status messages a second per table with every
-game ending within it. Reported: messages per second through the broker, and the time from a
-game's end to the standings that count it (the director checks each record with the referee,
-about 30-60 ms a game on this machine, so a burst of results queues).
+game ending within it. The games are played before each phase (a table's game takes half an
+hour; its end is when it reports), and the status messages come from a process of their own. Reported: messages per second through the broker, and the time from a
+game's end to the standings that count it, as the director published them (their "t"; the
+director counts a result at once and its referee's replay, 30-60 ms a game, follows in a
+process of its own) and as a watcher received them (a process of its own, as the director's
+page or a phone would be: not slowed by this harness's fifty tables).
 """
 from __future__ import annotations
 
@@ -23,7 +26,7 @@ from typing import Any
 
 from cardtable_host import broker as brokers
 from cardtable_host import mqttwire
-from cardtable_host.reporter import Reporter
+from cardtable_host.reporter import Reporter, bot_game
 from cardtable_host.tourney import create
 
 
@@ -34,14 +37,14 @@ def measure(tables: int = 50, seconds: float = 8.0, burst_seconds: float = 2.0) 
         tour = create(Path(tmp) / "t", teams, tables)
         creds = brokers.write_config(tour.dir / "broker", tour.id, tables)
         b = brokers.LocalBroker(tour.dir / "broker", verbose_log=False).start()
-        got: dict[str, float] = {}
-        watch = mqttwire.client("bench-watch", "table1", creds["table1"])
-        watch.on_message = lambda _c, _u, m: got.setdefault(json.loads(m.payload).get("last") or "", time.time())
+        got: dict[str, tuple[float, float, float]] = {}  # game -> (standings published, received)
+        watch = subprocess.Popen([sys.executable, __file__, "--watch", "127.0.0.1", str(b.port), tour.id,
+                                  creds["table1"]], stdout=subprocess.PIPE, text=True)
         # the director runs on its own machine in a club: here, its own process
         d = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "tournament", "direct", str(tour.dir),
                               "--broker", "127.0.0.1:%d" % b.port], stdout=subprocess.DEVNULL)
-        mqttwire.connect(watch, "127.0.0.1", b.port,
-                         on_up=lambda: watch.subscribe(mqttwire.topic(tour.id, "standings"), 1))
+        assert watch.stdout is not None and watch.stdout.readline().strip() == "watching"
+        threading.Thread(target=_read_watch, args=(watch, got), daemon=True).start()
         reps = [Reporter(tour, n, "127.0.0.1", b.port, creds[brokers.table_user(n)]).start()
                 for n in range(1, tables + 1)]
         try:
@@ -53,51 +56,108 @@ def measure(tables: int = 50, seconds: float = 8.0, burst_seconds: float = 2.0) 
                 r.stop()
             d.terminate()
             d.wait()
-            watch.disconnect()
+            watch.terminate()
+            watch.wait()
             b.stop()
     return out
 
 
-def _phase(tour: Any, reps: list[Reporter], got: dict[str, float], rnd: int, rate: float,
-           seconds: float) -> dict[str, Any]:
-    games = tour.state["rounds"][rnd]["games"]
-    ended: dict[str, float] = {}
+def _read_watch(proc: subprocess.Popen[str], got: dict[str, tuple[float, float, float]]) -> None:
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        m = json.loads(line)
+        got.setdefault(m["last"], (m["t"], m["got"], m["in"] or m["t"]))
+
+
+def watch(host: str, port: int, tid: str, password: str) -> None:
+    """Print a line for each standings update: the game it last counted, published, received."""
+    c = mqttwire.client("bench-watch", "table1", password)
+
+    def on_message(_c: Any, _u: Any, m: Any) -> None:
+        now = time.time()
+        snap = json.loads(m.payload)
+        if snap.get("last"):
+            print(json.dumps({"last": snap["last"], "t": snap["t"], "got": now, "in": snap.get("last_received")}),
+                  flush=True)
+
+    c.on_message = on_message
+    mqttwire.connect(c, host, port, on_up=lambda: c.subscribe(mqttwire.topic(tid, "standings"), 1))
+    print("watching", flush=True)
+    threading.Event().wait()
+
+
+def flood(folder: str, port: int, tables: int, rate: float, seconds: float) -> None:
+    """Every table's status, `rate` times a second each for `seconds`; print how many were sent.
+
+    A process of its own: fifty tables' status from one Python process is all this harness can
+    push through on two cores, and the games' results, sent meanwhile, must not queue behind it.
+    """
+    from cardtable_host.tourney import Tournament
+
+    tour = Tournament(folder)
+    creds = brokers.credentials(tour.dir / "broker")
     sent = [0]
     lock = threading.Lock()
+
+    def table(n: int) -> None:
+        c = mqttwire.client("bench-flood-%d" % n, brokers.table_user(n), creds[brokers.table_user(n)])
+        mqttwire.connect(c, "127.0.0.1", port)
+        top = mqttwire.topic(tour.id, "table", n, "status")
+        status = {"table": n, "state": "playing", "round": 1}
+        k = 0
+        t0 = nxt = time.time()
+        while time.time() < t0 + seconds:
+            c.publish(top, json.dumps(dict(status, t=time.time())), qos=1, retain=True)
+            k += 1
+            nxt += 1.0 / rate
+            time.sleep(max(0.0, nxt - time.time()))
+        c.disconnect()
+        c.loop_stop()
+        with lock:
+            sent[0] += k
+
+    threads = [threading.Thread(target=table, args=(n,)) for n in range(1, tables + 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(sent[0], flush=True)
+
+
+def _phase(tour: Any, reps: list[Reporter], got: dict[str, tuple[float, float, float]], rnd: int, rate: float,
+           seconds: float) -> dict[str, Any]:
+    games = tour.state["rounds"][rnd]["games"]
+    # each table's game was played over the half hour before it ends: its record is ready
+    played = {g["id"]: bot_game(1000 + g["table"]) for g in games}
+    ended: dict[str, float] = {}
+    statuses = subprocess.Popen([sys.executable, __file__, "--flood", str(tour.dir), str(reps[0].port),
+                                 str(len(reps)), str(rate), str(seconds)], stdout=subprocess.PIPE, text=True)
     t0 = time.time()
 
     def table(rep: Reporter, g: dict[str, Any]) -> None:
-        rng = random.Random(rep.table)
-        at = t0 + rng.uniform(0.05, 0.95) * seconds  # when this table's game ends
-        n = 0
-        nxt = t0
-        played = False
-        while time.time() < t0 + seconds:
-            rep.c.publish(rep.topic("status"), json.dumps(dict(rep.status, t=time.time())), qos=1, retain=True)
-            n += 1
-            if not played and time.time() >= at:
-                p = rep.play(g["id"], 1000 + rep.table)
-                ended[g["id"]] = p["ended"]
-                played = True
-            nxt += 1.0 / rate
-            time.sleep(max(0.0, nxt - time.time()))
-        if not played:
-            ended[g["id"]] = rep.play(g["id"], 1000 + rep.table)["ended"]
-        with lock:
-            sent[0] += n
+        at = t0 + random.Random(rep.table).uniform(0.05, 0.95) * seconds  # when this table's game ends
+        time.sleep(max(0.0, at - time.time()))
+        ended[g["id"]] = rep.finish(g["id"], *played[g["id"]])["ended"]
 
     threads = [threading.Thread(target=table, args=(reps[g["table"] - 1], g)) for g in games]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+    sent = [int(statuses.communicate()[0].split()[-1])]
     mqttwire.wait_for(lambda: all(g["id"] in got for g in games), 15)
     wall = time.time() - t0
-    lat = sorted(got[g] - ended[g] for g in ended if g in got)
+    lat = sorted(got[g][0] - ended[g] for g in ended if g in got)
+    seen = sorted(got[g][1] - ended[g] for g in ended if g in got)
+    own = sorted(got[g][0] - got[g][2] for g in ended if g in got)  # the director's own share
     return {"rate_per_table": rate, "status_messages": sent[0],
             "messages_per_s": round(sent[0] / seconds, 1), "games": len(games), "counted": len(lat),
             "latency_ms_median": round(statistics.median(lat) * 1000, 1) if lat else None,
             "latency_ms_max": round(max(lat) * 1000, 1) if lat else None,
+            "director_ms_median": round(statistics.median(own) * 1000, 1) if own else None,
+            "director_ms_max": round(max(own) * 1000, 1) if own else None,
+            "watcher_ms_median": round(statistics.median(seen) * 1000, 1) if seen else None,
+            "watcher_ms_max": round(max(seen) * 1000, 1) if seen else None,
             "under_1s": all(x < 1.0 for x in lat) and len(lat) == len(games), "wall_s": round(wall, 2)}
 
 
@@ -112,10 +172,19 @@ def report(res: dict[str, Any]) -> str:
         out.append("  %-12s %6.0f status msg/s  %d/%d games counted  latency median %s ms, max %s ms%s" % (
             name.replace("_", " "), p["messages_per_s"], p["counted"], p["games"], p["latency_ms_median"],
             p["latency_ms_max"], "" if p["under_1s"] else "  OVER the 1 s budget"))
+        out.append("  %-12s of which the director's, from the result in: median %s ms, max %s ms" % (
+            "", p.get("director_ms_median"), p.get("director_ms_max")))
+        out.append("  %-12s as a watcher received them: median %s ms, max %s ms" % (
+            "", p.get("watcher_ms_median"), p.get("watcher_ms_max")))
     return "\n".join(out)
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--watch"]:
+        watch(sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5])
+    if sys.argv[1:2] == ["--flood"]:
+        flood(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6]))
+        sys.exit(0)
     r = measure()
     print(json.dumps(r, indent=1))
     print(report(r))

@@ -9,12 +9,12 @@ from cardtable_host.reporter import Reporter
 from cardtable_host.sim.board import VirtualBoard
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import VirtualTable
-from cardtable_host.simcmd import BOARD_FOR, MAX_ACTIONS, pick_layout
+from cardtable_host.simcmd import MAX_ACTIONS, board_for, pick_layout
 
 
 def play_virtual(rep: Reporter, game_id: str, seed: int) -> dict[str, Any]:
     """Play a scheduled game on a fresh virtual board; report it like any other (the payload)."""
-    board = BOARD_FOR["fortyfives"]
+    board = board_for("fortyfives")
     layout = pick_layout("fortyfives", board, None, None)
     g = rep.tour.game(game_id)
     names = [rep.tour.team_name(t) for t in g["teams"]]

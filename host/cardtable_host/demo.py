@@ -25,10 +25,6 @@ example:  cardtable demo                    # every game, one after another
           cardtable demo fortyfives --seed 7 --delay 0.2
 """
 
-# Seeds whose games end at a watchable length (a seed-literal California Jacks game can run
-# to dozens of hands: its void penalty keeps scores down).
-DEMO_SEEDS = {"california-jacks": 7}
-DEMO_SEATS = {"nerts": 3}          # the seed's stated minimum for Nerts
 MAX_ACTIONS = 5000
 
 
@@ -51,12 +47,13 @@ def run(args: argparse.Namespace) -> int:
     for name in names:
         try:
             name = resolve(name)
-            games.game_class(name)
-            games.load(name, seats=args.seats or DEMO_SEATS.get(name))
+            cls = games.game_class(name)  # its DEMO_SEED ends at a watchable length
+            seats = args.seats or getattr(cls, "DEMO_SEATS", None)
+            games.load(name, seats=seats)
         except (ValueError, ImportError) as e:
             raise UsageError(str(e)) from None
-        seed = args.seed if args.seed is not None else DEMO_SEEDS.get(name, 1)
-        play_one(name, seed, delay, args.quiet, args.seats or DEMO_SEATS.get(name))
+        seed = args.seed if args.seed is not None else getattr(cls, "DEMO_SEED", 1)
+        play_one(name, seed, delay, args.quiet, seats)
     return 0
 
 

@@ -1,19 +1,28 @@
 """The director's service: takes the tables' results from the broker, checks them, keeps the
-standings (topics and payloads: ``mqttwire``)."""
+standings (topics and payloads: ``mqttwire``).
+
+A result counts as soon as it passes the checks that need no replay (the right table, its
+hash, no replay of another record, the scheduled teams, both teams' confirmation), so the
+standings follow a burst of games at once; the referee's replay of each record (30-60 ms a
+game) follows on a thread of its own, in order, and its verdict is logged as a separate
+entry ("refereed"): a record the referee does not bear out (not valid, not over, other scores
+or winner) leaves the standings and is flagged for the director as a disputed game.
+"""
 from __future__ import annotations
 
 import json
+import queue
 import threading
 import time
 from typing import Any
 
 from cardtable import record
-from cardtable import referee as rules_referee
 
 from cardtable_host import mqttwire
 from cardtable_host.archive import Archive
 from cardtable_host.broker import DIRECTOR
-from cardtable_host.tourney import Tournament
+from cardtable_host.refworker import Worker
+from cardtable_host.tourney import REFEREE, Tournament
 
 
 class Director:
@@ -25,22 +34,38 @@ class Director:
         self.host, self.port = host, port
         self.archive = Archive(tour.dir / "archive")
         self.lock = threading.Lock()
-        self.status: dict[int, dict[str, Any]] = {}
+        self._status: dict[int, bytes] = {}  # each table's latest status, read when asked for
         self.hashes: dict[str, str] = {}
         self.acked: dict[int, set[str]] = {}
+        self.refereeing: dict[str, str] = {}  # games counted, not yet refereed -> their record
+        self._to_referee: queue.Queue[str | None] = queue.Queue()
         for e in tour.log():
             if e.get("kind") in ("result", "dispute") and e.get("hash"):
                 self.hashes[e["game"]] = e["hash"]
                 self.acked.setdefault(tour.games[e["game"]]["table"], set()).add(e["game"])
-        self.last: str | None = None
-        self.verdict: dict[str, Any] = {}  # the referee's verdict on the result being checked
+                if e.get("referee") == "pending":
+                    self.refereeing[e["game"]] = e["record"]
+            elif e.get("kind") == "refereed":
+                self.refereeing.pop(str(e.get("game")), None)
+        for gid in self.refereeing:  # counted before a restart, its verdict not yet given
+            self._to_referee.put(gid)
+        self.last: str | None = None  # the game counted last, and when its result came
+        self.last_received: float | None = None
         self.updates = 0  # standings published
         self._stopped = threading.Event()
         self.c = mqttwire.client("cardtable-director-%s" % self.tid, DIRECTOR, password, clean=False)
         self.c.on_message = self._on_message
+        # the tables' status on a connection (and network thread) of its own: a flood of status
+        # messages never holds up a result queued behind it
+        self.watch = mqttwire.client("cardtable-director-%s-tables" % self.tid, DIRECTOR, password)
+        self.watch.on_message = self._on_status
 
     def start(self) -> "Director":
+        threading.Thread(target=self._referee_loop, name="cardtable-referee", daemon=True).start()
         mqttwire.connect(self.c, self.host, self.port, on_up=self._on_up)
+        # QoS 0 on the way in: only the latest status matters (it is retained), and each
+        # message then costs no acknowledgement
+        mqttwire.connect(self.watch, self.host, self.port, on_up=self._on_watch_up)
         threading.Thread(target=self._watch_log, daemon=True).start()
         return self
 
@@ -56,19 +81,42 @@ class Director:
 
     def stop(self) -> None:
         self._stopped.set()
-        self.c.disconnect()
-        self.c.loop_stop()
+        self._to_referee.put(None)
+        for c in (self.c, self.watch):
+            c.disconnect()
+            c.loop_stop()
+
+    def _on_watch_up(self) -> None:
+        self.watch.subscribe(mqttwire.topic(self.tid, "table", "+", "status"), 0)
 
     def _on_up(self) -> None:
         t = self.tid
-        self.c.subscribe([(mqttwire.topic(t, "table", "+", "status"), 1),
-                          (mqttwire.topic(t, "table", "+", "result"), 1),
+        self.c.subscribe([(mqttwire.topic(t, "table", "+", "result"), 1),
                           (mqttwire.topic(t, "director", "correct"), 1)])
         self.publish_standings()
         for n in self.acked:
             self._ack(n)
 
     # -- messages ---------------------------------------------------------------------------
+
+    def _on_status(self, _c: Any, _u: Any, msg: Any) -> None:
+        """A table's status: kept as it came (thousands a second in a burst), read when shown."""
+        parts = msg.topic.split("/")
+        if len(parts) == 5 and parts[4] == "status" and parts[3].isdigit():
+            self._status[int(parts[3])] = msg.payload
+
+    @property
+    def status(self) -> dict[int, dict[str, Any]]:
+        """Each table's latest status (those that are JSON objects)."""
+        out = {}
+        for table, raw in sorted(list(self._status.items())):  # a copy: the network thread adds
+            try:
+                got = json.loads(raw.decode("utf-8"))
+            except (ValueError, UnicodeDecodeError):
+                continue
+            if isinstance(got, dict):
+                out[table] = got
+        return out
 
     def _on_message(self, _c: Any, _u: Any, msg: Any) -> None:
         parts = msg.topic.split("/")
@@ -81,18 +129,17 @@ class Director:
             return
         if parts[2:3] == ["director"]:
             self.correct(payload)
-        elif len(parts) == 5 and parts[4] == "status":
-            with self.lock:
-                self.status[int(parts[3])] = payload
         elif len(parts) == 5 and parts[4] == "result":
-            self.result(int(parts[3]), payload)
+            self.result(int(parts[3]), payload, time.time())
 
     def refuse(self, where: str, payload: dict[str, Any] | None, why: str) -> None:
         """Log a refused message (refused.jsonl) and leave the standings alone."""
         self.tour.append({"topic": where, "game": (payload or {}).get("game"),
                           "hash": (payload or {}).get("hash"), "why": why}, "refused.jsonl")
 
-    def result(self, table: int, p: dict[str, Any]) -> None:
+    def result(self, table: int, p: dict[str, Any], received: float | None = None) -> None:
+        """A table's result (received at that time): counted now if it passes the checks; the
+        referee's replay follows."""
         with self.lock:
             why = self._check(table, p)
             if why == "resend":
@@ -102,23 +149,33 @@ class Director:
                 self.refuse(mqttwire.topic(self.tid, "table", table, "result"), p, why)
                 return
             g = self.tour.games[p["game"]]
+            names = [self.tour.team_name(t) for t in g["teams"]]
             occasion = {"table": "table %d, round %d (%s)" % (table, g["round"], p["game"]),
                         "players": self.tour.seat_players(g)}
-            number = self.archive.save(p["record"], occasion)
+            try:
+                number = self.archive.save(p["record"], occasion, checked=False)  # the referee reads it next
+            except (record.RecordError, ValueError) as e:
+                self.refuse(mqttwire.topic(self.tid, "table", table, "result"), p, "the record is not valid: %s" % e)
+                return
             path = self.archive.path(number)
-            recorded = {e.get("game") for e in self.tour.log()}
-            late = any(x["id"] in recorded for r in self.tour.state["rounds"][g["round"]:] for x in r["games"])
+            games = self.tour.games
+            late = any(games[e["game"]]["round"] > g["round"] for e in self.tour.log() if e.get("game") in games)
+            claimed = names.index(p["winner"]) if p.get("winner") in names else (0 if p["scores"][0] >= p["scores"][1] else 1)
             entry = {"kind": "dispute" if p.get("disputed_by") else "result", "game": p["game"],
-                     "table": table, "scores": p["scores"], "winner": self.verdict["winner"], "hash": p["hash"], "record": str(path),
-                     "by": "table%d" % table, "confirmed": p.get("confirmed", []), "late": late}
+                     "table": table, "scores": p["scores"], "winner": claimed, "hash": p["hash"], "record": str(path),
+                     "by": "table%d" % table, "confirmed": p.get("confirmed", []), "late": late,
+                     "referee": "pending"}
             if p.get("disputed_by"):
                 entry["disputed_by"] = p["disputed_by"]
             self.tour.append(entry)
             self.hashes[p["game"]] = p["hash"]
             self.acked.setdefault(table, set()).add(p["game"])
+            self.refereeing[p["game"]] = str(path)
             self.last = p["game"]
+            self.last_received = received or time.time()
             self._ack(table)
             self.publish_standings()
+        self._to_referee.put(p["game"])
 
     def _check(self, table: int, p: dict[str, Any]) -> str | None:
         """Why a result is refused ('resend' for an exact resend), or None to count it."""
@@ -128,7 +185,7 @@ class Director:
         if g["table"] != table or p.get("table") != table:
             return "game %s is scheduled at table %d, not table %d" % (g["id"], g["table"], table)
         lines = p.get("record")
-        if not isinstance(lines, list) or mqttwire.record_hash(lines) != p.get("hash"):
+        if not isinstance(lines, list) or not lines or mqttwire.record_hash(lines) != p.get("hash"):
             return "the record does not match its hash"
         if p["game"] in self.hashes:
             if self.hashes[p["game"]] == p["hash"]:
@@ -137,31 +194,63 @@ class Director:
         names = [self.tour.team_name(t) for t in g["teams"]]
         if p.get("teams") != names:
             return "the teams %s are not the scheduled %s" % (p.get("teams"), names)
+        sc = p.get("scores")
+        if not (isinstance(sc, list) and len(sc) == 2 and all(type(x) is int for x in sc)):
+            return "the scores must be two numbers"
         try:
             head = record.parse_line(lines[0], 1)
-            v = self.verdict = rules_referee.referee(lines)
-        except (record.RecordError, IndexError) as e:
+            record.game_from_header(dict(head), 1)
+        except record.RecordError as e:
             return "the record is not valid: %s" % e
         if head.get("players") not in (None, self.tour.seat_players(g)):
             return "the record's players are not the scheduled teams"
-        if not v["over"] or [v["scores"][0], v["scores"][1]] != p.get("scores"):
-            return "the scores %s are not the record's %s" % (p.get("scores"), v["scores"][:2])
         if not p.get("disputed_by") and sorted(p.get("confirmed") or []) != sorted(names):
             return "both teams must confirm a result (confirmed: %s)" % (p.get("confirmed") or "nobody")
         return None
 
-    def correct(self, p: dict[str, Any]) -> None:
+    # -- the referee, behind the standings ---------------------------------------------------
+
+    def _referee_loop(self) -> None:
+        """Referee each counted result in turn (in a process of its own); log the verdict."""
+        worker = Worker()
+        try:
+            while True:
+                gid = self._to_referee.get()
+                if gid is None or self._stopped.is_set():
+                    return
+                with self.lock:
+                    path = self.refereeing.get(gid)
+                    claim = self.tour.outcomes(disputed_too=True).get(gid)
+                if path is None:
+                    continue
+                entry = judge(gid, path, claim, worker.verdict(path))
+                with self.lock:
+                    self.tour.append(entry)
+                    self.refereeing.pop(gid, None)
+                    self.publish_standings()
+        finally:
+            worker.close()
+
+    def correct(self, p: dict[str, Any], where: str | None = None) -> str | None:
+        """A director's correction (audited: who, what, when, why); why it was refused, or None."""
         with self.lock:
             g = self.tour.games.get(p.get("game"))  # type: ignore[arg-type]
             sc = p.get("scores")
-            if g is None or not (isinstance(sc, list) and len(sc) == 2 and all(type(x) is int for x in sc)):
-                self.refuse(mqttwire.topic(self.tid, "director", "correct"), p, "bad correction")
-                return
+            why = None
+            if g is None:
+                why = "no game %r in this tournament" % p.get("game")
+            elif not (isinstance(sc, list) and len(sc) == 2 and all(type(x) is int and -1000 <= x <= 1000 for x in sc)):
+                why = "scores must be two whole numbers between -1000 and 1000"
+            if why or g is None:
+                self.refuse(where or mqttwire.topic(self.tid, "director", "correct"), p, "bad correction: %s" % why)
+                return why
+            assert isinstance(sc, list)
             before = self.tour.outcomes().get(g["id"], {}).get("scores")
             self.tour.append({"kind": "correction", "game": g["id"], "scores": sc, "before": before,
                               "winner": 0 if sc[0] >= sc[1] else 1,
                               "by": str(p.get("by") or DIRECTOR), "reason": str(p.get("reason") or "")})
             self.publish_standings()
+            return None
 
     def _ack(self, table: int) -> None:
         self.c.publish(mqttwire.topic(self.tid, "director", "ack", table),
@@ -180,12 +269,36 @@ class Director:
         pairings = [{"table": g["table"], "teams": [tour.team_name(t) for t in g["teams"]], "game": g["id"]}
                     for g in (nxt or {"games": []})["games"]]
         return {"standings": tour.standings(), "decided": len(decided), "of": len(tour.games),
+                "refereeing": sorted(self.refereeing),
                 "round": now["round"] if now else None, "next": pairings,
-                "disputes": [d["game"] for d in tour.disputes()], "last": self.last, "t": time.time(),
-                "tables": {str(k): v for k, v in sorted(self.status.items())}}
+                "disputes": [d["game"] for d in tour.disputes()], "last": self.last,
+                "last_received": self.last_received, "t": time.time(),
+                "tables": {str(k): v for k, v in self.status.items()}}
 
     def publish_standings(self) -> None:
         snap = self.snapshot()
         snap.pop("tables")
         self.c.publish(mqttwire.topic(self.tid, "standings"), json.dumps(snap), qos=1, retain=True)
         self.updates += 1
+
+
+def judge(gid: str, path: str, claim: dict[str, Any] | None, v: dict[str, Any]) -> dict[str, Any]:
+    """The "refereed" entry for a counted game: does the referee's verdict v on its record bear
+    out the claimed result?"""
+    entry: dict[str, Any] = {"kind": "refereed", "game": gid, "by": REFEREE, "record": path}
+    if "error" in v:
+        return dict(entry, ok=False, why=v["error"])
+    scores = [v["scores"][0], v["scores"][1]]
+    entry.update(scores=scores, winner=v["winner"], revokes=len(v["revokes"]), rejected=len(v["rejected"]))
+    why = None
+    if not v["over"]:
+        why = "the record's game is not over"
+    elif claim is not None and claim.get("how") == "played" and not claim.get("corrected"):
+        if claim["scores"] != scores:
+            why = "the scores %s are not the record's %s" % (claim["scores"], scores)
+        elif claim["winner"] != v["winner"]:
+            why = "the winner is not the record's"
+    entry["ok"] = why is None
+    if why:
+        entry["why"] = why
+    return entry

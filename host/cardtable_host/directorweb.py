@@ -23,7 +23,7 @@ PAGE = """<!doctype html>
 <style>
 body{font-family:system-ui,sans-serif;margin:1em;background:#0b3d20;color:#f4f4f4}
 table{border-collapse:collapse;margin:.5em 0}td,th{padding:.25em .6em;border-bottom:1px solid #2c6b44;text-align:left}
-.num{text-align:right}.prize{font-weight:bold;color:#ffd76a}.dispute{color:#ff9a8a}
+.num{text-align:right}input{width:5em}#c-reason{width:14em}.prize{font-weight:bold;color:#ffd76a}.dispute{color:#ff9a8a}
 section{display:inline-block;vertical-align:top;margin-right:2em}
 </style></head><body>
 <h1 id="title">Tournament</h1>
@@ -34,6 +34,12 @@ section{display:inline-block;vertical-align:top;margin-right:2em}
 <th class="num">won</th><th class="num">lost</th><th class="num">for</th><th class="num">against</th></tr></thead>
 <tbody></tbody></table><div id="prizes"></div></section>
 <section><h2>Next round</h2><table id="next"><tbody></tbody></table><div id="disputes"></div></section>
+<section><h2>Correct a result</h2>
+<form id="correct"><p><select id="c-game" required></select></p>
+<p><label><span id="c-team0">first team</span> <input id="c-s0" type="number" min="-1000" max="1000" required></label>
+<label><span id="c-team1">second team</span> <input id="c-s1" type="number" min="-1000" max="1000" required></label></p>
+<p><label>why <input id="c-reason" required></label> <label>by <input id="c-by" value="director"></label>
+<button type="submit">correct</button></p><p id="c-said"></p></form></section>
 <script>
 const SEATS = ["north", "east", "south", "west"];
 function cell(row, text, cls) { const td = row.insertCell(); td.textContent = text; if (cls) td.className = cls; }
@@ -46,7 +52,8 @@ async function tick() {
     const s = await (await fetch("state.json", {cache: "no-store"})).json();
     document.getElementById("title").textContent = s.name;
     document.getElementById("progress").textContent = s.decided + " of " + s.of + " games decided" +
-      (s.round ? "; round " + s.round + " under way" : "; the evening is over");
+      (s.round ? "; round " + s.round + " under way" : "; the evening is over") +
+      (s.refereeing.length ? "; the referee is checking " + s.refereeing.length + " record(s)" : "");
     fill("tables", Object.values(s.tables), (tr, t) => {
       cell(tr, "table " + t.table); cell(tr, t.round ?? ""); cell(tr, (t.teams || []).join(" v "));
       cell(tr, t.scores ? t.scores.join(" - ") : "", "num");
@@ -61,10 +68,41 @@ async function tick() {
     fill("next", s.next, (tr, g) => { cell(tr, "table " + g.table); cell(tr, g.teams.join(" v ")); });
     const dd = document.getElementById("disputes"); dd.textContent = "";
     for (const g of s.disputes) { const d = document.createElement("div"); d.className = "dispute";
-      d.textContent = "disputed: " + g.game + " (open it: cardtable referee " + g.record + ")"; dd.append(d); }
+      d.textContent = "disputed by " + g.by + ": " + g.game + (g.why ? " (" + g.why + ")" : "") +
+        " (open it: cardtable referee " + g.record + ")"; dd.append(d); }
+    games = s.games; const sel = document.getElementById("c-game");
+    const keep = sel.value, ids = JSON.stringify(games);
+    if (sel.dataset.ids !== ids) {
+      sel.textContent = ""; sel.dataset.ids = ids;
+      for (const g of games) { const o = document.createElement("option"); o.value = g.game;
+        o.textContent = g.game + ": " + g.teams.join(" v ") + " " + g.scores.join(" - ") + (g.disputed ? " (disputed)" : "");
+        sel.append(o); }
+      if (keep) sel.value = keep;
+      chosen();
+    }
     document.body.dataset.updated = String(s.t);
   } catch (e) { document.getElementById("progress").textContent = "reconnecting ..."; }
 }
+let games = [];
+function chosen() {
+  const g = games.find(x => x.game === document.getElementById("c-game").value);
+  if (!g) return;
+  document.getElementById("c-team0").textContent = g.teams[0];
+  document.getElementById("c-team1").textContent = g.teams[1];
+}
+document.getElementById("c-game").addEventListener("change", chosen);
+document.getElementById("correct").addEventListener("submit", async ev => {
+  ev.preventDefault();
+  const v = id => document.getElementById(id).value;
+  const body = {game: v("c-game"), scores: [Number(v("c-s0")), Number(v("c-s1"))], reason: v("c-reason"), by: v("c-by")};
+  const said = document.getElementById("c-said");
+  try {
+    const r = await fetch("correct", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body)});
+    const got = await r.json();
+    said.textContent = got.ok ? "corrected " + body.game + ": " + body.scores.join(" - ") : "refused: " + got.error;
+  } catch (e) { said.textContent = "not sent: " + e; }
+  tick();
+});
 tick(); setInterval(tick, 500);
 </script></body></html>
 """
@@ -97,7 +135,13 @@ def make_app(director: Director, password: str) -> web.Application:
         tour = director.tour
         snap["name"] = tour.state["name"]
         snap["prizes"] = tour.prizes_text(snap["standings"])
-        snap["disputes"] = [{"game": d["game"], "record": d.get("record")} for d in tour.disputes()]
+        snap["disputes"] = [{"game": d["game"], "record": d.get("record"), "by": d.get("disputed_by"),
+                             "why": d.get("why")} for d in tour.disputes()]
+        disputed = {d["game"] for d in snap["disputes"]}
+        snap["games"] = [{"game": gid, "round": tour.games[gid]["round"], "table": tour.games[gid]["table"],
+                          "teams": [tour.team_name(t) for t in tour.games[gid]["teams"]],
+                          "scores": o["scores"], "how": o["how"], "disputed": gid in disputed}
+                         for gid, o in sorted(tour.outcomes(disputed_too=True).items())]
         return web.json_response(snap)
 
     async def correct(request: web.Request) -> web.StreamResponse:
@@ -106,8 +150,12 @@ def make_app(director: Director, password: str) -> web.Application:
         try:
             body = json.loads(await request.text())
         except ValueError:
-            raise web.HTTPBadRequest(text="not JSON\n")
-        director.correct(body)
+            body = None
+        if not isinstance(body, dict):
+            return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
+        why = director.correct(body, where="the director's page")
+        if why:
+            return web.json_response({"ok": False, "error": why}, status=400)
         return web.json_response({"ok": True, "t": time.time()})
 
     app.router.add_get("/login", login)

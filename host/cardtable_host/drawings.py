@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cardtable import games
 from cardtable.table import buscheck, config
 from cardtable.table.config import Board, ConfigError
 
@@ -43,13 +44,10 @@ SHIFTER_MA = 1
 USB_MA = 500  # a USB 2.0 port
 PICO_3V3_MA = 300  # keep the Pico's own 3V3(OUT) load below this (Pico datasheet)
 
-# Tagged decks: the standard deck with both jokers serves Nexus, California Jack and Forty-Fives.
+# Tags per card family (a game's DECK): the standard deck with both jokers serves Nexus,
+# California Jack and Forty-Fives. A game whose players bring their own decks (OWNED, AS#2)
+# needs one deck per seat.
 DECK_TAGS = {"standard": 54, "decktet": 37, "fairies": 36}
-GAME_DECK = {
-    "nexus": "standard", "california-jacks": "standard", "fortyfives": "standard",
-    "nonesuch": "decktet", "fairies": "fairies", "nerts": "nerts",
-}
-NERTS_DECK = 52  # one per player; each tag carries its owner, AS#2
 SUIT_NAMES = {
     "suit M": "Moons", "suit S": "Suns", "suit W": "Waves", "suit L": "Leaves",
     "suit Y": "Wyrms", "suit K": "Knots", "trump C": "clubs", "trump D": "diamonds",
@@ -90,19 +88,19 @@ def muxes(d: Drawn) -> list[tuple[str, int]]:
 def sticker_count(d: Drawn) -> tuple[int, str]:
     """NTAG stickers for every deck the board's games use, plus 10 % spares."""
     decks: dict[str, int] = {}
+    owned: dict[str, tuple[int, int]] = {}  # a game's own decks: (decks, tags each)
     for lay in d.board.layouts.values():
-        deck = GAME_DECK[lay.game]
-        if deck == "nerts":
-            decks["nerts"] = max(decks.get("nerts", 0), NERTS_DECK * len(lay.seats))
+        cls = games.game_class(lay.game)
+        if getattr(cls, "OWNED", False):
+            each = len(cls.CARDS) // cls.SEATS[1]
+            n = max(owned.get(cls.__name__, (0, 0))[0], len(lay.seats))
+            owned[cls.__name__] = (n, each)
         else:
-            decks[deck] = DECK_TAGS[deck]
-    total = sum(decks.values())
-    parts = []
-    for deck in sorted(decks):
-        if deck == "nerts":
-            parts.append("%d Nerts decks of %d" % (decks[deck] // NERTS_DECK, NERTS_DECK))
-        else:
-            parts.append("%s %d" % (deck, decks[deck]))
+            decks[cls.DECK] = DECK_TAGS[cls.DECK]
+    total = sum(decks.values()) + sum(n * each for n, each in owned.values())
+    named = [(name.lower(), "%d %s decks of %d" % (n, name, each)) for name, (n, each) in owned.items()]
+    named += [(deck, "%s %d" % (deck, decks[deck])) for deck in decks]
+    parts = [text for _, text in sorted(named)]
     return total + (total + 9) // 10, " + ".join(parts) + " + 10 % spare"
 
 

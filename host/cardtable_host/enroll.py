@@ -161,20 +161,20 @@ def deck_codes(game: str, owner: int | None = None) -> list[str]:
     cls = games.game_class(game)
     fmt = deck(cls.DECK).fmt
     cards = list(cls.CARDS)
-    if game == "nerts":
+    if getattr(cls, "OWNED", False):
         own = 0 if owner is None else owner
         cards = [standard.owned(c, own) for c in standard.DECK]
     return [fmt(c) for c in cards]
 
 
 def is_deck_card(game: str, text: str) -> bool:
-    """True if text is a card code of this game's card family (any owner in nerts)."""
+    """True if text is a card code of this game's card family (any owner where decks are owned)."""
     cls = games.game_class(game)
     try:
         c = deck(cls.DECK).parse(text)
     except (BadCard, ValueError):
         return False
-    return game == "nerts" or c in cls.CARDS
+    return getattr(cls, "OWNED", False) or c in cls.CARDS
 
 
 def read_area(reader: Reader) -> tuple[int, bytes]:
@@ -412,11 +412,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.owner is not None and args.game != "nerts":
-        print("cardtable enroll: --owner is for nerts decks only", file=sys.stderr)
+    cls = games.game_class(args.game)
+    if args.owner is not None and not getattr(cls, "OWNED", False):
+        owned = [g for g in sorted(games.GAMES) if getattr(games.game_class(g), "OWNED", False)]
+        print("cardtable enroll: --owner is for %s decks only" % " and ".join(owned), file=sys.stderr)
         return 2
-    if args.owner is not None and not 0 <= args.owner < 8:
-        print("cardtable enroll: --owner is a seat number, 0 to 7", file=sys.stderr)
+    if args.owner is not None and not 0 <= args.owner < cls.SEATS[1]:
+        print("cardtable enroll: --owner is a seat number, 0 to %d" % (cls.SEATS[1] - 1), file=sys.stderr)
         return 2
     codes = deck_codes(args.game, args.owner)
     if args.cards:

@@ -81,4 +81,7 @@ class Evening:
         for rnd in self.tour.state["rounds"]:
             self.play_round(rnd, hook)
         mqttwire.wait_for(lambda: all(r.pending() == 0 for r in self.tables.values()), 10)
-        return self.director.snapshot()
+        # the final standings once the referee has read every record (a few seconds behind)
+        mqttwire.wait_for(lambda: not self.director.refereeing, 60, 0.05)
+        with self.director.lock:
+            return self.director.snapshot()

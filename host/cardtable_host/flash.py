@@ -169,13 +169,26 @@ def build() -> str:
     return out.getvalue().strip()
 
 
+def _load_boardfiles() -> Any:
+    spec = importlib.util.spec_from_file_location("cardtable_boardfiles", REPO / "tools" / "firmware" / "boardfiles.py")
+    if spec is None or spec.loader is None:
+        raise FlashError("tools/firmware/boardfiles.py is missing: flash runs from a checkout of the repository", 2)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
 def local_files() -> dict[str, Path]:
-    """Board path -> local file: main.py, the compiled lib, the board files."""
+    """Board path -> local file: main.py, the compiled lib (but host-only modules), the board files."""
     files: dict[str, Path] = {"main.py": FIRMWARE / "main.py"}
     lib = BUILD / "lib"
+    src = device_lib()
+    ship = {p.relative_to(src).with_suffix("").as_posix()
+            for p in _load_boardfiles().board_files(src / "cardtable")}
     for p in sorted(lib.rglob("*")):
-        if p.is_file() and "__pycache__" not in p.parts:
-            files["lib/" + p.relative_to(lib).as_posix()] = p
+        rel = p.relative_to(lib)
+        if p.is_file() and "__pycache__" not in p.parts and rel.with_suffix("").as_posix() in ship:
+            files["lib/" + rel.as_posix()] = p
     for p in sorted((FIRMWARE / "boards").glob("*.json")):
         files["boards/" + p.name] = p
     return files

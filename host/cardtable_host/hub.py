@@ -2,7 +2,7 @@
 
 `cardtable serve` feeds the Hub every message the board sends (from the link's reader
 thread); the Hub keeps the spectator view (a monitor Model: the board's `view(None)`, the
-log in words, faults) and hands each message, once serialised, to every subscriber. Only
+log in words, faults) and hands each message, serialised once, to every subscriber. Only
 what a spectator may see passes: the board's spectator messages (hello, state, event,
 verdict, fault) and the link going up or down, with command ids and private fields dropped.
 """
@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from cardtable_host.monitor import Model
 
+Send = Callable[[int, float, str], None]  # a subscriber: (message number, time taken, JSON)
 SNAPSHOT_LOG = 60  # log lines a new viewer is shown
 # What a spectator may see of each message: the board already tells only its public form.
 PUBLIC = {
@@ -53,7 +54,7 @@ class Hub:
         self.sent = 0  # messages published so far (each carries its number as "n")
         self.games_archived: list[int] = []
         self._lock = threading.Lock()
-        self._subs: dict[int, Callable[[str], None]] = {}
+        self._subs: dict[int, Send] = {}
         self._next_sub = 0
         self.started: float | None = None  # when the current game was seen to begin (epoch s)
         self.joined = 0  # spectators who ever opened the live feed
@@ -84,10 +85,10 @@ class Hub:
             pub["lines"] = [[text, colour] for text, colour in lines]
             pub["connected"] = self.model.connected
             pub["status"] = self.model.status
-            text = json.dumps(pub)
+            n, text = self.sent, json.dumps(pub)
             subs = list(self._subs.values())
         for send in subs:
-            send(text)
+            send(n, t, text)
 
     def _link(self, up: bool) -> None:
         m = self.model
@@ -118,21 +119,23 @@ class Hub:
 
     def note(self, text: str, colour: str | None = None) -> None:
         """Tell every viewer a line of the story (e.g. a game archived)."""
+        t = time.time()
         with self._lock:
             self.model.add(text, colour)
             self.sent += 1
-            msg = {"n": self.sent, "t": time.time(), "type": "note", "lines": [[text, colour]],
+            msg = {"n": self.sent, "t": t, "type": "note", "lines": [[text, colour]],
                    "connected": self.model.connected, "status": self.model.status,
                    "archived": list(self.games_archived)}
-            text_out = json.dumps(msg)
+            n, text_out = self.sent, json.dumps(msg)
             subs = list(self._subs.values())
         for send in subs:
-            send(text_out)
+            send(n, t, text_out)
 
     # -- out: the viewers --------------------------------------------------------------------
 
-    def subscribe(self, send: Callable[[str], None]) -> tuple[int, str]:
-        """Follow the table: send(text) gets every later message; returns (id, snapshot text).
+    def subscribe(self, send: Send) -> tuple[int, str]:
+        """Follow the table: send(n, t, text) gets every later message (its number, the time
+        serve took it from the board, its JSON); returns (id, snapshot text).
 
         The snapshot and the subscription are taken together, so nothing falls between them.
         """
@@ -165,6 +168,11 @@ class Hub:
         """Everything a new viewer needs to draw the table now."""
         with self._lock:
             return self._snapshot()
+
+    def snapshot_text(self) -> tuple[int, str]:
+        """The snapshot as JSON, with the number of the last message it includes."""
+        with self._lock:
+            return self.sent, json.dumps(self._snapshot())
 
     def _snapshot(self) -> dict[str, Any]:
         m = self.model

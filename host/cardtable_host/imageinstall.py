@@ -3,6 +3,7 @@ wait for the serial port of the MicroPython it boots."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import io
 import subprocess
@@ -28,8 +29,9 @@ class Image(NamedTuple):
     build: str
 
 
+@functools.cache
 def build_tool() -> Any:
-    """tools/firmware/build.py, loaded as a module."""
+    """tools/firmware/build.py, loaded as a module (once)."""
     path = REPO / "tools" / "firmware" / "build.py"
     spec = importlib.util.spec_from_file_location("cardtable_fw_build", path)
     if spec is None or spec.loader is None or not path.exists():

@@ -9,14 +9,14 @@ import re
 import select
 import sys
 import time
-from typing import Any
+from typing import Any, Callable
 
 from cardtable import record
 
 from cardtable_host import boardfind, portlock
 from cardtable_host.errors import USAGE, CardtableError
 from cardtable_host.narrate import action_text, event_text, source_words
-from cardtable_host.term import paint, use_colour
+from cardtable_host.term import glyphs, paint, use_colour
 
 HELP = "watch the table live: trick, turn, verdicts, scores, faults; type bids and trumps"
 DESCRIPTION = """\
@@ -189,7 +189,7 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
         head.append("trump %s" % view["trump"])
     elif view.get("no_trump"):
         head.append("no trump")
-    if game == "fortyfives" and isinstance(view.get("bidder"), int) and view["bidder"] >= 0:
+    if isinstance(view.get("bidder"), int) and view["bidder"] >= 0:  # an auction won
         head.append("bid %s by seat %s" % (view.get("bid"), view.get("bidder")))
     lines = ["  ·  ".join(head)]
     if view.get("over"):
@@ -199,16 +199,16 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
         lines.append("to act: %s" % ", ".join(_seat(view, s, names) for s in turn))
     if "trick" in view:
         lines.extend(_trick_table(view, seats, turn, names))
-    elif game == "fairies":
+    elif "parade" in view:  # a parade game (Fairies)
         lines.extend(_fairies(view, names))
-    elif game == "nerts":
+    elif "nerts_left" in view:  # a race to the centre (Nerts)
         lines.extend(_nerts(view, seats, turn, names))
     lines.extend(_extras(view))
     return lines
 
 
 def _winner(view: dict[str, Any], w: int, names: list[str]) -> str:
-    if view.get("game") == "fortyfives":
+    if view.get("team_scores") is not None:  # partners share a score
         return "seats %d & %d win" % (w % 2, w % 2 + 2)
     return "%s wins" % _seat(view, w, names)
 
@@ -269,7 +269,6 @@ def _nerts(view: dict[str, Any], seats: int, turn: list, names: list[str]) -> li
 
 def _extras(view: dict[str, Any]) -> list[str]:
     out = []
-    game = view.get("game")
     bids = view.get("bids")
     if bids:
         if bids and isinstance(bids[0], list):
@@ -281,7 +280,7 @@ def _extras(view: dict[str, Any]) -> list[str]:
                        ("stock_top", "stock top"), ("led", "led"), ("excuse", "Excuse with seat"),
                        ("round", "round"), ("points", "points")):
         v = view.get(key)
-        if v is None or v == [] or (key == "up" and game == "nexus" and not v):
+        if v is None or v == []:
             continue
         facts.append("%s %s" % (label, " ".join(v) if isinstance(v, list) and key == "up" else v))
     if view.get("trump_broken"):
@@ -311,7 +310,10 @@ def _plain(v: Any) -> str:
 
 def render(model: Model, width: int = 80, height: int = 24, colour: bool = False) -> list[str]:
     """The whole screen as at most height lines of at most width columns."""
+    cards = _card_glyphs(model, colour)
+
     def c(text: str, col: str | None) -> str:
+        text = cards(text)
         return paint(text, col, colour) if col else text
 
     hello = model.hello or {}
@@ -321,7 +323,7 @@ def render(model: Model, width: int = 80, height: int = 24, colour: bool = False
     top = [_fit(title, width - len(state) - 3) + "  " + c(state, "green" if model.connected else "yellow")]
     if not model.connected:
         top.append(c(_fit(model.status, width), "yellow"))
-    body = [_fit(s, width) for s in table_lines(model.view, model.seat_names)]
+    body = [cards(_fit(s, width)) for s in table_lines(model.view, model.seat_names)]
     if model.view and model.view.get("over"):
         body = [body[0], c(body[1], "bold")] + body[2:]
     faults = [c(_fit("FAULT %s%s: %s" % (f.get("kind"), _at(f), f.get("msg")), width), "yellow")
@@ -339,6 +341,15 @@ def render(model: Model, width: int = 80, height: int = 24, colour: bool = False
     out += [""] * max(0, height - len(out) - 1)
     out.append(foot)
     return out[:height]
+
+
+def _card_glyphs(model: Model, colour: bool) -> Callable[[str], str]:
+    """Card codes with suit glyphs where colour is on and the game plays the standard deck (a
+    glyph takes the suit letter's column, so lines keep their width)."""
+    game = model.game()
+    if not colour or game is None or game.DECK != "standard":
+        return lambda text: text
+    return glyphs
 
 
 def _fit(s: str, width: int) -> str:
@@ -485,8 +496,9 @@ class Screen:
     def _lines(self, model: Model) -> None:
         new = model.added - self.printed
         if new > 0:
+            cards = _card_glyphs(model, self.colour)
             for text, col in list(model.log)[-min(new, len(model.log)):]:
-                print(paint(text, col, self.colour) if col else text, file=self.out)
+                print(paint(cards(text), col, self.colour) if col else cards(text), file=self.out)
             self.printed = model.added
         status = status_line(model)
         if status != self.last_status:

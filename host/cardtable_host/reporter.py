@@ -27,6 +27,19 @@ def bots_agree(_game: dict[str, Any], _team: str, _scores: list[int]) -> bool:
     return True
 
 
+def bot_game(seed: int, acted: Callable[[Any, list[dict[str, Any]]], None] | None = None
+             ) -> tuple[list[str], list[int]]:
+    """A game of Forty-Fives played by bots on the rules engine: its record and the scores
+    (acted(game, events) after each action)."""
+    game = games.load("fortyfives", seats=4, dealer=0)
+    rng = Random(seed)
+    while not game.over:
+        events = game.apply(game.bot_action(rng))
+        if acted is not None:
+            acted(game, events)
+    return record.dump(game), [game.score[0], game.score[1]]
+
+
 class Reporter:
     """One table: plays (or is told) its games, publishes status and results."""
 
@@ -120,20 +133,21 @@ class Reporter:
         """Play a scheduled game with bots on the rules engine; report it; the result payload."""
         g = self.tour.game(game_id)
         names = [self.tour.team_name(t) for t in g["teams"]]
-        game = games.load("fortyfives", seats=4, dealer=0)
-        rng = Random(seed)
         self.status = {"table": self.table, "state": "playing", "round": g["round"], "game": game_id,
-                       "teams": names, "scores": [0, 0], "dealer": game.dealer, "hand": 1}
+                       "teams": names, "scores": [0, 0], "dealer": 0, "hand": 1}
         self._publish_status()
-        while not game.over:
-            for ev in game.apply(game.bot_action(rng)):
+
+        def acted(game: Any, events: list[dict[str, Any]]) -> None:
+            for ev in events:
                 if ev.get("ev") == "hand":
                     self.status.update(scores=[game.score[0], game.score[1]], dealer=game.dealer,
                                        hand=ev["hand"] + 1)
                     self._publish_status()
             if self.pace:
                 time.sleep(self.pace)
-        return self.finish(game_id, record.dump(game), [game.score[0], game.score[1]])
+
+        lines, scores = bot_game(seed, acted)
+        return self.finish(game_id, lines, scores)
 
     def finish(self, game_id: str, lines: list[str], scores: list[int]) -> dict[str, Any]:
         """Ask both teams to confirm a finished game, then send its result (kept until acked)."""

@@ -27,17 +27,20 @@ runs; `cardtable monitor` becomes its client) and serves, on a local web server:
   /archive   every finished game: replay it trick by trick, download its record, read the
              referee's verdict
 Spectators only read: what they see is the board's spectator view, never a hand. The
-scorekeeper's controls (POST /control: undo, a typed bid or pass, a new game) need the
+scorekeeper's controls (POST /control: undo, a typed bid or pass, a new game; with --sim,
+unplug and replug the virtual board's USB cable) need the
 secret printed at start (or $CARDTABLE_SERVE_SECRET / --secret-file). It binds to
 127.0.0.1 unless --http names another address (0.0.0.0: phones on the same network).
 It follows the board across an unplug and a replug.
 
-With --sim GAME it serves a virtual board with bots in every seat (see cardtable sim).
+With --sim GAME it serves a virtual board with bots in every seat (see cardtable sim);
+--board rp2 puts the firmware image on the emulated RP2040 instead.
 Prints `table page: http://HOST:PORT/` on a line of its own once it listens.
 
 examples:
   cardtable serve                                   # the plugged-in board
   cardtable serve --sim fortyfives --seed 7         # the demo table
+  cardtable serve --sim nexus --board rp2           # ... served from the emulated RP2040
   cardtable serve --http 0.0.0.0:8719 --table "Club night" --players Ann,Bob,Cy,Di
 """
 DEFAULT_HTTP = "127.0.0.1:8719"
@@ -49,6 +52,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sim", metavar="GAME",
                    help="serve a virtual board playing GAME with bots (%s)" % ", ".join(sorted(games.GAMES)))
     p.add_argument("--seed", type=int, help="(--sim) shuffle and bot seed")
+    p.add_argument("--board", metavar="NAME",
+                   help="(--sim) the simulated board, as for cardtable sim: a board config, or 'rp2' for "
+                        "the emulated RP2040 running the firmware image ('rp2:NAME' with board config NAME)")
     p.add_argument("--games", type=int, default=1, metavar="N",
                    help="(--sim) games to play one after another, 0 for ever (default 1); serving goes on")
     p.add_argument("--delay", type=float, default=None,
@@ -85,7 +91,7 @@ class Printer:
     def __init__(self) -> None:
         self.colour = use_colour()
 
-    def __call__(self, text: str) -> None:
+    def __call__(self, _n: int, _t: float, text: str) -> None:
         try:
             msg = json.loads(text)
         except ValueError:
@@ -104,10 +110,17 @@ class Table:
         self.table = table
         self.link: Any = None
         self.archived_game: Any = None  # the journal number of the last game archived
+        self.cable: Callable[[bool], None] | None = None  # a virtual board's USB cable: plug(True/False)
         self.requests: queue.Queue[tuple[dict[str, Any], queue.Queue[dict[str, Any]]]] = queue.Queue()
 
     def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
         """Run a scorekeeper's command on the main loop (any thread); its answer."""
+        if cmd.get("cmd") in ("unplug", "replug"):  # at once: the main loop may be waiting for the board
+            if self.cable is None:
+                return {"ok": False, "error": "only a virtual board's cable can be pulled from here "
+                        "(cardtable serve --sim)", "status": 409}
+            self.cable(cmd["cmd"] == "replug")
+            return {"ok": True}
         answer: queue.Queue[dict[str, Any]] = queue.Queue()
         self.requests.put((cmd, answer))
         try:
@@ -202,6 +215,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--games %d: a number of games, 0 for ever" % args.games)
         if args.sim is not None and args.sim not in games.GAMES:
             raise ValueError("unknown game %r (games: %s)" % (args.sim, ", ".join(sorted(games.GAMES))))
+        if args.board is not None and args.sim is None:
+            raise ValueError("--board %s: only a simulated table (--sim GAME) has a board to choose" % args.board)
         secret = _secret(args.secret_file)
         archive = Archive(args.archive or default_dir())
     except (ValueError, OSError) as e:

@@ -15,9 +15,11 @@ def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[
     from cardtable_host.link import Link
     from cardtable_host.servecmd import SIM_DELAY, end_on_sigterm
     from cardtable_host.sim.board import BoardError, VirtualBoard
+    from cardtable_host.sim.rp2board import Rp2Board
 
+    chip, board_cfg = simcmd.board_kind(args.board, args.sim)
     try:
-        board_name, layout, rules, seed = simcmd.prepare(args.sim, None, None, None, args.rule, args.seed)
+        board_name, layout, rules, seed = simcmd.prepare(args.sim, board_cfg, None, None, args.rule, args.seed)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     delay = SIM_DELAY if args.delay is None else args.delay
@@ -27,12 +29,17 @@ def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[
     link = None
     try:
         try:
-            vb = VirtualBoard(board_name, layout=layout, period_ms=0 if delay == 0 else simcmd.IDLE_PERIOD_MS)
-            vb.start()
+            if chip == simcmd.RP2:
+                vb = Rp2Board(board_name, layout=layout)
+            else:
+                vb = VirtualBoard(board_name, layout=layout, period_ms=0 if delay == 0 else simcmd.IDLE_PERIOD_MS)
+            vb.start(vb.BOOT_S)
         except BoardError as e:
-            raise CardtableError("the virtual board did not start: %s" % e) from None
-        link = Link(vb.stable_port, timeout=10, reconnect=True, command="cardtable serve", tap=table.hub.feed)
+            raise CardtableError("the %s did not start: %s" % (
+                "rp2 board" if chip == simcmd.RP2 else "virtual board", e)) from None
+        link = Link(vb.stable_port, timeout=vb.LINK_S, reconnect=True, command="cardtable serve", tap=table.hub.feed)
         table.link = link
+        table.cable = _cable(vb)
         table.hub.model.port = vb.port
         table.hub.board, table.hub.layout = board_name, layout
         table.resync()
@@ -60,7 +67,8 @@ def _play(args: argparse.Namespace, table: Any, vb: Any, link: Any, board_name: 
     from cardtable_host.sim.table import VirtualTable
 
     vt = VirtualTable(vb, board_name, layout)
-    bots = Bots(link, vt, set(range(len(vt.layout.seats))), seed=seed, mistakes=not args.no_mistakes)
+    bots = Bots(link, vt, set(range(len(vt.layout.seats))), seed=seed, mistakes=not args.no_mistakes,
+                timeout=vb.JUDGE_S)
     hello: dict[str, Any] | None = link.last_hello or link.hello()
 
     def new_game() -> dict[str, Any]:
@@ -98,9 +106,45 @@ def _play(args: argparse.Namespace, table: Any, vb: Any, link: Any, board_name: 
                 vt.clear()
                 bots.new_game(rules)
         except (SimError, LinkError) as e:
-            table.hub.note("the game on the virtual board stopped (%s): a new one starts when the "
-                           "board answers" % e, "red")
             while not link.up:
+                table.run_requests(new_game)
                 time.sleep(0.2)
             time.sleep(0.5)
-            restart = True
+            if not table.resync() or not catch_up(bots, link):
+                table.hub.note("the game on the virtual board stopped (%s): a new one starts" % e, "red")
+                restart = True
+
+
+def _cable(vb: Any) -> Callable[[bool], None]:
+    """The virtual board's USB cable: plug(False) pulls it, plug(True) plugs it back."""
+    def plug(plugged: bool) -> None:
+        if plugged:
+            vb.replug()
+        else:
+            vb.unplug()
+    return plug
+
+
+def catch_up(bots: Any, link: Any) -> bool:
+    """After the link was lost: bring the bots up to the board's game from its journal (the
+    board went on without being heard); False if they cannot follow it any more."""
+    from cardtable import record
+
+    if bots.shadow is None or bots.over or bots.divergences:
+        return False
+    try:
+        seq = link.state().get("seq")
+        lines = link.log() if seq != bots.applied else []
+    except Exception:  # noqa: BLE001 - LinkError and friends: a new game instead
+        return False
+    for text in lines:
+        try:
+            obj = record.parse_line(text, 0)
+        except record.RecordError:
+            return False
+        n = obj.pop("seq", None)
+        if isinstance(n, int) and n > bots.applied and "act" in obj:
+            bots.handle({"type": "event", "seq": n, "action": obj, "from": "journal"})
+    bots.sent = None
+    bots.pending_deal = None
+    return bots.applied == seq and not bots.divergences

@@ -10,6 +10,7 @@ from typing import Any
 
 from cardtable import games, record
 
+from cardtable_host.gameids import resolve
 from cardtable_host.link import CommandError, Link, LinkError, board_words
 from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.sim.board import BoardError, VirtualBoard
@@ -47,25 +48,13 @@ examples:
   cardtable sim fortyfives --board rp2       # on the emulated RP2040 running the firmware image
 """
 
-# The board each game is simulated on by default (firmware/boards).
-BOARD_FOR = {
-    "nexus": "pico-i2c-2seat",
-    "california-jacks": "pico-i2c-2seat",
-    "fairies": "pico-i2c-2seat",
-    "fortyfives": "pico-i2c-4seat",
-    "nonesuch": "pico-i2c-4seat",
-    "nerts": "pico-nerts-6",
-}
-# Seeds whose bot games end at a watchable length (Nonesuch and California Jacks games can
-# run to thousands of plays, and every action the board keeps for undo takes heap).
-DEFAULT_SEEDS = {"california-jacks": 171, "nonesuch": 254, "fortyfives": 26, "nerts": 120}
 MAX_ACTIONS = 50000
 RP2 = "rp2"  # --board rp2: the emulated RP2040 (host/cardtable_host/sim/rp2board.py)
 IDLE_PERIOD_MS = 2  # the board's loop while people play or watch: light on the CPU
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("game", help="game id: " + ", ".join(sorted(games.GAMES)))
+    p.add_argument("game", help="game id or a common alias (45s, cal-jacks): " + ", ".join(sorted(games.GAMES)))
     p.add_argument("--seed", type=int, help="shuffle and bot seed (default: one per game)")
     p.add_argument("--bots", default="all", metavar="K",
                    help="how many seats bots play: a number or 'all' (default all); people take "
@@ -111,11 +100,29 @@ def parse_rules(items: list[str]) -> dict[str, Any]:
     return out
 
 
+def board_for(game: str) -> str:
+    """The board a game is simulated on by default: of the shipped boards (firmware/boards) with
+    a layout for it, the one with the fewest seats (the first by name among equals, so the I2C
+    default build before SPI)."""
+    from cardtable_host.sim.table import _boards_dir
+    from cardtable.table import config
+
+    d = str(_boards_dir())
+    fits = []
+    for name in config.board_names(d):
+        b = config.load_board(name, d)
+        if b.layouts_for(game):
+            fits.append((b.seat_count, name))
+    if not fits:
+        raise ValueError("no shipped board has a layout for %s" % game)
+    return min(fits)[1]
+
+
 def board_kind(arg: str | None, game: str) -> tuple[str, str]:
     """--board's value as (virtual board kind, board config): 'rp2', 'rp2:NAME' or a config NAME."""
     if arg == RP2 or (arg or "").startswith(RP2 + ":"):
-        return RP2, (arg or "")[len(RP2) + 1:] or BOARD_FOR[game]
-    return "wasm", arg or BOARD_FOR[game]
+        return RP2, (arg or "")[len(RP2) + 1:] or board_for(game)
+    return "wasm", arg or board_for(game)
 
 
 def pick_layout(game: str, board_name: str, layout: str | None, seats: int | None,
@@ -152,11 +159,14 @@ def prepare(game: str, board: str | None, layout: str | None, seats: int | None,
             rule_items: list[str], seed: int | None,
             deal_pad: bool = False) -> tuple[str, str, dict[str, Any], int]:
     """(board, layout, rules, seed) for simulating game; ValueError or OSError if it cannot be."""
-    board_name = board or BOARD_FOR[game]
+    board_name = board or board_for(game)
     rules = parse_rules(rule_items)
     chosen = pick_layout(game, board_name, layout, seats, deal_pad)
-    games.game_class(game).check_rules(rules)
-    return board_name, chosen, rules, seed if seed is not None else DEFAULT_SEEDS.get(game, 1)
+    cls = games.game_class(game)
+    cls.check_rules(rules)
+    # The game's SIM_SEED: a bot game that ends at a watchable length (every action the board
+    # keeps for undo takes heap).
+    return board_name, chosen, rules, seed if seed is not None else getattr(cls, "SIM_SEED", 1)
 
 
 class Show:
@@ -249,10 +259,10 @@ def _deal_note(msg: dict[str, Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    game = args.game
-    if game not in games.GAMES:
-        print("cardtable sim: unknown game %r (games: %s)" % (game, ", ".join(sorted(games.GAMES))),
-              file=sys.stderr)
+    try:
+        game = resolve(args.game)  # an id or a common alias: 45s, cal-jacks
+    except ValueError as e:
+        print("cardtable sim: %s" % e, file=sys.stderr)
         return 2
     chip, board_cfg = board_kind(args.board, game)
     try:
@@ -278,7 +288,7 @@ def run(args: argparse.Namespace) -> int:
                 vb = VirtualBoard(board_name, flash_dir=args.flash, layout=layout,
                                   period_ms=0 if args.bots == "all" else IDLE_PERIOD_MS, echo_stderr=args.verbose,
                                   stickers=True)
-            vb.start()
+            vb.start(vb.BOOT_S)
         except BoardError as e:
             print("cardtable sim: %s" % e, file=sys.stderr)
             return 1
@@ -351,9 +361,9 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         print("cardtable sim: the board did not start the table (%s)%s" % (
             vb.mode, "; the board said: %s" % why if why else ""), file=sys.stderr)
         return 1
-    link = Link(vb.port, timeout=10)  # held: other programs are refused while the bots play
+    link = Link(vb.port, timeout=vb.LINK_S)  # held: other programs are refused while the bots play
     try:
-        bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes,
+        bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes, timeout=vb.JUDGE_S,
                     on_message=show.message, deal_pad=args.deal_pad)
         hello = link.hello()
         link.drain()
@@ -370,7 +380,7 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         play_out(bots, delay, people)
         _result(show, bots, vb)
         if args.record:
-            lines = link.log()
+            lines = link.log(timeout=5 * vb.LINK_S)  # the whole journal, a line at a time
             with open(args.record, "w", encoding="utf-8") as f:
                 f.write("".join(line + "\n" for line in lines))
             show.obj({"type": "record", "path": args.record, "lines": len(lines)})

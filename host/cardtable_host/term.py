@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sys
 
 _RESET = "\x1b[0m"
@@ -42,6 +43,14 @@ def card_glyph(code: str) -> str:
         return code
     text = base[:-1] + _GLYPHS[suit] + sep + owner
     return ("\x1b[31m" if suit in "DH" else "\x1b[39m") + text + _RESET
+
+
+_CODE = re.compile(r"(?<![\w#])(?:10|[2-9AJQK])[CDHS](?:#\d+)?(?!\w)")
+
+
+def glyphs(text: str) -> str:
+    """Every standard card code in text with its suit glyph: 'led 10H' -> 'led 10♥' (coloured)."""
+    return _CODE.sub(lambda m: card_glyph(m.group(0)), text)
 
 
 def style_cards(game, on: bool | None = None) -> None:

@@ -219,7 +219,8 @@ def _disputes(args: argparse.Namespace) -> int:
         print(json.dumps(ds))
         return 0
     for d in ds:
-        print("%s: disputed by %s; open it: cardtable referee %s" % (d["game"], d.get("disputed_by"), d["record"]))
+        print("%s: disputed by %s%s; open it: cardtable referee %s" % (
+            d["game"], d.get("disputed_by"), " (%s)" % d["why"] if d.get("why") else "", d["record"]))
     if not ds:
         print("no disputed games")
     return 0

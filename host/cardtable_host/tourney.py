@@ -29,6 +29,9 @@ PLACES = ("First Place Team", "Second Place Team")
 FORFEIT_SCORE = (120, 0)  # the Nevins sheet plays to 120: a forfeit counts as a game won 120-0
 
 
+REFEREE = "the referee"  # who flags a result its record does not bear out
+
+
 def circle(n_teams: int) -> list[list[tuple[int, int | None]]]:
     """Round-robin pairings by the circle method: per round, (team, team or None for a bye)."""
     ids: list[int | None] = list(range(n_teams))
@@ -232,18 +235,22 @@ class Tournament:
             os.fsync(f.fileno())
         return entry
 
-    def outcomes(self) -> dict[str, dict[str, Any]]:
-        """Each decided game's outcome after every correction: scores per team, winner, how."""
+    def outcomes(self, disputed_too: bool = False) -> dict[str, dict[str, Any]]:
+        """Each decided game's outcome after every correction: scores per team, winner, how
+        (disputed_too: a disputed game's claimed outcome too)."""
         out: dict[str, dict[str, Any]] = {}
         disputed: set[str] = set()
+        corrected: set[str] = set()
         for e in self.log():
             gid = str(e.get("game"))
             kind = e.get("kind")
-            if kind == "result":
+            if kind in ("result", "dispute"):
                 if gid in out:
                     continue  # a resend: the first result stands (corrections change it)
                 out[gid] = {"scores": e["scores"], "winner": e.get("winner", _higher(e["scores"])),
                             "how": "played", "record": e.get("record"), "late": e.get("late", False)}
+                if kind == "dispute":
+                    disputed.add(gid)
             elif kind == "forfeit":
                 fs = self.state["options"]["forfeit_score"]
                 g = self.games[gid]
@@ -255,20 +262,28 @@ class Tournament:
                 out[gid] = dict(prev, scores=e["scores"], winner=e.get("winner", _higher(e["scores"])),
                                 how=prev.get("how", "played"), corrected=True)
                 disputed.discard(gid)
-            elif kind == "dispute":
-                disputed.add(gid)
-        for gid in disputed:
-            out.pop(gid, None)  # a disputed game counts once the director corrects or confirms it
+                corrected.add(gid)
+            elif kind == "refereed" and not e.get("ok") and gid not in corrected:
+                disputed.add(gid)  # the referee does not bear the result out: the director decides
+        if not disputed_too:
+            for gid in disputed:
+                out.pop(gid, None)  # a disputed game counts once the director corrects or confirms it
         return out
 
     def disputes(self) -> list[dict[str, Any]]:
-        """The games flagged for the director and not yet settled by a correction."""
+        """The games flagged for the director (by a team, or by the referee's replay of the
+        record) and not yet settled by a correction."""
         open_: dict[str, dict[str, Any]] = {}
+        corrected: set[str] = set()
         for e in self.log():
+            gid = str(e.get("game"))
             if e.get("kind") == "dispute":
-                open_[e["game"]] = e
+                open_[gid] = e
+            elif e.get("kind") == "refereed" and not e.get("ok") and gid not in corrected:
+                open_[gid] = dict(e, disputed_by=REFEREE)
             elif e.get("kind") == "correction":
-                open_.pop(str(e.get("game")), None)
+                open_.pop(gid, None)
+                corrected.add(gid)
         return list(open_.values())
 
     def result_recorded(self, gid: str) -> bool:
@@ -331,7 +346,12 @@ def _rank(ids: list[int], rows: list[dict[str, Any]], beat: dict[tuple[int, int]
             if len(g) == 1:
                 nxt.append(g)
             elif tb == "head-to-head":
-                nxt.extend(_split(g, lambda i, g=g: sum(beat.get((i, j), 0) for j in g if j != i)))
+                inside = set(g)
+                wins = dict.fromkeys(g, 0)  # games won against the others of the group
+                for (w, lo), n in beat.items():
+                    if w in inside and lo in inside:
+                        wins[w] += n
+                nxt.extend(_split(g, wins.__getitem__))
             elif tb == "point-difference":
                 nxt.extend(_split(g, lambda i: rows[i]["points_for"] - rows[i]["points_against"]))
             else:

@@ -10,7 +10,10 @@ from __future__ import annotations
 import asyncio
 import hmac
 import json
+import struct
 import threading
+import time
+from collections import deque
 from pathlib import Path
 from typing import Any, Callable
 
@@ -23,61 +26,122 @@ PAGES = Path(__file__).resolve().with_name("web")
 SLOW_BYTES = 4 << 20  # unsent bytes a viewer may fall behind before it is let go (it reconnects)
 SECRET_HEADER = "X-Cardtable-Secret"
 REFUSED = json.dumps({"type": "refused", "msg": "spectators only read: this socket takes no commands"})
+COMMANDS = ("undo", "act", "press", "new", "state", "unplug", "replug")  # the scorekeeper's (the
+# last two: a virtual board's USB cable, pulled and plugged back, to show spectators a lost board)
+FANOUT_KEPT = 10000  # broadcasts whose fan-out time /stats.json summarises (the latest)
 Control = Callable[[dict[str, Any]], dict[str, Any]]
 
 
-class Viewers:
-    """The open spectator sockets, fed by one broadcaster in order (the event loop's thread).
+def text_frame(text: str) -> bytes:
+    """One unmasked, unfragmented WebSocket text frame (RFC 6455 section 5.2): the same bytes
+    serve every viewer, since a server's frames carry no mask."""
+    data = text.encode("utf-8")
+    n = len(data)
+    if n < 126:
+        head = struct.pack("!BB", 0x81, n)
+    elif n < 65536:
+        head = struct.pack("!BBH", 0x81, 126, n)
+    else:
+        head = struct.pack("!BBQ", 0x81, 127, n)
+    return head + data
 
-    One task sends each message to every socket in turn: a frame is written to each socket's
-    transport without waiting, so no viewer waits for another; a viewer whose unsent bytes
-    pass SLOW_BYTES is let go (its page reconnects and starts again from a snapshot).
+
+class Viewers:
+    """The open spectator sockets, each message written to all of them at once (event loop).
+
+    A message is framed once, on the board's thread, and the same bytes are written to every
+    viewer's transport in one pass of the event loop, with no await: no viewer waits for
+    another, nor for a slow one to drain; messages that queued while the loop was busy go out
+    together, one write per viewer. A viewer whose unsent bytes pass SLOW_BYTES is let go (its
+    page reconnects and starts again from a snapshot). Each message's time from reaching serve
+    to its last viewer's write is kept (`fanout_ms`), and each pass's time and CPU time.
     """
 
     def __init__(self, hub: Hub) -> None:
         self.hub = hub
-        self.socks: dict[web.WebSocketResponse, Any] = {}  # socket -> its transport
-        self.queue: asyncio.Queue[Any] = asyncio.Queue()
-        self.task: asyncio.Task[None] | None = None
+        self.socks: dict[web.WebSocketResponse, tuple[Any, int]] = {}  # socket -> (transport, snapshot's n)
+        self.fanout: deque[float] = deque(maxlen=FANOUT_KEPT)  # seconds per broadcast, latest last
+        self.writing: deque[float] = deque(maxlen=FANOUT_KEPT)  # of which writing to the viewers
+        self.cpu: deque[float] = deque(maxlen=FANOUT_KEPT)  # the CPU time of that writing
+        self.broadcasts = 0
+        self.deliveries = 0
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._pending: list[tuple[int, float, bytes]] = []
+        self._pending_lock = threading.Lock()
+        self._flush_due = False
 
-    def start(self) -> None:
-        self.task = asyncio.get_running_loop().create_task(self._run())
+    def publish(self, n: int, t: float, text: str) -> None:
+        """Message n, taken from the board at t (the board's thread): framed here, once, and
+        written on the event loop with any others that queued behind it."""
+        frame = text_frame(text)
+        with self._pending_lock:
+            self._pending.append((n, t, frame))
+            if self._flush_due:
+                return
+            self._flush_due = True
+        if self.loop is not None:
+            try:
+                self.loop.call_soon_threadsafe(self.flush)
+            except RuntimeError:
+                pass  # the server is stopping
 
-    def publish(self, text: str) -> None:
-        self.queue.put_nowait(text)
+    def flush(self) -> None:
+        """Write every message waiting to every viewer (the event loop's thread): one write per
+        viewer however many queued while the loop was busy."""
+        with self._pending_lock:
+            batch, self._pending = self._pending, []
+            self._flush_due = False
+        if not batch:
+            return
+        start, cpu = time.time(), time.thread_time()
+        whole = b"".join(frame for _n, _t, frame in batch)
+        slow = []
+        for sock, (transport, since) in self.socks.items():
+            if sock.closed or transport.is_closing() or transport.get_write_buffer_size() > SLOW_BYTES:
+                slow.append(sock)
+                continue
+            if since < batch[0][0]:
+                transport.write(whole)
+                self.deliveries += len(batch)
+            else:  # the snapshot it started from has some of them already
+                fresh = [frame for n, _t, frame in batch if n > since]
+                if fresh:
+                    transport.write(b"".join(fresh))
+                    self.deliveries += len(fresh)
+        done = time.time()
+        self.broadcasts += len(batch)
+        self.fanout.extend(done - t for _n, t, _f in batch)
+        self.writing.append(done - start)
+        self.cpu.append(time.thread_time() - cpu)
+        for sock in slow:
+            self._let_go(sock)
 
-    async def join(self, sock: web.WebSocketResponse, transport: Any) -> None:
-        """Start sending to sock: a snapshot now, then every later message."""
-        done = asyncio.get_running_loop().create_future()
-        self.queue.put_nowait((sock, transport, done))
-        await done
+    def join(self, sock: web.WebSocketResponse, transport: Any) -> None:
+        """Start sending to sock: a snapshot now, then every later message (no await between)."""
+        n, text = self.hub.snapshot_text()
+        transport.write(text_frame(text))
+        self.socks[sock] = (transport, n)
 
     def leave(self, sock: web.WebSocketResponse) -> None:
         self.socks.pop(sock, None)
 
-    async def _run(self) -> None:
-        while True:
-            item = await self.queue.get()
-            if isinstance(item, tuple):
-                sock, transport, done = item
-                self.socks[sock] = transport
-                await self._send(sock, json.dumps(self.hub.snapshot()))
-                done.set_result(None)
-                continue
-            for sock in list(self.socks):
-                await self._send(sock, item)
+    def _let_go(self, sock: web.WebSocketResponse) -> None:
+        self.leave(sock)
+        if not sock.closed:
+            asyncio.get_running_loop().create_task(sock.close(message=b"too far behind: reconnect"))
 
-    async def _send(self, sock: web.WebSocketResponse, text: str) -> None:
-        transport = self.socks.get(sock)
-        if sock.closed or transport is None or transport.get_write_buffer_size() > SLOW_BYTES:
-            self.leave(sock)
-            if not sock.closed:
-                asyncio.get_running_loop().create_task(sock.close(message=b"too far behind: reconnect"))
-            return
-        try:
-            await sock.send_str(text)
-        except (ConnectionError, RuntimeError):
-            self.leave(sock)
+    def stats(self) -> dict[str, Any]:
+        """The fan-out figures: viewers, messages, deliveries, and serve's own delay (ms)."""
+        def ms(kept: deque[float]) -> dict[str, Any]:
+            xs = sorted(kept)
+
+            def pct(p: float) -> float | None:
+                return round(xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))] * 1000, 2) if xs else None
+
+            return {"of": len(xs), "p50": pct(50), "p99": pct(99), "max": pct(100)}
+
+        return {"viewers": len(self.socks), "broadcasts": self.broadcasts, "deliveries": self.deliveries,
+                "fanout_ms": ms(self.fanout), "writing_ms": ms(self.writing), "writing_cpu_ms": ms(self.cpu)}
 
 
 def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
@@ -88,21 +152,11 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     app["viewers"] = viewers
 
     async def on_startup(app: web.Application) -> None:
-        loop = asyncio.get_running_loop()
-        viewers.start()
-        def publish(text: str) -> None:  # on the board's thread: hand it to the event loop
-            loop.call_soon_threadsafe(viewers.publish, text)
-
-        app["hub_sub"] = hub.subscribe(publish)[0]
+        viewers.loop = asyncio.get_running_loop()
+        app["hub_sub"] = hub.subscribe(viewers.publish)[0]
 
     async def on_cleanup(app: web.Application) -> None:
         hub.unsubscribe(app["hub_sub"])
-        if viewers.task is not None:
-            viewers.task.cancel()
-            try:
-                await viewers.task
-            except asyncio.CancelledError:
-                pass
 
     app.on_startup.append(on_startup)
     app.on_cleanup.append(on_cleanup)
@@ -115,7 +169,9 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     async def ws(request: web.Request) -> web.StreamResponse:
         sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
         await sock.prepare(request)
-        await viewers.join(sock, request.transport)
+        if request.transport is None or request.transport.is_closing():
+            return sock
+        viewers.join(sock, request.transport)
         hub.viewer_joined()
         try:
             async for msg in sock:
@@ -131,6 +187,9 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
 
     async def snapshot(request: web.Request) -> web.StreamResponse:
         return web.json_response(dict(hub.snapshot(), viewers=len(viewers.socks)))
+
+    async def stats(request: web.Request) -> web.StreamResponse:
+        return web.json_response(viewers.stats())
 
     async def layout(request: web.Request) -> web.StreamResponse:
         found = drawing()
@@ -183,9 +242,9 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
             cmd = await request.json()
         except ValueError:
             return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
-        if not isinstance(cmd, dict) or cmd.get("cmd") not in ("undo", "act", "press", "new", "state"):
-            return web.json_response({"ok": False, "error": "cmd must be one of undo, act, press, new, "
-                                      "state"}, status=400)
+        if not isinstance(cmd, dict) or cmd.get("cmd") not in COMMANDS:
+            return web.json_response({"ok": False, "error": "cmd must be one of %s" % ", ".join(COMMANDS)},
+                                     status=400)
         if control is None:
             return web.json_response({"ok": False, "error": "no board to control"}, status=503)
         reply = await asyncio.to_thread(control, cmd)
@@ -201,6 +260,7 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     app.router.add_get("/archive/{n:\\d+}/verdict.json", game_verdict)
     app.router.add_get("/ws", ws)
     app.router.add_get("/snapshot.json", snapshot)
+    app.router.add_get("/stats.json", stats)
     app.router.add_get("/layout.svg", layout)
     app.router.add_get("/layout.json", layout)
     app.router.add_post("/control", do_control)

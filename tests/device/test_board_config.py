@@ -80,7 +80,7 @@ def test_all_shipped_boards_validate():
         assert b.layouts, name
         assert len(b.reader_zone) == len(b.readers)
         for lay in b.layouts.values():
-            for role, kind in configcheck.REQUIRED_ROLES[lay.game]:
+            for role, kind in configcheck.facts(lay.game)[1]:
                 seats = range(len(lay.seats)) if kind == configcheck.SEAT else (None,)
                 for s in seats:
                     assert lay.zone(role, s) is not None, (name, lay.name, role, s)

@@ -18,10 +18,12 @@ PAGE_LINE = re.compile(r"^table page: (http://127\.0\.0\.1:\d+/)$")
 
 
 class Serve:
-    """`cardtable serve ARGS` running; .url, .secret, .port (the board's) once it listens."""
+    """`cardtable serve ARGS` (or another command that serves, e.g. run) running; .url, .secret,
+    .port (the board's) once it listens."""
 
-    def __init__(self, *args: str, env: dict[str, str] | None = None, timeout: float = 90) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "serve", *args],
+    def __init__(self, *args: str, env: dict[str, str] | None = None, timeout: float = 90,
+                 command: str = "serve") -> None:
+        self.proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", command, *args],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                      env=dict(env or os.environ, NO_COLOR="1"), start_new_session=True)
         self.lines: list[str] = []

@@ -41,10 +41,14 @@ def _image() -> tuple[Path, str]:
     return build.IMAGE, want
 
 
-def frozen_names() -> set[str]:
-    """Every module of the device package, as the frozen list names them (cardtable/table/config)."""
+def frozen_names(host_only: bool = False) -> set[str]:
+    """Every module of the device package the board imports (with host_only: those it never
+    imports, which stay out), as the frozen list names them (cardtable/table/config)."""
+    mark = "# host only: never imported on the board"
     names = set()
     for p in PACKAGE.rglob("*.py"):
+        if (mark in p.read_text()[:600]) != host_only:
+            continue
         rel = p.relative_to(PACKAGE.parent).with_suffix("").as_posix()
         names.add(rel[:-len("/__init__")] if rel.endswith("/__init__") else rel)
     return names
@@ -65,6 +69,8 @@ def test_picotool_shows_name_version_build_and_the_frozen_package() -> None:
     frozen = {m.strip() for m in listed.group(1).replace("\n", ",").split(",") if m.strip()}
     # all the device package, the boot entry, the build stamp and the port's own modules
     assert frozen_names() <= frozen, sorted(frozen_names() - frozen)
+    assert "cardtable/games/words" in frozen_names(host_only=True)
+    assert not frozen_names(host_only=True) & frozen  # the words for people stay on the host
     assert {"main", "cardtable/_build", "_boot", "neopixel"} <= frozen
 
 
@@ -85,7 +91,8 @@ def test_build_hash_follows_every_frozen_file(tmp_path: Path, monkeypatch: pytes
     assert build.inputs_hash("1" * 64) != before  # another MicroPython source
     inputs = build.frozen_inputs()
     for must in (build.MANIFEST, REPO / "firmware" / "main.py", PACKAGE / "games" / "nerts.py",
-                 PACKAGE / "table" / "controller.py", REPO / "tools" / "firmware" / "build.py"):
+                 PACKAGE / "table" / "controller.py", REPO / "tools" / "firmware" / "build.py",
+                 REPO / "tools" / "firmware" / "boardfiles.py"):
         assert must in inputs
     # a changed frozen file changes the hash (read through a copy: the checkout is not touched)
     real = build.sha256_file

@@ -45,6 +45,8 @@ def firmware_paths() -> list[str]:
 
 def test_flash_then_hello_then_only_what_changed(tmp_path: Path) -> None:
     paths = firmware_paths()
+    assert "lib/cardtable/games/words.mpy" not in paths  # host only: the board never imports it
+    assert "lib/cardtable/games/base.mpy" in paths
     with bare_board(tmp_path) as vb:
         first = cardtable("flash", "--port", vb.port, "--layout", "california-jacks")
         assert first.returncode == 0, first.stdout + first.stderr

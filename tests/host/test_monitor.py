@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import select
 import struct
 import subprocess
@@ -115,6 +116,45 @@ def test_monitor_mirrors_the_table_takes_keys_and_survives_the_cable() -> None:
                 term.proc.kill()
 
 
+def test_the_monitors_keys_reach_the_board_through_serve() -> None:
+    """`cardtable monitor` on a served board is serve's client: its keys go through serve's
+    scorekeeper endpoint (with the secret serve left for this user) to the board, and every
+    spectator's page sees what they did."""
+    pytest.importorskip("aiohttp")
+    from cardtable_host.sim.board import VirtualBoard
+    from servesupport import Serve, Viewer
+
+    need_node(module=False)
+    with VirtualBoard("pico-spi-4seat", game="fortyfives") as vb:
+        with Serve("--port", vb.stable_port, "--http", "127.0.0.1:0", "-q") as s:
+            page = Viewer(s.url)
+            term = Terminal([sys.executable, "-m", "cardtable_host.cli", "monitor", "--port", vb.stable_port])
+            try:
+                sc = term.wait(lambda sc: "to act: seat 1" in sc and "live" in sc, 30)
+                s.wait_for(lambda: s.json("snapshot.json")["viewers"] == 2, 30, "the monitor following serve")
+                term.type("b20\r")
+                term.wait(lambda sc: "seat 1 bids 20" in sc and "to act: seat 2" in sc)
+                bid = s.wait_for(lambda: [m for m in list(page.messages) if m.get("type") == "event"
+                                          and (m.get("action") or {}).get("act") == "bid"], 20, "the bid on the page")[0]
+                assert bid["action"]["seat"] == 1 and bid["action"]["bid"] == 20
+                term.type("b10\r")  # not a legal bid: the board's reason, through serve, on the monitor
+                term.wait(lambda sc: "refused:" in sc)
+                term.type("p")
+                term.wait(lambda sc: "seat 2 passes" in sc and "to act: seat 3" in sc)
+                seq = s.json("snapshot.json")["seq"]
+                term.type("u")
+                term.wait(lambda sc: "undone: seat 2 passes" in sc and "to act: seat 2" in sc)
+                s.wait_for(lambda: page.has(lambda m: "undone" in m), 20, "the undo on the page")
+                assert s.json("snapshot.json")["seq"] == seq + 1  # the undo is journaled as a step
+                term.type("q")
+                assert term.close() == 0
+                assert s.proc.poll() is None  # the monitor leaving does not end serve
+            finally:
+                if term.proc.poll() is None:
+                    term.proc.kill()
+                page.close()
+
+
 def test_plain_mode_prints_a_line_per_event() -> None:
     from cardtable_host.sim.board import VirtualBoard
 
@@ -178,6 +218,23 @@ def test_render_shows_trick_turn_scores_faults_and_never_a_hand() -> None:
     screen = "\n".join(render(m, 100, 40))  # happened once: logged, not standing
     assert screen.count("FAULT torn at s1") == 1 and screen.count("FAULT two_tags at s2") == 1
     assert m.faults == {}
+
+
+def test_cards_show_suit_glyphs_in_colour_and_plain_codes_without() -> None:
+    m = Model("/dev/ttyACM0")
+    m.connected = True
+    m.feed({"type": "hello", "fw": "0.1.0", "proto": 1, "board": "pico-i2c-4seat", "layout": "fortyfives",
+            "game": {"game": "fortyfives", "seats": 4, "dealer": 0, "rules": {}}, "seq": 12})
+    m.feed({"type": "state", "seq": 12, "view": _fortyfives_midgame()})
+    m.feed({"type": "verdict", "action": {"seat": 2, "act": "play", "card": "10S"}, "seat": 2,
+            "reason": "must follow diamonds", "from": "zone s2"})
+    coloured = "\n".join(render(m, 100, 40, colour=True))
+    assert "\x1b[31m5\u2666" in coloured and "KD" not in coloured  # diamonds in red
+    assert "plays \x1b[39m10\u2660" in coloured and "10S" not in coloured  # spades: the terminal's colour
+    plain_screen = "\n".join(render(m, 100, 40, colour=False))
+    assert "5D (led)" in plain_screen and "\u2666" not in plain_screen and "\x1b" not in plain_screen
+    widths = [len(re.sub("\x1b\\[[0-9;]*m", "", line)) for line in render(m, 100, 40, colour=True)]
+    assert widths == [len(line) for line in render(m, 100, 40, colour=False)]  # a glyph per letter
 
 
 def test_render_every_game_and_game_over() -> None:

@@ -4,7 +4,7 @@ from hypothesis import strategies as st
 
 from cardtable import games
 from cardtable.cards import standard as std
-from cardtable.games import IllegalAction
+from cardtable.games.base import IllegalAction
 from cardtable.rng import Random
 
 OPTIONS = st.fixed_dictionaries({

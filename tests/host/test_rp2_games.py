@@ -6,13 +6,17 @@ laying tagged cards on PN532s behind emulated TCA9548A muxes (and on SPI for the
 and the scores the host read off the serial link are the scores `cardtable referee` gives for
 the journal pulled from the board's littlefs over the same link.
 
-The games run two at a time (a chip each, a core each); the wall time of each is in its
-result for the CI budget (see bench/README.md for the measured figures).
+The games run two at a time (a chip each, a core each), the longest first so that the two
+cores finish together; each game's wall time and the CPU time of all six are printed (-s)
+for the CI budget. Measured on the 2-core development machine shared with other work (load
+~12): 7 min of CPU, 10-15 min of wall time (Nerts, six players and 184 actions, the
+longest: 8 min there); about 4-5 min on an idle machine.
 """
 from __future__ import annotations
 
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -30,14 +34,14 @@ from cardtable_host.sim.rp2board import missing  # noqa: E402
 if missing():
     pytest.skip("the rp2 board cannot run: %s" % missing(), allow_module_level=True)
 
-# game -> (board, seed, extra arguments)
+# game -> (board, seed, extra arguments), the longest first
 GAMES = {
+    "nerts": ("rp2", 120, ["--rule", "target=1"]),  # one round, six players
     "fortyfives": ("rp2", 26, []),  # the whole game to 120
-    "nexus": ("rp2", 1, []),  # one deal is the game
     "fairies": ("rp2", 1, []),
+    "nexus": ("rp2", 1, []),  # one deal is the game
     "california-jacks": ("rp2", 171, ["--rule", "target=1"]),
     "nonesuch": ("rp2:pico-spi-4seat", 254, ["--rule", "target=1"]),  # PN532s on SPI
-    "nerts": ("rp2", 120, ["--rule", "target=1"]),  # one round, six players
 }
 AT_ONCE = 2
 TIMEOUT = 1500
@@ -45,6 +49,12 @@ TIMEOUT = 1500
 
 def cardtable(*args: str) -> list[str]:
     return [sys.executable, "-m", "cardtable_host.cli", *args]
+
+
+def _children_cpu() -> float:
+    """CPU seconds of the finished child processes (each sim and its chip)."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +65,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[i
     todo = list(GAMES.items())
     running: dict[str, tuple[subprocess.Popen[bytes], Path, float]] = {}
     done: dict[str, tuple[int, Path, float]] = {}
+    began, cpu0 = time.monotonic(), _children_cpu()
     try:
         while todo or running:
             while todo and len(running) < AT_ONCE:
@@ -75,6 +86,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[i
                     done[game] = (-9, base, time.monotonic() - t0)
                     del running[game]
             time.sleep(0.2)
+        print("\nrp2 games: %.0f s wall, %.0f s CPU" % (time.monotonic() - began, _children_cpu() - cpu0))
         yield done
     finally:
         for proc, _, _ in running.values():

@@ -153,3 +153,43 @@ def test_an_address_in_use_is_refused_in_one_line_before_any_board() -> None:
     assert time.monotonic() - t0 < 10  # no virtual board was started first
     r = cardtable("serve", "--http", "localhost")
     assert r.returncode == 2 and "expected HOST:PORT" in r.stderr
+
+
+def test_a_virtual_board_unplugged_mid_game_comes_back_and_the_game_goes_on(tmp_path) -> None:
+    with Serve("--sim", "nexus", "--seed", "2", "--delay", "0.05", "--http", "127.0.0.1:0",
+               "--archive", str(tmp_path)) as s:
+        v = Viewer(s.url)
+
+        def events() -> list[dict]:
+            return [m for m in list(v.messages) if m.get("type") == "event"]
+
+        s.wait_for(lambda: len(events()) >= 6, 60, "play")
+        assert s.control({"cmd": "unplug"})[0] == 403  # the scorekeeper's secret, as for any control
+        status, reply = s.control({"cmd": "unplug"}, s.secret)
+        assert status == 200 and reply["ok"], reply
+        down = s.wait_for(lambda: [m for m in list(v.messages) if m.get("type") == "link" and m["connected"] is False],
+                          20, "the page told the board is gone")[0]
+        assert "gone" in down["status"] and any("board gone" in text for text, _ in down["lines"])
+        snap = s.json("snapshot.json")
+        assert not snap["connected"] and "waiting for it" in snap["status"]
+        time.sleep(1.5)
+        at = len(events())
+        time.sleep(1.5)
+        assert len(events()) == at  # nothing reaches the page while the cable is out
+        last = max(m["seq"] for m in events())
+        status, reply = s.control({"cmd": "replug"}, s.secret)
+        assert status == 200 and reply["ok"], reply
+        s.wait_for(lambda: s.json("snapshot.json")["connected"], 30, "the board back")
+        s.wait_for(lambda: any(m["seq"] > last + 3 for m in events()), 60, "the game going on")
+        assert v.has(lambda m: m.get("type") == "link" and "re-syncing" in m["status"]
+                     and any("the board is back" in text for text, _ in m["lines"]))
+        assert v.has(lambda m: m.get("type") == "hello" and m["connected"] and m["status"] == "live")
+        # the same game goes on: no new game, no stop; every event in order from the board's journal
+        assert not v.has(lambda m: m.get("type") == "hello" and m.get("seq") == 0)
+        assert not v.has(lambda m: any("stopped" in text for text, _ in m.get("lines") or ()))
+        seqs = [m["seq"] for m in events() if "undone" not in m]
+        assert all(b > a for a, b in zip(seqs, seqs[1:])), seqs
+        out = s.out()
+        assert "board gone: waiting for it to come back" in out and "the board is back" in out
+        contiguous(v)
+        v.close()

@@ -137,3 +137,27 @@ def test_a_late_result_entered_from_its_record(tmp_path: Path) -> None:
         == tour.seat_players(g)
     r = cardtable("tournament", "result", str(d), g["id"], str(rec))
     assert r.returncode == 2 and "already has a result" in r.stderr
+
+
+def test_the_referee_process_gives_the_referees_verdict_and_survives_a_crash(tmp_path: Path) -> None:
+    from cardtable import referee as rules_referee
+    from cardtable_host.refworker import Worker
+    from cardtable_host.reporter import bot_game
+
+    lines, scores = bot_game(3)
+    good = tmp_path / "good.jsonl"
+    good.write_text("\n".join(lines) + "\n")
+    torn = tmp_path / "torn.jsonl"
+    torn.write_text("\n".join(lines[:5]) + "\n{\"act\": \n")
+    w = Worker()
+    try:
+        v = w.verdict(str(good))
+        assert v == json.loads(json.dumps(rules_referee.referee(lines))) and v["scores"][:2] == scores
+        assert "not valid" in w.verdict(str(torn))["error"]
+        assert "cannot read" in w.verdict(str(tmp_path / "gone.jsonl"))["error"]
+        assert w.proc is not None
+        w.proc.kill()  # the referee's process dies: the next record starts another
+        w.proc.wait()
+        assert w.verdict(str(good))["over"] and w.proc.poll() is None
+    finally:
+        w.close()

@@ -1,7 +1,9 @@
 """The director's page in Debian's headless Chromium (Selenium): tables live, the standings
-as games finish, the next round's pairings; the director's credential required."""
+as games finish, the next round's pairings, a correction made on the page (audited, the
+standings following); the director's credential required."""
 from __future__ import annotations
 
+import json
 import shutil
 import time
 import urllib.error
@@ -86,6 +88,46 @@ def test_director_page_follows_the_evening(tmp_path: Path) -> None:
         assert rows == expect
         prizes = driver.execute_script("return document.getElementById('prizes').innerText")
         assert "First Place Team: $200 ($100 each)" in prizes and "Second Place Team: Wine Gift Baskets" in prizes
+        # a correction from the page: the first game's scores the other way round, audited
+        g = tour.state["rounds"][0]["games"][0]
+        was = tour.outcomes()[g["id"]]["scores"]
+        no_cookie = urllib.request.Request(base + "correct", data=json.dumps(
+            {"game": g["id"], "scores": [0, 0]}).encode(), method="POST")
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(no_cookie)
+        assert refused.value.code == 403
+        from selenium.webdriver.support.ui import Select
+
+        Select(driver.find_element("id", "c-game")).select_by_value(g["id"])
+        labels = [driver.find_element("id", "c-team%d" % i).text for i in (0, 1)]
+        assert labels == [tour.team_name(t) for t in g["teams"]]
+        for field, text in (("c-s0", str(was[1])), ("c-s1", str(was[0])), ("c-reason", "scores entered the wrong way round")):
+            driver.find_element("id", field).send_keys(text)
+        by = driver.find_element("id", "c-by")
+        by.clear()
+        by.send_keys("TD Ann")
+        driver.find_element("css selector", "#correct button").click()
+        wait(driver, "return document.getElementById('c-said').textContent.startsWith('corrected')", what="the answer")
+        fixed = [e for e in tour.log() if e["kind"] == "correction"]
+        assert len(fixed) == 1 and fixed[0]["game"] == g["id"] and fixed[0]["scores"] == [was[1], was[0]]
+        assert fixed[0]["before"] == was and fixed[0]["by"] == "TD Ann" and fixed[0]["at"]
+        assert fixed[0]["reason"] == "scores entered the wrong way round"
+        expect = [[str(r[k]) for k in ("rank", "name", "played", "won", "lost", "points_for", "points_against")]
+                  for r in tour.standings()]
+        assert expect != rows  # the winner changed hands
+        table_js = "return [...document.querySelectorAll('#standings tbody tr')].map(r => [...r.cells].map(c => c.textContent))"
+        end = time.monotonic() + 30
+        while driver.execute_script(table_js) != expect and time.monotonic() < end:
+            time.sleep(0.1)
+        assert driver.execute_script(table_js) == expect
+        wait(driver, "return document.getElementById('c-game').selectedOptions[0].textContent.endsWith('%d - %d')"
+             % (was[1], was[0]), what="the corrected game in the list")
+        # a correction the director's service refuses is answered on the page, and changes nothing
+        said = driver.execute_async_script(
+            "const done = arguments[0]; fetch('correct', {method: 'POST', body: JSON.stringify("
+            "{game: 'no-such-game', scores: [1, 2]})}).then(r => r.json().then(j => done([r.status, j])))")
+        assert said[0] == 400 and not said[1]["ok"] and "no game" in said[1]["error"]
+        assert len([e for e in tour.log() if e["kind"] == "correction"]) == 1
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(ARTIFACTS / "tournament-director.png"))
     finally:

@@ -85,6 +85,8 @@ def test_broker_crash_and_a_table_offline_lose_nothing(evening) -> None:  # type
             time.sleep(0.5)
             b.start()
         if rnd == 3 and stage == "start":
+            # round 2's result acknowledged first (the director counts before the table hears so)
+            assert mqttwire.wait_for(lambda: ev.tables[2].pending() == 0, 10)
             ev.tables[2].go_offline()
         if rnd == 3 and stage == "end":
             seen["buffered"] = ev.tables[2].pending()
@@ -103,6 +105,9 @@ def test_broker_crash_and_a_table_offline_lose_nothing(evening) -> None:  # type
                for e in results]
     assert recompute(records) == as_tuples(snap["standings"]) == as_tuples(Tournament(tour.dir).standings())
     assert snap["decided"] == 15 and snap["round"] is None
+    # the referee read every record after it counted, and bore each out
+    assert snap["refereeing"] == []
+    assert sorted(e["game"] for e in tour.log() if e["kind"] == "refereed" and e["ok"]) == sorted(tour.games)
 
 
 def test_rogue_clients_replays_and_a_dispute_are_refused_and_logged(evening) -> None:  # type: ignore[no-untyped-def]
@@ -174,6 +179,9 @@ def test_a_game_on_the_virtual_board_is_reported_and_counted(evening) -> None:  
         g = next(g for g in tour.state["rounds"][0]["games"] if g["table"] == 2)
         p = play_virtual(t2, g["id"], 4)
         assert mqttwire.wait_for(lambda: g["id"] in tour.outcomes(), 20)
+        # the referee reads the board's journal as it came (checksums, sequence numbers) and agrees
+        assert mqttwire.wait_for(lambda: any(e["kind"] == "refereed" and e["game"] == g["id"] and e["ok"]
+                                             for e in tour.log()), 20), tour.log()[-1]
         o = tour.outcomes()[g["id"]]
         lines = Path(o["record"]).read_text().splitlines()
         v = rules_referee.referee(lines)
@@ -182,4 +190,41 @@ def test_a_game_on_the_virtual_board_is_reported_and_counted(evening) -> None:  
         assert d.status[2]["state"] == "finished"
     finally:
         t2.stop()
+        d.stop()
+
+
+def test_a_result_counts_at_once_and_the_referee_flags_one_its_record_does_not_bear_out(evening) -> None:  # type: ignore[no-untyped-def]
+    from cardtable_host.reporter import bot_game
+
+    tour, creds, b = evening
+    d = Director(tour, "127.0.0.1", b.port, creds["director"]).start()
+    t1 = Reporter(tour, 1, "127.0.0.1", b.port, creds["table1"]).start()
+    try:
+        g1, g2 = [g for rnd in tour.state["rounds"][:2] for g in rnd["games"] if g["table"] == 1]
+        good = t1.play(g1["id"], 7)
+        lines, scores = bot_game(8)
+        told = [scores[1], scores[0]]  # the table's host claims the other order: the record says not
+        t1.finish(g2["id"], lines, told)
+        assert mqttwire.wait_for(lambda: len([e for e in tour.log() if e["kind"] == "refereed"]) == 2, 30)
+        log = tour.log()
+        kinds = [(e["kind"], e["game"]) for e in log if e["kind"] in ("result", "refereed")]
+        # each result counted first (acknowledged, in the standings), the referee's verdict after it
+        assert kinds.index(("result", g1["id"])) < kinds.index(("refereed", g1["id"]))
+        assert kinds.index(("result", g2["id"])) < kinds.index(("refereed", g2["id"]))
+        assert t1.pending() == 0
+        verdicts = {e["game"]: e for e in log if e["kind"] == "refereed"}
+        assert verdicts[g1["id"]]["ok"] and verdicts[g1["id"]]["scores"] == good["scores"]
+        bad = verdicts[g2["id"]]
+        assert not bad["ok"] and bad["scores"] == scores and "not the record's" in bad["why"]
+        # the game the referee does not bear out leaves the standings and waits for the director
+        assert g1["id"] in tour.outcomes() and g2["id"] not in tour.outcomes()
+        assert [(x["game"], x["disputed_by"]) for x in tour.disputes()] == [(g2["id"], "the referee")]
+        r = cardtable("tournament", "disputes", str(tour.dir))
+        assert "disputed by the referee (the scores %s are not the record's %s)" % (told, scores) in r.stdout
+        assert mqttwire.wait_for(lambda: not d.snapshot()["refereeing"], 5)
+        cardtable("tournament", "correct", str(tour.dir), g2["id"], str(scores[0]), str(scores[1]),
+                  "--by", "TD", "--reason", "the record")
+        assert tour.outcomes()[g2["id"]]["scores"] == scores and not tour.disputes()
+    finally:
+        t1.stop()
         d.stop()

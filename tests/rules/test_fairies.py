@@ -9,7 +9,7 @@ from support import raises, stepped
 
 from cardtable import games
 from cardtable.cards import fairies as fc
-from cardtable.games import IllegalAction
+from cardtable.games.base import IllegalAction
 from cardtable.games.fairies import (DEFAULT_VALUES, Fairies, can_join, deck_table, parse_tagged,
                                      parse_value, score_parade, values_from_tags)
 from cardtable.rng import Random

@@ -5,7 +5,7 @@ from support import MICROPYTHON, raises, stepped
 
 from cardtable import games
 from cardtable.cards import standard as std
-from cardtable.games import IllegalAction
+from cardtable.games.base import IllegalAction
 from cardtable.games.fortyfives import FortyFives
 from cardtable.rng import Random
 

@@ -5,7 +5,7 @@ from support import raises, stepped
 
 from cardtable import games
 from cardtable.cards import standard as std
-from cardtable.games import IllegalAction
+from cardtable.games.base import IllegalAction
 from cardtable.games.nerts import SHAPES, Nerts
 from cardtable.rng import Random
 

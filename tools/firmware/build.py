@@ -91,7 +91,8 @@ def version() -> str:
 
 def frozen_inputs() -> list[Path]:
     """Every repository file the image is built from: what is frozen and how it is built."""
-    files = [MANIFEST, FIRMWARE / "main.py", Path(__file__).resolve()]
+    files = [MANIFEST, FIRMWARE / "main.py", Path(__file__).resolve(),
+             Path(__file__).resolve().parent / "boardfiles.py"]
     files += [p for p in PACKAGE.rglob("*.py") if "__pycache__" not in p.parts]
     files += [p for p in USERMOD.iterdir() if p.is_file()]
     return sorted(set(files))

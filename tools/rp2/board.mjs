@@ -24,7 +24,9 @@
 //   request ({"id": ..., "ok": true, ...} | {"id": ..., "ok": false, "error": "..."}), and
 //   unsolicited {"event": "mode", "mode": "table" | "repl" | "stopped"} lines (told from the
 //   serial output: a link message, or a REPL prompt).
-//   Requests: reset {repl}, powercut {off_ms, in_ns | op_kind: "erase" | "program", frac},
+//   Requests: reset {repl}, powercut {off_ms, in_ns | op_kind: "erase" | "program", frac, skip,
+//   reboot: {in_ns | op_kind, frac, skip}} (reboot: cut the chip that boots next again, before
+//   its table is up; the reply comes once that cut fell, reboot_at_ns, or missed, null),
 //   press {button, hold_ms}, hold {button, down}, pixels, tone, status, sync, quit, and the
 //   devices' ops.
 
@@ -270,9 +272,17 @@ export class Board {
     if (cause === 'power') {
       const cut = this.cut;
       this.cut = null;
-      if (cut?.req) this.reply(cut.req, { at_ns: chip.nanos, flash_ops: chip.flashOps });
+      const first = cut?.boot ? cut.boot.first : { at_ns: chip.nanos, flash_ops: chip.flashOps };
+      const again = cut?.boot ? null : cut?.req?.reboot;
+      if (cut?.boot) this.reply(cut.boot.req, { ...first, reboot_at_ns: chip.nanos, reboot_flash_ops: chip.flashOps });
+      else if (cut?.req && !again) this.reply(cut.req, first);
       const off = cut?.off_ms ?? 0;
-      if (off >= 0) this.timer = setTimeout(() => this.powerOn(), off);
+      if (off >= 0) {
+        this.timer = setTimeout(() => {
+          this.powerOn();
+          if (again) this.armBootCut(again, { req: cut.req, first });
+        }, off);
+      }
       return;
     }
     this.powerOn(carry);
@@ -296,9 +306,16 @@ export class Board {
 
   setMode(mode) {
     if (this.mode === mode) return;
+    if (this.mode === 'boot' && this.chip) this.bootNs = this.chip.nanos; // power-on to table or REPL
     this.mode = mode;
     if (mode !== 'boot') this.notify({ event: 'mode', mode });
     if (mode === 'table' || mode === 'repl') {
+      const boot = this.cut?.boot;
+      if (boot) { // the chip came up before the boot cut fell: it never will
+        this.cut.cancel();
+        this.cut = null;
+        this.reply(boot.req, { ...boot.first, reboot_at_ns: null });
+      }
       const waiting = this.pendingReset || [];
       this.pendingReset = null;
       for (const req of waiting) this.reply(req, { mode });
@@ -378,6 +395,7 @@ export class Board {
           mode: this.mode,
           boots: this.boots,
           last_stop: this.lastCause,
+          boot_ns: this.bootNs ?? null,
           emulated_ns: chip ? chip.nanos : null,
           cycles: chip ? chip.mcu.core.cycles : null,
           flash_ops: chip ? chip.flashOps : null,
@@ -410,22 +428,34 @@ export class Board {
   }
 
   // Cut the power part-way through the next flash erase or program: frac of its time;
-  // skip: let that many of them finish first.
+  // skip: let that many of them finish first. Returns what disarms it.
   armFlashCut(kind, frac, skip = 0) {
     if (kind !== 'erase' && kind !== 'program') throw new Error('op_kind: erase or program');
     const chip = this.chip;
     let left = skip;
-    const wrap = (name) => {
-      const orig = chip[name].bind(chip);
-      chip[name] = (...args) => {
-        orig(...args);
-        if (left-- > 0) return;
-        chip[name] = orig;
-        const b = chip.busy;
-        chip.stopAt(b.start + Math.max(1, Math.floor((b.end - b.start) * frac)));
-      };
+    const orig = chip[kind];
+    chip[kind] = (...args) => {
+      orig.apply(chip, args);
+      if (left-- > 0) return;
+      chip[kind] = orig;
+      const b = chip.busy;
+      chip.stopAt(b.start + Math.max(1, Math.floor((b.end - b.start) * frac)));
     };
-    wrap(kind);
+    return () => { chip[kind] = orig; };
+  }
+
+  // The chip just powered on: cut it again while it boots (spec: {in_ns} after power-on, or
+  // {op_kind, frac, skip} inside a flash operation). setMode disarms it once the table is up.
+  armBootCut(spec, boot) {
+    const chip = this.chip;
+    let cancel;
+    if (spec.in_ns !== undefined) {
+      chip.stopAt(chip.nanos + Number(spec.in_ns));
+      cancel = () => chip.stopAt(Infinity);
+    } else {
+      cancel = this.armFlashCut(spec.op_kind, Number(spec.frac ?? 0.5), Number(spec.skip ?? 0));
+    }
+    this.cut = { off_ms: 0, req: null, boot, cancel };
   }
 
   async loadDevices() {

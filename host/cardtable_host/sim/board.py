@@ -126,6 +126,12 @@ class VirtualBoard:
     on it holds a card code (a person tagging a deck).
     """
 
+    # What a program driving the board may wait, in wall seconds: the boot to the table, a
+    # command's answer on the link, the board's judgement of a card laid on a reader.
+    BOOT_S = 60.0
+    LINK_S = 10.0
+    JUDGE_S = 20.0
+
     def __init__(self, board: str | None = "pico-i2c-4seat", flash_dir: str | os.PathLike[str] | None = None,
                  game: str | None = None, layout: str | None = None, install: bool | None = None,
                  mpy: bool = True, heap: str = "192k", period_ms: float = 1, steps_per_tick: int = 1,

@@ -31,8 +31,6 @@ from cardtable.rng import Random
 from cardtable_host.link import CommandError, Link
 from cardtable_host.sim.table import VirtualTable
 
-# Games whose board deals a hand itself, unseen, as soon as a deal is due.
-AUTO_DEAL = ("fortyfives",)
 LINE_LIMIT = 1000  # the board's link lines are at most 1024 bytes (cardtable/link.py LINE_MAX)
 MISTAKE_ONE_IN = 10
 MAX_REJECTED = 20  # bot actions the board rejects in a row before the simulation gives up
@@ -90,8 +88,8 @@ class Bots:
         """
         want = {"game": self.game_id, "seats": self.seats, "dealer": dealer, "rules": rules or {}}
         header = (hello or {}).get("game")
-        # A board that dealt at boot by itself (AUTO_DEAL) is at the start of that game too.
-        fresh = (0, 1) if self.game_id in AUTO_DEAL else (0,)
+        # A board that dealt at boot by itself (the game's AUTO_DEAL) is at the start of that game too.
+        fresh = (0, 1) if getattr(games.game_class(self.game_id), "AUTO_DEAL", False) else (0,)
         if (hello is not None and hello.get("seq") in fresh and header == want
                 and hello.get("layout") == self.table.layout.name):
             current = [g["number"] for g in self.link.games() if g.get("current")]
@@ -354,7 +352,7 @@ class Bots:
         if pad is not None:
             return self._deal_across(pad)
         self.pending_deal = action
-        if self.game_id in AUTO_DEAL:
+        if getattr(g, "AUTO_DEAL", False):
             # The board deals unseen by itself, at once: follow its deal event.
             self._await(lambda m: m.get("type") == "event" and "_shadow_action" in m
                         and m["_shadow_action"][1] == "deal", "the board's deal")

@@ -14,6 +14,14 @@ power goes; a new chip boots from the flash as the cut left it, and then:
 - the board resumes exactly: its seq is the journal's, its view of the game is the view the
   host computes from those actions.
 
+Two more kinds cut where the journal is not appending: ``reboot`` cuts as above, then cuts the
+chip that boots from that flash again before its table is up (at a random time of its boot -
+the replay, the repair of a torn tail - or inside one of its flash operations), so a third
+chip resumes from what two cuts left; ``new`` cuts inside a ``new`` command (the new journal
+file, the header, dropping the oldest game): an accepted ``new`` is the current game after the
+reboot; one never answered is either not there (the old game resumes, exact) or there whole;
+the game it replaced stays in the journal, every accepted line of it.
+
 ``run(board, link, trials, seed)`` returns the tally that the test asserts and ``make bench``
 prints.
 """
@@ -29,10 +37,12 @@ from typing import Any
 from cardtable import games, record
 from cardtable.rng import Random
 
-KINDS = ("time", "erase", "program")
+KINDS = ("time", "erase", "program", "reboot", "new")
 ACT_TIMEOUT = 60.0  # wall seconds an answer may take (an answer lost to a cut waits this long)
-TIME_NS = 300_000_000
-SKIP = {"erase": 3, "program": 8}  # the cut falls in one of the next few: data or metadata commits  # a cut at a random time within the next ~2 actions (emulated ns)
+TIME_NS = 300_000_000  # a cut at a random time within the next ~2 actions (emulated ns)
+SKIP = {"erase": 3, "program": 8}  # the cut falls in one of the next few: data or metadata commits
+NEW_OPS = {"erase": 1, "program": 2}  # flash operations of a `new` (measured on the rp2 board)
+BOOT_NS = 1_500_000_000  # a boot's emulated length until the first one is measured
 
 
 class Trial:
@@ -45,11 +55,16 @@ class Trial:
         self.inflight = False  # an action sent and not answered
         self.kept = False  # ... and the journal has it
         self.skip = 0  # erase/program: that many finished before the cut one
+        self.reboot: dict[str, Any] | None = None  # reboot: the second cut, in the boot
+        self.reboot_fell: bool | None = None  # ... and whether it fell before the table was up
+        self.new = ""  # new: "accepted", "kept" (done, its answer lost), "dropped" (not done)
         self.error = ""
 
     def outcome(self) -> str:
         if self.error:
             return "FAILED"
+        if self.new:
+            return "new game " + self.new
         if not self.inflight:
             return "between actions"
         return "in-flight action kept" if self.kept else "in-flight action dropped"
@@ -90,6 +105,7 @@ class Cutter:
         self.lines: list[dict[str, Any]] = []  # the journal's lines as the host expects them
         self.next: Any = None  # the next action to play (kept until the board accepts it)
         self.games = 0
+        self.boot_ns = BOOT_NS  # the last boot's length (emulated ns from power-on to the table)
 
     def new_game(self) -> None:
         self.link.new(self.game_id, seats=self.seats)
@@ -109,22 +125,48 @@ class Cutter:
         self.lines.append(_line(obj, len(self.lines)))
         self.next = None
 
+    def _arm(self, t: Trial, how: str, skips: int = 0) -> Any:
+        """Arm t's cut (how: time, erase or program, in one of the next skips operations) on
+        the running board; its future."""
+        if how == "time":
+            t.where = self.cuts.randrange(TIME_NS)
+            return self.pool.submit(self.board.power_cut_at, in_ns=int(t.where), reboot=t.reboot)
+        t.where = self.cuts.uniform(0.001, 0.999)
+        t.skip = self.cuts.randrange(skips or SKIP[how])
+        return self.pool.submit(self.board.power_cut_at, op_kind=how, frac=t.where, skip=t.skip, reboot=t.reboot)
+
+    def _boot_cut(self) -> dict[str, Any]:
+        """Where the reboot's second cut falls: a random time of the boot (the replay), or
+        inside one of its first page programs (a boot writes only to repair: a torn tail, a
+        new game's file without its header)."""
+        if self.cuts.randrange(4):
+            return {"in_ns": self.cuts.randrange(self.boot_ns * 9 // 10)}  # boots differ a little
+        return {"op_kind": "program", "frac": self.cuts.uniform(0.001, 0.999), "skip": self.cuts.randrange(2)}
+
+    def _booted(self) -> None:
+        """Wait for the table of the chip booted after a cut; note how long its boot took."""
+        self.board.wait_mode(("table",), 120)
+        ns = self.board.status().get("boot_ns")
+        if ns:
+            self.boot_ns = int(ns)
+
     def trial(self, kind: str) -> Trial:
         """Arm one cut, play until it falls, check what the new chip resumed."""
+        if kind == "new":
+            return self.new_trial()
         if self.game is None or self.game.over:
             self.new_game()
-        if kind == "time":
-            t = Trial(kind, self.cuts.randrange(TIME_NS))
-            cut = self.pool.submit(self.board.power_cut_at, in_ns=int(t.where))
-        else:
-            t = Trial(kind, self.cuts.uniform(0.001, 0.999))
-            t.skip = self.cuts.randrange(SKIP[kind])
-            cut = self.pool.submit(self.board.power_cut_at, op_kind=kind, frac=t.where, skip=t.skip)
+        t = Trial(kind, 0)
+        how = kind
+        if kind == "reboot":
+            t.reboot = self._boot_cut()
+            how = self.cuts.choice(("time", "erase", "program", "program"))
+        cut = self._arm(t, how)
         sent: Any = None
         while not cut.done():
             if self.game.over:
                 time.sleep(0.05)  # nothing left to play: wait for the time cut (a write never comes)
-                if kind != "time":
+                if how != "time":
                     break
                 continue
             action = self._action()
@@ -144,8 +186,10 @@ class Cutter:
             self.board.power_cut()
             cut.cancel()
         else:
-            cut.result()
-        self.board.wait_mode(("table",), 120)
+            reply = cut.result()
+            if t.reboot is not None:
+                t.reboot_fell = reply.get("reboot_at_ns") is not None
+        self._booted()
         if sent is not None:
             t.inflight = True
             try:
@@ -156,6 +200,79 @@ class Cutter:
             except Exception:  # noqa: BLE001 - no answer: the action is in flight
                 pass
         self._check(t)
+        return t
+
+    def new_trial(self) -> Trial:
+        """A few actions, then a cut inside a `new` command (its file, its header, the oldest
+        game dropped); check both games after the reboot."""
+        if self.game is None or self.game.over:
+            self.new_game()
+        for _ in range(self.cuts.randrange(4)):  # the game it replaces has some lines
+            if self.game.over:
+                break
+            action = self._action()
+            self.link.command("act", ACT_TIMEOUT, True, action=record.encode(self.game, action))
+            self._accept(action)
+        old = [g["number"] for g in self.link.games() if g.get("current")]
+        old_lines = list(self.lines)
+        t = Trial("new", 0)
+        if self.cuts.randrange(2):
+            t.reboot = self._boot_cut()  # and again while the next chip boots (and repairs)
+        # A new game's file and header are two page programs; an erase comes now and then
+        # (littlefs compacting its metadata, the oldest game dropped).
+        how = self.cuts.choice(("program", "program", "program", "erase"))
+        cut = self._arm(t, how, NEW_OPS[how])
+        time.sleep(0.05)  # armed before the command reaches the chip
+        sent = self.pool.submit(self.link.command, "new", ACT_TIMEOUT, True, game=self.game_id, seats=self.seats)
+        while not cut.done():
+            if sent.done() and sent.exception() is not None:
+                raise RuntimeError("the board refused a new game: %s" % sent.exception())
+            if sent.done():
+                break  # the new game was written without reaching the armed operation: cut now
+            time.sleep(0.002)
+        if not cut.done():
+            self.board.power_cut()
+            cut.cancel()
+        else:
+            reply = cut.result()
+            if t.reboot is not None:
+                t.reboot_fell = reply.get("reboot_at_ns") is not None
+        self._booted()
+        try:
+            sent.result(timeout=0.5)
+            answered = True
+        except Exception:  # noqa: BLE001 - no answer: the new game is in flight
+            answered = False
+        hello = self.link.hello(timeout=30)
+        kept = self.link.games()
+        current = [g["number"] for g in kept if g.get("current")]
+        if old and old[0] in [g["number"] for g in kept]:
+            got = _parsed(self.link.log(old[0], timeout=60))
+            if got != old_lines:
+                t.error = "the replaced game's journal has %d lines, the host accepted %d" % (len(got), len(old_lines))
+                return t
+        elif old:
+            t.error = "the replaced game %d is gone from the journal" % old[0]
+            return t
+        if current == old:
+            if answered:
+                t.error = "the board answered the new game, then resumed the old one"
+                return t
+            t.new = "dropped"
+            self.lines = old_lines
+        else:
+            got = _parsed(self.link.log(timeout=60))
+            fresh = games.load(self.game_id, seats=self.seats)
+            if got != [_line(record.header(fresh), 0)]:
+                t.error = "the new game's journal is not its header alone: %r" % (got[:3],)
+                return t
+            t.new = "accepted" if answered else "kept"
+            self.game, self.lines, self.next = fresh, got, None
+            self.games += 1
+        if hello.get("seq") != len(self.lines) - 1:
+            t.error = "the board resumed at seq %s, its journal has %d actions" % (hello.get("seq"), len(self.lines) - 1)
+        elif self.link.state()["view"] != _view(self.game):
+            t.error = "the board's view after the reboot is not the game of its journal"
         return t
 
     def _check(self, t: Trial) -> None:
@@ -189,7 +306,7 @@ def run(board: Any, link: Any, trials: int, seed: int = 1, game_id: str = "calif
     """Run trials cuts (kinds in turn) on a board running the table; the tally."""
     c = Cutter(board, link, game_id, seats, seed)
     out: dict[str, Any] = {"trials": 0, "by_kind": {k: 0 for k in KINDS}, "outcomes": {}, "failures": [],
-                           "games": 0, "wall_s": 0.0, "log": []}
+                           "reboot_cuts": {"fell": 0, "missed": 0}, "games": 0, "wall_s": 0.0, "log": []}
     t0 = time.monotonic()
     lock = threading.Lock()
     try:
@@ -201,7 +318,9 @@ def run(board: Any, link: Any, trials: int, seed: int = 1, game_id: str = "calif
                 out["by_kind"][kind] += 1
                 o = t.outcome()
                 out["outcomes"][o] = out["outcomes"].get(o, 0) + 1
-                out["log"].append([kind, t.where, t.skip, t.accepted, o])
+                if t.reboot_fell is not None:
+                    out["reboot_cuts"]["fell" if t.reboot_fell else "missed"] += 1
+                out["log"].append([kind, t.where, t.skip, t.accepted, o, t.reboot, t.reboot_fell])
                 if t.error:
                     out["failures"].append({"trial": i, "kind": kind, "where": t.where, "skip": t.skip,
                                             "error": t.error})

@@ -14,7 +14,8 @@ layout) in ``$XDG_CACHE_HOME/cardtable/rp2``, so the next fresh board starts fro
 - ``flash_dir``: a directory holding ``flash.bin`` (the chip's 2 MB flash), kept across
   restarts and read by a new chip after a power cut; None: a fresh flash each time.
 - ``image``: the UF2 (default: the frozen image ``build/firmware/cardtable-pico.uf2`` when it
-  has been built, else the stock MicroPython image in the shared rp2 directory).
+  has been built - refused unless its build hash is this checkout's, so an edited tree never
+  runs an old image - else the stock MicroPython image in the shared rp2 directory).
 - ``devices``: JS modules for the buses (readers), see tools/rp2/board.mjs; default: every
   module in tools/rp2/devices/.
 - ``speed``: emulated time at most this many times wall time (0: no limit; default
@@ -39,7 +40,7 @@ BOARD_MJS = REPO_ROOT / "tools" / "rp2" / "board.mjs"
 DEVICES_DIR = REPO_ROOT / "tools" / "rp2" / "devices"
 ENV_SPEED = "CARDTABLE_RP2_SPEED"  # default speed (0: as fast as the emulator goes; tests)
 ENV_BUS_FD = "CARDTABLE_RP2_BUS_FD"  # the readers' socket, for tools/rp2/devices/readers.mjs
-ENV_RP2_DIR = "CARDTABLE_RP2_DIR"  # the shared rp2 directory (stock UF2, bootrom)
+ENV_SHARED = "CARDTABLE_SHARED"  # the shared folder: rp2/ holds the stock UF2 and the bootrom
 ENV_CACHE = "XDG_CACHE_HOME"
 BOOTROM = "rp2040-bootrom-b1.bin"
 STOCK_UF2 = "RPI_PICO-v1.27.0.uf2"
@@ -50,9 +51,11 @@ CACHE_KEEP = 24  # installed flashes kept in the cache
 
 
 def rp2_dir() -> Path:
-    """Where the stock image and the bootrom are: $CARDTABLE_RP2_DIR, else ../shared/rp2."""
-    env = os.environ.get(ENV_RP2_DIR)
-    return Path(env) if env else REPO_ROOT.parent / "shared" / "rp2"
+    """Where the stock image and the bootrom are: rp2/ in the shared folder ($CARDTABLE_SHARED,
+    else ../shared), as for `make firmware`."""
+    from cardtable_host.imageinstall import build_tool
+
+    return Path(build_tool().shared_dir()) / "rp2"
 
 
 def bootrom_path() -> Path:
@@ -76,8 +79,33 @@ def missing() -> str | None:
         return "rp2040js is not installed (run `make setup`)"
     for p in (bootrom_path(), rp2_dir() / STOCK_UF2):
         if not p.exists():
-            return "%s is missing (set %s to the directory holding the rp2 bootrom and image)" % (p, ENV_RP2_DIR)
+            return "%s is missing (set %s to the folder holding rp2/)" % (p, ENV_SHARED)
     return None
+
+
+def stale_image(image: Path) -> str | None:
+    """Why image, a cardtable image, is not this checkout's build (None: it is, or it is not a
+    cardtable image); one line naming `make firmware`."""
+    from cardtable_host import uf2
+    from cardtable_host.imageinstall import build_tool
+
+    tool = build_tool()
+    try:
+        got = uf2.image_version(image)
+        want = tool.build_hash()
+    except (uf2.Uf2Error, OSError, tool.BuildError) as e:
+        return "cannot check the build of %s: %s" % (image, str(e).splitlines()[0])
+    if got is None or got[1] == want:
+        return None
+    return "%s is build %s, not this checkout's build %s: run `make firmware`" % (
+        _shown(image), got[1], want)
+
+
+def _shown(p: Path) -> str:
+    try:
+        return p.resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return str(p)
 
 
 def _cache_dir() -> Path:
@@ -105,6 +133,12 @@ def _keep(flash: Path, cached: Path) -> None:
 class Rp2Board(VirtualBoard):
     """An emulated Pico running the table, its USB serial on a pty at ``.port``."""
 
+    # An emulated chip runs at 0.05-0.4x a Pico (a busy machine: the lower end); a judgement
+    # takes ~0.25 s of emulated time.
+    BOOT_S = 300.0
+    LINK_S = 60.0
+    JUDGE_S = 120.0
+
     def __init__(self, board: str | None = "pico-i2c-4seat", flash_dir: str | os.PathLike[str] | None = None,
                  game: str | None = None, layout: str | None = None, install: bool | None = None,
                  image: str | os.PathLike[str] | None = None, speed: float | None = None,
@@ -113,6 +147,7 @@ class Rp2Board(VirtualBoard):
         VirtualBoard.__init__(self, board=board, flash_dir=flash_dir, game=game, layout=layout,
                               install=install, repl=repl, echo_stderr=echo_stderr)
         self.image = Path(image) if image is not None else default_image()
+        self.check_build = image is None and self.image == FROZEN_UF2  # the checkout's image: must be current
         self.speed = float(os.environ.get(ENV_SPEED) or 1.0) if speed is None else speed
         self.devices = default_devices() if devices is None else tuple(devices)
         self.trace = trace
@@ -186,6 +221,10 @@ class Rp2Board(VirtualBoard):
 
     def start(self, timeout: float = 60) -> "Rp2Board":
         """Start the chip (installing the firmware on a fresh flash first); wait for the table or REPL."""
+        if self.check_build:
+            stale = stale_image(self.image)
+            if stale:
+                raise BoardError(stale)
         flash = self.flash_file()
         flash.parent.mkdir(parents=True, exist_ok=True)
         if not flash.exists() or self.install:
@@ -358,10 +397,13 @@ class Rp2Board(VirtualBoard):
         self.period_ms = ms
 
     def power_cut_at(self, in_ns: int | None = None, op_kind: str | None = None, frac: float = 0.5,
-                     off_ms: int = 0, timeout: float = 60, skip: int = 0) -> dict[str, Any]:
+                     off_ms: int = 0, timeout: float = 60, skip: int = 0,
+                     reboot: dict[str, Any] | None = None) -> dict[str, Any]:
         """Cut the power in_ns emulated ns from now, or frac of the way into the next flash
         erase or program (op_kind; skip: after that many more have finished); a new chip boots
-        from the flash as it was (off_ms >= 0)."""
+        from the flash as it was (off_ms >= 0). reboot ({"in_ns": N} after power-on, or
+        {"op_kind", "frac", "skip"}): cut that chip too while it boots, before its table is
+        up (the reply's reboot_at_ns: when, or None when the table came up first)."""
         req: dict[str, Any] = {"op": "powercut", "off_ms": off_ms}
         if in_ns is not None:
             req["in_ns"] = in_ns
@@ -369,6 +411,8 @@ class Rp2Board(VirtualBoard):
             req["op_kind"] = op_kind
             req["frac"] = frac
             req["skip"] = skip
+        if reboot is not None:
+            req["reboot"] = reboot
         reply = self._request(req, timeout=timeout)
         if off_ms >= 0:
             self.wait_mode(("table", "repl"), timeout)

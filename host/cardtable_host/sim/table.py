@@ -45,7 +45,7 @@ class Deck:
         self.game = game
         self.cards = card_deck(cls.DECK)
         codes = [self.cards.fmt(c) for c in cls.CARDS] if hasattr(cls, "CARDS") else []
-        if game == "nerts":
+        if getattr(cls, "OWNED", False):  # one deck per player: the decks of the seats in play
             n = seats or cls.SEATS[0]
             codes = [c for c in codes if int(c.rsplit("#", 1)[1]) < n]
         self.codes = codes

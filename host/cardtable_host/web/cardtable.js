@@ -69,7 +69,7 @@ const Cardtable = (() => {
     if (view.over) {
       const w = view.winner;
       over.textContent = "Game over: " + (w == null ? "a draw" :
-        view.game === "fortyfives" ? "seats " + (w % 2) + " & " + (w % 2 + 2) + " win" : seatName(w, names, players) + " wins");
+        Array.isArray(view.team_scores) ? "seats " + (w % 2) + " & " + (w % 2 + 2) + " win" : seatName(w, names, players) + " wins");
     } else over.textContent = "";
     const fact = (label, value) => facts.append(el("span", {}, label + " ", value));
     fact("game", view.game);

@@ -1,18 +1,25 @@
-"""The games: a registry from game id to rules module, and ``load`` to start one.
+"""The games: a registry from game id to rules module, and ``load`` to start one."""
+# Every game has the same shape (``games/base.py``): ``turn``, ``check``, ``apply``, ``legal``,
+# ``undo``, ``scores``, ``over``, ``winner``, ``view``. (One docstring line: MicroPython keeps
+# docstrings of a .py module in the heap.) The rules' IllegalAction is in games/base.py: the
+# registry imports nothing, so a board file is checked without loading the rules.
 
-Every game has the same shape (``games/base.py``): ``turn``, ``check``, ``apply``, ``legal``,
-``undo``, ``scores``, ``over``, ``winner``, ``view``.
-"""
-from cardtable.games.base import IllegalAction  # noqa: F401
-
-# game id -> (module, class name); modules are imported only when a game is loaded.
+# game id -> (module, class name, table facts). The facts are what a board file is checked
+# against without importing every game; each game class reads its seats here. One string per
+# game ("a tuple per fact" keeps ~1 KB more in the Pico's heap): "seats|zone roles|button
+# meanings|per-seat button verbs|encoder verbs|deal pad", lists comma-separated; a zone role is
+# "role*" (one zone per seat), "role+" (one or more) or "role" (exactly one); "nerts" as a
+# per-seat verb makes buttons "nerts 0", "nerts 1", ...; "deal" if a deal pad may read the deal.
+# table/configcheck.py reads them. Modules are imported only when a game is loaded.
 GAMES = {
-    "nexus": ("cardtable.games.nexus", "Nexus"),
-    "fairies": ("cardtable.games.fairies", "Fairies"),
-    "nonesuch": ("cardtable.games.nonesuch", "Nonesuch"),
-    "nerts": ("cardtable.games.nerts", "Nerts"),
-    "california-jacks": ("cardtable.games.caljacks", "CaliforniaJacks"),
-    "fortyfives": ("cardtable.games.fortyfives", "FortyFives"),
+    "nexus": ("cardtable.games.nexus", "Nexus", "2|play*,indicator||||deal"),
+    "fairies": ("cardtable.games.fairies", "Fairies", "2|nexus,sow,parade*|at up,at down||at|deal"),
+    "nonesuch": ("cardtable.games.nonesuch", "Nonesuch", "3-4|play*,up|bid some,bid most,bid none,"
+                 "suit M,suit S,suit W,suit L,suit Y,suit K|||deal"),
+    "nerts": ("cardtable.games.nerts", "Nerts", "2-8|foundation+,left*||nerts||"),
+    "california-jacks": ("cardtable.games.caljacks", "CaliforniaJacks", "2|play*,up||||deal"),
+    "fortyfives": ("cardtable.games.fortyfives", "FortyFives", "4|play*,kitty|bid 15,bid 20,"
+                   "bid 25,bid 30,pass,trump C,trump D,trump H,trump S|||deal"),
 }
 
 # other names players use for a game -> its id
@@ -23,6 +30,12 @@ ALIASES = {
     "california-jack": "california-jacks", "california": "california-jacks",
     "nexus-fairies": "fairies", "fairy": "fairies", "none-such": "nonesuch", "nertz": "nerts",
 }
+
+
+def seat_range(name):
+    """(fewest, most) players of a game, from its registry entry (its class's SEATS)."""
+    lo, _, hi = GAMES[name][2].split("|", 1)[0].partition("-")
+    return int(lo), int(hi or lo)
 
 
 def game_id(name):
@@ -36,7 +49,7 @@ def game_id(name):
 def game_class(name):
     """The rules class of a game id (or alias); raises ValueError naming the games there are."""
     try:
-        modname, clsname = GAMES[game_id(name)]
+        modname, clsname = GAMES[game_id(name)][:2]
     except KeyError:
         raise ValueError("unknown game %r: the games are %s" % (name, ", ".join(sorted(GAMES))))
     mod = __import__(modname, None, None, [clsname])

@@ -30,6 +30,16 @@ class Game:
     DEAL_PATTERN = ()           # the dealing order across a deal pad: (pile, n) steps; "hands"
                                 # gives n to each seat in turn from the dealer's left, n None
                                 # is the rest of the pack (table/dealpad.py)
+    # What the table does for a game beyond its zone roles (table/inputs.py, controller.py),
+    # set by the games that need them and read with a default (an attribute here would keep
+    # heap on the board for every game): AUTO_DEAL (the table never sees the hands dealt: it
+    # deals them unseen, default False), TIMED (actions carry ms since the round began), LEAD_SUIT
+    # (a lead of several suits waits for a suit button to name one), CONFIRM (the verb a confirm,
+    # tap pad or button, makes mid-hand; default None), OWNED (every player brings a deck; a
+    # card's code names its owner).
+    # Host only, where a game needs them (read with a default too): DEMO_SEED and SIM_SEED,
+    # seeds whose bot games end at a watchable length (cardtable demo, cardtable sim; default
+    # 1), and DEMO_SEATS (default: the fewest).
 
     def __init__(self, seats, dealer=0, rules=None):
         lo, hi = self.SEATS

@@ -30,6 +30,7 @@ Verbs: ``play`` (card). Deal piles: ``hands`` (two lists of 6, either may be nul
 ``up`` (the cut card alone; later draws are then unseen).
 """
 from cardtable.cards import standard as std
+from cardtable.games import seat_range
 from cardtable.games.trick import STOCK, UP, TrickGame
 
 _POINTS = (0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 10, 1, 2, 3)   # by rank: A=4, 10=10, J=1, Q=2, K=3
@@ -46,7 +47,9 @@ class CaliforniaJacks(TrickGame):
 
     ID = "california-jacks"
     DECK = "standard"
-    SEATS = (2, 2)
+    SEATS = seat_range("california-jacks")  # its registry entry (games/__init__.py)
+    DEMO_SEED = 7  # a seed-literal game can run to dozens of hands (the void penalty)
+    SIM_SEED = 171
     CARDS = std.DECK
     OPTIONS = {
         "may_trump_instead_of_following": False,

@@ -75,6 +75,7 @@ from binascii import hexlify
 from cardtable.cards import BadCard
 from cardtable.cards import fairies as fc
 from cardtable.compat import const
+from cardtable.games import seat_range
 from cardtable.games.base import Game
 
 _HIDDEN = const(0)       # where[]: not yet seen (a hidden hand or the hidden deck)
@@ -243,7 +244,8 @@ class Fairies(Game):
 
     ID = "fairies"
     DECK = "fairies"
-    SEATS = (2, 2)
+    SEATS = seat_range("fairies")  # its registry entry (games/__init__.py)
+    CONFIRM = "meditate"
     HAS_DEALER = False
     CARDS = fc.DECK
     OPTIONS = {

@@ -55,6 +55,7 @@ Deal piles: ``hands`` (four lists of 5, any may be null = not seen), ``kitty`` (
 ``stock`` (29 cards, top first; 32 without a kitty). A pile left out is unseen.
 """
 from cardtable.cards import standard as std
+from cardtable.games import seat_range
 from cardtable.games.base import Game
 from cardtable.games.trick import KITTY, OUT, STOCK, UNKNOWN, TrickGame
 
@@ -94,7 +95,10 @@ class FortyFives(TrickGame):
 
     ID = "fortyfives"
     DECK = "standard"
-    SEATS = (4, 4)
+    SEATS = seat_range("fortyfives")  # its registry entry (games/__init__.py)
+    AUTO_DEAL = True  # hands the table never sees dealt: dealt unseen at once
+    CONFIRM = "discard"  # the cards laid on the kitty
+    SIM_SEED = 26
     HAS_DEALER = True
     TEAMS = True
     CARDS = std.DECK

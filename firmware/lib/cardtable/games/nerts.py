@@ -74,9 +74,9 @@ up to 32 foundation piles) is about what one centre within everyone's reach take
 """
 from cardtable.cards import standard as std
 from cardtable.compat import const
+from cardtable.games import seat_range
 from cardtable.games.base import Game
 
-MAX_SEATS = const(8)
 SLOT = const(0)      # where a card sits in a layout
 STACK = const(1)
 PILE = const(2)
@@ -235,10 +235,14 @@ class Nerts(Game):
 
     ID = "nerts"
     DECK = "standard"
-    SEATS = (2, MAX_SEATS)
+    SEATS = seat_range("nerts")  # its registry entry (games/__init__.py)
+    TIMED = True
+    OWNED = True  # AS#2
+    SIM_SEED = 120
+    DEMO_SEATS = 3  # the seed's stated minimum
     HAS_DEALER = False
     TEAMS = False
-    CARDS = tuple(std.owned(c, s) for s in range(MAX_SEATS) for c in std.DECK)
+    CARDS = tuple(std.owned(c, s) for s in range(SEATS[1]) for c in std.DECK)
     OPTIONS = {
         "layout": "seed",
         "stock_turn": 3,

@@ -40,6 +40,7 @@ Verbs: ``play`` (card). Deal piles: ``up`` (the two indicators, round 1's first;
 """
 from cardtable.cards import standard as std
 from cardtable.compat import const
+from cardtable.games import seat_range
 from cardtable.games.trick import KITTY, PLAYED, UP, TrickGame
 
 _LATER = const(205)     # where[]: in a round 2 hand, not yet dealt
@@ -66,7 +67,7 @@ class Nexus(TrickGame):
 
     ID = "nexus"
     DECK = "standard"
-    SEATS = (2, 2)
+    SEATS = seat_range("nexus")  # its registry entry (games/__init__.py)
     CARDS = tuple(c for c in std.DECK_WITH_JOKERS if c >= std.LJ or std.rank(c) == 1
                   or std.rank(c) >= 5)
     OPTIONS = {

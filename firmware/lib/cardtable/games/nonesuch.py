@@ -58,6 +58,7 @@ Verbs (a suit is 0..5 = M S W L Y K in actions, a letter in records):
   card, absent when following.
 """
 from cardtable.cards import decktet as dk
+from cardtable.games import seat_range
 from cardtable.games.trick import OUT, UP, TrickGame
 
 BIDS = ("some", "most", "none")
@@ -74,7 +75,9 @@ class Nonesuch(TrickGame):
 
     ID = "nonesuch"
     DECK = "decktet"
-    SEATS = (3, 4)
+    SEATS = seat_range("nonesuch")  # its registry entry (games/__init__.py)
+    LEAD_SUIT = True
+    SIM_SEED = 254
     CARDS = dk.DECK
     OPTIONS = {
         "most_threshold": 0,

@@ -3,6 +3,7 @@
 The table never imports this module; a game's ``describe`` and ``action_words`` call it, and a
 game module adds the words of its own events on top (see its ``describe``).
 """
+# host only: never imported on the board (tools/firmware/boardfiles.py leaves it out)
 
 
 def show(g, code):

@@ -4,51 +4,23 @@
 import json
 
 from cardtable.compat import const
+from cardtable.games import GAMES
 from cardtable.table.config import Board, ConfigError, Layout
 from cardtable.table.config import reader_label as _reader_label
 
 FORMAT = const(1)
 
-# How many zones a game role needs.
+# How many zones a zone role takes.
 SEAT = const(0)  # one per seat: "play 2"
 ONE = const(1)  # exactly one: "kitty"
 MANY = const(2)  # one or more: "foundation"
 
-# Zone roles each game's rules need; the lead keeps this aligned with the rules modules.
-REQUIRED_ROLES = {
-    "nexus": (("play", SEAT), ("indicator", ONE)),
-    "california-jacks": (("play", SEAT), ("up", ONE)),
-    "fortyfives": (("play", SEAT), ("kitty", ONE)),
-    "nonesuch": (("play", SEAT), ("up", ONE)),
-    "fairies": (("nexus", ONE), ("sow", ONE), ("parade", SEAT)),
-    "nerts": (("foundation", MANY), ("left", SEAT)),
-}
-# Roles any game may add: a tap pad lets a player confirm or undo; a deal pad (not in Nerts,
-# where each player deals their own) reads every card of the deal in the game's order.
+# Each game's seats, zone roles, buttons and encoders are in its registry entry (games/__init__.py).
+# Roles any game may add: a tap pad lets a player confirm or undo; a deal pad (where the entry
+# allows one: not in Nerts, where each player deals their own) reads every card of the deal in
+# the game's order.
 OPTIONAL_ROLES = (("tap", SEAT),)
 DEAL_ROLE = ("deal", ONE)
-GAME_SEATS = {
-    "nexus": (2, 2),
-    "california-jacks": (2, 2),
-    "fortyfives": (4, 4),
-    "nonesuch": (3, 4),
-    "fairies": (2, 2),
-    "nerts": (2, 8),
-}
-# Button meanings per game; the host types whatever the table has no button for.
-BUTTON_INPUTS = {
-    "nexus": (),
-    "california-jacks": (),
-    "fortyfives": ("bid 15", "bid 20", "bid 25", "bid 30", "pass",
-                   "trump C", "trump D", "trump H", "trump S"),
-    "nonesuch": ("bid some", "bid most", "bid none",
-                 "suit M", "suit S", "suit W", "suit L", "suit Y", "suit K"),
-    "fairies": ("at up", "at down"),
-    "nerts": (),
-}
-# Meanings that belong to one seat: "nerts 3" is seat 3's Nerts call.
-SEAT_BUTTON_INPUTS = {"nerts": ("nerts",)}
-ENCODER_INPUTS = {"fairies": ("at",)}
 COMMON_INPUTS = ("confirm", "undo")
 
 # Raspberry Pi Pico: GP0..GP22 and GP26..GP28 are on the header.
@@ -98,6 +70,22 @@ def pins_for(kind, bus_id, signal):
     return [gp for gp in range(30) if on_header(gp) and pin_function(kind, gp) == (bus_id, signal)]
 
 
+def facts(game):
+    """A game's registry facts: ((fewest, most) seats, zone roles ((role, SEAT|ONE|MANY), ...),
+    button meanings, per-seat button verbs, encoder verbs, whether a deal pad may deal)."""
+    seats, zones, buttons, per_seat, encoders, deal = GAMES[game][2].split("|")
+    lo, _, hi = seats.partition("-")
+    roles = []
+    for r in zones.split(","):
+        roles.append((r.rstrip("*+"), SEAT if r[-1] == "*" else MANY if r[-1] == "+" else ONE))
+    return ((int(lo), int(hi or lo)), tuple(roles), _items(buttons), _items(per_seat),
+            _items(encoders), deal == "deal")
+
+
+def _items(text):
+    return tuple(text.split(",")) if text else ()
+
+
 def parse_role(text):
     """'play 2' -> ('play', 2); 'bid some' -> ('bid', 'some'); 'kitty' -> ('kitty', None)."""
     word, _, arg = text.partition(" ")
@@ -108,18 +96,18 @@ def parse_role(text):
     return word, arg
 
 
-def _host_verbs(game, nseats, buttons, encoders):
+def _host_verbs(meanings, seat_verbs, nseats, buttons, encoders):
     have = {}
     for inputs in (buttons, encoders):
         for verb_arg in inputs.values():
             have[verb_arg] = True
     need = []
-    for m in BUTTON_INPUTS.get(game, ()):
+    for m in meanings:
         verb, arg = parse_role(m)
         # (verb, None) is an encoder that covers every value of verb.
         if (verb, arg) not in have and (verb, None) not in have and verb not in need:
             need.append(verb)
-    for verb in SEAT_BUTTON_INPUTS.get(game, ()):
+    for verb in seat_verbs:
         for s in range(nseats):
             if (verb, s) not in have and verb not in need:
                 need.append(verb)
@@ -627,9 +615,9 @@ def _encoders(ck, b, encoders, w, h):
             b.encoders[en] = (pa, pb)
 
 
-def _roles_text(game):
+def _roles_text(need):
     out = []
-    for role, n in REQUIRED_ROLES[game]:
+    for role, n in need:
         out.append(role + (" per seat" if n == SEAT else " (one or more)" if n == MANY else ""))
     return ", ".join(out)
 
@@ -640,13 +628,12 @@ def _layout(ck, b, ln, d):
                                               ("game", "buttons", "encoders")):
         return None
     game = d.get("game", ln)
-    if game not in REQUIRED_ROLES:
-        ck.bad(key, "unknown game %s (games: %s)" % (
-            _show(game), ", ".join(sorted(REQUIRED_ROLES))))
+    if game not in GAMES:
+        ck.bad(key, "unknown game %s (games: %s)" % (_show(game), ", ".join(sorted(GAMES))))
         return None
     start = len(ck.problems)
     seats = d["seats"]
-    lo, hi = GAME_SEATS[game]
+    (lo, hi), need, meanings, seat_verbs, turns, deal_pad = facts(game)
     if not isinstance(seats, list) or not lo <= len(seats) <= hi:
         ck.bad(key + ".seats", "%s is for %s players: expected a list of that many seat numbers,"
                " got %s" % (game, lo if lo == hi else "%d to %d" % (lo, hi), _show(seats)))
@@ -664,7 +651,7 @@ def _layout(ck, b, ln, d):
         ck.bad(key + ".zones", "expected an object: zone -> role")
         zones = {}
     kinds = {}
-    for role, k in REQUIRED_ROLES[game] + OPTIONAL_ROLES + ((DEAL_ROLE,) if game != "nerts" else ()):
+    for role, k in need + OPTIONAL_ROLES + ((DEAL_ROLE,) if deal_pad else ()):
         kinds[role] = k
     taken = {}
     for zn in sorted(zones):
@@ -694,20 +681,20 @@ def _layout(ck, b, ln, d):
             continue
         taken[rs] = zn
         roles[zn] = rs
-    for role, k in REQUIRED_ROLES[game]:
+    for role, k in need:
         wanted = [(role, s) for s in range(n)] if k == SEAT else [(role, None)]
         for rs in wanted:
             if rs not in taken:
                 ck.bad(key, "no zone plays %r (%s needs %s)" % (
-                    role if rs[1] is None else "%s %d" % rs, game, _roles_text(game)))
+                    role if rs[1] is None else "%s %d" % rs, game, _roles_text(need)))
     buttons = _inputs(ck, key, "buttons", d.get("buttons", {}), b.buttons, game, n,
-                      BUTTON_INPUTS[game] + COMMON_INPUTS, SEAT_BUTTON_INPUTS.get(game, ()))
+                      meanings + COMMON_INPUTS, seat_verbs)
     encoders = _inputs(ck, key, "encoders", d.get("encoders", {}), b.encoders, game, n,
-                       ENCODER_INPUTS.get(game, ()), ())
+                       turns, ())
     if len(ck.problems) > start:
         return None
     return Layout(ln, game, tuple(seats), roles, buttons, encoders, b.reader_zone,
-                  _host_verbs(game, len(seats), buttons, encoders))
+                  _host_verbs(meanings, seat_verbs, len(seats), buttons, encoders))
 
 
 def _inputs(ck, key, what, d, have, game, n, meanings, seat_verbs):

@@ -55,7 +55,6 @@ from cardtable.table.scanner import DOWN, LIFTED, PLACED, TORN, TWO, UNKNOWN, UP
 
 from cardtable.version import BUILD, VERSION as FW
 
-AUTO_DEAL = ("fortyfives",)  # hands the table never sees dealt: dealt unseen at once
 _SEAT_ROLES = ("play", "tap", "parade", "left")
 REPLAY_LINES = 4  # journal lines replayed per step when stepwise
 COMMIT_WAIT_MS = 250  # the longest a zone play's journal line waits for the readers to be quiet
@@ -181,7 +180,7 @@ class Controller:
         if self._log is not None:
             commands.log_step(self)
         g = self.game
-        if g.dealing and not g.over and g.ID in AUTO_DEAL and self.deal_zone is None:
+        if g.dealing and not g.over and getattr(g, "AUTO_DEAL", False) and self.deal_zone is None:
             self.play((None, "deal", {}), "auto")
         self.feedback.update(self.clock.ticks_ms())
         self.hal.wdt.feed()
@@ -244,7 +243,7 @@ class Controller:
         if g is not self.game:
             self._ckpt = self._since = None
         self.game = g
-        if g.ID == "nerts":  # the round goes on from the last time it judged
+        if getattr(g, "TIMED", False):  # the round goes on from the last time it judged
             self.round_t0 = ticks_add(self.clock.ticks_ms(), -getattr(g, "clock", 0))
         return True
 

@@ -49,10 +49,9 @@ def placed(ctl, zone, led, text, key, t):
 def zone_action(ctl, r, seat, card, t, led, zone=None):
     """The action a card laid on a zone with role r makes, or None (absorbed or ignored)."""
     g = ctl.game
-    gid = g.ID
     now = ctl.clock.ticks_ms()
     if r == "play":
-        if gid == "nonesuch":
+        if getattr(g, "LEAD_SUIT", False):
             if g.phase == "excuse" and g.card_code(card) == "X":
                 return (seat, "excuse")
             suit = None
@@ -135,7 +134,7 @@ def confirm(ctl, seat, src, led=-1):
         from cardtable.table import dealpad
         z = ctl.deal_zone
         return dealpad.short(ctl, z, ctl.board.zone_led.get(z, -1))
-    if g.ID == "fortyfives" and g.phase == "discard":
+    if getattr(g, "CONFIRM", None) == "discard" and g.phase == "discard":
         turn = ctl._turn()
         if seat is not None and seat != turn:
             why = g.not_your_turn(seat)
@@ -144,7 +143,7 @@ def confirm(ctl, seat, src, led=-1):
         cards = tuple(ctl.discards)
         ctl.discards = []
         return ctl.play((turn, "discard", cards, None), src, led)
-    if g.ID == "fairies" and not g.dealing:
+    if getattr(g, "CONFIRM", None) == "meditate" and not g.dealing:
         return ctl.play((ctl._turn() if seat is None else seat, "meditate", meditate_end(ctl), None), src, led)
     return None
 
