@@ -368,9 +368,10 @@ class Link:
 
     def tag(self, zone: str | None = None, write: str | None = None, uid: str | None = None,
             done: bool = False) -> dict[str, Any]:
-        """Read (or write, then read back) the tag on a zone's reader; starts enrolling, during
-        which the table plays nothing, until ``tag(done=True)``. A tag it cannot use raises
-        CommandError whose reply has ``tag``: "lost" (try again) or "unusable"."""
+        """Read (or write, then read back) the tag on a zone's reader; if it succeeds, starts
+        enrolling, during which the table plays nothing, until ``tag(done=True)``. A tag it
+        cannot use raises CommandError whose reply has ``tag``: "lost" (try again) or
+        "unusable"."""
         if done:
             return self.command("tag", done=True)
         fields: dict[str, Any] = {"zone": zone}

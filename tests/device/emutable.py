@@ -12,8 +12,9 @@ EXTRA = ("cardtable_host.sim.pn532_emu", "cardtable.drivers.ndef", "cardtable.dr
 
 
 def emulated(board_name, layout, module="cardtable_host.sim.pn532_emu", extra=EXTRA):
-    """A table on emulated PN532s where they fit beside the package (see test_main_loop.py),
-    else on fake readers; and the emulator module (None: fake readers). module: the emulator
+    """A table on emulated PN532s where they fit beside the package (see test_main_loop.py;
+    a file using it goes in tools/mpy/test_mpy.py's EMULATED, which gives the emulators their
+    heap), else on fake readers; and the emulator module (None: fake readers). module: the emulator
     (cardtable_host.sim.busfault for readers that can hold the bus); extra: modules to load
     first, while the heap is emptiest."""
     yield from only_game(layout)

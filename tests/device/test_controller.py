@@ -68,6 +68,7 @@ def play_out(t, name, seed, max_actions=3000):
             a = shadow.bot_action(rng)
         shadow.apply(a)
         shadow.history.pop()  # the shadow never undoes: keep the heap for the table's game
+        yield  # the shadow's garbage (a hand scored, a deal) and the table's: a step each
         yield from perform(t, shadow, a)
         if a[1] == "deal":
             deals += 1

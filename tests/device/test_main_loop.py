@@ -10,7 +10,9 @@ from simtable import BOARDS, board, collect, loading, main_module, only_game, sc
 def _emulating():
     """True where the PN532 emulator fits beside the package: everywhere but MicroPython running
     the package from .py sources, which takes ~25 KB more heap than the .mpy build a board gets;
-    the emulator (always .py) then does not fit in 192 KB too, and fake readers stand in."""
+    the emulator (always .py) then does not fit in 192 KB too, and fake readers stand in. (In
+    .mpy mode tools/mpy/test_mpy.py gives the emulators their own share on top of the 192 KB:
+    a real board's readers are not in its heap.)"""
     if not MICROPYTHON:
         return True
     import cardtable

@@ -63,6 +63,21 @@ def test_heap_cap_makes_a_400k_allocation_fail_that_succeeds_uncapped(tmp_path: 
     assert "got" not in capped.stdout
 
 
+def test_emulated_readers_get_their_share_on_top_of_the_capped_heap(tmp_path: Path) -> None:
+    # 200 KB fits in 192 KB + 20 KB + 1 KB for each of 7 readers, not in 192 KB alone; 240 KB
+    # fits in neither.
+    p = script(tmp_path, "big.py", "import sys\nb = bytearray(int(sys.argv[1]) * 1024)\nprint('got', len(b))\n")
+    alone = run("--heap", "192k", "--cap", p, "200")
+    assert alone.returncode == 1 and "MemoryError" in alone.stderr
+    shared = run("--heap", "192k", "--cap", "--emulators", "7", p, "200")
+    assert shared.returncode == 0, shared.stderr
+    assert shared.stdout == "got 204800\n"
+    over = run("--heap", "192k", "--cap", "--emulators", "7", p, "240")
+    assert over.returncode == 1 and "MemoryError" in over.stderr
+    bad = run("--emulators", "seven", p, "1")
+    assert bad.returncode == 2 and "--emulators seven: expected a count of readers" in bad.stderr
+
+
 def test_step_calls_run_from_js_so_garbage_is_collected_between_them(tmp_path: Path) -> None:
     # 60 steps x 16 KB of garbage = 960 KB through a 192 KB capped heap.
     body = "seen = []\ndef step(i):\n    b = bytearray(16 * 1024)\n    seen.append(i)\n    if i == 59:\n        print('last', i, len(seen))\n"

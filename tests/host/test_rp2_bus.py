@@ -49,6 +49,18 @@ def test_tags_stay_on_the_readers_when_the_power_goes() -> None:
         r.place("zz", "04112233445566", "QH", running=False)
 
 
+def test_a_poll_counts_and_the_two_tag_check_before_a_read_does_not() -> None:
+    # place() waits for the scanner's polls; counting the MaxTg 2 check that comes just before
+    # the card is read would let a test lift the card in the middle of its read (torn).
+    r = readers()
+    r.handle(OP_WRITE, 3, 0.0, frame(b"\xd4\x4a\x01\x00"))  # InListPassiveTarget, MaxTg 1
+    assert r.polls(3) == 1
+    r.handle(OP_WRITE, 3, 1e7, frame(b"\xd4\x4a\x02\x00"))  # MaxTg 2: is there a second tag?
+    assert r.polls(3) == 1
+    r.handle(OP_WRITE, 3, 2e7, frame(b"\xd4\x4a\x01\x00"))
+    assert r.polls(3) == 2 and r.polls(4) == 0
+
+
 # -- on the chip --------------------------------------------------------------------------------
 
 pytest.importorskip("termios")  # ptys are POSIX only

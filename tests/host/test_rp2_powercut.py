@@ -63,8 +63,6 @@ def test_power_cuts_lose_or_double_no_accepted_action_and_the_game_resumes_exact
     assert board.status()["boots"] == TRIALS + 1 + fell  # every cut booted a new chip from the flash
 
 
-@pytest.mark.xfail(strict=False, reason="regressed in the last merges of this session: on the rp2 board with a "
-                   "full flash the cut card no longer deals (the view keeps no turn); see the closing note")
 def test_a_full_flash_is_a_journal_fault_and_the_table_plays_on(board: Rp2Board) -> None:
     # Fill littlefs to the last block (the REPL stops the table, as mpremote does on a Pico).
     fill = ("import os\nf = open('filler.bin', 'wb')\nb = bytes(4096)\n"

@@ -30,7 +30,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import {
-  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, loadMicroPython, memfsMkdirs, parseSize,
+  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, emuAllowance, loadMicroPython, memfsMkdirs, parseSize,
 } from './mp.mjs';
 
 const USAGE = `usage: node tools/mpy/board.mjs [options]
@@ -86,15 +86,8 @@ const ERRNO = new Map([[44, 2], [20, 17], [31, 21], [54, 20], [55, 39], [28, 22]
 // Heap. The table must keep no more than a Pico's 192 KB alive; that is checked at the start
 // of every step, after the collection the previous step asked for. The emulated PN532s share
 // the heap, which a real board's readers do not, so the budget grows by what they take
-// (measured with the .mpy build: the module ~19 KB, each reader's emulator ~0.5 KB and a tag
-// in its field ~0.3 KB). The hard cap is the budget plus headroom for one step's garbage: the
+// (emuAllowance in mp.mjs). The hard cap is the budget plus headroom for one step's garbage: the
 // WebAssembly port cannot collect inside a call, where a Pico collects as soon as it is full.
-const EMU_MODULE = 20 * 1024;
-const EMU_PER_READER = 1024;
-
-function emuAllowance(board) {
-  return EMU_MODULE + EMU_PER_READER * (board?.readers?.length || 0);
-}
 
 const MACHINE_PY = `"""machine on the virtual board: only what mpremote and a REPL user need."""
 import js
@@ -428,7 +421,7 @@ class Board {
       this.setMode('boot');
       this.boardInfo = this.boardConfig();
       const emulating = table && fs.existsSync(this.emuPath());
-      this.budget = this.o.heap + (emulating ? emuAllowance(this.boardInfo) : 0);
+      this.budget = this.o.heap + (emulating ? emuAllowance(this.boardInfo?.readers?.length || 0) : 0);
       this.heapSize = this.budget + (table ? this.o.headroom : 0);
       generation += 1;
       const session = await loadMicroPython({

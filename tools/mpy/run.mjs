@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  EXITED, MORE, OK, RAISED, REPO_ROOT, Progress, RunnerError, copyIn, copyOut, formatSize,
+  EXITED, MORE, OK, RAISED, REPO_ROOT, Progress, RunnerError, copyIn, copyOut, emuAllowance, formatSize,
   installRunner, joinList, loadMicroPython, parseSize, reportException, startWatchdog,
 } from './mp.mjs';
 
@@ -15,6 +15,8 @@ const USAGE = `usage: node tools/mpy/run.mjs [options] script.py [args...]
 
   --heap SIZE           MicroPython GC heap (default 192k, the Pico's)
   --cap                 enforce the heap size: no growth past it (MemoryError instead)
+  --emulators N         the run emulates N PN532 readers in the heap, which a real board's
+                        readers are not: their share goes on top of --heap (20 KB + 1 KB each)
   --lib HOST[:MEMFS]    copy a host dir/file into MEMFS (default MEMFS dir /lib); repeatable.
                         Without any --lib: firmware/lib (build/mpy/lib with --mpy) -> /lib
   --mpy                 default lib is the .mpy build (python tools/mpy/build.py)
@@ -32,7 +34,7 @@ const MPY_LIB = path.join(REPO_ROOT, 'build', 'mpy', 'lib');
 const PY_LIB = path.join(REPO_ROOT, 'firmware', 'lib');
 
 function parseArgs(argv) {
-  const o = { heap: 192 * 1024, cap: false, libs: [], outs: [], step: null, timeout: 300,
+  const o = { heap: 192 * 1024, cap: false, emulators: 0, libs: [], outs: [], step: null, timeout: 300,
     test: false, mpy: false, pattern: '', positional: [] };
   let i = 0;
   const need = (flag, n = 1) => {
@@ -48,6 +50,11 @@ function parseArgs(argv) {
     if (a === '-h' || a === '--help') { o.help = true; return o; }
     else if (a === '--heap') o.heap = parseSize(need(a)[0]);
     else if (a === '--cap') o.cap = true;
+    else if (a === '--emulators') {
+      const n = need(a)[0];
+      if (!/^\d+$/.test(n)) throw new RunnerError(`--emulators ${n}: expected a count of readers`);
+      o.emulators = Number(n);
+    }
     else if (a === '--lib') o.libs.push(parseLib(need(a)[0]));
     else if (a === '--out') o.outs.push(parseOut(need(a)[0]));
     else if (a === '--step') {
@@ -199,7 +206,8 @@ async function runTests(o, session, runner, progress) {
   const sys = session.mp.pyimport('sys');
   const libNote = o.libs.length ? libs.map((l) => l.host).join(', ') : (o.mpy ? 'build/mpy/lib (.mpy)' : 'firmware/lib (.py)');
   const version = /MicroPython (v\S+)/.exec(sys.version)?.[1] || sys.version;
-  session.stdout.write(`# MicroPython ${version} (${sys.platform}), heap ${formatSize(session.heap)}` +
+  const emu = o.emulators ? ` (${formatSize(o.heap)} + ${formatSize(emuAllowance(o.emulators))} for ${o.emulators} emulated readers)` : '';
+  session.stdout.write(`# MicroPython ${version} (${sys.platform}), heap ${formatSize(session.heap)}${emu}` +
     `${session.cap ? ' capped' : ' (not capped)'}, lib ${libNote}\n`);
 
   const placed = new Set();
@@ -255,7 +263,8 @@ async function main() {
   if (o.timeout > 0) await startWatchdog(o.timeout, progress.shared);
   let session;
   try {
-    session = await loadMicroPython({ heap: o.heap, cap: o.cap });
+    const heap = o.heap + (o.emulators ? emuAllowance(o.emulators) : 0);
+    session = await loadMicroPython({ heap, cap: o.cap });
     const runner = installRunner(session, { test: o.test });
     return o.test ? await runTests(o, session, runner, progress) : await runScript(o, session, runner);
   } catch (e) {

@@ -71,8 +71,8 @@
 #   with ``uid`` the write happens only on that tag. A tag it cannot use is an error with
 #   ``tag``: ``"lost"`` (no tag, another tag, or it left the field: try again) or
 #   ``"unusable"`` (not an NDEF-formatted NTAG, read-only, too small). The first ``tag``
-#   command starts enrolling: zone events are no actions until ``{"cmd": "tag", "done":
-#   true}`` (or a reboot).
+#   command that succeeds starts enrolling (one that fails leaves the table as it was): zone
+#   events are no actions until ``{"cmd": "tag", "done": true}`` (or a reboot).
 # - ``health``: ok with ``readers`` (per reader: ``zone``, ``up``, ``polls``, ``failures``,
 #   ``card``, ``error`` (the last), ``fw`` (the PN532's firmware version, e.g. ``"1.6"``,
 #   as its last init() said), ``driver`` counters), ``journal`` (``number``, ``seq``,

@@ -152,7 +152,13 @@ class Readers:
             if e.total_us != before:  # an answer was queued: ready after its processing time
                 r.ready_ns = ns + 1000.0 * e.last_us
             if e.log:
-                r.polls += bytes(e.log).count(CMD_LIST)
+                n = bytes(e.log).count(CMD_LIST)
+                # The scanner's two-tag check before it reads a card (MaxTg 2) is no poll: a
+                # place() that counted it would lift the card in the middle of its read.
+                cmd, params = command(payload)
+                if n and cmd == CMD_LIST and params[:1] == b"\x02":
+                    n -= 1
+                r.polls += n
                 e.log = bytearray()
                 self._cond.notify_all()
             return None

@@ -64,8 +64,19 @@ def tag(ctl, cmd):
         return "\"write\" must be a card code, e.g. \"AS\""
     if ctl.scanner.down[i]:
         return "the reader of zone %s is down: %s" % (zone, ctl.scanner.last_error[i])
+    was = ctl.enroll
     ctl.enroll = zone  # from now on zone events are no actions, until "done"
-    r = ctl.scanner.readers[i]
+    out = None
+    try:
+        out = _tag(ctl, cmd, zone, ctl.scanner.readers[i], text)
+    finally:
+        if out is None or isinstance(out, str):
+            ctl.enroll = was  # a tag command that fails starts no enrolling: the table plays on
+    return out
+
+
+def _tag(ctl, cmd, zone, r, text):
+    """Read (and write) the tag on reader r: the ok object, or None once the error is sent."""
     out = {"zone": zone, "uid": None}
     kind = "lost"
     try:
