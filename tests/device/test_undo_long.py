@@ -59,6 +59,7 @@ def test_undo_at_the_end_of_a_long_round_restores_exactly_without_a_replay():
         hands[s] = None  # seats 0 and 1 known (their draws and moves are checked), the rest not
     ctl.play(deal, "test")
     deal = hands = None
+    yield  # the deal's garbage (and its checkpoint) apart from the messages'
     t.listen()
     yield
     n = 0
