@@ -204,6 +204,8 @@ def game_summary(run: ProbeRun) -> dict[str, Any]:
         "error": run.error,
         # kept for the latency model, dropped before the JSON is written
         "_samples": {"check_us": check, "action_us": both,
+                     # check() of what a card laid on a pad makes (not a deal: the pad deals card by card)
+                     "check_play_us": [a[3] / 1000 for a in acts if a[2] != "deal"],
                      "view_us": [a[6] / 1000 for a in acts], "view_len": [a[8] for a in acts]},
     }
     out.update(_without_gc(acts, first_seed, free, ends))

@@ -155,6 +155,11 @@ def _one_image(kind: str, image: Path | str, games: dict[str, int], seeds: tuple
             "heap_total": run.heap_total, "base": rec["base"], "retained": rec["retained"],
             "peak": rec["peak"], "failed": rec["failed"], "by_module": rec["modules"],
             "wall_s": round(run.wall_s, 1), "emulated_s": run.emulated_s}
+        if kind == "frozen":  # the PN532 driver's CPU per poll on the emulated clock (fake buses)
+            run = s.probe(["driver", "/boards"])
+            rec = device._record(run, "driver")
+            res["driver"] = {"error": run.error or "no driver record"} if rec is None else {
+                k: rec[k] for k in ("i2c", "spi", "step", "polls", "step_error") if k in rec}
         with tempfile.TemporaryDirectory(prefix="cardtable-rp2bench-") as tmp:
             for name, seats in games.items():
                 n = max_actions if kind == "frozen" else 1
@@ -164,7 +169,8 @@ def _one_image(kind: str, image: Path | str, games: dict[str, int], seeds: tuple
                 run = s.probe(["replay", name, str(seats), "/actions", ",".join(map(str, seeds)),
                                str(n), ",".join(boot_mods)])
                 summ = device.game_summary(run)
-                summ.pop("_samples", None)
+                if kind != "frozen":
+                    summ.pop("_samples", None)  # (the frozen image's feed the latency model: emulated clock)
                 summ["wall_s"] = round(run.wall_s, 1)
                 summ["emulated_s"] = run.emulated_s
                 if kind == "frozen" and whole_actions > 0:

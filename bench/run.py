@@ -186,7 +186,8 @@ def main(argv: list[str] | None = None) -> int:
 
     # 6. The latency model.
     place_polls, pp_source = latency.place_polls_default()
-    lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source))
+    lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source, rp2_out,
+                                               games))
 
     # 7. Tournament tables over MQTT (needs Mosquitto).
     import tournament
@@ -231,6 +232,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nresults: {rel(args.out)} ({results['meta']['seconds']} s)")
     if errors:
         print("errors:\n  " + "\n  ".join(errors), file=sys.stderr)
+    print("\n".join(summary_lines(results)))
     return 1 if errors else 0
 
 
@@ -309,7 +311,8 @@ def memory_section(boot: dict[str, Any], source: str, mods: list[str], mpy: dict
 
 
 def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: dict[str, Any],
-                place_polls: int, pp_source: str) -> dict[str, Any]:
+                place_polls: int, pp_source: str, rp2_out: dict[str, Any] | None = None,
+                games: dict[str, int] | None = None) -> dict[str, Any]:
     import latency
 
     rules, source, game = _rules_samples(cpy, mpy)
@@ -327,16 +330,110 @@ def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: di
         focus = "on" if any(rs[0] == "play" for lay in b.layouts.values() for rs in lay.roles.values()) else "off"
         boards[name] = {"readers": len(b.readers), "leds": b.led_count, "focus": focus,
                         **model.board(kind, hz, len(b.readers), b.led_count, seed=9000 + i, focus=focus)}
+    grid = model.grid()
     return {
+        "summary": _summary(model, grid, rp2_out or {}, mpy, cpy, games or {}, plan),
         "params": latency.parameters(model),
         "place_polls_source": pp_source,
         "rules_source": source,
         "rules_game": game,
         "driver_source": "measured (bench/probe.py, wasm)" if drv is driver else "fallback constants (MicroPython not run)",
-        "grid": model.grid(),
+        "grid": grid,
         "what_if_8_readers_i2c": model.what_if(LATENCY_BUDGET_READERS),
         "boards": boards,
     }
+
+
+def _rp2_games(rp2_out: dict[str, Any]) -> dict[str, Any]:
+    """Per-game figures measured on the rp2 board's frozen image (emulated clock), or {}."""
+    games = ((rp2_out.get("images") or {}).get("frozen") or {}).get("games") or {}
+    return {g: r for g, r in games.items() if isinstance(r.get("check_us"), dict) and r["check_us"].get("p50")}
+
+
+def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dict[str, Any],
+             cpy: dict[str, Any], games: dict[str, int], plan: Plan) -> dict[str, Any]:
+    """The two figures the bench ends with (issue 18), the Nerts race resolution and the undo
+    time of the longest seeded game of each kind."""
+    import dataclasses
+
+    import latency
+
+    n = LATENCY_BUDGET_READERS
+    bus = latency.BUSES[0]
+    cpu = model.cpu(latency.RP2040_FACTORS["nominal"])
+    rp2g = _rp2_games(rp2_out)
+    if rp2g:
+        # check() on the emulated RP2040's clock: the slowest game's quantiles as the samples
+        g = max(rp2g, key=lambda k: rp2g[k]["check_us"].get("p90", 0))
+        samples = (rp2g[g].get("_samples") or {}).get("check_play_us")
+        if samples:
+            check = [x / 1000 for x in samples]
+        else:  # (quantiles only)
+            q = rp2g[g]["check_us"]
+            check = [q[k] / 1000 for k in ("p50", "p50", "p90", "p95", "p99", "max") if k in q]
+        cpu = dataclasses.replace(cpu, check=check)
+        check_src = f"check() on the rp2 board's emulated RP2040 clock ({g}, frozen image)"
+        drv = ((rp2_out.get("images") or {}).get("frozen") or {}).get("driver") or {}
+        if all(isinstance(drv.get(b), dict) for b in ("i2c", "spi")):
+            # the driver's CPU per poll (on fake buses in Python) and an idle step there too
+            cpu = dataclasses.replace(cpu, poll={b: {k: drv[b][k]["ns"] / 1e6 for k in ("empty", "tag", "read")}
+                                                 for b in ("i2c", "spi")})
+            check_src += "; the PN532 driver's CPU per poll there too"
+            if isinstance(drv.get("step"), dict) and drv["step"].get("ns"):
+                cpu = dataclasses.replace(cpu, step=drv["step"]["ns"] / 1e6)
+                check_src += " and an idle controller step"
+        res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
+                               occupancy=model.occupancy, t=model.timing)
+    else:
+        res = grid[bus.key]["nominal"][str(n)]
+        check_src = "check() on MicroPython (WebAssembly) x the nominal RP2040 factor"
+    p99 = max(res["rejected"]["p99"], res["accepted"]["p99"])
+    out: dict[str, Any] = {"p99_ms": p99, "readers": n, "bus": bus.label, "check_source": check_src,
+                           "p50_ms": res["accepted"]["p50"], "p95_ms": res["accepted"]["p95"]}
+    # Nerts: two plays 50 ms apart on the 12-reader board (6 foundations, 6 "left" pads idle)
+    slow_t = dataclasses.replace(model.timing, sleep=1.0)
+    trials = 400 if plan.quick else 4000
+    out["nerts_race_50ms"] = {
+        "ordered_right": round(latency.race(12, bus, cpu, trials, 77, 50.0, rare=6), 4),
+        "before_issue_18": round(latency.race(12, bus, cpu, trials, 77, 50.0, rare=0, t=slow_t), 4),
+        "by_apart_ms": {str(d): round(latency.race(12, bus, cpu, trials // 2, 78 + d, float(d), rare=6), 4)
+                        for d in (10, 20, 30, 50, 100)},
+    }
+    # dealing across the deal pad: the 2-seat board's 7 readers
+    out["deal"] = latency.deal_reads(7, bus, cpu, trials, 79)
+    # undo at the end of the longest seeded game of each kind
+    undo: dict[str, Any] = {}
+    for g, seats in games.items():
+        seed, acts, k = latency.since_at_end(g, seats, (1, 2, 3), plan.max_actions)
+        if g in rp2g:
+            apply_ms, src = rp2g[g]["apply_us"]["p50"] / 1000, "apply() on the rp2 board (emulated clock)"
+        elif (mpy.get(g) or {}).get("apply_us"):
+            apply_ms = mpy[g]["apply_us"]["p50"] / 1000 * latency.RP2040_FACTORS["nominal"]
+            src = "apply() on MicroPython (WebAssembly) x the nominal RP2040 factor"
+        elif (cpy.get(g) or {}).get("apply_us"):
+            apply_ms = cpy[g]["apply_us"]["p50"] / 1000 * FALLBACK_WASM_PER_CPYTHON * latency.RP2040_FACTORS["nominal"]
+            src = f"apply() on CPython x {FALLBACK_WASM_PER_CPYTHON:g} x the nominal RP2040 factor"
+        else:
+            continue
+        undo[g] = {"seed": seed, "actions": acts, "replayed": k, "apply_ms": round(apply_ms, 3),
+                   "ms": round(latency.undo_ms(k, apply_ms, model.timing)), "source": src}
+    out["undo"] = undo
+    if undo:
+        worst = max(undo, key=lambda g: undo[g]["ms"])
+        out["undo_worst"] = {"game": worst, "ms": undo[worst]["ms"]}
+    return out
+
+
+def summary_lines(r: dict[str, Any]) -> list[str]:
+    """The two lines the bench ends with, word for word as issue 18 names them."""
+    s = (r.get("latency") or {}).get("summary") or {}
+    out = []
+    if "p99_ms" in s:
+        out.append(f"placement-to-verdict p99: {s['p99_ms']:.0f} ms ({s['readers']} readers, seat to play)")
+    w = s.get("undo_worst")
+    if w:
+        out.append(f"undo at the end of the longest game: {w['ms']} ms ({w['game']})")
+    return out
 
 
 def _rules_samples(cpy: dict[str, Any], mpy: dict[str, Any]) -> tuple[dict[str, list[float]], str, str | None]:
@@ -513,9 +610,25 @@ def report(r: dict[str, Any]) -> str:
         wi = lat.get("what_if_8_readers_i2c") or {}
         if wi:
             parts.append(table("  what if (8 readers, I2C; one change at a time)",
-                               ["change", "reject p50", "p95", "accept p50", "p95"],
-                               [[k.replace("_", " "), v["rejected_p50"], v["rejected_p95"], v["accepted_p50"],
-                                 v["accepted_p95"]] for k, v in wi.items()]))
+                               ["change", "reject p50", "p95", "p99", "accept p50", "p95", "p99"],
+                               [[k.replace("_", " "), v["rejected_p50"], v["rejected_p95"], v.get("rejected_p99"),
+                                 v["accepted_p50"], v["accepted_p95"], v.get("accepted_p99")] for k, v in wi.items()]))
+        sm = lat.get("summary") or {}
+        race = sm.get("nerts_race_50ms")
+        if race:
+            parts.append(f"  Nerts race, two plays 50 ms apart, 12 readers: the earlier one wins "
+                         f"{race['ordered_right']:.1%} (before issue 18's levers: {race['before_issue_18']:.1%}); "
+                         "by ms apart: " + ", ".join(f"{d} {v:.1%}" for d, v in race["by_apart_ms"].items()))
+        deal = sm.get("deal")
+        if deal:
+            parts.append(f"  dealing across the pad (7 readers): a card is read {deal['read_ms']['p50']} ms "
+                         f"(p99 {deal['read_ms']['p99']}) after it reaches the pad; over it {deal['dwell_ms']:g} ms: "
+                         f"missed {deal['missed_at_dwell']:.2%}; up to {deal['cards_per_s_at_p99']} cards/s")
+        if sm.get("undo"):
+            parts.append(table("  undo at the end of the longest seeded game (ms)",
+                               ["game", "seed", "actions", "replayed", "apply ms", "undo ms", "source"],
+                               [[g, u["seed"], u["actions"], u["replayed"], u["apply_ms"], u["ms"], u["source"]]
+                                for g, u in sm["undo"].items()]))
         rows = [[b, c["bus"], c["readers"], c.get("focus", "-"), c["rejected"]["p50"], c["rejected"]["p95"],
                  c["accepted"]["p50"], c["accepted"]["p95"]] for b, c in lat.get("boards", {}).items()]
         if rows:

@@ -13,7 +13,7 @@ RESYNC_S = 2.0  # how often to ask again when the port is there but the table do
 
 def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[], None]]) -> int:
     from cardtable_host.link import Link, LinkDown
-    from cardtable_host.servecmd import end_on_sigterm
+    from cardtable_host.commands.serve import end_on_sigterm
 
     port = boardfind.board_port(args.port)
     on_term = end_on_sigterm()

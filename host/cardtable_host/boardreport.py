@@ -9,7 +9,7 @@ from cardtable_host.reporter import Reporter
 from cardtable_host.sim.board import VirtualBoard
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import VirtualTable
-from cardtable_host.simcmd import MAX_ACTIONS, board_for, pick_layout
+from cardtable_host.commands.sim import MAX_ACTIONS, board_for, pick_layout
 
 
 def play_virtual(rep: Reporter, game_id: str, seed: int) -> dict[str, Any]:

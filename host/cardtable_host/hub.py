@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from cardtable_host.monitor import Model
+from cardtable_host.commands.monitor import Model
 
 Send = Callable[[int, float, str], None]  # a subscriber: (message number, time taken, JSON)
 SNAPSHOT_LOG = 60  # log lines a new viewer is shown

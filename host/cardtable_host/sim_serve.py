@@ -11,9 +11,9 @@ BETWEEN_GAMES_S = 5.0
 
 
 def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[], None]]) -> int:
-    from cardtable_host import simcmd
+    from cardtable_host.commands import sim as simcmd
     from cardtable_host.link import Link
-    from cardtable_host.servecmd import SIM_DELAY, end_on_sigterm
+    from cardtable_host.commands.serve import SIM_DELAY, end_on_sigterm
     from cardtable_host.sim.board import BoardError, VirtualBoard
     from cardtable_host.sim.rp2board import Rp2Board
 
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[
 
 def _play(args: argparse.Namespace, table: Any, vb: Any, link: Any, board_name: str, layout: str,
           rules: dict[str, Any], seed: int, delay: float) -> int:
-    from cardtable_host import simcmd
+    from cardtable_host.commands import sim as simcmd
     from cardtable_host.link import LinkError
     from cardtable_host.sim.bots import Bots, SimError
     from cardtable_host.sim.table import VirtualTable

@@ -109,7 +109,7 @@ class People:
             return
         mine = [s for s in g.turn if s in self.people]
         # Everyone at once (Nerts): once per hand, not after every card of the others.
-        hand = getattr(g, "hand_no", getattr(g, "round_no", 0))
+        hand = getattr(g, "hand_no", 0)
         key = (hand, tuple(g.turn)) if len(g.turn) > 1 else (self.bots.applied, tuple(g.turn))
         if not mine or key == self.announced:
             return
@@ -121,10 +121,9 @@ class People:
     def _seat(self, what: str) -> int:
         g = self.bots.shadow
         mine = [s for s in g.turn if s in self.people] if g is not None else []
-        if not mine:
-            turn = list(g.turn) if g is not None else []
-            raise ValueError("it is not your turn to %s: %s" % (
-                what, "seat %s is to act" % " / ".join(map(str, turn)) if turn else "nobody is to act now"))
+        if not mine:  # the rules' own words: "not your turn: seat 1 is to name trump"
+            raise ValueError("not your turn to %s: %s" % (
+                what, g.to_act() if g is not None and g.turn else "nobody is to act now"))
         return mine[0]
 
     # -- commands -----------------------------------------------------------------------

@@ -511,6 +511,21 @@ def test_two_tags_in_the_field():
     assert r.poll() is None
 
 
+def test_a_poll_for_two_counts_the_tags_in_the_same_exchange():
+    t1 = Tag("04010000000001", text="AS")
+    t2 = Tag("04020000000001", text="KS")
+    emu, bus, r = i2c_reader(t1)
+    assert bytes(r.poll(2)) == t1.uid and r.ntg == 1 and r.read_text() == "AS"
+    # one InListPassiveTarget, MaxTg 2: no second exchange to count the tags
+    assert [f for f in emu.frames if f[1] == 0x4A] == [b"\xd4\x4a\x02\x00"]
+    r.release()
+    emu, bus, r = i2c_reader(t1, t2)
+    assert bytes(r.poll(2)) == t1.uid and r.ntg == 2
+    r.release()
+    assert r.poll() is not None and r.ntg == 1  # a plain poll lists one
+    r.release()
+
+
 def test_write_text_then_read_back():
     tag = Tag(UID_AS, kind=213)
     emu, bus, r = i2c_reader(tag)

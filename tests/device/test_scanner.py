@@ -2,7 +2,7 @@
 from support import MICROPYTHON
 
 from cardtable.hw_sim import SimClock, SimReader, uid_for
-from cardtable.table.scanner import DOWN, LIFTED, PLACED, UNKNOWN, UP, Scanner
+from cardtable.table.scanner import DOWN, LIFTED, PLACED, TORN, TWO, UNKNOWN, UP, Scanner
 
 
 def table(n=3, **kw):
@@ -292,11 +292,81 @@ def _placed_after(readers, sc, clock, i, text):
 def test_a_card_on_a_focus_reader_is_seen_within_a_poll_or_two_not_a_cycle():
     # Eight readers, one polled per 10 ms step: a whole cycle is 80 ms.
     readers, clock, sc = table(n=8, settle_ms=40)
-    plain, _ = _placed_after(readers, sc, clock, 5, "7S")
+    plain, confirm = _placed_after(readers, sc, clock, 5, "7S")
     assert plain >= 80 + 40  # a whole cycle for its reader's turn, then the settle time
+    assert confirm >= 40  # off the focus: confirmed by a second sighting a settle time later
     readers[5].card = None
     assert kinds(rounds(sc, clock, 4)) == [(LIFTED, 5)]
-    sc.focus = (5,)
+    sc.watch((5,))
     fast, confirm = _placed_after(readers, sc, clock, 5, "8S")
-    assert fast <= 20 + 40 + 10, fast  # seen at the next focus poll, confirmed a settle time later
-    assert confirm >= 40  # focus polls do not cut the settle time between the two sightings
+    assert fast <= 20, fast  # seen and read at the next focus poll
+    assert confirm == 0  # the READ in the sighting's poll is the confirmation: no settle wait
+    assert readers[5].reads == 2
+
+
+def test_a_new_focus_is_polled_at_the_next_step():
+    readers, clock, sc = table(n=8)
+    _order(readers, sc, clock, 5)
+    for f in (6, 2, 7):
+        sc.watch((f,))  # the turn passes: the seat to play's reader is polled first
+        assert _order(readers, sc, clock, 1) == [f]
+        _order(readers, sc, clock, 3)
+
+
+def test_a_card_torn_from_a_focus_reader_mid_read_is_no_play():
+    readers, clock, sc = table(n=4)
+    sc.watch((2,))
+    rounds(sc, clock, 1)
+    put(readers[2], "9D")
+    readers[2].tear = True  # the card leaves while the confirming READ runs
+    events = rounds(sc, clock, 3)
+    assert kinds(events) == [(TORN, 2)]
+    put(readers[2], "9D")  # laid again and held: one placement
+    events = rounds(sc, clock, 3)
+    assert kinds(events) == [(PLACED, 2)] and events[0][3] == "9D"
+
+
+def test_the_read_confirmation_can_be_switched_off():
+    readers, clock, sc = table(n=8, settle_ms=40)
+    sc.read_confirms = False
+    sc.watch((5,))
+    _, confirm = _placed_after(readers, sc, clock, 5, "8S")
+    assert confirm >= 40
+
+
+class CountingReader(SimReader):
+    """A reader whose poll(2) counts the tags too, like the PN532 driver."""
+
+    def __init__(self):
+        SimReader.__init__(self)
+        self.ntg = 0
+        self.maxtg = []
+        self.counted = 0
+
+    def poll(self, maxtg=1):
+        self.maxtg.append(maxtg)
+        uid = SimReader.poll(self)
+        self.ntg = 0 if uid is None else min(maxtg, 1 + (self.extra is not None))
+        return uid
+
+    def targets(self):
+        self.counted += 1
+        return SimReader.targets(self)
+
+
+def test_the_watched_pad_counts_two_tags_in_its_poll_not_a_second_exchange():
+    readers = [CountingReader() for _ in range(4)]
+    clock = SimClock(1000)
+    sc = Scanner(readers, clock)
+    sc.start()
+    sc.watch((1,))
+    put(readers[1], "5H")
+    readers[1].extra = (uid_for("6H"), "6H")
+    events = rounds(sc, clock, 3)
+    assert kinds(events) == [(TWO, 1)]
+    assert readers[1].counted == 0 and set(readers[1].maxtg) == {2}
+    assert set(readers[2].maxtg) == {1}  # the others poll for one tag
+    put(readers[2], "7H")
+    readers[2].extra = (uid_for("8H"), "8H")
+    events = rounds(sc, clock, 4)
+    assert kinds(events) == [(TWO, 2)] and readers[2].counted >= 1  # off the focus: targets()

@@ -182,11 +182,47 @@ def test_each_debounce_poll_costs_a_settle_time_not_a_cycle() -> None:
     latency = _bench_module("latency")
     cpu = _model_cpu(latency)
     bus = latency.BUSES[2]
-    two = latency.simulate(8, bus, cpu, 400, seed=7, place_polls=2)
-    three = latency.simulate(8, bus, cpu, 400, seed=7, place_polls=3)
+    # (a second sighting confirms: off the focus, or with the READ confirmation switched off)
+    two = latency.simulate(8, bus, cpu, 400, seed=7, place_polls=2, read_confirms=False)
+    three = latency.simulate(8, bus, cpu, 400, seed=7, place_polls=3, read_confirms=False)
     extra = three["rejected"]["p50"] - two["rejected"]["p50"]
     # the scanner polls a card being debounced again after settle_ms, not a cycle later
     assert latency.Timing().settle_ms * 0.8 < extra < 0.5 * two["cycle_ms"]
+
+
+def test_on_the_focus_reader_the_read_confirms_without_a_settle_time() -> None:
+    latency = _bench_module("latency")
+    cpu = _model_cpu(latency)
+    bus = latency.BUSES[0]
+    read = latency.simulate(8, bus, cpu, 400, seed=8)
+    second = latency.simulate(8, bus, cpu, 400, seed=8, read_confirms=False)
+    assert read["mean_parts_ms"]["debounce"] == 0
+    assert second["mean_parts_ms"]["debounce"] >= latency.Timing().settle_ms
+    assert read["rejected"]["p99"] + latency.Timing().settle_ms * 0.8 < second["rejected"]["p99"]
+
+
+def test_idle_pads_polled_seldom_order_a_nerts_race_better() -> None:
+    latency = _bench_module("latency")
+    cpu = _model_cpu(latency)
+    bus = latency.BUSES[0]
+    all12 = latency.race(12, bus, cpu, 600, 3, 50.0)
+    six = latency.race(12, bus, cpu, 600, 3, 50.0, rare=6)
+    assert 0.5 < all12 < six <= 1.0
+    assert latency.race(12, bus, cpu, 600, 4, 400.0, rare=6) == 1.0  # far apart: always right
+
+
+def test_the_bench_ends_with_the_two_summary_lines(quick: tuple[dict, str]) -> None:
+    import re
+
+    r, out = quick
+    last = out.rstrip("\n").splitlines()[-2:]
+    assert re.fullmatch(r"placement-to-verdict p99: \d+ ms \(8 readers, seat to play\)", last[0]), last
+    m = re.fullmatch(r"undo at the end of the longest game: (\d+) ms \(([a-z-]+)\)", last[1])
+    assert m and m.group(2) in r["games"]["measured"], last
+    s = r["latency"]["summary"]
+    assert int(m.group(1)) == s["undo_worst"]["ms"] == max(u["ms"] for u in s["undo"].values())
+    for u in s["undo"].values():
+        assert 1 <= u["replayed"] <= 100 and u["ms"] > 51  # at least the undo line's flush
 
 
 def test_fault_counts_are_reported(quick: tuple[dict, str]) -> None:
@@ -197,3 +233,13 @@ def test_fault_counts_are_reported(quick: tuple[dict, str]) -> None:
     assert rec["records"] == 50 and rec["malformed"] + rec["rejected"] + rec["legal"] == 50
     assert rec["tracebacks"] == 0 and rec["unclear"] == 0
     assert "link: 2,000 lines fuzzed" in out and "tracebacks 0" in out
+
+
+def test_dealing_misses_a_card_only_when_it_passes_faster_than_a_read() -> None:
+    latency = _bench_module("latency")
+    cpu = _model_cpu(latency)
+    bus = latency.BUSES[0]
+    slow = latency.deal_reads(7, bus, cpu, 300, 1, dwell_ms=150.0)
+    assert slow["missed_at_dwell"] == 0 and slow["cards_per_s_at_p99"] >= 3
+    fast = latency.deal_reads(7, bus, cpu, 300, 1, dwell_ms=5.0)
+    assert fast["missed_at_dwell"] == 1.0  # no poll reads a card in 5 ms

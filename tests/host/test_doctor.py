@@ -9,7 +9,7 @@ from hostsupport import need_node, cardtable
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
-from cardtable_host import doctor  # noqa: E402
+from cardtable_host.commands import doctor  # noqa: E402
 from cardtable_host.sim.board import VirtualBoard  # noqa: E402
 
 need_node()

@@ -18,7 +18,7 @@ from hostsupport import need_node
 pytest.importorskip("termios")  # the pty bridge is POSIX only
 
 from cardtable.drivers import ndef  # noqa: E402
-from cardtable_host.enroll import deck_codes  # noqa: E402
+from cardtable_host.commands.enroll import deck_codes  # noqa: E402
 from cardtable_host.sim.pn532_emu import PN532Emu, Tag  # noqa: E402
 from cardtable_host.sim.pty import PtyPN532  # noqa: E402
 

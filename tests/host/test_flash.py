@@ -17,7 +17,7 @@ pytest.importorskip("termios")  # ptys are POSIX only
 
 import serial  # noqa: E402
 
-from cardtable_host import flash  # noqa: E402
+from cardtable_host.commands import flash  # noqa: E402
 from cardtable_host.link import Link  # noqa: E402
 from cardtable_host.sim.board import VirtualBoard  # noqa: E402
 

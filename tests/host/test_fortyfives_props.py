@@ -13,7 +13,7 @@ OPTIONS = st.fixed_dictionaries({
     "min_keep": st.sampled_from([0, 1]),
     "highest_trump_bonus": st.booleans(),
     "renege": st.sampled_from(["led", "none"]),
-    "may_trump_when_following": st.booleans(),
+    "may_trump_instead_of_following": st.booleans(),
     "lead": st.sampled_from(["bidder", "left_of_bidder"]),
     "all_pass": st.sampled_from(["stuck", "redeal"]),
     "dealer_hold": st.booleans(),

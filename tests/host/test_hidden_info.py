@@ -64,7 +64,7 @@ class Watcher:
         return [t for t in tokens if t in self.codes and t not in self.seen]
 
     def check(self, shadow: Any, model: Any, msg: dict[str, Any]) -> None:
-        from cardtable_host.monitor import table_lines
+        from cardtable_host.commands.monitor import table_lines
 
         if shadow is not None:
             self.show(shadow.view(None))
@@ -97,7 +97,7 @@ class Watcher:
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_no_hidden_card_reaches_a_spectator(game_id: str) -> None:
     from cardtable_host.link import Link
-    from cardtable_host.monitor import Model
+    from cardtable_host.commands.monitor import Model
     from cardtable_host.sim.board import VirtualBoard
     from cardtable_host.sim.bots import Bots
     from cardtable_host.sim.table import VirtualTable

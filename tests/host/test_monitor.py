@@ -22,7 +22,7 @@ import termios  # noqa: E402
 
 from cardtable import games, record  # noqa: E402
 from cardtable.rng import Random  # noqa: E402
-from cardtable_host.monitor import Keys, Model, plain, render, table_lines  # noqa: E402
+from cardtable_host.commands.monitor import Keys, Model, plain, render, table_lines  # noqa: E402
 
 
 class Terminal:
@@ -314,7 +314,7 @@ def test_s_names_the_suit_of_a_nonesuch_lead_from_the_monitor() -> None:
 
 
 def test_what_happened_while_away_is_told_as_a_spectator_sees_it() -> None:
-    from cardtable_host.monitor import Monitor
+    from cardtable_host.commands.monitor import Monitor
 
     class Journal:
         def log(self, timeout: float = 0) -> list[str]:

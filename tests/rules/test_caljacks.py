@@ -278,7 +278,7 @@ def test_options_are_checked():
     assert "takes a int" in str(e)
     raises(ValueError, games.load, "california-jacks", rules={"game_tie": "dealer"})
     e = raises(ValueError, games.load, "california-jacks", rules={"end_count": "first"})
-    assert str(e) == "end_count is 'all' or 'count_out', not 'first'"
+    assert str(e) == "rule option 'end_count' is 'all' or 'count_out', not 'first'"
 
 
 @stepped

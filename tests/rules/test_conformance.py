@@ -250,3 +250,56 @@ def test_malformed_deals_get_a_reason():
         g = None
         games.unload(name)
         yield
+
+
+# -- the shared vocabulary of reasons ------------------------------------------------------
+def check_turn_words(g, rng):
+    """Out of turn or out of phase, a reason says who is to do what: 'not your turn: seat 1 is
+    to name trump', 'the bidding is not over: seat 2 is to bid'."""
+    turn = g.turn
+    if g.dealing or not turn or len(turn) == g.seats:
+        return
+    phase = getattr(g, "phase", None)
+    todo = [p[2] for p in g.PHASES if p[0] == phase] or ["play"]
+    want = ": %s is to %s" % (" or ".join("seat %d" % s for s in turn), todo[0])
+    others = [s for s in range(g.seats) if s not in turn]
+    seat = others[rng.below(len(others))]
+    for verb, fields in g.VERBS.items():
+        if verb == "deal":
+            continue
+        reason = g.check((seat, verb) + (None,) * len(fields))
+        assert reason is not None and reason.endswith(want), "%s: %s %s -> %r" % (
+            g.ID, seat, verb, reason)
+        head = reason[:-len(want)]
+        assert head == "not your turn" or head.endswith(" is over") \
+            or head.endswith(" is not over"), "%s: %r" % (g.ID, reason)
+        if head.endswith("over"):   # a phase names itself in words, not by its id
+            assert head.startswith("the ") or head.startswith("naming "), (g.ID, reason)
+
+
+@stepped
+def test_turn_reasons_name_what_the_seat_to_act_is_to_do():
+    for name in games.GAMES:
+        yield from playouts(name, range(scaled(2)), check_turn_words)
+
+
+def check_card_words(g, rng):
+    """Every game words 'not a card' one way, naming the deck."""
+    if g.dealing or not g.turn:
+        return
+    seat = g.turn[0]
+    want = "is not a card of the %s deck" % g.ID
+    firsts = {}                         # verb -> a legal action of it (the other fields)
+    for a in g.legal(seat):
+        if a[1] not in firsts and len(a) > 2 and g.VERBS[a[1]][0] == "card":
+            firsts[a[1]] = a
+    for verb in firsts:
+        for bad in (999, "AS", -1):
+            reason = g.check((seat, verb, bad) + firsts[verb][3:])
+            assert reason is not None and reason.endswith(want), (g.ID, verb, bad, reason)
+
+
+@stepped
+def test_not_a_card_is_worded_one_way():
+    for name in games.GAMES:
+        yield from playouts(name, range(1), check_card_words)

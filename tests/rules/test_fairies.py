@@ -293,7 +293,7 @@ def test_sow_is_checked():
     assert "0..7" in why_sow(g, 0, "3", 8)
     assert "0..7" in why_sow(g, 0, "3", -1)
     assert why_sow(g, 1, "6", 0) == "not your turn: seat 0 is to play"
-    assert "no Fairies card" in g.check((0, "sow", 37, 0))
+    assert g.check((0, "sow", 37, 0)) == "that is not a card of the fairies deck"
     e = raises(IllegalAction, sow, g, 0, "6", 0)
     assert "seat 1's hand" in e.reason and g.held == [3, 3]
 

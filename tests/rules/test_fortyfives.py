@@ -3,7 +3,7 @@ import json
 
 from support import MICROPYTHON, raises, stepped
 
-from cardtable import games
+from cardtable import games, record, referee
 from cardtable.cards import standard as std
 from cardtable.games.base import IllegalAction
 from cardtable.games.fortyfives import FortyFives
@@ -436,12 +436,36 @@ def test_a_plain_lead_must_be_followed():
     assert g.trick_winners == [2]
 
 
-def test_may_trump_when_following_option():
-    rules = {"may_trump_when_following": True}
+def test_may_trump_instead_of_following_option():
+    rules = {"may_trump_instead_of_following": True}
     g = setup(["KC 2D 3D 4D 6D", "2C 3S 3H 4H 6H", "", ""], bidder=0, rules=rules)
     play(g, 0, "KC")
     assert why(g, 1, "3S") is None
     assert why(g, 1, "3H") == "must follow clubs or trump"
+
+
+def test_the_rule_s_old_name_is_still_read_from_options_and_old_records():
+    # One rule, one name in every game; Forty-Fives called it may_trump_when_following.
+    old = new({"may_trump_when_following": True})
+    assert old.rules["may_trump_instead_of_following"] is True
+    assert "may_trump_when_following" not in old.rules
+    g = setup(["KC 2D 3D 4D 6D", "2C 3S 3H 4H 6H", "", ""], bidder=0,
+              rules={"may_trump_instead_of_following": True})
+    play(g, 0, "KC")
+    play(g, 1, "3S")                # trumps although holding a club
+    lines = record.dump(g)
+    head = json.loads(lines[0])
+    assert head["rules"] == {"may_trump_instead_of_following": True}
+    del head["rules"]["may_trump_instead_of_following"]
+    head["rules"]["may_trump_when_following"] = True   # a record written before the rename
+    out = referee.referee([json.dumps(head)] + lines[1:])
+    assert out["ok"] and out["rejected"] == [], out
+    head["rules"] = {}                                   # without the rule the trump is a revoke
+    out = referee.referee([json.dumps(head)] + lines[1:])
+    assert [r["reason"] for r in out["rejected"]] == ["must follow clubs"]
+    e = raises(ValueError, new, {"may_trump_when_following": True,
+                                 "may_trump_instead_of_following": False})
+    assert "given twice" in str(e)
 
 
 def test_the_ace_of_hearts_does_not_follow_hearts():
@@ -454,7 +478,7 @@ def test_the_ace_of_hearts_does_not_follow_hearts():
     play(g, 0, "KH")
     assert why(g, 1, "2C") is None and why(g, 1, "AH") is None
     g = setup(["KH 2D 3D 4D 6D", "AH 2H 3C 4C 6C", "", ""], bidder=0,
-              rules={"may_trump_when_following": True})
+              rules={"may_trump_instead_of_following": True})
     play(g, 0, "KH")
     assert why(g, 1, "AH") is None
 
@@ -717,13 +741,13 @@ def test_malformed_actions_and_options():
     assert g.check((None, "deal", {"kitty": cs("2C 3C")})) == \
         "the kitty pile must hold 3 cards, not 2"
     assert g.check((None, "deal", {"kitty": ["2C", "3C", "4C"]})) == \
-        "the kitty pile holds something that is not a card"
+        "that is not a card of the fortyfives deck"
     assert g.check((None, "deal", {"hands": [cs("2C 3C 4C 5C 6C"), cs("2C 7C 8C 9C 10C"),
                                              None, None]})) == "the 2C is dealt twice"
     assert g.check((1, "bid", 15)) == "the cards must be dealt first"
     g.apply((None, "deal", {}))
-    assert g.check((1, "trump", 2)) == "no trump to name now"
-    assert g.check((1, "discard", (), None)) == "no discarding now"
+    assert g.check((1, "trump", 2)) == "the bidding is not over: seat 1 is to bid"
+    assert g.check((1, "discard", (), None)) == "the bidding is not over: seat 1 is to bid"
     assert g.check((1, "bid")) == "'bid' takes bid"
     assert g.check((7, "pass")) == "no seat 7 at a 4-player table"
     assert raises(ValueError, new, {"lead": "dealer"})

@@ -42,7 +42,7 @@ def test_an_illegal_record_names_each_rejected_line():
     out = referee.referee(fixture("illegal.jsonl"))
     assert not out["ok"]
     assert out["rejected"] == [
-        {"line": 3, "seat": 2, "reason": "not your turn: seat 1 is to play"},
+        {"line": 3, "seat": 2, "reason": "not your turn: seat 1 is to bid"},
         {"line": 5, "seat": 2, "reason": "a bid must be higher than 20"},
         {"line": 10, "seat": 1, "reason": "keep 1 to 5 cards: discard 3 to 7"},
         {"line": 17, "seat": 3, "reason": "must follow trumps"},

@@ -309,9 +309,9 @@ def test_cards_are_checked_against_owner_and_centre():
     # Without layouts the table still proves: a card from another deck, a card seen twice.
     g = dealt(3)
     assert g.check((0, "center", c("AS#1"), 10)) == "the AS#1 is seat 1's card"
-    assert g.check((0, "center", c("AS#4"), 10)) == "the AS#4 is not in this game's decks"
-    assert g.check((0, "center", c("AS#9"), 10)) == "the AS#9 is not in this game's decks"
-    assert g.check((0, "center", c("AS"), 10)) == "the AS is not in this game's decks"
+    assert g.check((0, "center", c("AS#4"), 10)) == "the AS#4 is not a card of the nerts deck"
+    assert g.check((0, "center", c("AS#9"), 10)) == "the AS#9 is not a card of the nerts deck"
+    assert g.check((0, "center", c("AS"), 10)) == "the AS is not a card of the nerts deck"
     center(g, 0, "AS", 10)
     assert g.check((0, "center", c("AS#0"), 20)) == "the AS#0 is already in the centre"
     assert g.check((0, "move", c("AS#0"), 2)) == "the AS#0 is already in the centre"

@@ -495,7 +495,7 @@ def test_bad_deals_are_refused():
     assert "is dealt twice" in g.check((None, "deal", bad))
     bad = dict(piles)
     bad["up"] = [std.parse("2C"), piles["up"][1]]
-    assert g.check((None, "deal", bad)) == "the 2C is not in the nexus deck"
+    assert g.check((None, "deal", bad)) == "the 2C is not a card of the nexus deck"
     bad = dict(piles)
     bad["hands2"] = [piles["hands2"][0]]
     assert "one hand per seat" in g.check((None, "deal", bad))
@@ -513,7 +513,7 @@ def test_known_hands_every_illegal_play_is_refused_at_once():
     assert why(g, 1, "KC") == "the KC is dealt in round 2"
     assert why(g, 1, "QC") == "you do not hold the QC"
     assert why(g, 1, "7H") == "you do not hold the 7H"
-    assert why(g, 1, "2C") == "the 2C is not in the nexus deck"
+    assert why(g, 1, "2C") == "the 2C is not a card of the nexus deck"
     raises(IllegalAction, play, g, 1, "5S")
     assert g.dump() == before
     play(g, 1, "AS")

@@ -74,8 +74,9 @@ def test_number_up_card_the_excuse_holder_chooses_one_of_its_suits_after_bidding
     for seat in (3, 0, 1, 2):
         assert g.turn == (seat,)
         g.apply((seat, "bid", "most" if seat == 0 else "some"))
-    assert g.check((0, "trump", S("M"))) == "no trump to choose now"
-    assert g.check((1, "excuse")) == "seat 0 holds the Excuse"
+    assert g.check((0, "trump", S("M"))) == \
+        "the reveal of the Excuse is not over: seat 0 is to reveal the Excuse"
+    assert g.check((1, "excuse")) == "not your turn: seat 0 is to reveal the Excuse"
     g.apply((0, "excuse"))
     assert g.phase == "trump" and g.turn == (0,)
     assert "moons or suns" in g.check((0, "trump", S("W")))
@@ -93,7 +94,7 @@ def test_excuse_up_means_no_trump_and_no_swap():
     for seat in (1, 2, 0):
         g.apply((seat, "bid", "some"))
     assert g.phase == "play" and g.trump == -1 and g.view()["no_trump"]
-    assert g.check((1, "excuse")) == "no Excuse to reveal now"
+    assert g.check((1, "excuse")) == "the reveal of the Excuse is over: seat 1 is to play"
     assert g.held == [12, 12, 12] and g.view()["up"] == "X" and g.view()["excuse"] is None
     # With no trump the highest card of the named suit wins; any card may be led.
     g2 = start(3, {1: ["CY", "AM"], 2: ["9WY"], 0: ["2SY"]}, "X")
@@ -356,10 +357,12 @@ def test_unknown_hands_any_unseen_seat_may_reveal_the_excuse():
     assert g.hands[0] == [P("Calamity")] and g.held == [12, 12, 12] and g.phase == "play"
     # With seat 1's hand seen (no Excuse in it), seat 1 cannot claim it.
     g = hidden3(seats=(0, 2))
-    assert g.turn == (0, 2) and g.check((1, "excuse")) == "you do not hold the Excuse"
+    assert g.turn == (0, 2) and g.check((1, "excuse")) == \
+        "not your turn: seat 0 or seat 2 is to reveal the Excuse"
     # With the holder's hand seen only the holder may.
     g = hidden3(seats=(1, 2))
-    assert g.turn == (0,) and g.check((2, "excuse")) == "seat 0 holds the Excuse"
+    assert g.turn == (0,) and g.check((2, "excuse")) == \
+        "not your turn: seat 0 is to reveal the Excuse"
 
 
 def test_unknown_hands_reject_what_is_provable_at_once():

@@ -143,6 +143,17 @@ class Cutter:
             return {"in_ns": self.cuts.randrange(self.boot_ns * 9 // 10)}  # boots differ a little
         return {"op_kind": "program", "frac": self.cuts.uniform(0.001, 0.999), "skip": self.cuts.randrange(2)}
 
+    def _cut_and_boot(self, cut: Any, t: Trial) -> None:
+        """Cut the power now unless the armed cut fell already; wait for the next chip's table."""
+        if not cut.done():
+            self.board.power_cut()
+            cut.cancel()
+        else:
+            reply = cut.result()
+            if t.reboot is not None:
+                t.reboot_fell = reply.get("reboot_at_ns") is not None
+        self._booted()
+
     def _booted(self) -> None:
         """Wait for the table of the chip booted after a cut; note how long its boot took."""
         self.board.wait_mode(("table",), 120)
@@ -182,14 +193,7 @@ class Cutter:
                     self._accept(action)
                     t.accepted += 1
                     sent = None
-        if not cut.done():  # a game over with an erase/program cut armed: cut now
-            self.board.power_cut()
-            cut.cancel()
-        else:
-            reply = cut.result()
-            if t.reboot is not None:
-                t.reboot_fell = reply.get("reboot_at_ns") is not None
-        self._booted()
+        self._cut_and_boot(cut, t)  # a game over with an erase/program cut armed: cut now
         if sent is not None:
             t.inflight = True
             try:
@@ -230,14 +234,7 @@ class Cutter:
             if sent.done():
                 break  # the new game was written without reaching the armed operation: cut now
             time.sleep(0.002)
-        if not cut.done():
-            self.board.power_cut()
-            cut.cancel()
-        else:
-            reply = cut.result()
-            if t.reboot is not None:
-                t.reboot_fell = reply.get("reboot_at_ns") is not None
-        self._booted()
+        self._cut_and_boot(cut, t)
         try:
             sent.result(timeout=0.5)
             answered = True

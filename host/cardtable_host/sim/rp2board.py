@@ -173,7 +173,7 @@ class Rp2Board(VirtualBoard):
         """The layout to install: layout, else the board's first layout for game."""
         if self.layout or not self.game:
             return self.layout
-        from cardtable_host.simcmd import pick_layout
+        from cardtable_host.commands.sim import pick_layout
 
         return pick_layout(self.game, self.board or "pico-i2c-4seat", None, None)
 
@@ -292,7 +292,7 @@ class Rp2Board(VirtualBoard):
                              % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
 
     def _write_config(self, layout: str) -> None:
-        from cardtable_host import flash
+        from cardtable_host.commands import flash
 
         fb = flash.Board(self.port)
         try:

@@ -5,12 +5,20 @@ from cardtable.drivers import ndef
 from cardtable.drivers.ndef import NdefError  # noqa: F401  (re-exported for callers)
 
 try:
-    from time import sleep_ms
+    from time import sleep_ms, sleep_us
 except ImportError:  # CPython
     from time import sleep as _sleep
 
     def sleep_ms(ms):
         _sleep(ms / 1000)
+
+    def sleep_us(us):
+        _sleep(us / 1000000)
+
+# The status is checked this often while a command runs (issue 18: a 1 ms sleep between checks
+# cost up to 1 ms per wait, several waits per poll). Over I2C a check is 2 bytes (~50 us at
+# 400 kHz); with an IRQ pin it is one GPIO read.
+POLL_US = const(100)
 
 
 CMD_FIRMWARE = const(0x02)
@@ -118,6 +126,7 @@ class PN532:
         m = memoryview(self._uid)
         self._uidv = (m[:4], m[:7], m[:10])
         self.tg = 0  # listed target (1) or 0
+        self.ntg = 0  # tags the last poll listed (up to its maxtg)
         self.atqa = 0
         self.sak = -1
         self.polls = 0
@@ -166,7 +175,7 @@ class PN532:
             return True
         t0 = ticks_ms()
         while ticks_diff(ticks_ms(), t0) < self.timeout_ms:
-            sleep_ms(1)
+            sleep_us(POLL_US)
             if self._ready():
                 return True
         return False
@@ -314,24 +323,30 @@ class PN532:
             raise self._bad("bad firmware answer")
         return (RX[ro], RX[ro + 1], RX[ro + 2], RX[ro + 3])
 
-    def poll(self):
-        """UID of the type A tag in the field (memoryview, valid until the next poll) or None."""
+    def poll(self, maxtg=1):
+        """UID of the type A tag in the field (memoryview, valid until the next poll) or None;
+        maxtg=2 also counts a second tag (self.ntg), as targets() would, in the same exchange."""
         # Bounded: the PN532 gives up after `retries` activation attempts. The field stays
         # on and the tag selected for read_text(); release() before polling the next reader.
         # A poll that fails switches the field off (best effort) before it raises.
         self.polls += 1
         self.tg = 0
+        self.ntg = 0
         try:
-            return self._poll()
+            return self._poll(maxtg)
         except OSError as e:
             self.off(e)
             raise
 
-    def _poll(self):
-        n = self._call(CMD_LIST, _P_LIST, 22)
+    def _poll(self, maxtg):
+        if maxtg == 2:
+            n = self._call(CMD_LIST, _P_LIST2, 36)
+        else:
+            n = self._call(CMD_LIST, _P_LIST, 22)
         ro = self._ro
         if n < 1 or RX[ro] == 0:
             return None
+        self.ntg = RX[ro]
         ln = RX[ro + 5] if n >= 6 else 0
         if (ln != 4 and ln != 7 and ln != 10) or n < 6 + ln:
             raise self._bad("malformed target data")

@@ -1,6 +1,6 @@
 """PN532 on I2C (7-bit address 0x24), optionally behind a TCA9548A channel."""
 from cardtable.compat import ticks_ms, ticks_diff
-from cardtable.drivers.pn532 import PN532, NoAnswer, RX, RXV, sleep_ms
+from cardtable.drivers.pn532 import POLL_US, PN532, NoAnswer, RX, RXV, sleep_us
 
 
 class PN532I2C(PN532):
@@ -40,4 +40,4 @@ class PN532I2C(PN532):
                 t0 = ticks_ms()
             elif ticks_diff(ticks_ms(), t0) >= self.timeout_ms:
                 raise NoAnswer("PN532 not ready")
-            sleep_ms(1)
+            sleep_us(POLL_US)

@@ -4,6 +4,11 @@
 # see may be absent or None). Events are small dicts such as ``{"ev": "trick", "seat": 1}``.
 
 
+# Old names of rule options, still read from rule options and record headers: old name -> the
+# one name a rule has in every game that has it.
+RENAMED = {"may_trump_when_following": "may_trump_instead_of_following"}
+
+
 class IllegalAction(ValueError):
     """An action the rules do not allow; ``reason`` says why in words a player understands."""
 
@@ -23,10 +28,14 @@ class Game:
     TEAMS = False               # True: seats s and s+2 are partners and share a score
     OPTIONS = {}                # rule option name -> seed-literal default
     VERBS = {}                  # verb -> field names; a name ending in '?' is optional
+    CARDS = ()                  # the cards of the game's deck (ints)
     PILES = ()                  # piles a deal may name
     PUBLIC_PILES = ()           # deal piles every spectator sees (face up); the rest stay hidden
     SECRET = {}                 # verb -> (field, count field or None): cards a spectator sees
                                 # only counted (None: not at all)
+    # The phases of a hand in order, the vocabulary of turn reasons: (phase, what it is called,
+    # what the seat to act is to do, the verbs it allows). A game without them plays all along.
+    PHASES = ()
     DEAL_PATTERN = ()           # the dealing order across a deal pad: (pile, n) steps; "hands"
                                 # gives n to each seat in turn from the dealer's left, n None
                                 # is the rest of the pack (table/dealpad.py)
@@ -62,10 +71,15 @@ class Game:
         """The full option dict: defaults overridden by rules; raises ValueError on a bad one."""
         out = dict(cls.OPTIONS)
         for key in rules:
+            got = rules[key]
+            if key not in out and RENAMED.get(key) in out:
+                key = RENAMED[key]
+                if key in rules and rules[key] != got:
+                    raise ValueError("rule option %r is given twice, under its old name too" % key)
             if key not in out:
                 raise ValueError("unknown rule option %r for %s (options: %s)"
                                  % (key, cls.ID, ", ".join(sorted(out)) or "none"))
-            want, got = out[key], rules[key]
+            want = out[key]
             if type(want) is bool and type(got) is not bool \
                     or type(want) is int and type(got) is not int \
                     or type(want) is str and type(got) is not str:
@@ -172,8 +186,10 @@ class Game:
                 return "no deal is due now"
         elif self.dealing:
             return "the cards must be dealt first"
-        elif action[0] not in self.turn:
-            return self.not_your_turn(action[0])
+        else:
+            reason = self.turn_reason(action[0], action[1])
+            if reason:
+                return reason
         return self._check(action)
 
     def apply(self, action):
@@ -209,12 +225,67 @@ class Game:
         choices = self.legal(seats[rng.below(len(seats))])
         return choices[rng.below(len(choices))]
 
-    def not_your_turn(self, seat):
-        """The reason given to a seat that acts out of turn."""
+    # -- the shared vocabulary of reasons ------------------------------------------------------
+    def _phase_at(self, phase=None, verb=None):
+        """Index of the PHASES entry for a phase (or the one allowing verb); -1 if none."""
+        ph = self.PHASES
+        for i in range(len(ph)):
+            if ph[i][0] == phase or verb is not None and verb in ph[i][3]:
+                return i
+        return -1
+
+    def to_act(self):
+        """Who is to do what now: 'seat 2 is to bid', 'seat 0 or seat 2 is to reveal the Excuse'."""
+        i = self._phase_at(self.phase) if self.PHASES else -1
+        do = self.PHASES[i][2] if i >= 0 else "play"
         turn = self.turn
-        if len(turn) == 1:
-            return "not your turn: seat %d is to play" % turn[0]
-        return "not your turn"
+        if not turn:
+            return "nobody is to %s" % do
+        return "%s is to %s" % (" or ".join("seat %d" % s for s in turn), do)
+
+    def turn_reason(self, seat, verb):
+        """None if it is seat's turn to use verb, else why not: the phase, then the turn."""
+        now = self._phase_at(self.phase) if self.PHASES else -1
+        if now >= 0 and verb not in self.PHASES[now][3]:
+            then = self._phase_at(verb=verb)
+            if 0 <= then < now:
+                return "%s is over: %s" % (self.PHASES[then][1], self.to_act())
+            return "%s is not over: %s" % (self.PHASES[now][1], self.to_act())
+        if seat not in self.turn:
+            return self.not_your_turn(seat)
+        return None
+
+    def not_your_turn(self, seat):
+        """The reason given to a seat that acts out of turn: 'not your turn: seat 1 is to play'."""
+        return "not your turn: " + self.to_act()
+
+    def not_a_card(self, c):
+        """The one wording for something that is no card of this game's deck."""
+        try:
+            name = "the " + self.card_code(c)
+        except Exception:
+            name = "that"
+        return "%s is not a card of the %s deck" % (name, self.ID)
+
+    def card_reason(self, c):
+        """None if c is a card of this game's deck, else not_a_card."""
+        if type(c) is int and c in self.CARDS:
+            return None
+        return self.not_a_card(c)
+
+    @staticmethod
+    def option_error(key, allowed, got):
+        """The one message for a bad option value: "rule option 'kitty' is bidder or none, not 'x'"."""
+        if type(allowed) is tuple:
+            allowed = " or ".join(repr(a) for a in allowed)
+        return ValueError("rule option %r is %s, not %r" % (key, allowed, got))
+
+    @classmethod
+    def check_choices(cls, rules, choices):
+        """Raise option_error for the first option (of choices: (key, allowed tuple), ...) out of range."""
+        for key, allowed in choices:
+            if rules[key] not in allowed:
+                raise cls.option_error(key, allowed, rules[key])
 
     def team(self, seat):
         """The seat's team number (its own seat number when there are no teams)."""

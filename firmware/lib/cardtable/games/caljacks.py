@@ -25,6 +25,8 @@ Rule options:
 | ``target``                      | 10             | 7 (Foster)                                | C5 |
 | ``end_count``                   | "all": every point of the last hand scores | "count_out": stop at the point that reaches the target | C5 |
 
+``may_trump_instead_of_following`` is the same rule, under the same name, in Forty-Fives.
+
 Verbs: ``play`` (card). Deal piles: ``hands`` (two lists of 6, either may be null = not seen),
 ``stock`` (40 cards, top first: the first is the cut card) or, when the stock was not scanned,
 ``up`` (the cut card alone; later draws are then unseen).
@@ -63,14 +65,16 @@ class CaliforniaJacks(TrickGame):
     DEAL_PATTERN = (("hands", 6), ("stock", None))  # six each, then the face-up stock, top first
     PUBLIC_PILES = ("up",)  # the cut card; the deal event names it when the stock was scanned
 
+    PHASES = (("play", "the play", "play", ("play",)),)
+
     @classmethod
     def check_rule_values(cls, rules):
-        if rules["game_tie"] not in ("nobody", "non-dealer"):
-            raise ValueError("game_tie is 'nobody' or 'non-dealer', not %r" % (rules["game_tie"],))
-        if rules["end_count"] not in ("all", "count_out"):
-            raise ValueError("end_count is 'all' or 'count_out', not %r" % (rules["end_count"],))
-        if rules["target"] < 1 or rules["void_penalty"] < 0:
-            raise ValueError("target must be positive and void_penalty not negative")
+        cls.check_choices(rules, (("game_tie", ("nobody", "non-dealer")),
+                                  ("end_count", ("all", "count_out"))))
+        if rules["target"] < 1:
+            raise cls.option_error("target", "a positive score", rules["target"])
+        if rules["void_penalty"] < 0:
+            raise cls.option_error("void_penalty", "0 or more", rules["void_penalty"])
 
     def reset(self):
         self.score = [0, 0]
@@ -150,8 +154,6 @@ class CaliforniaJacks(TrickGame):
         return _order(card) if s == self.led else 0
 
     def check_play(self, action):
-        if self.phase != "play":
-            return "no play now"
         return self.check_play_card(action[0], action[2], action)
 
     def do_play(self, action):

@@ -271,9 +271,7 @@ class Fairies(Game):
             raise ValueError("rule option 'values' takes a dict of card code -> value, not %r"
                              % (rules["values"],))
         deck_table(rules["values"])
-        if rules["new_parade_to"] not in ("empty", "meditator"):
-            raise ValueError("new_parade_to is 'empty' or 'meditator', not %r"
-                             % (rules["new_parade_to"],))
+        cls.check_choices(rules, (("new_parade_to", ("empty", "meditator")),))
 
     def reset(self):
         if self.table is None:
@@ -328,13 +326,6 @@ class Fairies(Game):
             return "the %s is in seat %d's hand%s" % (code, w - 1, when)
         return "the %s %s%s" % (code, _PLACES[w], when)
 
-    def _bad_card(self, c):
-        if type(c) is not int:
-            return "that is not a Fairies card"
-        if not 1 <= c <= 36:
-            return "no Fairies card has the number %d" % c
-        return None
-
     # -- the deal -------------------------------------------------------------------------
     def check_deal(self, action):
         piles = action[2]
@@ -365,7 +356,7 @@ class Fairies(Game):
                 for c in g:
                     if c is None:
                         continue
-                    reason = self._bad_card(c)
+                    reason = self.card_reason(c)
                     if reason:
                         return reason
                     if seen[c]:
@@ -421,7 +412,7 @@ class Fairies(Game):
         if card is None:
             return None if slot else \
                 "the table has not seen the %s card of the Nexus: show it" % end
-        reason = self._bad_card(card)
+        reason = self.card_reason(card)
         if reason:
             return reason
         if slot:
@@ -494,7 +485,7 @@ class Fairies(Game):
     # -- sow chaos ------------------------------------------------------------------------
     def check_sow(self, action):
         seat, card, at = action[0], action[2], action[3]
-        reason = self._bad_card(card)
+        reason = self.card_reason(card)
         if reason:
             return reason
         if type(at) is not int or not 0 <= at <= len(self.nexus):

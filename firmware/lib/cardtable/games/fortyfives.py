@@ -14,7 +14,8 @@ As refereed (research/rules-decisions.md section 6):
 - The bidder leads the first trick; each trick's winner leads the next. A trump lead (the A of
   hearts too) must be followed by a trump, but each of the top three (5, J, A of hearts) may be
   withheld when the card led is a lower trump; whoever holds only such privileged trumps may
-  play anything. A plain lead must be followed if you can (may_trump_when_following: or trump).
+  play anything. A plain lead must be followed if you can (may_trump_instead_of_following: or
+  trump).
 - Each trick is 5; the trick holding the highest trump played this hand is 5 more (30 a hand,
   25 when no trump is played). The bidding side scores what it took if that is at least the bid,
   else loses the bid; the other side always scores what it took. 120 wins; when both sides reach
@@ -29,23 +30,26 @@ may not.
 
 Rule options:
 
-| option                       | seed     | variant                                    | decision |
-|------------------------------|----------|--------------------------------------------|----------|
-| ``kitty``                    | "bidder" | "none": no kitty; 5 each, a 32-card stock  | F45-1    |
-| ``min_keep``                 | 1        | 0: a player may discard the whole hand     | F45-2    |
-| ``highest_trump_bonus``      | True     | False: every trick 5, 25 a hand            | F45-3    |
-| ``renege``                   | "led"    | "none": the top three must follow too      | F45-4    |
-| ``may_trump_when_following`` | False    | True: may trump a plain lead (standard)    | F45-5    |
-| ``lead``                     | "bidder" | "left_of_bidder" (standard)                | F45-6    |
-| ``all_pass``                 | "stuck"  | "redeal": thrown in, the deal passes on    | F45-7    |
-| ``dealer_hold``              | False    | True: the dealer may hold (bid the amount  | F45-7    |
-|                              |          | to beat), then all not passed bid on       |          |
-| ``target``                   | 120      | any positive score, e.g. 125               | F45-8    |
-| ``thirty_for_sixty``         | False    | True: a made bid of 30 scores 60           | F45-8    |
-| ``min_bid_from_100``         | 15       | 20: a side on 100+ may not bid 15          | F45-8    |
-| ``defence_cap``              | 0 (none) | 100: the side without the bid stops at 100 | F45-8    |
-| ``name_trump_first``         | True     | False: take the kitty, then name trump     | F45-9    |
-| ``rotate_dealer``            | True     | False: the same dealer every hand          | F45-10   |
+| option                             | seed     | variant                                    | decision |
+|------------------------------------|----------|--------------------------------------------|----------|
+| ``kitty``                          | "bidder" | "none": no kitty; 5 each, a 32-card stock  | F45-1    |
+| ``min_keep``                       | 1        | 0: a player may discard the whole hand     | F45-2    |
+| ``highest_trump_bonus``            | True     | False: every trick 5, 25 a hand            | F45-3    |
+| ``renege``                         | "led"    | "none": the top three must follow too      | F45-4    |
+| ``may_trump_instead_of_following`` | False    | True: may trump a plain lead (standard)    | F45-5    |
+| ``lead``                           | "bidder" | "left_of_bidder" (standard)                | F45-6    |
+| ``all_pass``                       | "stuck"  | "redeal": thrown in, the deal passes on    | F45-7    |
+| ``dealer_hold``                    | False    | True: the dealer may hold (bid the amount  | F45-7    |
+|                                    |          | to beat), then all not passed bid on       |          |
+| ``target``                         | 120      | any positive score, e.g. 125               | F45-8    |
+| ``thirty_for_sixty``               | False    | True: a made bid of 30 scores 60           | F45-8    |
+| ``min_bid_from_100``               | 15       | 20: a side on 100+ may not bid 15          | F45-8    |
+| ``defence_cap``                    | 0 (none) | 100: the side without the bid stops at 100 | F45-8    |
+| ``name_trump_first``               | True     | False: take the kitty, then name trump     | F45-9    |
+| ``rotate_dealer``                  | True     | False: the same dealer every hand          | F45-10   |
+
+``may_trump_instead_of_following`` is the same rule as in California Jacks; its old name here,
+``may_trump_when_following``, is still read from rule options and old records.
 
 Verbs: ``bid`` (bid: 15/20/25/30; with dealer_hold the dealer holds by bidding the amount to
 beat), ``pass``, ``trump`` (suit), ``discard`` (cards: the cards the table saw discarded, maybe
@@ -107,7 +111,7 @@ class FortyFives(TrickGame):
         "min_keep": 1,
         "highest_trump_bonus": True,
         "renege": "led",
-        "may_trump_when_following": False,
+        "may_trump_instead_of_following": False,
         "lead": "bidder",
         "all_pass": "stuck",
         "dealer_hold": False,
@@ -124,23 +128,22 @@ class FortyFives(TrickGame):
     # 3 each, 3 to the kitty, 2 each (from the dealer's left), then the rest is the stock
     DEAL_PATTERN = (("hands", 3), ("kitty", 3), ("hands", 2), ("stock", None))
     SECRET = {"discard": ("cards", "n")}  # discards lie face down: a spectator sees how many
-    _CHOICES = {"kitty": ("bidder", "none"), "renege": ("led", "none"),
-                "lead": ("bidder", "left_of_bidder"), "all_pass": ("stuck", "redeal")}
+    PHASES = (("bid", "the bidding", "bid", ("bid", "pass")),
+              ("trump", "naming trump", "name trump", ("trump",)),
+              ("discard", "the discarding", "discard", ("discard",)),
+              ("play", "the play", "play", ("play",)))
 
     @classmethod
     def check_rule_values(cls, rules):
-        for key in cls._CHOICES:
-            if rules[key] not in cls._CHOICES[key]:
-                raise ValueError("rule option %s is one of %s, not %r"
-                                 % (key, ", ".join(cls._CHOICES[key]), rules[key]))
-        if rules["min_keep"] not in (0, 1):
-            raise ValueError("min_keep is 0 or 1, not %r" % (rules["min_keep"],))
+        cls.check_choices(rules, (("kitty", ("bidder", "none")), ("renege", ("led", "none")),
+                                  ("lead", ("bidder", "left_of_bidder")),
+                                  ("all_pass", ("stuck", "redeal")), ("min_keep", (0, 1)),
+                                  ("min_bid_from_100", BIDS)))
         if rules["target"] < 1:
-            raise ValueError("target must be positive")
-        if rules["min_bid_from_100"] not in BIDS:
-            raise ValueError("min_bid_from_100 is one of 15, 20, 25, 30")
+            raise cls.option_error("target", "a positive score", rules["target"])
         if rules["defence_cap"] < 0:
-            raise ValueError("defence_cap is 0 (none) or a positive score")
+            raise cls.option_error("defence_cap", "0 (none) or a positive score",
+                                   rules["defence_cap"])
 
     # -- state -------------------------------------------------------------------------------
     def reset(self):
@@ -223,8 +226,9 @@ class FortyFives(TrickGame):
                 if not isinstance(g, (list, tuple)):
                     return "each hand must be a list of cards or null"
                 for c in g:
-                    if not isinstance(c, int) or not 0 <= c < 52:
-                        return "the %s pile holds something that is not a card" % name
+                    why = self.card_reason(c)
+                    if why:
+                        return why
         return self.check_deal_piles(piles, self.sizes())
 
     def do_deal(self, action):
@@ -278,8 +282,6 @@ class FortyFives(TrickGame):
             and self.high_seat != seat
 
     def check_bid(self, action):
-        if self.phase != "bid":
-            return "no bidding now"
         seat, amount = action[0], action[2]
         if type(amount) is not int or amount not in BIDS:
             return "bids are 15, 20, 25 or 30"
@@ -301,8 +303,6 @@ class FortyFives(TrickGame):
         return [{"ev": ev, "seat": seat, "bid": amount}] + self.next_bidder(seat)
 
     def check_pass(self, action):
-        if self.phase != "bid":
-            return "no bidding now"
         return None
 
     def do_pass(self, action):
@@ -346,8 +346,6 @@ class FortyFives(TrickGame):
 
     # -- trump, kitty, discards, draws -------------------------------------------------------
     def check_trump(self, action):
-        if self.phase != "trump":
-            return "no trump to name now"
         if type(action[2]) is not int or not 0 <= action[2] < 4:
             return "trump is clubs, diamonds, hearts or spades"
         return None
@@ -382,8 +380,6 @@ class FortyFives(TrickGame):
         return len(action[2]) if action[3] is None else action[3]
 
     def check_discard(self, action):
-        if self.phase != "discard":
-            return "no discarding now"
         seat, cards, n = action[0], action[2], action[3]
         if not isinstance(cards, (list, tuple)):
             return "a discard is a list of cards"
@@ -401,8 +397,9 @@ class FortyFives(TrickGame):
             return "keep %d to 5 cards: discard %d to %d" % (lo, least, most)
         for i in range(len(cards)):
             c = cards[i]
-            if type(c) is not int or not 0 <= c < 52:
-                return "a discard is a list of cards"
+            why = self.card_reason(c)
+            if why:
+                return why
             if c in cards[:i]:
                 return "the %s is discarded twice" % self.card_code(c)
             why = self.where_reason(seat, c)
@@ -488,7 +485,7 @@ class FortyFives(TrickGame):
         out = []
         for s in range(4):
             name = std.SUIT_NAMES[s]
-            if self.rules["may_trump_when_following"]:
+            if self.rules["may_trump_instead_of_following"]:
                 out.append(((self.follows, self.follows_or_trumps,
                              "must follow %s or trump" % name),))
             else:
@@ -511,11 +508,10 @@ class FortyFives(TrickGame):
         return self.pw[c] != 0 and not self.privileged(c, self.trick[0][1])
 
     def check_play(self, action):
-        if self.phase != "play":
-            return "no play now"
         card = action[2]
-        if type(card) is not int or not 0 <= card < 52:
-            return "that is not a card of the %s deck" % self.ID
+        why = self.card_reason(card)
+        if why:
+            return why
         return self.check_play_card(action[0], card, action)
 
     def do_play(self, action):

@@ -261,12 +261,10 @@ class Nerts(Game):
 
     @classmethod
     def check_rule_values(cls, rules):
-        for key in _CHOICES:
-            if rules[key] not in _CHOICES[key]:
-                raise ValueError("%s is %s, not %r" % (
-                    key, " or ".join(repr(v) for v in _CHOICES[key]), rules[key]))
-        if rules["target"] < 1 or rules["stock_turn"] < 1:
-            raise ValueError("target and stock_turn must be positive")
+        cls.check_choices(rules, _CHOICES.items())
+        for key in ("target", "stock_turn"):
+            if rules[key] < 1:
+                raise cls.option_error(key, "a positive number", rules[key])
 
     def __init__(self, seats, dealer=0, rules=None):
         Game.__init__(self, seats, dealer, rules)
@@ -278,9 +276,9 @@ class Nerts(Game):
         n = self.seats
         self.shape = SHAPES[self.rules["layout"]]
         self.nerts_size = self.shape[0] + self.shape[1]
-        self.totals = [0] * n
+        self.score = [0] * n
         self.rounds = []                  # points of every scored round
-        self.round_no = 0
+        self.hand_no = 0
         self.over = False
         self.winner = None
         self.phase = "deal"
@@ -304,10 +302,6 @@ class Nerts(Game):
 
     # -- the API properties ---------------------------------------------------------------
     @property
-    def scores(self):
-        return list(self.totals)
-
-    @property
     def turn(self):
         if self.phase in ("play", "count"):
             return tuple(range(self.seats))
@@ -316,6 +310,9 @@ class Nerts(Game):
     def is_card(self, c):
         """True for a card of one of this table's decks."""
         return type(c) is int and 0 <= std.owner(c) < self.seats and std.plain(c) < 52
+
+    def card_reason(self, c):
+        return None if self.is_card(c) else self.not_a_card(c)
 
     # -- the deal -------------------------------------------------------------------------
     def check_deal(self, action):
@@ -349,14 +346,14 @@ class Nerts(Game):
 
     def do_deal(self, action):
         self.new_round()
-        self.round_no += 1
+        self.hand_no += 1
         hands = action[2].get("hands")
         if hands is not None:
             for s in range(self.seats):
                 if hands[s] is not None:
                     self.layouts[s] = Layout(hands[s], self.shape)
         self.phase = "play"
-        return [{"ev": "deal", "hand": self.round_no,
+        return [{"ev": "deal", "hand": self.hand_no,
                  "known": [lay is not None for lay in self.layouts]}]
 
     def random_deal(self, rng):
@@ -374,7 +371,7 @@ class Nerts(Game):
     def own_reason(self, seat, c):
         """None if c is one of seat's cards and not in the centre."""
         if not self.is_card(c):
-            return "the %s is not in this game's decks" % self.code(c)
+            return self.not_a_card(c)
         if std.owner(c) != seat:
             return "the %s is seat %d's card" % (self.card_code(c), std.owner(c))
         if self.at[c]:
@@ -655,17 +652,17 @@ class Nerts(Game):
             if s == self.caller:
                 p += bonus
             points.append(p)
-            self.totals[s] += p
+            self.score[s] += p
         self.rounds.append(points)
-        events = [{"ev": "hand", "hand": self.round_no, "points": points,
+        events = [{"ev": "hand", "hand": self.hand_no, "points": points,
                    "center": list(self.centre), "left": list(self.counted),
-                   "caller": None if self.caller < 0 else self.caller, "scores": list(self.totals)}]
-        best = max(self.totals)
-        if best >= self.rules["target"] and self.totals.count(best) == 1:
+                   "caller": None if self.caller < 0 else self.caller, "scores": list(self.score)}]
+        best = max(self.score)
+        if best >= self.rules["target"] and self.score.count(best) == 1:
             self.over = True
-            self.winner = self.totals.index(best)
+            self.winner = self.score.index(best)
             self.phase = "over"
-            events.append({"ev": "over", "winner": self.winner, "scores": list(self.totals)})
+            events.append({"ev": "over", "winner": self.winner, "scores": list(self.score)})
         else:
             self.phase = "deal"
         return events
@@ -820,7 +817,7 @@ class Nerts(Game):
     def view(self, seat=None):
         out = {
             "game": self.ID, "seats": self.seats, "phase": self.phase, "turn": list(self.turn),
-            "hand_no": self.round_no, "clock": self.clock,
+            "hand_no": self.hand_no, "clock": self.clock,
             "center": [[self.card_code(p[-1][0]), len(p)] for p in self.piles],
             "in_center": list(self.centre),
             "nerts_left": [self.counted[s] if self.counted[s] >= 0 else

@@ -85,15 +85,17 @@ class Nexus(TrickGame):
     DEAL_PATTERN = (("kitty", 4), ("up", 2), ("hands", 9), ("hands2", 9))
     _SIZES = {"up": 2, "kitty": 4, "hands": 9, "hands2": 9}
 
+    PHASES = (("play", "the play", "play", ("play",)),)
+
     @classmethod
     def check_rule_values(cls, rules):
-        if rules["round2_leader"] not in ("nondealer", "winner"):
-            raise ValueError("round2_leader is 'nondealer' or 'winner', not %r"
-                             % (rules["round2_leader"],))
-        if rules["joker_bonus"] < 0 or rules["match_points"] < 0 or rules["match_deals"] < 0:
-            raise ValueError("joker_bonus, match_points and match_deals cannot be negative")
+        cls.check_choices(rules, (("round2_leader", ("nondealer", "winner")),))
+        for key in ("joker_bonus", "match_points", "match_deals"):
+            if rules[key] < 0:
+                raise cls.option_error(key, "0 or more", rules[key])
         if rules["match_points"] and rules["match_deals"]:
-            raise ValueError("match play is to match_points or over match_deals, not both")
+            raise cls.option_error("match_deals", "0 when match_points is set (match play is to points or over deals, not both)",
+                                   rules["match_deals"])
 
     def reset(self):
         self.reset_tricks()
@@ -142,13 +144,6 @@ class Nexus(TrickGame):
         return out
 
     # -- the deal -------------------------------------------------------------------------
-    def _name(self, c):
-        """'the 5C' for a card, 'that' for something that is no card."""
-        try:
-            return "the " + self.card_code(c)
-        except Exception:
-            return "that"
-
     def check_deal(self, action):
         piles = action[2]
         if not isinstance(piles, dict):
@@ -178,10 +173,11 @@ class Nexus(TrickGame):
                     return "each %s must hold %d cards" % ("hand" if want == 9 else name + " pile",
                                                            want)
                 for c in g:
-                    if not isinstance(c, int) or c not in self.CARDS:
-                        return "%s is not in the nexus deck" % self._name(c)
+                    why = self.card_reason(c)
+                    if why:
+                        return why
                     if seen[c]:
-                        return "%s is dealt twice" % self._name(c)
+                        return "the %s is dealt twice" % self.card_code(c)
                     seen[c] = 1
         return None
 
@@ -274,8 +270,9 @@ class Nexus(TrickGame):
 
     def check_play(self, action):
         card = action[2]
-        if not isinstance(card, int) or card not in self.CARDS:
-            return "%s is not in the nexus deck" % self._name(card)
+        why = self.card_reason(card)
+        if why:
+            return why
         return self.check_play_card(action[0], card, action)
 
     def do_play(self, action):

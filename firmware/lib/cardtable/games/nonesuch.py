@@ -96,22 +96,30 @@ class Nonesuch(TrickGame):
     PUBLIC_PILES = ("up",)
     DEAL_PATTERN = (("hands", 9), ("up", 1))  # 9 each (12 with three players), then the up card
 
+    _BID = ("bid", "the bidding", "bid", ("bid",))
+    _EXCUSE = ("excuse", "the reveal of the Excuse", "reveal the Excuse", ("excuse",))
+    _TRUMP = ("trump", "the choice of trump", "choose trump", ("trump",))
+    _PLAY = ("play", "the play", "play", ("play",))
+    PHASES = (_BID, _EXCUSE, _TRUMP, _PLAY)
+
     @classmethod
     def check_rule_values(cls, rules):
-        for key, allowed in (("most_penalty", ("short", "taken")),
-                             ("trump_broken_by", ("any", "ruff")),
-                             ("trump_lead_suit", ("either", "trump")),
-                             ("tie", ("play_on", "shared"))):
-            if rules[key] not in allowed:
-                raise ValueError("%s is %s, not %r"
-                                 % (key, " or ".join(repr(a) for a in allowed), rules[key]))
+        cls.check_choices(rules, (("most_penalty", ("short", "taken")),
+                                  ("trump_broken_by", ("any", "ruff")),
+                                  ("trump_lead_suit", ("either", "trump")),
+                                  ("tie", ("play_on", "shared"))))
         if not 0 <= rules["most_threshold"] <= 12:
-            raise ValueError("most_threshold is 0 (half the tricks) or 1..12")
-        if rules["target"] < 1 or rules["none_points"] < 0:
-            raise ValueError("target must be positive and none_points not negative")
+            raise cls.option_error("most_threshold", "0 (half the tricks) or 1..12",
+                                   rules["most_threshold"])
+        if rules["target"] < 1:
+            raise cls.option_error("target", "a positive score", rules["target"])
+        if rules["none_points"] < 0:
+            raise cls.option_error("none_points", "0 or more", rules["none_points"])
 
     def reset(self):
         n = self.seats
+        if self.rules["reveal_before_bids"]:
+            self.PHASES = (self._EXCUSE, self._TRUMP, self._BID, self._PLAY)
         self.score = [0] * n
         self.dealer = self.first_dealer
         self.over = False
@@ -150,14 +158,6 @@ class Nonesuch(TrickGame):
         if phase == "play":
             return (self.next_in_trick(),)
         return ()
-
-    def not_your_turn(self, seat):
-        if self.phase == "excuse":
-            turn = self.turn
-            if len(turn) == 1:
-                return "seat %d holds the Excuse" % turn[0]
-            return "you do not hold the Excuse"
-        return TrickGame.not_your_turn(self, seat)
 
     def _advance(self):
         """Go to the next step of the hand that is still due: bids, Excuse, trump, play."""
@@ -221,8 +221,6 @@ class Nonesuch(TrickGame):
 
     # -- bids, the Excuse, trump ------------------------------------------------------------
     def check_bid(self, action):
-        if self.phase != "bid":
-            return "no bidding now"
         bid = action[2]
         if not isinstance(bid, str) or bid.lower() not in BIDS:
             return "a bid is some, most or none, not %r" % (bid,)
@@ -235,8 +233,6 @@ class Nonesuch(TrickGame):
         return [{"ev": "bid", "seat": seat, "bid": bid}]
 
     def check_excuse(self, action):
-        if self.phase != "excuse":
-            return "no Excuse to reveal now"
         reason = self.where_reason(action[0], dk.EXCUSE)
         return reason and "you cannot hold the Excuse: " + reason
 
@@ -250,8 +246,6 @@ class Nonesuch(TrickGame):
         return [{"ev": "excuse", "seat": seat}]
 
     def check_trump(self, action):
-        if self.phase != "trump":
-            return "no trump to choose now"
         suit, options = action[2], dk.suits(self.up)
         if type(suit) is not int or suit not in options:
             return "trump is %s or %s, the suits of the up card" % (
@@ -302,11 +296,10 @@ class Nonesuch(TrickGame):
         return dk.rank(card) if dk.has_suit(card, self.led) else 0
 
     def check_play(self, action):
-        if self.phase != "play":
-            return "no play now"
         card, suit = action[2], action[3]
-        if type(card) is not int or not 0 <= card < len(dk.DECK):
-            return "not a Decktet card: %r" % (card,)
+        why = self.card_reason(card)
+        if why:
+            return why
         if suit is not None and (type(suit) is not int or not 0 <= suit < 6):
             return "not a Decktet suit: %r" % (suit,)
         if self.trick and suit is not None:
@@ -449,6 +442,5 @@ class Nonesuch(TrickGame):
         out = self.trick_dump()
         out.update(self.view(None))
         out["up"] = self.card_code(self.up) if self.up >= 0 else None
-        out["score"] = list(self.score)
         out["rules"] = dict(self.rules)
         return out

@@ -109,8 +109,9 @@ class TrickGame(Game):
                 if want is not None and len(g) != want:
                     return "the %s pile must hold %d cards, not %d" % (name, want, len(g))
                 for c in g:
-                    if type(c) is not int or c not in self.CARDS:
-                        return "a card of the deal is not in the %s deck" % self.ID
+                    why = self.card_reason(c)
+                    if why:
+                        return why
                     if seen[c]:
                         return "the %s is dealt twice" % self.card_code(c)
                     seen[c] = 1
@@ -168,8 +169,9 @@ class TrickGame(Game):
 
     def check_play_card(self, seat, card, action):
         """None if seat may play card to the current trick now."""
-        if card not in self.CARDS:
-            return "that card is not in the %s deck" % self.ID
+        why = self.card_reason(card)
+        if why:
+            return why
         reason = self.where_reason(seat, card)
         if reason:
             return reason

@@ -46,7 +46,7 @@
 # accepted on a zone, lifted and put back, is not played twice.
 from cardtable import games, record
 from cardtable import link as lk
-from cardtable.compat import ticks_add
+from cardtable.compat import ticks_add, ticks_diff
 from cardtable.journal import Journal, JournalError
 from cardtable.table import feedback as fb
 from cardtable.table import commands, inputs
@@ -57,7 +57,8 @@ from cardtable.version import BUILD, VERSION as FW
 
 _SEAT_ROLES = ("play", "tap", "parade", "left")
 REPLAY_LINES = 4  # journal lines replayed per step when stepwise
-SINCE_MAX = 240  # actions kept after a deal's checkpoint for a fast undo (a long Nerts round: more)
+COMMIT_WAIT_MS = 250  # the longest a zone play's journal line waits for the readers to be quiet
+SINCE_MAX = 100  # actions after a checkpoint: then a new one (undo replays at most this many)
 
 
 class Controller:
@@ -92,6 +93,9 @@ class Controller:
         # Undo without replaying the game: the state before the last deal, and the actions since.
         self._ckpt = None
         self._since = None
+        # Zone plays refereed in this step whose journal line and messages wait (see step())
+        self._commits = []
+        self._defer = False
         self._clear_table()
         self.scanner.start()
         # The journal is replayed line by line, a few lines per step() when stepwise (the
@@ -153,9 +157,18 @@ class Controller:
         sc = self.scanner
         sc.step(self.budget)
         ev = sc.next_event()
-        while ev is not None:
-            self._scan_event(ev)
-            ev = sc.next_event()
+        self._defer = True
+        try:
+            while ev is not None:
+                self._scan_event(ev)
+                ev = sc.next_event()
+        finally:
+            self._defer = False
+        # A zone play's journal flush (a flash erase: 45-400 ms with the CPU stalled) and its
+        # messages wait while another card is being confirmed: that card's verdict comes first.
+        c = self._commits
+        if c and (not sc.busy() or ticks_diff(self.clock.ticks_ms(), c[0][4]) >= COMMIT_WAIT_MS):
+            inputs.commit(self)
         pins = self.hal.inputs
         ev = pins.next()
         while ev is not None:
@@ -176,6 +189,8 @@ class Controller:
 
     def new_game(self, name, seats=None, dealer=0, rules=None, layout=None):
         """Start a new game (and journal file); returns None or the reason it cannot."""
+        if self._commits:
+            inputs.commit(self)
         lay = self._layout_for(name, seats, layout)
         if isinstance(lay, str):
             return lay
@@ -254,54 +269,51 @@ class Controller:
 
     def play(self, action, src, led=-1, zone=None):
         """Check and apply an action: (True, seq, events) or (False, reason, None)."""
+        # The LED shows check()'s answer before anything else: before the verdict message,
+        # the scoring (apply) and the journal's flush (a flash erase stalls the CPU 45-400 ms).
+        # If the power fails before the flush, the card is still on its pad and is read again.
+        if self._commits and not self._defer:
+            inputs.commit(self)  # the journal keeps the order the rules saw
         g = self.game
         reason = g.check(action)
-        obj = self._encode(action)
         now = self.clock.ticks_ms()
+        fbk = self.feedback
+        fbk.flash(led, "rejected" if reason else "accepted", now)
+        fbk.update(now)
+        obj = self._encode(action)
         if reason:
+            fbk.sound("rejected", now)
             self.link.send({"type": "verdict", "action": g.public(obj), "seat": action[0],
                             "reason": reason, "from": src})
-            self.feedback.flash(led, "rejected", now)
-            self.feedback.sound("rejected", now)
             return False, reason, None
-        if action[1] == "deal" and not g.keep_history:
+        since = self._since
+        if not g.keep_history and (action[1] == "deal" or since is not None and len(since) >= SINCE_MAX):
+            # a checkpoint at each deal and every SINCE_MAX actions: an undo at the end of
+            # the longest game replays at most SINCE_MAX actions, never the journal
             from cardtable.table import checkpoint
             checkpoint.take(self, g)
-        events = g.apply(action)
-        since = self._since
-        if since is not None:
-            if len(since) < SINCE_MAX:
-                since.append(action)
-            else:
-                self._ckpt = self._since = None
-        # Show the verdict before the journal's flush (a flash erase costs tens of ms): if the
-        # power fails in between, the card is still on its pad and is read again after boot.
-        self.feedback.flash(led, "accepted", now)
-        self.feedback.update(now)
-        seq = None
-        try:
-            seq = self.journal.append(obj)
-        except JournalError as e:
-            # Refereed but not recorded (flash full or failing): the table says so and plays on.
-            self._fault("journal", str(e))
-            self.feedback.flash(led, "fault", now)
-            self.feedback.sound("fault", now)
+        events = g._apply(action)  # checked once: apply() would check it again (+23-53 %)
+        if g.keep_history:
+            g.history.append(action)
+        if self._since is not None:
+            self._since.append(action)
         if action[1] == "deal":
             self.zone_card = {}
             self.round_t0 = now
         elif zone is not None and len(action) > 2 and isinstance(action[2], int):
             self.zone_card[zone] = action[2]
-        # What leaves the table is what a spectator may see (the journal keeps it all).
-        self.link.send({"type": "event", "seq": seq, "action": g.public(obj), "events": events,
-                        "from": src})
         if g.over:
             self.feedback.sound("over", now)
-        self.refresh()
-        self.send_state()
-        return True, seq, events
+        self.refresh()  # the focus moves to the next seat to play at once
+        if self._defer:
+            self._commits.append((obj, events, src, led, now))
+            return True, None, events
+        return True, inputs.record(self, obj, events, src, led, now), events
 
     def undo(self, src):
         """Take back the last action: (True, undone record object) or (False, reason)."""
+        if self._commits:
+            inputs.commit(self)
         g = self.game
         if not (g.history if g.keep_history else self.journal.live > 0):
             self._verdict(None, "nothing to undo", src)
@@ -422,9 +434,13 @@ class Controller:
         roles = self.layout.roles
         turn = g.turn
         focus = []
+        rare = []
+        counting = getattr(g, "phase", "") == "count"
         for zone in roles:
             r, seat = roles[zone]
             led = b.zone_led.get(zone, -1)
+            if r == "left" and not counting or r == "deal" and not g.dealing:
+                rare.append(b.zone_reader[zone])  # takes no card now: polled seldom
             if g.over:
                 if seat is not None and g.winner is not None and g.team(seat) == g.winner:
                     f.steady(led, "winner")
@@ -444,7 +460,8 @@ class Controller:
                 if r == "play":
                     focus.append(b.zone_reader[zone])
         focus.sort()
-        self.scanner.focus = tuple(focus) if len(focus) <= 3 else ()  # many: none is favoured
+        self.scanner.watch(tuple(focus) if len(focus) <= 3 else ())  # many: none is favoured
+        self.scanner.rare = tuple(rare)
 
     # -- the link -------------------------------------------------------------------------
 

@@ -215,3 +215,35 @@ def _changed_rules(g):
         if g.rules[k] != g.OPTIONS[k]:
             out[k] = g.rules[k]
     return out
+
+
+# -- the journal ----------------------------------------------------------------------
+
+def commit(ctl):
+    """Journal the zone plays refereed but not yet recorded (controller.step defers them
+    while another card is being confirmed), and tell the host."""
+    c = ctl._commits
+    ctl._commits = []
+    for obj, events, src, led, now in c:
+        record(ctl, obj, events, src, led, now)
+
+
+def record(ctl, obj, events, src, led, now):
+    """One accepted action's journal line (flushed), event and state report: its seq."""
+    # The host hears of an action only once it is on flash: a power cut before the flush
+    # loses nothing the host was told (the card still lies on its pad and is read again).
+    from cardtable.journal import JournalError
+
+    seq = None
+    try:
+        seq = ctl.journal.append(obj)
+    except JournalError as e:
+        # Refereed but not recorded (flash full or failing): the table says so and plays on.
+        ctl._fault("journal", str(e))
+        ctl.feedback.flash(led, "fault", now)
+        ctl.feedback.sound("fault", now)
+    # What leaves the table is what a spectator may see (the journal keeps it all).
+    ctl.link.send({"type": "event", "seq": seq, "action": ctl.game.public(obj), "events": events,
+                   "from": src})
+    ctl.send_state()
+    return seq

@@ -11,8 +11,17 @@
 # round robin, except that a reader with a card being debounced is polled again as soon as
 # ``settle_ms`` have passed since it was seen: the confirming poll comes a settle time later,
 # not a whole cycle later, which is most of the latency a player sees. And the ``focus``
-# readers (the controller sets them: the play zones of the seats to play) are polled between
-# every two others, so the card a player is expected to lay is seen within a poll or two.
+# readers (the controller sets them with ``watch()``: the play zones of the seats to play) are
+# polled between every two others, the first of them at once when the focus changes, so the
+# card a player is expected to lay is seen within a poll or two. On a focus reader the card is
+# read in the poll that first sees it, its field still on: a READ that succeeds is the
+# confirmation (``read_confirms``), not a second sighting a settle time later (issue 18: that
+# wait was ~27 ms of the mean latency); its poll lists up to two tags (``poll(2)``), so the
+# two-tag check needs no exchange of its own. A card torn away mid-read is no play (TORN).
+# The ``rare`` readers (zones that take no card now: a Nerts table's "left" pads during play,
+# the deal pad once the hand is dealt) are polled only every ``rare_every``-th lap of the round
+# robin, so the others come round faster: on a Nerts table the time a card is first seen, which
+# decides a race to the centre, is then set by the foundations alone.
 #
 # Before a new card is read, a reader that can count the tags in its field (``targets()``)
 # is asked once: two tags on one pad are reported (TWO), once while they lie there, and
@@ -92,6 +101,19 @@ class Scanner:
         self.focus = ()  # readers the controller expects a card on now (the seat to play)
         self._fi = 0  # the next of them
         self._alt = False  # True: a focus reader's turn
+        self.read_confirms = True  # on a focus reader the READ confirms a first sighting
+        # readers whose poll(2) counts the tags too (the PN532 driver; not the fakes)
+        self._counts = bytearray([1 if hasattr(r, "ntg") else 0 for r in readers])
+        self.rare = ()  # readers polled only every rare_every-th lap
+        self.rare_every = 8
+        self._lap = 0
+
+    def watch(self, focus):
+        """Set the focus readers (a tuple); a new focus is polled at the next step."""
+        if focus != self.focus:
+            self.focus = focus
+            self._fi = 0
+            self._alt = True
 
     def start(self):
         """Initialise every reader; one that does not answer is reported down at once."""
@@ -128,8 +150,17 @@ class Scanner:
                 self._alt = False
                 return f[k]
         self._alt = True
-        i = self._next
-        self._next = i + 1 if i + 1 < self.n else 0
+        n = self.n
+        rare = self.rare
+        for _ in range(n):
+            i = self._next
+            if i + 1 < n:
+                self._next = i + 1
+            else:
+                self._next = 0
+                self._lap += 1
+            if not rare or self._lap % self.rare_every == 0 or i not in rare:
+                return i
         return i
 
     def next_event(self):
@@ -137,6 +168,14 @@ class Scanner:
         if self.events:
             return self.events.pop(0)
         return None
+
+    def busy(self):
+        """True while a card is being confirmed on some reader (seen, not yet reported)."""
+        c = self._clen
+        for i in range(self.n):
+            if c[i]:
+                return True
+        return False
 
     def present(self, i):
         """True if a card lies on reader i."""
@@ -172,12 +211,16 @@ class Scanner:
                 self.last_error[i] = str(e)
                 return
         self.polls[i] += 1
+        watched = self.read_confirms and i in self.focus
         try:
-            uid = r.poll()
+            if watched and self._counts[i]:
+                uid = r.poll(2)  # the two-tag check in the same exchange
+            else:
+                uid = r.poll()
             if uid is None:
                 self._empty(i, now)
             else:
-                self._seen(i, r, uid, now)
+                self._seen(i, r, uid, now, watched)
             r.release()
         except OSError as e:
             self._failed(i, now, e)
@@ -188,7 +231,7 @@ class Scanner:
             self.last_error[i] = None
             self.events.append((UP, i, now, None, 0))
 
-    def _seen(self, i, r, uid, now):
+    def _seen(self, i, r, uid, now, watched=False):
         self._miss[i] = 0
         n = len(uid)
         if n > _UIDMAX:
@@ -208,13 +251,13 @@ class Scanner:
             self._hits[i] = 1
             self._t0[i] = now
             self._two[i] = 0
-        if self._hits[i] < self.place_polls:
+        if self._hits[i] < self.place_polls and not watched:
             self._due = i
             self._seen_at = now
             return
         count = getattr(r, "targets", None)
         if count is not None:
-            if count() > 1:
+            if (r.ntg if watched and self._counts[i] else count()) > 1:
                 if not self._two[i]:
                     self._two[i] = 1
                     self.events.append((TWO, i, self._t0[i], "two tags on one pad",

@@ -55,7 +55,7 @@ example:  cardtable flash                       # hold BOOTSEL, plug the Pico in
           cardtable flash --dry-run --json
 """
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 FIRMWARE = firmware_dir()
 BUILD_ROOT = Path(os.environ.get("CARDTABLE_BUILD") or REPO / "build")  # as the virtual board's
 BUILD = BUILD_ROOT / "mpy"
@@ -128,13 +128,18 @@ class FlashError(CardtableError):
 
 # -- the local side -------------------------------------------------------------------------
 
-def _load_build_tool() -> Any:
-    spec = importlib.util.spec_from_file_location("cardtable_mpy_build", REPO / "tools" / "mpy" / "build.py")
+def _load_tool(rel: str, name: str) -> Any:
+    """A tool script of the checkout (tools/REL) as module NAME."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / rel)
     if spec is None or spec.loader is None:
-        raise FlashError("tools/mpy/build.py is missing: flash runs from a checkout of the repository", 2)
+        raise FlashError("tools/%s is missing: flash runs from a checkout of the repository" % rel, 2)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def _load_build_tool() -> Any:
+    return _load_tool("mpy/build.py", "cardtable_mpy_build")
 
 
 def mpy_cross_version() -> tuple[tuple[int, int, int], tuple[int, int]]:
@@ -170,12 +175,7 @@ def build() -> str:
 
 
 def _load_boardfiles() -> Any:
-    spec = importlib.util.spec_from_file_location("cardtable_boardfiles", REPO / "tools" / "firmware" / "boardfiles.py")
-    if spec is None or spec.loader is None:
-        raise FlashError("tools/firmware/boardfiles.py is missing: flash runs from a checkout of the repository", 2)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return _load_tool("firmware/boardfiles.py", "cardtable_boardfiles")
 
 
 def local_files() -> dict[str, Path]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 import argparse
 import os
 
-from cardtable_host import boardfind, servecmd, simcmd
+from cardtable_host import boardfind
+from cardtable_host.commands import serve as servecmd
+from cardtable_host.commands import sim as simcmd
 from cardtable_host.errors import UsageError
 
 HELP = "the main job: serve the table live (a board is plugged in) or the simulated table"

@@ -162,7 +162,7 @@ class Table:
 
     def resync(self) -> bool:
         """Ask the board who it is and what the table looks like; False if it did not answer."""
-        from cardtable_host.monitor import seat_names
+        from cardtable_host.commands.monitor import seat_names
 
         try:
             hello = self.link.hello()

@@ -1,0 +1,1 @@
+"""The subcommands of `cardtable`: one module each (cli.py lists them)."""
