@@ -79,7 +79,7 @@ def test_the_longest_game_reboots_and_resumes_exactly_on_the_rp2_board(tmp_path:
     the chip's own clock)."""
     from cardtable import record
 
-    from cardtable_host import flash
+    from cardtable_host.commands import flash
     from cardtable_host.link import Link
     from cardtable_host.sim.rp2board import Rp2Board, missing
 

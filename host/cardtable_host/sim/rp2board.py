@@ -182,7 +182,7 @@ class Rp2Board(VirtualBoard):
         h = hashlib.sha256()
         h.update(self.image.read_bytes())
         _tree_hash(h, REPO_ROOT / "firmware")
-        h.update((REPO_ROOT / "host" / "cardtable_host" / "flash.py").read_bytes())
+        h.update((REPO_ROOT / "host" / "cardtable_host" / "commands" / "flash.py").read_bytes())
         h.update(("%s|%s" % (self.board, layout)).encode())
         return h.hexdigest()[:24]
 
