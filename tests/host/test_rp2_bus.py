@@ -59,6 +59,12 @@ def test_a_poll_counts_and_the_two_tag_check_before_a_read_does_not() -> None:
     assert r.polls(3) == 1
     r.handle(OP_WRITE, 3, 2e7, frame(b"\xd4\x4a\x01\x00"))
     assert r.polls(3) == 2 and r.polls(4) == 0
+    # The seat to play's reader polls listing two tags at once (issue 18): each one is a poll,
+    # or a place() there would wait for polls that never come.
+    r.handle(OP_WRITE, 3, 3e7, frame(b"\xd4\x4a\x02\x00"))  # the check after a MaxTg 1 poll
+    r.handle(OP_WRITE, 3, 4e7, frame(b"\xd4\x4a\x02\x00"))
+    r.handle(OP_WRITE, 3, 5e7, frame(b"\xd4\x4a\x02\x00"))
+    assert r.polls(3) == 4
 
 
 # -- on the chip --------------------------------------------------------------------------------

@@ -58,6 +58,7 @@ class _Reader:
         self.emu.us_per_byte = 0  # the wire's time is bus.mjs's; here only the PN532's own
         self.ready_ns = 0.0
         self.polls = 0
+        self.last_list = 0  # MaxTg of the last InListPassiveTarget (0: none yet)
         self.tag: Tag | None = None
         self.dead = False
         self.fail_reads = 0  # InDataExchange commands to answer with an error frame (-1: all)
@@ -153,11 +154,16 @@ class Readers:
                 r.ready_ns = ns + 1000.0 * e.last_us
             if e.log:
                 n = bytes(e.log).count(CMD_LIST)
-                # The scanner's two-tag check before it reads a card (MaxTg 2) is no poll: a
-                # place() that counted it would lift the card in the middle of its read.
                 cmd, params = command(payload)
-                if n and cmd == CMD_LIST and params[:1] == b"\x02":
-                    n -= 1
+                if n and cmd == CMD_LIST:
+                    # The scanner's two-tag check before it reads a card (MaxTg 2 right after a
+                    # MaxTg 1 poll) is no poll: a place() that counted it would lift the card in
+                    # the middle of its read. A focus reader's poll lists two tags itself
+                    # (MaxTg 2 after MaxTg 2): that one is a poll.
+                    two = params[:1] == b"\x02"
+                    if two and r.last_list == 1:
+                        n -= 1
+                    r.last_list = 2 if two else 1
                 r.polls += n
                 e.log = bytearray()
                 self._cond.notify_all()
