@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hostsupport import cardtable, need_node
@@ -46,6 +47,21 @@ def _long_game(flash: Path) -> tuple[object, tuple]:
     return g, actions[-1]
 
 
+def _resumes_and_ends(link: Any, g: Any, last: tuple) -> dict:
+    """The board is at the long game's last action; playing it ends the game: its view."""
+    from cardtable import record
+
+    hello = link.hello()
+    assert hello["seq"] == 1907 and hello["game"]["game"] == LONG_GAME
+    assert link.state()["view"] == json.loads(json.dumps(g.view(None)))
+    r = link.act(record.encode(g, last))  # the game goes on: its last play ends it
+    g.apply(last)
+    assert r["seq"] == 1908 and g.over
+    view = link.state()["view"]
+    assert view == json.loads(json.dumps(g.view(None)))
+    return view
+
+
 def test_a_game_of_the_longest_seeded_length_reboots_and_resumes_exactly(tmp_path: Path) -> None:
     from cardtable import record
 
@@ -56,13 +72,7 @@ def test_a_game_of_the_longest_seeded_length_reboots_and_resumes_exactly(tmp_pat
     with VirtualBoard("pico-i2c-2seat", flash_dir=tmp_path, game=LONG_GAME, install=True) as vb:
         assert vb.mode == "table"
         with Link(vb.port, timeout=20) as link:
-            hello = link.hello()
-            assert hello["seq"] == 1907 and hello["game"]["game"] == LONG_GAME
-            assert link.state()["view"] == json.loads(json.dumps(g.view(None)))
-            r = link.act(record.encode(g, last))  # the game goes on: its last play ends it
-            g.apply(last)
-            assert r["seq"] == 1908 and g.over
-            assert link.state()["view"] == json.loads(json.dumps(g.view(None)))
+            _resumes_and_ends(link, g, last)
         assert vb.reset() == "table"  # and once more from power-up, the whole game
         with Link(vb.port, timeout=20) as link:
             assert link.hello()["seq"] == 1908
@@ -103,14 +113,8 @@ def test_the_longest_game_reboots_and_resumes_exactly_on_the_rp2_board(tmp_path:
         st = b.status()
         assert st["boots"] == 2, st
         with Link(b.port, timeout=60) as link:
-            hello = link.hello()
-            assert hello["seq"] == 1907 and hello["game"]["game"] == LONG_GAME
-            assert link.state()["view"] == json.loads(json.dumps(g.view(None)))
-            r = link.act(record.encode(g, last))  # the game goes on: its last play ends it
-            g.apply(last)
-            assert r["seq"] == 1908 and g.over
-            view = link.state()["view"]
-            assert view == json.loads(json.dumps(g.view(None))) and view["over"] is True
+            view = _resumes_and_ends(link, g, last)
+            assert view["over"] is True
 
 
 def _broken_flash(flash: Path) -> None:
