@@ -43,7 +43,7 @@ const USAGE = `usage: node tools/mpy/board.mjs [options]
   --install           (re)install main.py, lib and boards from the firmware tree into the
                       flash, keeping the other files (journals); implied when it is empty
   --lib DIR           device package to install as /lib (default firmware/lib)
-  --emu FILE          PN532 emulator module (default host/cardtable_host/sim/pn532_emu.py)
+  --emu FILE          PN532 emulator module (default firmware/lib/cardtable/sim/pn532_emu.py)
   --heap SIZE         the heap the table may keep, as on a Pico (default 192k); the emulated
                       readers get their own share on top (20 KB + 1 KB per reader). A step
                       that begins with more in use raises a fault on the link.
@@ -188,7 +188,8 @@ function firmwareFiles(o) {
   const lib = o.lib || path.join(fw, 'lib');
   const keep = (name) => /\.(py|mpy|json|txt|bin)$/.test(name);
   for (const [p, data] of readTree(lib, '/lib')) {
-    if (p.includes('__pycache__')) continue;
+    // the simulated hardware (the PN532 emulator) is the sim's, never a board's
+    if (p.includes('__pycache__') || p.startsWith('/lib/cardtable/sim/')) continue;
     if (data === null || keep(p)) files.set(p, data);
   }
   for (const [p, data] of readTree(path.join(fw, 'boards'), '/boards')) files.set(p, data);
@@ -472,7 +473,7 @@ class Board {
   }
 
   emuPath() {
-    return this.o.emu || path.join(REPO_ROOT, 'host', 'cardtable_host', 'sim', 'pn532_emu.py');
+    return this.o.emu || path.join(REPO_ROOT, 'firmware', 'lib', 'cardtable', 'sim', 'pn532_emu.py');
   }
 
   installGlue(table) {

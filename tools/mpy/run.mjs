@@ -119,10 +119,8 @@ function checkMpyBuild() {
 function defaultLibs(o) {
   if (o.libs.length) return o.libs;
   if (o.mpy) checkMpyBuild();
-  // The simulated hardware (PN532 emulator, ...) is written in the device subset and lives in
-  // the host package; device tests import it from there.
-  return [{ host: o.mpy ? MPY_LIB : PY_LIB, memfs: '/lib' },
-          { host: path.join(REPO_ROOT, 'host'), memfs: '/lib' }];
+  // The simulated hardware the device tests use (cardtable.sim: the PN532 emulator) is in it.
+  return [{ host: o.mpy ? MPY_LIB : PY_LIB, memfs: '/lib' }];
 }
 
 function searchPath(first, libs) {

@@ -3,7 +3,7 @@
 //
 // The wire faces live here (addresses, ACKs, the mux's control register, the PN532's I2C
 // status byte and its SPI op bytes, bit order); the PN532s themselves (frames, commands,
-// tags) are host/cardtable_host/sim/pn532_emu.py in the Python process that started us,
+// tags) are firmware/lib/cardtable/sim/pn532_emu.py in the Python process that started us,
 // reached over a blocking socket (BusLink): while it answers, this whole process (the
 // chip included) waits, so emulated time does not move. Only a transaction that needs a
 // PN532's answer asks (an I2C read, an SPI status or data read); writes are sent and not

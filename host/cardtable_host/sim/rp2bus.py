@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any
 
-from cardtable_host.sim.pn532_emu import ACK, PN532Emu, Tag
+from cardtable.sim.pn532_emu import ACK, PN532Emu, Tag
 
 OP_WRITE = 0x57
 OP_READ = 0x52

@@ -1,3 +1,4 @@
+# host only: never imported on the board (simulated hardware: tools/firmware/boardfiles.py)
 """A PN532 with NFC tags in its field, answering real PN532 frames (runs on MicroPython too).
 
 PN532Emu is the controller (frames, commands, tags, fault knobs, a timing model);
