@@ -22,6 +22,7 @@ from cardtable_host import mqttwire
 from cardtable_host.archive import Archive
 from cardtable_host.broker import DIRECTOR
 from cardtable_host.refworker import Worker
+from cardtable_host.tablewatch import TableWatch
 from cardtable_host.tourney import REFEREE, Tournament
 
 
@@ -55,17 +56,21 @@ class Director:
         self._stopped = threading.Event()
         self.c = mqttwire.client("cardtable-director-%s" % self.tid, DIRECTOR, password, clean=False)
         self.c.on_message = self._on_message
-        # the tables' status on a connection (and network thread) of its own: a flood of status
-        # messages never holds up a result queued behind it
-        self.watch = mqttwire.client("cardtable-director-%s-tables" % self.tid, DIRECTOR, password)
-        self.watch.on_message = self._on_status
+        # the tables' status in a process of its own (tablewatch): a flood of status messages
+        # never holds up a result, nor takes the interpreter from it
+        self.watch = TableWatch(host, port, self.tid, DIRECTOR, password, self._on_status)
+        # the results log is made durable (fsync) after the standings went out, and only then
+        # is a result acknowledged to its table (which keeps it until then): a crash between
+        # loses nothing, and no disk flush stands between a result and its standings
+        self._unsynced: set[int] = set()  # tables whose acknowledgement waits for the fsync
+        self._unsynced_lock = threading.Lock()
+        self._sync_wanted = threading.Event()
 
     def start(self) -> "Director":
         threading.Thread(target=self._referee_loop, name="cardtable-referee", daemon=True).start()
+        threading.Thread(target=self._sync_loop, name="cardtable-sync", daemon=True).start()
         mqttwire.connect(self.c, self.host, self.port, on_up=self._on_up)
-        # QoS 0 on the way in: only the latest status matters (it is retained), and each
-        # message then costs no acknowledgement
-        mqttwire.connect(self.watch, self.host, self.port, on_up=self._on_watch_up)
+        self.watch.start()
         threading.Thread(target=self._watch_log, daemon=True).start()
         return self
 
@@ -82,12 +87,10 @@ class Director:
     def stop(self) -> None:
         self._stopped.set()
         self._to_referee.put(None)
-        for c in (self.c, self.watch):
-            c.disconnect()
-            c.loop_stop()
-
-    def _on_watch_up(self) -> None:
-        self.watch.subscribe(mqttwire.topic(self.tid, "table", "+", "status"), 0)
+        self._sync_wanted.set()
+        self.watch.stop()
+        self.c.disconnect()
+        self.c.loop_stop()
 
     def _on_up(self) -> None:
         t = self.tid
@@ -95,15 +98,13 @@ class Director:
                           (mqttwire.topic(t, "director", "correct"), 1)])
         self.publish_standings()
         for n in self.acked:
-            self._ack(n)
+            self._ack_after_sync(n)
 
     # -- messages ---------------------------------------------------------------------------
 
-    def _on_status(self, _c: Any, _u: Any, msg: Any) -> None:
-        """A table's status: kept as it came (thousands a second in a burst), read when shown."""
-        parts = msg.topic.split("/")
-        if len(parts) == 5 and parts[4] == "status" and parts[3].isdigit():
-            self._status[int(parts[3])] = msg.payload
+    def _on_status(self, table: int, raw: bytes) -> None:
+        """A table's latest status, as it came: parsed when shown."""
+        self._status[table] = raw
 
     @property
     def status(self) -> dict[int, dict[str, Any]]:
@@ -143,7 +144,7 @@ class Director:
         with self.lock:
             why = self._check(table, p)
             if why == "resend":
-                self._ack(table)
+                self._ack_after_sync(table)
                 return
             if why:
                 self.refuse(mqttwire.topic(self.tid, "table", table, "result"), p, why)
@@ -167,14 +168,14 @@ class Director:
                      "referee": "pending"}
             if p.get("disputed_by"):
                 entry["disputed_by"] = p["disputed_by"]
-            self.tour.append(entry)
+            self.tour.append(entry, sync=False)
             self.hashes[p["game"]] = p["hash"]
             self.acked.setdefault(table, set()).add(p["game"])
             self.refereeing[p["game"]] = str(path)
             self.last = p["game"]
             self.last_received = received or time.time()
-            self._ack(table)
             self.publish_standings()
+            self._ack_after_sync(table)
         self._to_referee.put(p["game"])
 
     def _check(self, table: int, p: dict[str, Any]) -> str | None:
@@ -252,13 +253,33 @@ class Director:
             self.publish_standings()
             return None
 
+    def _ack_after_sync(self, table: int) -> None:
+        """Acknowledge a table's results once the log holding them is on disk (_sync_loop)."""
+        with self._unsynced_lock:
+            self._unsynced.add(table)
+        self._sync_wanted.set()
+
+    def _sync_loop(self) -> None:
+        """Flush the results log to disk, then acknowledge the tables that waited for it."""
+        while True:
+            self._sync_wanted.wait()
+            if self._stopped.is_set():
+                return
+            self._sync_wanted.clear()
+            with self._unsynced_lock:
+                tables, self._unsynced = self._unsynced, set()
+            self.tour.sync()  # one flush for every result written meanwhile
+            with self.lock:
+                for table in sorted(tables):
+                    self._ack(table)
+
     def _ack(self, table: int) -> None:
         self.c.publish(mqttwire.topic(self.tid, "director", "ack", table),
                        json.dumps({"games": sorted(self.acked.get(table, ()))}), qos=1, retain=True)
 
     # -- standings --------------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self, tables: bool = True) -> dict[str, Any]:
         """Standings, progress, the round now and the next round's games, the tables' status."""
         tour = self.tour
         decided = tour.outcomes()
@@ -268,16 +289,17 @@ class Director:
             nxt = tour.state["rounds"][now["round"]]
         pairings = [{"table": g["table"], "teams": [tour.team_name(t) for t in g["teams"]], "game": g["id"]}
                     for g in (nxt or {"games": []})["games"]]
-        return {"standings": tour.standings(), "decided": len(decided), "of": len(tour.games),
-                "refereeing": sorted(self.refereeing),
-                "round": now["round"] if now else None, "next": pairings,
-                "disputes": [d["game"] for d in tour.disputes()], "last": self.last,
-                "last_received": self.last_received, "t": time.time(),
-                "tables": {str(k): v for k, v in self.status.items()}}
+        out = {"standings": tour.standings(), "decided": len(decided), "of": len(tour.games),
+               "refereeing": sorted(self.refereeing),
+               "round": now["round"] if now else None, "next": pairings,
+               "disputes": [d["game"] for d in tour.disputes()], "last": self.last,
+               "last_received": self.last_received, "t": time.time()}
+        if tables:
+            out["tables"] = {str(k): v for k, v in self.status.items()}
+        return out
 
     def publish_standings(self) -> None:
-        snap = self.snapshot()
-        snap.pop("tables")
+        snap = self.snapshot(tables=False)
         self.c.publish(mqttwire.topic(self.tid, "standings"), json.dumps(snap), qos=1, retain=True)
         self.updates += 1
 
