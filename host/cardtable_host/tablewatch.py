@@ -2,9 +2,9 @@
 
 A status message comes after every hand from each table, and a bench's burst sends thousands
 a second; parsed in the director's process they take the interpreter from the results, whose
-standings must follow within a second. This process subscribes to ``table/+/status`` (QoS 0:
-only the latest matters, and it is retained) and prints the tables whose status changed, at
-most every ``EVERY_S``, as one JSON line: ``{"n": raw status text, ...}``.
+standings must follow within a second. Only the latest status matters, and it is retained:
+this process looks at every table's retained status every ``EVERY_S`` and prints the tables
+whose status changed as one JSON line: ``{"n": raw status text, ...}``.
 
     python -m cardtable_host.tablewatch      (stdin: one JSON line: host, port, tid, user, password)
 """
@@ -18,7 +18,7 @@ import threading
 import time
 from typing import Any, Callable
 
-EVERY_S = 0.2  # the director's page is at most this far behind the tables
+EVERY_S = 0.25  # the director's page is at most about this far behind the tables
 NICE = 5  # below the director's service: counting results comes first
 
 
@@ -99,6 +99,7 @@ def main() -> int:
         pass
     a = json.loads(sys.stdin.readline())
     latest: dict[str, str] = {}
+    seen: dict[str, str] = {}  # what the director was last told, per table
     lock = threading.Lock()
     c = mqttwire.client("cardtable-director-%s-tables-%d" % (a["tid"], os.getpid()), a["user"], a["password"])
 
@@ -108,19 +109,25 @@ def main() -> int:
             with lock:
                 latest[parts[3]] = msg.payload.decode("utf-8", "replace")
 
+    topic = mqttwire.topic(a["tid"], "table", "+", "status")
+    # Each look subscribes and at once unsubscribes: the broker sends every table's retained
+    # status, the latest, and nothing of the thousands a second a burst may publish between
+    # two looks (a subscription would have the broker send each, and this process read each).
     c.on_message = on_message
+    c.on_subscribe = lambda *_a: c.unsubscribe(topic)
     try:
-        mqttwire.connect(c, a["host"], int(a["port"]),
-                         on_up=lambda: c.subscribe(mqttwire.topic(a["tid"], "table", "+", "status"), 0))
+        mqttwire.connect(c, a["host"], int(a["port"]))
     except ConnectionError as e:
         print(str(e), flush=True)
         return 1
     print("up", flush=True)
     try:
         while True:
+            c.subscribe(topic, 0)
             time.sleep(EVERY_S)
             with lock:
-                changed = dict(latest)
+                changed = {k: v for k, v in latest.items() if seen.get(k) != v}
+                seen.update(changed)
                 latest.clear()
             if changed:
                 print(json.dumps(changed), flush=True)
