@@ -76,9 +76,8 @@ def watch(host: str, port: int, tid: str, password: str) -> None:
     def on_message(_c: Any, _u: Any, m: Any) -> None:
         now = time.time()
         snap = json.loads(m.payload)
-        if snap.get("last"):
-            print(json.dumps({"last": snap["last"], "t": snap["t"], "got": now, "in": snap.get("last_received")}),
-                  flush=True)
+        for game, came in (snap.get("new") or {}).items():  # the games this update counts first
+            print(json.dumps({"last": game, "t": snap["t"], "got": now, "in": came}), flush=True)
 
     c.on_message = on_message
     mqttwire.connect(c, host, port, on_up=lambda: c.subscribe(mqttwire.topic(tid, "standings"), 1))

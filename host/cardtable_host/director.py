@@ -53,6 +53,11 @@ class Director:
         self.last: str | None = None  # the game counted last, and when its result came
         self.last_received: float | None = None
         self.updates = 0  # standings published
+        # The standings go out from a thread of their own, each update for every result counted
+        # since the one before: a burst of results is counted as it comes, and the standings
+        # (a few ms each) are computed once per update, not once per result.
+        self._new: dict[str, float] = {}  # games counted since the last update -> when they came
+        self._standings_wanted = threading.Event()
         self._stopped = threading.Event()
         self.c = mqttwire.client("cardtable-director-%s" % self.tid, DIRECTOR, password, clean=False)
         self.c.on_message = self._on_message
@@ -69,6 +74,7 @@ class Director:
     def start(self) -> "Director":
         threading.Thread(target=self._referee_loop, name="cardtable-referee", daemon=True).start()
         threading.Thread(target=self._sync_loop, name="cardtable-sync", daemon=True).start()
+        threading.Thread(target=self._standings_loop, name="cardtable-standings", daemon=True).start()
         mqttwire.connect(self.c, self.host, self.port, on_up=self._on_up)
         self.watch.start()
         threading.Thread(target=self._watch_log, daemon=True).start()
@@ -88,6 +94,7 @@ class Director:
         self._stopped.set()
         self._to_referee.put(None)
         self._sync_wanted.set()
+        self._standings_wanted.set()
         self.watch.stop()
         self.c.disconnect()
         self.c.loop_stop()
@@ -174,6 +181,7 @@ class Director:
             self.refereeing[p["game"]] = str(path)
             self.last = p["game"]
             self.last_received = received or time.time()
+            self._new[p["game"]] = self.last_received
             self.publish_standings()
             self._ack_after_sync(table)
         self._to_referee.put(p["game"])
@@ -226,9 +234,10 @@ class Director:
                     continue
                 entry = judge(gid, path, claim, worker.verdict(path))
                 with self.lock:
-                    self.tour.append(entry)
+                    self.tour.append(entry, sync=False)  # on disk with the next sync
                     self.refereeing.pop(gid, None)
                     self.publish_standings()
+                self._sync_wanted.set()
         finally:
             worker.close()
 
@@ -299,9 +308,20 @@ class Director:
         return out
 
     def publish_standings(self) -> None:
-        snap = self.snapshot(tables=False)
-        self.c.publish(mqttwire.topic(self.tid, "standings"), json.dumps(snap), qos=1, retain=True)
-        self.updates += 1
+        """Have the standings published (at once, by _standings_loop)."""
+        self._standings_wanted.set()
+
+    def _standings_loop(self) -> None:
+        while True:
+            self._standings_wanted.wait()
+            if self._stopped.is_set():
+                return
+            self._standings_wanted.clear()
+            with self.lock:
+                snap = self.snapshot(tables=False)
+                snap["new"], self._new = self._new, {}
+            self.c.publish(mqttwire.topic(self.tid, "standings"), json.dumps(snap), qos=1, retain=True)
+            self.updates += 1
 
 
 def judge(gid: str, path: str, claim: dict[str, Any] | None, v: dict[str, Any]) -> dict[str, Any]:

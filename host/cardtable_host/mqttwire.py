@@ -20,7 +20,9 @@ published with QoS 1. Who may write where is enforced by the broker's ACL (``bro
     "reason": text}``, a correction applied with an audit line.
 ``standings`` (retained; the director writes): ``{"standings": [rows as `cardtable
     tournament standings --json`], "decided": n, "of": total, "round": the round being played,
-    "next": [the next round's games], "disputes": [game ids], "last": game id, "t": unix time}``.
+    "next": [the next round's games], "disputes": [game ids], "last": game id, "new": {game id:
+    unix time its result came, for the games this update counts first}, "t": unix time}``. The
+    director publishes one update for every result counted since the one before.
 """
 from __future__ import annotations
 
