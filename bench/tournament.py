@@ -5,15 +5,20 @@ table publishes its status once a second (a real table: once a hand, a few a min
 its game, the games ending spread over the phase (still far more often than real tables: a game
 to 120 takes half an hour); the burst sends 100 status messages a second per table with every
 game ending within it. The games are played before each phase (a table's game takes half an
-hour; its end is when it reports), and the status messages come from a process of their own. Reported: messages per second through the broker, and the time from a
-game's end to the standings that count it, as the director published them (their "t"; the
-director counts a result at once and its referee's replay, 30-60 ms a game, follows in a
-process of its own) and as a watcher received them (a process of its own, as the director's
-page or a phone would be: not slowed by this harness's fifty tables).
+hour; its end is when it reports); the status messages come from a process of their own (one
+asyncio loop speaking MQTT), the results from the tables' own reporters (paho, the outbox).
+
+Reported per phase: status messages per second through the broker, and per game the time from
+its end to the standings that first count it, as the director published them (their "t") and
+as a watcher received them (a process of its own, as the director's page or a phone would
+be), split into the table's publish to the broker's PUBACK, the broker to the director, the
+director's own share (the result in to the standings out) and the standings' way to the
+watcher; and the load average, since on a shared 2-core machine the tail is the CPU's.
 """
 from __future__ import annotations
 
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -48,7 +53,7 @@ def measure(tables: int = 50, seconds: float = 8.0, burst_seconds: float = 2.0) 
         reps = [Reporter(tour, n, "127.0.0.1", b.port, creds[brokers.table_user(n)]).start()
                 for n in range(1, tables + 1)]
         try:
-            out = {"tables": tables,
+            out = {"tables": tables, "load_average_1m": round(os.getloadavg()[0], 2),
                    "table_speed": _phase(tour, reps, got, 0, 1.0, seconds),
                    "burst_100x": _phase(tour, reps, got, 1, 100.0, burst_seconds)}
         finally:
@@ -59,6 +64,7 @@ def measure(tables: int = 50, seconds: float = 8.0, burst_seconds: float = 2.0) 
             watch.terminate()
             watch.wait()
             b.stop()
+    out["load_average_1m_after"] = round(os.getloadavg()[0], 2)
     return out
 
 
@@ -236,8 +242,9 @@ def report(res: dict[str, Any]) -> str:
     """The section's lines for `make bench`."""
     if "error" in res:
         return "\nTournament over MQTT: %s" % res["error"]
-    out = ["", "Tournament over MQTT: %d tables, one Mosquitto on loopback (standings after a game ends)"
-           % res["tables"]]
+    out = ["", "Tournament over MQTT: %d tables, one Mosquitto on loopback (standings after a game ends;"
+           " load average %s before, %s after)" % (res["tables"], res.get("load_average_1m"),
+                                                     res.get("load_average_1m_after"))]
     for name in ("table_speed", "burst_100x"):
         p = res[name]
         out.append("  %-12s %6.0f status msg/s  %d/%d games counted  latency median %s ms, max %s ms%s" % (
