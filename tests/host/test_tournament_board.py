@@ -133,3 +133,21 @@ def test_a_dispute_at_the_table_is_sent_as_a_dispute_and_the_next_game_is_the_ta
         assert report.game_id == g2["id"]
     finally:
         rep.stop()
+
+
+def test_serve_refuses_bad_tournament_options_in_one_line_before_any_board(tmp_path: Path) -> None:
+    from hostsupport import cardtable
+
+    teams = [{"name": "Team %d" % i, "players": ["P%dA" % i, "P%dB" % i]} for i in range(1, 5)]
+    tour = create(tmp_path / "t", teams, 2)
+    brokers.write_config(tour.dir / "broker", tour.id, 2)
+    d = str(tour.dir)
+    for args, code, said in (
+            (("--sim", "fortyfives", "--tournament", d, "--tournament-table", "1"), 2, "virtual tables play with"),
+            (("--tournament", d), 2, "--tournament DIR and --tournament-table N go together"),
+            (("--tournament", d, "--tournament-table", "3"), 2, "no table 3 in this tournament (tables 1 to 2)"),
+            (("--tournament", str(tmp_path), "--tournament-table", "1"), 2, "is not a tournament directory"),
+            (("--tournament", d, "--tournament-table", "1", "--broker", "127.0.0.1:1"), 1, "cannot reach the broker")):
+        r = cardtable("serve", "--http", "127.0.0.1:0", "--port", str(tmp_path / "no-board"), *args, timeout=60)
+        assert r.returncode == code and said in r.stderr and r.stderr.count("\n") == 1, (args, r.stderr)
+        assert "Traceback" not in r.stderr and "table page" not in r.stdout

@@ -42,6 +42,9 @@ examples:
   cardtable serve --sim fortyfives --seed 7         # the demo table
   cardtable serve --sim nexus --board rp2           # ... served from the emulated RP2040
   cardtable serve --http 0.0.0.0:8719 --table "Club night" --players Ann,Bob,Cy,Di
+  cardtable serve --tournament club --tournament-table 2 --broker 192.168.1.10
+                                                    # a Forty-Fives tournament's table 2: its
+                                                    # status and each game both teams confirmed
 """
 DEFAULT_HTTP = "127.0.0.1:8719"
 ENV_SECRET = "CARDTABLE_SERVE_SECRET"
