@@ -98,6 +98,8 @@ def main() -> int:
     except (OSError, AttributeError):
         pass
     a = json.loads(sys.stdin.readline())
+    # the director holds this process's stdin: when it goes (even killed), so does its watcher
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
     latest: dict[str, str] = {}
     seen: dict[str, str] = {}  # what the director was last told, per table
     lock = threading.Lock()
