@@ -7,6 +7,12 @@ standings follow a burst of games at once; the referee's replay of each record (
 game) follows on a thread of its own, in order, and its verdict is logged as a separate
 entry ("refereed"): a record the referee does not bear out (not valid, not over, other scores
 or winner) leaves the standings and is flagged for the director as a disputed game.
+
+Between a result and its standings nothing waits on the disk or on other traffic: the
+standings go out from a thread of their own (one update for all the results counted since the
+one before), the results log is flushed to disk after that and only then is the result
+acknowledged to its table, and the tables' status is followed in a process of its own
+(``tablewatch``).
 """
 from __future__ import annotations
 
