@@ -101,6 +101,8 @@ class Spectator:
                 break
             i = at + n
             if op == 0x1:
+                if n == 0 or buf[i - 1] != 0x7D:  # a whole JSON object ends with "}"
+                    self.fail("a message cut short: %r" % buf[at:i][-80:])
                 self._message(buf, at, now)
             elif op == 0x9:
                 self._send(0xA, buf[at:i])  # a ping: serve's heartbeat wants its pong
