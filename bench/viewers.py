@@ -165,9 +165,12 @@ def follow(url: str, count: int) -> dict[str, Any]:
     stdin = sys.stdin.fileno()
     ep.register(stdin, select.EPOLLIN)
     said_ready = False
-    want, deadline = -1, 0.0
+    want, deadline = -1, time.monotonic() + CONNECT_S
     while True:
-        if not said_ready and all(v.first >= 0 or v.error for v in viewers):
+        if not said_ready and (all(v.first >= 0 or v.error for v in viewers) or time.monotonic() > deadline):
+            for v in viewers:
+                if v.first < 0:
+                    v.fail("no snapshot within %d s" % CONNECT_S)
             print("ready", flush=True)
             said_ready = True
         if want >= 0 and (time.monotonic() > deadline or all(v.last >= want or v.error for v in viewers)):
