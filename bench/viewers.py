@@ -12,6 +12,7 @@ and a histogram of every (message, viewer) delay in BIN_S steps.
 """
 from __future__ import annotations
 
+import argparse
 import base64
 import hashlib
 import json
@@ -191,13 +192,14 @@ def follow(url: str, count: int) -> dict[str, Any]:
     return {"viewers": [v.figures() for v in viewers], "hist": sorted(hist.items()), "bin_s": BIN_S}
 
 
-def main(argv: list[str]) -> int:
-    if len(argv) != 2:
-        print("usage: viewers.py URL COUNT", file=sys.stderr)
-        return 2
-    print(json.dumps(follow(argv[0], int(argv[1]))), flush=True)
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("url", help="the table page's address, e.g. http://127.0.0.1:8080/")
+    p.add_argument("count", type=int, help="how many viewers")
+    args = p.parse_args(argv)
+    print(json.dumps(follow(args.url, args.count)), flush=True)
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
