@@ -70,12 +70,16 @@ def _board_as_itself(pid: int) -> None:
     """The virtual board serve started (node, the firmware on MicroPython) back to the usual
     priority: it stands for a Pico, which has a processor of its own (Linux)."""
     try:
-        children = [c for c in os.listdir("/proc") if c.isdigit() and _parent(c) == pid]
-        for c in children:
-            for tid in os.listdir("/proc/%s/task" % c):
+        for c in children(pid):
+            for tid in os.listdir("/proc/%d/task" % c):
                 os.setpriority(os.PRIO_PROCESS, int(tid), 0)
     except (OSError, AttributeError):
         pass
+
+
+def children(pid: int) -> list[int]:
+    """The processes pid started (Linux)."""
+    return [int(c) for c in os.listdir("/proc") if c.isdigit() and _parent(c) == pid]
 
 
 def _parent(pid: str) -> int:
@@ -158,8 +162,7 @@ def run(viewers: int = 200, seconds: float = 120, game: str = "fortyfives", dela
         ps: list[subprocess.Popen[str]] = []
         try:
             ps = start_viewers(url, viewers, procs)
-            board = [int(c) for c in os.listdir("/proc") if c.isdigit() and _parent(c) == proc.pid]
-            who = {"serve": [proc.pid], "board": board, "viewers": [p.pid for p in ps]}
+            who = {"serve": [proc.pid], "board": children(proc.pid), "viewers": [p.pid for p in ps]}
             cpu0 = {k: sum(cpu_s(x) for x in pids) for k, pids in who.items()}
             start = time.monotonic()
             until = start + seconds
