@@ -1,0 +1,76 @@
+"""A Nerts race timed by the readers' IRQ lines (board "scan": "irq"): the foundations' PN532s
+wait for their cards with their fields on, the time of a play is taken at its IRQ edge, so two
+plays 50 ms apart are judged in the order they were laid, whatever order the table reads them
+in. (Its own file: one table configuration per MicroPython process keeps the heap like the
+Pico's.)"""
+from support import stepped
+
+from emutable import emulated, idle, lay, until
+
+
+def _reads(t, log):
+    """Log the zone of every card read, in the order the table reads them."""
+    for zone in ("f0", "f1", "f2", "f3", "f4", "f5"):
+        r = t.hal.readers[t.board.zone_reader[zone]]
+        orig = r.read_text
+
+        def spy(orig=orig, zone=zone):
+            log.append(zone)
+            return orig()
+
+        r.read_text = spy
+
+
+@stepped
+def test_two_plays_50_ms_apart_read_in_the_opposite_order_the_earlier_one_counts():
+    t, emu = yield from emulated("pico-nerts-6", "nerts")
+    if emu is None:  # fake readers (the emulator does not fit beside the .py package): no IRQ lines
+        return
+    ctl = t.ctl
+    g = ctl.game
+    w = ctl.scanner.waiter
+    foundations = tuple(sorted(t.board.zone_reader["f%d" % k] for k in range(6)))
+    t.press("n0")  # the round starts: the foundations take cards at any time
+    yield from idle(t, 3)
+    assert w.want == foundations and all(w.armed[i] for i in foundations), (w.want, list(w.armed))
+    assert t.hal.fields_on() == 6  # the six foundation fields wait at once; the "left" pads are off
+    for i in foundations:
+        t.hal.emus[i].log = bytearray()
+    for _ in range(20):
+        t.run(1)
+        yield
+    assert [t.hal.emus[i].log.count(0x4A) for i in foundations] == [0] * 6, "an armed reader was polled"
+    yield from lay(t, "f0", "AS#0")
+    assert [len(p) for p in g.piles] == [1]
+    t.hal.lift("f0")  # the ace goes onto its pile, off the read pad
+    yield from until(t, "f0", False)
+    yield from idle(t, 2)
+    assert w.armed[t.board.zone_reader["f0"]], "the pad waits again once its card is lifted"
+    log = []
+    _reads(t, log)
+    # Bob (seat 2) lays the two of spades on f4; 50 ms later Will (seat 1) lays his on f2. The
+    # table reads f2 first (it comes first in its order), yet Bob's play counts.
+    clock = t.hal.clock
+    laid = clock.ticks_ms()
+    t.hal.place("f4", "2S#2")
+    clock.advance(50)
+    t.hal.place("f2", "2S#1")
+    t.run(1, ms=5)
+    assert log == ["f2", "f4"], log
+    t0 = ctl.round_t0
+    bob = g.deck.parse("2S#2")
+    assert g.piles[0][-1] == (bob, laid - t0), g.piles  # accepted, at the time it was laid
+    assert len(g.piles[0]) == 2 and g.centre[2] == 1 and g.centre[1] == 0
+    late = t.kinds("verdict")[-1]
+    assert late["seat"] == 1 and late["reason"].startswith("too late"), late
+    from cardtable.table.feedback import COLOURS
+
+    assert (t.led("f4"), t.led("f2")) == (COLOURS["accepted"], COLOURS["rejected"])
+
+
+@stepped
+def test_a_table_without_irq_lines_polls_as_before():
+    t, emu = yield from emulated("pico-i2c-2seat", "nexus")
+    assert t.ctl.scanner.waiter is None  # "scan" is "poll" unless the board file says "irq"
+    yield from lay(t, "s0", "AS")
+    assert t.ctl.scanner.present(t.board.zone_reader["s0"])
