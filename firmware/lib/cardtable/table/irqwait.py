@@ -48,7 +48,9 @@ class IrqWait:
     def choose(self, readers, timed):
         """Keep these readers (those with an IRQ line) armed while the game is timed; the
         others stop waiting."""
-        want = tuple(i for i in readers if self.lines[i] is not None) if timed else ()
+        want = [i for i in readers if self.lines[i] is not None] if timed else []
+        want.sort()
+        want = tuple(want)
         if want == self.want:
             return
         self.want = want
