@@ -53,7 +53,7 @@ export class IrqLines {
     a.low = low;
     this.chip.drive(this.pins.get(i), low ? false : null);
     a.alarm.cancel();
-    if (!low && next > ns) a.alarm.schedule(next - ns);
+    if (!low && next > ns) a.alarm.schedule(Math.max(1, Math.ceil(next - ns)));
   }
 
   /** The link the buses use: every frame written or taken updates the reader's line. */

@@ -344,7 +344,7 @@ class Rp2Board(VirtualBoard):
         for i, uid, text, kind, ms in plays:
             rd.stage(i, uid, text, kind)
             arrivals.append({"reader": i, "in_ns": int(ms * 1e6)})
-        at: list[float] = self._request({"op": "arrive", "arrivals": arrivals})["at_ns"]
+        at: list[float] = self._request({"op": "arrive", "arrivals": arrivals}, timeout=self.LINK_S)["at_ns"]
         return at
 
     def irq_stats(self) -> dict[str, Any]:

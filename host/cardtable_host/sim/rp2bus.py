@@ -246,7 +246,7 @@ class Readers:
         e = r.emu
         if not e.ready():
             return _IRQ_REPLY.pack(0, -1.0)
-        if e._out[0][0] == ACK or ns >= r.ready_ns:
+        if e._out[0][0] == ACK or ns >= r.ready_ns - 1.0:  # (within a ns: the alarm's rounding)
             return _IRQ_REPLY.pack(1, -1.0)
         return _IRQ_REPLY.pack(0, r.ready_ns)
 

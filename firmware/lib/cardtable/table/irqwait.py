@@ -33,15 +33,14 @@ class IrqWait:
                 hal.on_falling(self.lines[i], self._handler(i))
 
     def _handler(self, i):
-        armed = self.armed
-        got = self.got
-        edge = self.edge
-        us = self.us
+        w = self
 
         def irq(pin):
-            if armed[i] and not got[i]:
-                edge[i] = us()
-                got[i] = 1
+            # Two closed-over names: MicroPython calls a closure of more than five names and
+            # arguments with a heap array, which a hard interrupt may not allocate.
+            if w.armed[i] and not w.got[i]:
+                w.edge[i] = w.us()
+                w.got[i] = 1
 
         return irq
 
