@@ -62,6 +62,7 @@ class _Reader:
         self.ready_ns = 0.0
         self.polls = 0
         self.last_list = 0  # MaxTg of the last InListPassiveTarget (0: none yet)
+        self.last_cmd = -1  # the last command written to it
         self.tag: Tag | None = None
         self.staged: tuple[Tag, tuple[str, str | None, int | str]] | None = None  # (arrive())
         self.dead = False
@@ -156,21 +157,24 @@ class Readers:
             e.end_transaction()
             if e.total_us != before:  # an answer was queued: ready after its processing time
                 r.ready_ns = ns + 1000.0 * e.last_us
+            cmd, params = command(payload)
             if e.log:
                 n = bytes(e.log).count(CMD_LIST)
-                cmd, params = command(payload)
                 if n and cmd == CMD_LIST:
                     # The scanner's two-tag check before it reads a card (MaxTg 2 right after a
                     # MaxTg 1 poll) is no poll: a place() that counted it would lift the card in
                     # the middle of its read. A focus reader's poll lists two tags itself
-                    # (MaxTg 2 after MaxTg 2): that one is a poll.
+                    # (MaxTg 2 after MaxTg 2): that one is a poll; so is a reader set waiting for
+                    # its card (MaxTg 2 after RFConfiguration: table/irqwait.py).
                     two = params[:1] == b"\x02"
-                    if two and r.last_list == 1:
+                    if two and r.last_list == 1 and r.last_cmd == CMD_LIST:
                         n -= 1
                     r.last_list = 2 if two else 1
                 r.polls += n
                 e.log = bytearray()
                 self._cond.notify_all()
+            if cmd >= 0:
+                r.last_cmd = cmd
             return None
         if op == OP_READ:
             f = self._peek(r, ns)

@@ -48,8 +48,9 @@ def races(per_apart: int, aparts: Sequence[int], image: str | None = None) -> di
     source = "frozen image" if image == str(FROZEN_UF2) else "stock image + .mpy"
     out: dict[str, Any] = {"board": BOARD, "image": source, "by_apart": {}}
     plan = [(d, k) for d in aparts for k in range(per_apart)]
-    with Rp2Board(BOARD, game="nerts", speed=0, image=image) as b:
-        b.start(timeout=Rp2Board.BOOT_S)
+    b = Rp2Board(BOARD, game="nerts", speed=0, image=image)
+    b.start(timeout=Rp2Board.BOOT_S)
+    try:
         with Link(b.port, timeout=30, lock=False) as link:
             b.press("n0")  # the round starts: the foundations wait for their cards
             time.sleep(1.0)
@@ -81,6 +82,8 @@ def races(per_apart: int, aparts: Sequence[int], image: str | None = None) -> di
                     for z in pads:  # the winner goes onto its pile, the loser back to its owner
                         b.lift(z)
             out["irq"] = b.irq_stats()
+    finally:
+        b.close()
     for row in out["by_apart"].values():
         row["ordered_right"] = round(row["earlier_won"] / row["races"], 4) if row["races"] else None
         row["source"] = source

@@ -168,7 +168,7 @@ class Scanner:
                 self._lap += 1
             if (not rare or self._lap % self.rare_every == 0 or i not in rare) and not self._armed(i):
                 return i
-        return -1 if self._armed(i) else i
+        return -1 if self.waiter is not None else i  # (armed or rare all round: none now)
 
     def _armed(self, i):
         """True while reader i's PN532 waits for a card by itself (never poll it then)."""
