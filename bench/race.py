@@ -107,7 +107,7 @@ def model(trials: int = 4000, aparts: Sequence[int] = APARTS) -> dict[str, Any]:
     }
 
 
-def rp2(per_apart: int = 12, aparts: Sequence[int] = RP2_APARTS) -> dict[str, Any]:
+def rp2(per_apart: int = 10, aparts: Sequence[int] = RP2_APARTS) -> dict[str, Any]:
     """On the rp2 board: races for one pile, the two plays apart ms apart in emulated time."""
     from cardtable_host.sim import rp2board
     from cardtable_host.sim.rp2race import races

@@ -21,7 +21,9 @@
 # The ``rare`` readers (zones that take no card now: a Nerts table's "left" pads during play,
 # the deal pad once the hand is dealt) are polled only every ``rare_every``-th lap of the round
 # robin, so the others come round faster: on a Nerts table the time a card is first seen, which
-# decides a race to the centre, is then set by the foundations alone.
+# decides a race to the centre, is then set by the foundations alone. On a board with IRQ lines
+# ("scan": "irq") a ``waiter`` (table/irqwait.py) keeps such readers waiting for their card by
+# themselves and times each at its IRQ edge; the round robin skips them while they wait.
 #
 # Before a new card is read, a reader that can count the tags in its field (``targets()``)
 # is asked once: two tags on one pad are reported (TWO), once while they lie there, and
