@@ -84,6 +84,10 @@ class Controller:
         self.config_path = config_path
         self.layout = board.layout(layout_name)
         self.scanner = Scanner(hal.readers, hal.clock, place_polls, lift_polls)
+        if board.scan == "irq":  # readers that wait for their card and time it at their IRQ edge
+            from cardtable.table.irqwait import IrqWait
+
+            self.scanner.waiter = IrqWait(self.scanner, hal)
         self.feedback = fb.Feedback(hal.pixels, hal.buzzer)
         self.link = lk.Link(hal.serial)
         self.journal = journal if journal is not None else Journal(hal.storage)
@@ -475,6 +479,10 @@ class Controller:
         focus.sort()
         self.scanner.watch(tuple(focus) if len(focus) <= 3 else ())  # many: none is favoured
         self.scanner.rare = tuple(rare)
+        w = self.scanner.waiter
+        if w is not None:  # a timed game's zones that take cards now wait by themselves
+            w.choose(tuple(b.zone_reader[z] for z in roles if b.zone_reader[z] not in rare),
+                     getattr(g, "TIMED", False) and not g.over)
 
     # -- the link -------------------------------------------------------------------------
 
