@@ -73,8 +73,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="MicroPython processes at once (default 2)")
+    ap.add_argument("--only", choices=("race",),
+                    help="run one section alone: race (Nerts race resolution, bench/race.py)")
     args = ap.parse_args(argv)
     plan = QUICK if args.quick else FULL
+    if args.only == "race":
+        import race
+
+        out = race.section(args.quick, not args.no_rp2)
+        for title, header, rows in race.tables(out):
+            print(table(title, header, rows))
+        dest = args.out if args.out != RESULTS else race.OUT
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(json.dumps(_clean(out), indent=1) + "\n")
+        print(f"\nresults: {rel(dest)}")
+        return 0
     t_start = time.monotonic()
     errors: list[str] = []
 
@@ -184,6 +197,13 @@ def main(argv: list[str] | None = None) -> int:
             errors.append("rp2 power cuts: %d trial(s) lost, doubled or did not resume an action"
                           % len(cuts_out["failures"]))
 
+    # 5c. Nerts races on the rp2 board (IRQ edges on the emulated clock) and in the model.
+    import race
+
+    if not (args.quick or args.no_rp2):
+        print("rp2 board: Nerts races timed at the readers' IRQ edges ...", file=sys.stderr)
+    race_out = guard("race", lambda: race.section(args.quick, not args.no_rp2))
+
     # 6. The latency model.
     place_polls, pp_source = latency.place_polls_default()
     lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source, rp2_out,
@@ -219,6 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         "latency": lat,
         "rp2": rp2_out,
         "rp2_power_cuts": cuts_out,
+        "race": race_out,
         "faults": fault,
         "tournament": tour,
     }
@@ -357,6 +378,7 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     import dataclasses
 
     import latency
+    import race
 
     n = LATENCY_BUDGET_READERS
     bus = latency.BUSES[0]
@@ -396,6 +418,7 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     out["nerts_race_50ms"] = {
         "ordered_right": round(latency.race(12, bus, cpu, trials, 77, 50.0, rare=6), 4),
         "before_issue_18": round(latency.race(12, bus, cpu, trials, 77, 50.0, rare=0, t=slow_t), 4),
+        "irq_edge": round(race.irq_race(trials, 77, 50.0), 4),  # board "scan": "irq" (bench/race.py)
         "by_apart_ms": {str(d): round(latency.race(12, bus, cpu, trials // 2, 78 + d, float(d), rare=6), 4)
                         for d in (10, 20, 30, 50, 100)},
     }
@@ -617,7 +640,8 @@ def report(r: dict[str, Any]) -> str:
         race = sm.get("nerts_race_50ms")
         if race:
             parts.append(f"  Nerts race, two plays 50 ms apart, 12 readers: the earlier one wins "
-                         f"{race['ordered_right']:.1%} (before issue 18's levers: {race['before_issue_18']:.1%}); "
+                         f"{race['ordered_right']:.1%} polled (before issue 18's levers: {race['before_issue_18']:.1%}), "
+                         f"{race.get('irq_edge', 0):.1%} timed at the IRQ edge (board scan irq); polled "
                          "by ms apart: " + ", ".join(f"{d} {v:.1%}" for d, v in race["by_apart_ms"].items()))
         deal = sm.get("deal")
         if deal:
@@ -644,6 +668,10 @@ def report(r: dict[str, Any]) -> str:
         parts.append("  emulator: " + "; ".join(rp2r["limits"]))
     elif rp2r.get("skipped"):
         parts.append(f"\nrp2 board: skipped ({rp2r['skipped']})")
+    import race as race_bench
+
+    for title, header, rows in race_bench.tables(r.get("race") or {}):
+        parts.append(table("\n" + title, header, rows))
     cuts = r.get("rp2_power_cuts") or {}
     if cuts.get("trials"):
         import rp2cuts
