@@ -30,7 +30,8 @@
 //   record {on} (on: keep a FlashLog of this chip's play; off: stop it, reply its ops and
 //   serial lines), restore {upto, cut_ns, reboot} (the power goes, and a new chip boots from the
 //   flash the record says a cut cut_ns into operation upto leaves - null: before it starts;
-//   reboot as for powercut, the reply then waiting for that cut), press {button, hold_ms},
+//   reboot as for powercut, the reply then waiting for that cut; off: no new chip, the flash
+//   saved), press {button, hold_ms},
 //   hold {button, down}, pixels, tone, status, sync, quit, and the devices' ops.
 
 import fs from 'node:fs';
@@ -496,6 +497,11 @@ export class Board {
     this.setMode('stopped');
     this.flash = flash;
     this.dirty = true;
+    if (req.off) { // stay off, the flash saved: what a cut there leaves, to compare
+      this.saveFlash(true);
+      this.reply(req, { restored: Number(req.upto) });
+      return;
+    }
     this.powerOn();
     if (req.reboot) this.armBootCut(req.reboot, { req, first: { restored: Number(req.upto) } });
     else this.reply(req, { restored: Number(req.upto) });

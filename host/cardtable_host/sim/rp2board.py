@@ -404,15 +404,17 @@ class Rp2Board(VirtualBoard):
         return self._request({"op": "record", "on": on}, timeout=60)
 
     def restore(self, upto: int, cut_ns: int | None = None, reboot: dict[str, Any] | None = None,
-                timeout: float = 60) -> dict[str, Any]:
+                timeout: float = 60, off: bool = False) -> dict[str, Any]:
         """Cut the power as if at a point of the record: operations before `upto` done, `upto`
         cut cut_ns into it (None: not started); a new chip boots from that flash (reboot: cut it
-        too while it boots, as power_cut_at does). Returns once the chip is up (or cut again)."""
-        req: dict[str, Any] = {"op": "restore", "upto": upto, "cut_ns": cut_ns}
+        too while it boots, as power_cut_at does). Returns once the chip is up (or cut again).
+        off: no new chip; the board stays off with that flash saved in flash_file()."""
+        req: dict[str, Any] = {"op": "restore", "upto": upto, "cut_ns": cut_ns, "off": off}
         if reboot is not None:
             req["reboot"] = reboot
         reply = self._request(req, timeout=timeout)
-        self.wait_mode(("table", "repl"), timeout)
+        if not off:
+            self.wait_mode(("table", "repl"), timeout)
         return reply
 
     def power_cut_at(self, in_ns: int | None = None, op_kind: str | None = None, frac: float = 0.5,
