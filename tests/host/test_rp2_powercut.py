@@ -4,9 +4,11 @@ the next chip boots, and inside a `new` command; a new chip booted from the flas
 checked against what the host saw accepted (see host/cardtable_host/sim/powercut.py). And a
 flash with no room left: the table says so and goes on refereeing.
 
-Trials: $CARDTABLE_RP2_POWERCUT_TRIALS (default 25, five of each kind; `make bench` runs
-hundreds). Each costs a reboot of the chip or two: ~2.5 s of CPU, ~3 s of wall time on an
-idle machine, up to ~10 s on a loaded one.
+Trials: $CARDTABLE_RP2_POWERCUT_TRIALS (default 25, five of each kind, cut while the host plays
+on). Each costs a play and a reboot of the chip or two: ~2.5 s of CPU, ~3 s of wall time on an
+idle machine, up to ~10 s on a loaded one. The bulk of the trials are replayed on recorded plays
+(test_rp2_powercut_replay_*.py, 200; `make bench` runs hundreds of both); here too: a replayed
+cut's flash is byte for byte the flash a live cut at the same point leaves.
 """
 from __future__ import annotations
 

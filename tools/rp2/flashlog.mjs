@@ -6,8 +6,6 @@
 // as chip.mjs's ops model a cut (RAM is lost, so the flash is all a cut leaves). The power-cut
 // trials (host/cardtable_host/sim/cutreplay.py) boot a new chip from each such flash.
 
-const LINE_MAX = 4000; // longer serial lines are kept cut to this (the trials read ids and types)
-
 export class FlashLog {
   /** Begin on chip (a Chip): its flash now, and an operation it is in the middle of. */
   constructor(chip) {
@@ -32,7 +30,7 @@ export class FlashLog {
     this.part[dir] = parts.pop();
     for (const line of parts) {
       const t = line.replace(/\r$/, '');
-      if (t) this.lines.push([dir, chip.nanos, t.slice(0, LINE_MAX)]);
+      if (t) this.lines.push([dir, chip.nanos, t]);
     }
   }
 
