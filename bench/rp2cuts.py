@@ -73,11 +73,22 @@ def _shared(one: Callable[[int, int], dict[str, Any]], trials: int, seed: int, b
     boards = max(1, min(trials, boards))
     shares = [trials // boards + (1 if i < trials % boards else 0) for i in range(boards)]
     cpu0, t0 = _cpu_s(), time.monotonic()
+    def guarded(n: int, s: int) -> dict[str, Any]:
+        try:
+            return one(n, s)
+        except Exception as e:  # noqa: BLE001 - one board's trouble is reported, the other's figures kept
+            return {"error": "board with seed %d: %s: %s" % (s, type(e).__name__, e)}
+
     with ThreadPoolExecutor(max_workers=boards) as pool:
-        parts = list(pool.map(one, shares, [seed + 1000 * i for i in range(boards)]))
+        parts = list(pool.map(guarded, shares, [seed + 1000 * i for i in range(boards)]))
     wall = time.monotonic() - t0
     out: dict[str, Any] = {"trials": 0, "by_kind": {}, "per_kind": {}, "outcomes": {}, "failures": [],
-                           "reboot_cuts": {}, "games": 0, "boots": 0}
+                           "reboot_cuts": {}, "games": 0, "boots": 0,
+                           "errors": [p["error"] for p in parts if "error" in p]}
+    parts = [p for p in parts if "error" not in p]
+    if not parts:
+        out["boards"] = boards
+        return out
     for i, part in enumerate(parts):
         for key in ("trials", "games", "boots"):
             out[key] += part.get(key) or 0
@@ -113,6 +124,7 @@ def measure(trials: int, live: int = 0, seed: int = 1, boards: int = 0) -> dict[
         if n > 0:
             out[name] = _shared(one, n, seed, boards)
             out["failures"] += [dict(f, runner=name) for f in out[name]["failures"]]
+            out["failures"] += [{"runner": name, "error": e} for e in out[name]["errors"]]
     out["trials"] = sum(out[k]["trials"] for k in ("replayed", "live") if k in out)
     return out
 
@@ -123,7 +135,7 @@ def tables(r: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
     for name, what in (("replayed", "cuts placed on a recorded play, a new chip booted from each cut's flash"),
                        ("live", "cuts while the host plays on")):
         part = r.get(name)
-        if not part:
+        if not part or not part.get("trials"):
             continue
         rows = [[kind] + [part["per_kind"][kind][k] for k in KEYS] for kind in part["per_kind"]]
         rows.append(["all"] + [sum(p[k] for p in part["per_kind"].values()) for k in KEYS])
