@@ -22,6 +22,9 @@ MANY = const(2)  # one or more: "foundation"
 OPTIONAL_ROLES = (("tap", SEAT),)
 DEAL_ROLE = ("deal", ONE)
 COMMON_INPUTS = ("confirm", "undo")
+# A team game's answers to "confirm the result" (table/inputs.py): the host may always press
+# them, as confirm and undo, so a layout without their buttons asks the host for nothing more.
+ANSWERS = ("agree", "dispute")
 
 # Raspberry Pi Pico: GP0..GP22 and GP26..GP28 are on the header.
 OFF_HEADER = {
@@ -105,7 +108,7 @@ def _host_verbs(meanings, seat_verbs, nseats, buttons, encoders):
     for m in meanings:
         verb, arg = parse_role(m)
         # (verb, None) is an encoder that covers every value of verb.
-        if (verb, arg) not in have and (verb, None) not in have and verb not in need:
+        if (verb, arg) not in have and (verb, None) not in have and verb not in need and verb not in ANSWERS:
             need.append(verb)
     for verb in seat_verbs:
         for s in range(nseats):
