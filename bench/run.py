@@ -30,7 +30,8 @@ from benchlib import PICO_HEAP, RESULTS, kib, micropython_missing, rel, table  #
 LATENCY_BUDGET_MS = 100.0  # placement to verdict with 8 readers (bench/README.md, Budgets)
 LATENCY_BUDGET_READERS = 8
 HEAP_BUDGET = PICO_HEAP // 2  # firmware + the largest game state within half the heap
-POWERCUT_TRIALS = 200  # a reboot of the emulated chip or two each: ~2.5-3 s of CPU; two chips at once
+POWERCUT_TRIALS = 400  # replayed on recorded plays: a boot of the emulated chip each, ~1.7 s of CPU
+POWERCUT_LIVE = 50  # while the host plays on: a play and a boot each, ~3 s of CPU (two chips at once)
 RP2_ACTIONS = 30  # actions per game on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
 
 # When MicroPython cannot run, the latency model falls back to CPython's rules cost times the
@@ -69,7 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-rp2", action="store_true",
                     help="skip the rp2 board (the real port on an emulated RP2040; skipped with --quick)")
     ap.add_argument("--powercut-trials", type=int, default=POWERCUT_TRIALS, metavar="N",
-                    help=f"power cuts on the rp2 board (default {POWERCUT_TRIALS}; 0: none; skipped with --no-rp2)")
+                    help=f"power cuts on the rp2 board placed on recorded plays (default {POWERCUT_TRIALS}; "
+                         "0: none; skipped with --no-rp2)")
+    ap.add_argument("--powercut-live", type=int, default=POWERCUT_LIVE, metavar="N",
+                    help=f"power cuts on the rp2 board while the host plays on (default {POWERCUT_LIVE}; 0: none)")
     ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="MicroPython processes at once (default 2)")
@@ -186,13 +190,14 @@ def main(argv: list[str] | None = None) -> int:
             errors.append("rp2: " + str(rp2_out["error"]))
 
     # 5b. Power cuts on the rp2 board's flash path.
-    if args.quick or args.no_rp2 or args.powercut_trials <= 0:
+    if args.quick or args.no_rp2 or args.powercut_trials + args.powercut_live <= 0:
         cuts_out: dict[str, Any] = {"skipped": "--quick" if args.quick else "--no-rp2 or no trials"}
     else:
         import rp2cuts
 
-        print(f"rp2 board: {args.powercut_trials} power cuts ...", file=sys.stderr)
-        cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(args.powercut_trials))
+        print(f"rp2 board: {args.powercut_trials} replayed and {args.powercut_live} live power cuts ...",
+              file=sys.stderr)
+        cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(args.powercut_trials, args.powercut_live))
         if cuts_out.get("failures"):
             errors.append("rp2 power cuts: %d trial(s) lost, doubled or did not resume an action"
                           % len(cuts_out["failures"]))

@@ -428,6 +428,27 @@ class Rp2Board(VirtualBoard):
         """The chip runs its loop at its own pace: nothing to set."""
         self.period_ms = ms
 
+    def record(self, on: bool) -> dict[str, Any]:
+        """Start (on) keeping a record of the chip's play - its flash now, every erase and
+        program from now on, the serial lines both ways, each with its emulated time - or stop
+        it: its ops ([kind, start_ns, ns, offset, size]), lines ([dir, ns, text]) and `broken`
+        (why it ended early: the chip stopped). See tools/rp2/flashlog.mjs."""
+        return self._request({"op": "record", "on": on}, timeout=60)
+
+    def restore(self, upto: int, cut_ns: int | None = None, reboot: dict[str, Any] | None = None,
+                timeout: float = 60, off: bool = False) -> dict[str, Any]:
+        """Cut the power as if at a point of the record: operations before `upto` done, `upto`
+        cut cut_ns into it (None: not started); a new chip boots from that flash (reboot: cut it
+        too while it boots, as power_cut_at does). Returns once the chip is up (or cut again).
+        off: no new chip; the board stays off with that flash saved in flash_file()."""
+        req: dict[str, Any] = {"op": "restore", "upto": upto, "cut_ns": cut_ns, "off": off}
+        if reboot is not None:
+            req["reboot"] = reboot
+        reply = self._request(req, timeout=timeout)
+        if not off:
+            self.wait_mode(("table", "repl"), timeout)
+        return reply
+
     def power_cut_at(self, in_ns: int | None = None, op_kind: str | None = None, frac: float = 0.5,
                      off_ms: int = 0, timeout: float = 60, skip: int = 0,
                      reboot: dict[str, Any] | None = None) -> dict[str, Any]:
