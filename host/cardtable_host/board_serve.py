@@ -1,19 +1,20 @@
 """`cardtable serve` of a real board (or any board on a port): the link, kept alive, into the hub."""
 from __future__ import annotations
 
-import argparse
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from cardtable_host import boardfind
-from cardtable_host.errors import USAGE, CardtableError
+from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
+
+if TYPE_CHECKING:
+    from cardtable_host.commands.serve import ServeOptions
 
 RESYNC_S = 2.0  # how often to ask again when the port is there but the table does not answer
 
 
-def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[], None]]) -> int:
+def run(args: ServeOptions, table: Any, listen: Callable[[str], Callable[[], None]]) -> int:
     from cardtable_host.link import Link, LinkDown
-    from cardtable_host.commands.serve import end_on_sigterm
 
     port = boardfind.board_port(args.port)
     on_term = end_on_sigterm()

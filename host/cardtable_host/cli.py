@@ -104,9 +104,11 @@ def build_parser(only: str | None = None, *, full: bool = True) -> argparse.Argu
 
 
 def fail(args: argparse.Namespace, e: CardtableError) -> int:
-    """Report a CardtableError: one line on stderr (and a JSON object under --json)."""
-    if getattr(args, "json", False) and not getattr(e, "reported", False):
-        print(json.dumps({"ok": False, "error": str(e), "status": e.status}))
+    """Report a CardtableError: one line on stderr (and a JSON object under --json); the only
+    place a command's error is printed."""
+    report = e.json_report()
+    if getattr(args, "json", False) and report is not None:
+        print(json.dumps(report))
     print("cardtable %s: %s" % (args.command, e), file=sys.stderr)
     return e.status
 

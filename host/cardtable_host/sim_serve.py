@@ -1,31 +1,34 @@
 """`cardtable serve --sim GAME`: a virtual board with bots in every seat, served like a board."""
 from __future__ import annotations
 
-import argparse
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
-from cardtable_host.errors import USAGE, CardtableError
+from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
+
+if TYPE_CHECKING:
+    from cardtable_host.commands.serve import ServeOptions
 
 BETWEEN_GAMES_S = 5.0
 
 
-def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[], None]]) -> int:
+def run(args: ServeOptions, table: Any, listen: Callable[[str], Callable[[], None]]) -> int:
     from cardtable_host.commands import sim as simcmd
     from cardtable_host.link import Link
-    from cardtable_host.commands.serve import SIM_DELAY, end_on_sigterm
+    from cardtable_host.commands.serve import SIM_DELAY
     from cardtable_host.sim.board import BoardError, VirtualBoard
     from cardtable_host.sim.rp2board import Rp2Board
 
-    chip, board_cfg = simcmd.board_kind(args.board, args.sim)
+    game = str(args.sim)
+    chip, board_cfg = simcmd.board_kind(args.board, game)
     try:
-        board_name, layout, rules, seed = simcmd.prepare(args.sim, board_cfg, None, None, args.rule, args.seed)
+        board_name, layout, rules, seed = simcmd.prepare(game, board_cfg, None, None, args.rule, args.seed)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     delay = SIM_DELAY if args.delay is None else args.delay
     on_term = end_on_sigterm()
     stop: Callable[[], None] | None = None
-    vb = None
+    vb: VirtualBoard | None = None
     link = None
     try:
         try:
@@ -59,7 +62,7 @@ def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[
         on_term()
 
 
-def _play(args: argparse.Namespace, table: Any, vb: Any, link: Any, board_name: str, layout: str,
+def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, layout: str,
           rules: dict[str, Any], seed: int, delay: float) -> int:
     from cardtable_host.commands import sim as simcmd
     from cardtable_host.link import LinkError

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import queue
@@ -13,6 +14,7 @@ from cardtable import games
 
 from cardtable_host import boardfind, servefile
 from cardtable_host.archive import Archive, default_dir, iso
+from cardtable_host.commands import options
 from cardtable_host.errors import USAGE, CardtableError
 from cardtable_host.hub import Hub
 from cardtable_host.term import paint, use_colour
@@ -48,6 +50,27 @@ ENV_SECRET = "CARDTABLE_SERVE_SECRET"
 SIM_DELAY = 0.4  # seconds between bot actions on the demo table: watchable
 
 
+@dataclasses.dataclass
+class ServeOptions:
+    """What serve is asked to do: its command line (add_arguments), typed."""
+
+    sim: str | None = None
+    seed: int | None = None
+    board: str | None = None
+    games: int = 1
+    delay: float | None = None
+    rule: list[str] = dataclasses.field(default_factory=list)
+    no_mistakes: bool = False
+    wait_viewers: int = 0
+    http: str = DEFAULT_HTTP
+    table: str = ""
+    players: str = ""
+    archive: str | None = None
+    secret_file: str | None = None
+    quiet: bool = False
+    port: str | None = None
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sim", metavar="GAME",
                    help="serve a virtual board playing GAME with bots (%s)" % ", ".join(sorted(games.GAMES)))
@@ -55,7 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--board", metavar="NAME",
                    help="(--sim) the simulated board, as for cardtable sim: a board config, or 'rp2' for "
                         "the emulated RP2040 running the firmware image ('rp2:NAME' with board config NAME)")
-    p.add_argument("--games", type=int, default=1, metavar="N",
+    p.add_argument("--games", type=int, default=ServeOptions.games, metavar="N",
                    help="(--sim) games to play one after another, 0 for ever (default 1); serving goes on")
     p.add_argument("--delay", type=float, default=None,
                    help="(--sim) seconds between bot actions (default %g)" % SIM_DELAY)
@@ -63,7 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="(--sim) a rule option, as for cardtable sim; repeatable")
     p.add_argument("--no-mistakes", action="store_true",
                    help="(--sim) bots never lay a wrong card (by default one now and then)")
-    p.add_argument("--wait-viewers", type=int, default=0, metavar="N",
+    p.add_argument("--wait-viewers", type=int, default=ServeOptions.wait_viewers, metavar="N",
                    help="(--sim) start the first game once N spectators have the page open")
     p.add_argument("--http", default=DEFAULT_HTTP, metavar="HOST:PORT",
                    help="where the web server listens (default %s; port 0 picks a free one)" % DEFAULT_HTTP)
@@ -207,6 +230,11 @@ class Table:
 
 
 def run(args: argparse.Namespace) -> int:
+    return serve(options(ServeOptions, args))
+
+
+def serve(args: ServeOptions) -> int:
+    """Serve the board on args.port (found when None), or a virtual board with --sim; the exit status."""
     try:
         host, http_port = parse_http(args.http)
         if args.delay is not None and args.delay < 0:
@@ -256,7 +284,7 @@ def _secret(path: str | None) -> str:
     return os.environ.get(ENV_SECRET) or secrets.token_urlsafe(12)
 
 
-def _listen(args: argparse.Namespace, table: Table, host: str, http_port: int, secret: str,
+def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret: str,
             board_port: str) -> Callable[[], None]:
     """Start the web server and say where; returns what stops it (and withdraws the serve file)."""
     from cardtable_host import drawings
@@ -304,17 +332,3 @@ def _listen(args: argparse.Namespace, table: Table, host: str, http_port: int, s
         server.stop()
 
     return stop
-
-
-def end_on_sigterm() -> Callable[[], Any]:
-    """SIGTERM ends serve as Ctrl-C does (its clean-up runs); returns the undo."""
-    import signal
-
-    def term(_sig: int, _frame: Any) -> None:
-        raise SystemExit(143)
-
-    try:
-        old = signal.signal(signal.SIGTERM, term)
-    except ValueError:
-        return lambda: None
-    return lambda: signal.signal(signal.SIGTERM, old)
