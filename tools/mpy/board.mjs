@@ -27,8 +27,8 @@
 //   often enough to have seen the change.
 
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { Control, connect } from '../boardio.mjs';
 import {
   FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, emuAllowance, loadMicroPython, memfsMkdirs, parseSize,
 } from './mp.mjs';
@@ -222,8 +222,9 @@ function chooseLayout(board, game, layout) {
 
 // --- the board ----------------------------------------------------------------------------
 
-class Board {
+class Board extends Control {
   constructor(o) {
+    super();
     this.o = o;
     this.out = new FdWriter(1);
     this.mode = 'off';
@@ -246,7 +247,6 @@ class Board {
     this.pasting = null; // code bytes received in raw-paste mode, or null
     this.pasteWindow = 0; // bytes the host may still send before the next \x01
     this.lineEmpty = true;
-    this.control = null;
     this.lastSync = 0;
     this.timer = null;
     this.booting = null;
@@ -758,18 +758,6 @@ class Board {
 
   // -- the control channel ----------------------------------------------------------------
 
-  notify(obj) {
-    if (this.control && !this.control.destroyed) this.control.write(JSON.stringify(obj) + '\n');
-  }
-
-  reply(req, fields = {}) {
-    this.notify({ id: req.id ?? null, ok: true, ...fields });
-  }
-
-  fail(req, error) {
-    this.notify({ id: req.id ?? null, ok: false, error });
-  }
-
   readerOf(req) {
     const b = this.boardInfo;
     if (req.zone !== undefined) {
@@ -1015,20 +1003,7 @@ class Board {
   quit(code) {
     this.stopTable();
     try { this.outFlush(); } catch { /* the reader is gone */ }
-    const end = () => process.exit(code);
-    if (this.control && !this.control.destroyed) this.control.end(end);
-    else end();
-    setTimeout(end, 200).unref();
-  }
-}
-
-function controlFd(o) {
-  if (o.controlFd !== null) return o.controlFd;
-  try {
-    fs.fstatSync(3);
-    return 3;
-  } catch {
-    return -1;
+    this.exit(code);
   }
 }
 
@@ -1053,35 +1028,7 @@ async function main() {
     process.stderr.write(`board.mjs: ${e.message}\n`);
     return 2;
   }
-  const fd = controlFd(o);
-  if (fd >= 0) {
-    const sock = new net.Socket({ fd, readable: true, writable: true });
-    board.control = sock;
-    let buf = '';
-    sock.setEncoding('utf8');
-    sock.on('data', (text) => {
-      buf += text;
-      let nl;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (!line) continue;
-        let req;
-        try {
-          req = JSON.parse(line);
-        } catch {
-          board.notify({ id: null, ok: false, error: `not JSON: ${line.slice(0, 60)}` });
-          continue;
-        }
-        board.onControl(req);
-      }
-    });
-    sock.on('end', () => board.quit(0));
-    sock.on('error', () => board.quit(0));
-  }
-  process.stdin.on('data', (data) => board.onSerial(data));
-  process.stdin.on('end', () => board.quit(0));
-  process.on('SIGTERM', () => board.quit(0));
+  connect(board, o.controlFd, (data) => board.onSerial(data));
   await board.powerOn({ table: !o.repl });
   return null;
 }

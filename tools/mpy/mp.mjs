@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeAll } from '../boardio.mjs';
 
 export const TOOLS_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(TOOLS_DIR, '..', '..');
@@ -89,18 +90,6 @@ export class FdWriter {
 }
 
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
-
-export function writeAll(fd, data) {
-  let off = 0;
-  while (off < data.length) {
-    try {
-      off += fs.writeSync(fd, data, off, data.length - off);
-    } catch (e) {
-      if (e.code !== 'EAGAIN') throw e;
-      Atomics.wait(sleepCell, 0, 0, 5);
-    }
-  }
-}
 
 // stdin for MicroPython: one byte per call from fd 0, null at end of input.
 function stdinReader() {
