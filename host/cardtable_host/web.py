@@ -162,8 +162,11 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     app.on_cleanup.append(on_cleanup)
 
     def page(name: str) -> Callable[[web.Request], Any]:
+        # web/head.html is every page's head up to its own <title> (which the page file begins with)
+        text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / name).read_text(encoding="utf-8")
+
         async def handler(request: web.Request) -> web.StreamResponse:
-            return web.FileResponse(PAGES / name, headers={"Cache-Control": "no-cache"})
+            return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-cache"})
         return handler
 
     async def ws(request: web.Request) -> web.StreamResponse:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import json
 import os
@@ -15,7 +16,7 @@ from cardtable import games
 from cardtable_host import boardfind, servefile
 from cardtable_host.archive import Archive, default_dir, iso
 from cardtable_host.commands import options
-from cardtable_host.errors import USAGE, CardtableError
+from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
 from cardtable_host.hub import Hub
 from cardtable_host.term import paint, use_colour
 
@@ -256,7 +257,46 @@ def serve(args: ServeOptions) -> int:
     hub = Hub(table=args.table, players=players)
     table = Table(hub, archive, players, args.table)
     start = sim_serve.run if args.sim else board_serve.run
-    return start(args, table, lambda port: _listen(args, table, host, http_port, secret, port))
+    with contextlib.ExitStack() as stack:
+        stack.callback(end_on_sigterm())
+        serving = Serving(table, stack, lambda port: _listen(args, table, host, http_port, secret, port))
+        try:
+            return start(args, serving)
+        except KeyboardInterrupt:
+            return 0
+        except SystemExit as e:  # SIGTERM
+            return int(e.code or 0)
+    return 0  # (not reached: mypy cannot tell that the with block always returns)
+
+
+class Serving:
+    """What serve's two ways (a board on a port: board_serve, a simulated one: sim_serve) share:
+    the table, the link that follows the board, the web server; `stack` closes them at the end."""
+
+    def __init__(self, table: Table, stack: contextlib.ExitStack,
+                 listen: Callable[[str], Callable[[], None]]) -> None:
+        self.table = table
+        self.stack = stack
+        self._listen = listen
+
+    def attach(self, port: str, timeout: float, shown: str | None = None) -> Any:
+        """The link to the board on port, kept alive (it reconnects) and feeding the hub; the
+        table asked who it is. shown: the port to name (default port)."""
+        from cardtable_host.link import Link, LinkDown
+
+        try:
+            link = Link(port, timeout=timeout, reconnect=True, command="cardtable serve", tap=self.table.hub.feed)
+        except LinkDown as e:
+            raise CardtableError(str(e), USAGE) from None
+        self.stack.callback(link.close)
+        self.table.link = link
+        self.table.hub.model.port = shown or port
+        self.table.resync()
+        return link
+
+    def listen(self, board_port: str) -> None:
+        """Start the web server (stopped at the end) and say where."""
+        self.stack.callback(self._listen(board_port))
 
 
 def _can_listen(host: str, port: int) -> None:

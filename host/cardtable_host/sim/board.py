@@ -277,7 +277,7 @@ class VirtualBoard:
 
     @property
     def port(self) -> str:
-        """The pty's /dev/pts/N path ("" while unplugged or stopped)."""
+        """The pty's /dev/pts/N path ("" while unplugged; after close, the one it had)."""
         return self._pty.port if self._pty is not None else ""
 
     @property
