@@ -30,7 +30,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Control, connect } from '../boardio.mjs';
 import {
-  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, emuAllowance, loadMicroPython, memfsMkdirs, parseSize,
+  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, commandLine, emuAllowance, loadMicroPython, memfsMkdirs, parseSize,
 } from './mp.mjs';
 
 const USAGE = `usage: node tools/mpy/board.mjs [options]
@@ -313,23 +313,26 @@ class Board extends Control {
     return d;
   }
 
+  // Every path of the flash in MEMFS with its stat, a folder before what it holds (not SIM_DIR).
+  *flashPaths(dir = '/') {
+    const FS = this.session.mp.FS;
+    for (const name of FS.readdir(dir)) {
+      if (name === '.' || name === '..') continue;
+      const p = path.posix.join(dir, name);
+      if (p === SIM_DIR) continue;
+      const st = FS.stat(p);
+      yield [p, st, FS.isDir(st.mode)];
+      if (FS.isDir(st.mode)) yield* this.flashPaths(p);
+    }
+  }
+
   // The flash as it is in MEMFS now.
   snapshot() {
     const FS = this.session.mp.FS;
     const out = new Map();
-    const walk = (dir) => {
-      for (const name of FS.readdir(dir)) {
-        if (name === '.' || name === '..') continue;
-        const p = path.posix.join(dir, name);
-        if (p === SIM_DIR) continue;
-        const st = FS.stat(p);
-        if (FS.isDir(st.mode)) {
-          out.set(p + '/', null);
-          walk(p);
-        } else out.set(p, Buffer.from(FS.readFile(p)));
-      }
-    };
-    walk('/');
+    for (const [p, , dir] of this.flashPaths()) {
+      out.set(dir ? p + '/' : p, dir ? null : Buffer.from(FS.readFile(p)));
+    }
     return out;
   }
 
@@ -341,39 +344,31 @@ class Board extends Control {
     this.lastSync = now;
     const FS = this.session.mp.FS;
     const seen = new Set();
-    const walk = (dir) => {
-      for (const name of FS.readdir(dir)) {
-        if (name === '.' || name === '..') continue;
-        const p = path.posix.join(dir, name);
-        if (p === SIM_DIR) continue;
-        const st = FS.stat(p);
-        const host = path.join(this.o.flash, p);
-        if (FS.isDir(st.mode)) {
-          seen.add(p + '/');
-          if (!this.synced.has(p + '/')) {
-            fs.mkdirSync(host, { recursive: true });
-            this.synced.set(p + '/', 'dir');
-          }
-          walk(p);
-          continue;
+    for (const [p, st, dir] of this.flashPaths()) {
+      const host = path.join(this.o.flash, p);
+      if (dir) {
+        seen.add(p + '/');
+        if (!this.synced.has(p + '/')) {
+          fs.mkdirSync(host, { recursive: true });
+          this.synced.set(p + '/', 'dir');
         }
-        seen.add(p);
-        const key = `${st.size}:${st.mtime.getTime()}`;
-        if (this.synced.get(p) !== key) {
-          const data = FS.readFile(p);
-          let same = false;
-          if (verify) {
-            try { same = Buffer.from(data).equals(fs.readFileSync(host)); } catch { same = false; }
-          }
-          if (!same) {
-            fs.mkdirSync(path.dirname(host), { recursive: true });
-            fs.writeFileSync(host, data);
-          }
-          this.synced.set(p, key);
-        }
+        continue;
       }
-    };
-    walk('/');
+      seen.add(p);
+      const key = `${st.size}:${st.mtime.getTime()}`;
+      if (this.synced.get(p) !== key) {
+        const data = FS.readFile(p);
+        let same = false;
+        if (verify) {
+          try { same = Buffer.from(data).equals(fs.readFileSync(host)); } catch { same = false; }
+        }
+        if (!same) {
+          fs.mkdirSync(path.dirname(host), { recursive: true });
+          fs.writeFileSync(host, data);
+        }
+        this.synced.set(p, key);
+      }
+    }
     const gone = [...this.synced.keys()].filter((p) => !seen.has(p)).sort().reverse();
     for (const p of gone) {
       const host = path.join(this.o.flash, p);
@@ -1008,18 +1003,8 @@ class Board extends Control {
 }
 
 async function main() {
-  let o;
-  try {
-    o = parseArgs(process.argv.slice(2));
-  } catch (e) {
-    if (!(e instanceof RunnerError)) throw e;
-    process.stderr.write(`board.mjs: ${e.message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (o.help) {
-    process.stdout.write(USAGE + '\n');
-    return 0;
-  }
+  const o = commandLine(parseArgs, 'board.mjs', USAGE);
+  if (typeof o === 'number') return o;
   const board = new Board(o);
   try {
     board.loadFlash();

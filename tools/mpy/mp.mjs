@@ -22,6 +22,25 @@ const GLUE_RESERVE = 32 * 1024;
 
 export class RunnerError extends Error {}
 
+// A tool's options from its command line (parse throws RunnerError on a bad one), or the exit
+// status when there is nothing to run: 2 after a bad command line (said on stderr with the
+// usage), 0 after --help (the usage on stdout).
+export function commandLine(parse, name, usage) {
+  let o;
+  try {
+    o = parse(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof RunnerError)) throw e;
+    process.stderr.write(`${name}: ${e.message}\n${usage}\n`);
+    return 2;
+  }
+  if (o.help) {
+    process.stdout.write(usage + '\n');
+    return 0;
+  }
+  return o;
+}
+
 export function resolvePackage() {
   const override = process.env[ENV_PACKAGE];
   if (override) {
