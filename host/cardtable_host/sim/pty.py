@@ -152,6 +152,10 @@ class PtyRelay:
             try:
                 r, _, _ = select.select(rlist, wlist, [], self.poll_s)
             except (OSError, ValueError):
+                with self._lock:
+                    unplugged = self._master != master
+                if unplugged:
+                    continue  # the pty was closed under select (an unplug): go on without it
                 break
             if self._wake_r in r:
                 try:
