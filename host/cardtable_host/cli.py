@@ -41,7 +41,8 @@ COMMANDS = {
 
 EXIT_STATUS = """\
 exit status: 0 done, 1 the command failed or found a problem, 2 bad arguments or input, no
-board, or the board's port is held by another program, 130 interrupted (Ctrl-C)."""
+board, or the board's port is held by another program, 130 interrupted (Ctrl-C), 143 stopped
+by SIGTERM (a command that serves or simulates)."""
 
 
 def version() -> str:
