@@ -34,6 +34,8 @@ def _loop(table: Any, link: Any) -> int:
         changed = False
         sync = False
         while msg is not None:
+            if table.report is not None:
+                table.report.follow(msg)
             kind = msg.get("type")
             if kind == "link" and msg.get("up"):
                 sync = True

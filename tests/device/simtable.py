@@ -81,6 +81,11 @@ def board(name):
     return b
 
 
+def use_board(name, b):
+    """Make board(name) give b, a board a test built itself (config.validate)."""
+    _board[0], _board[1] = name, b
+
+
 def room_for_board():
     """On MicroPython, unload the table's modules but the games and the board config, so a
     board loads in a heap as empty as the Pico's at boot (the checker compiles from source)."""

@@ -56,9 +56,11 @@ def _follow(driver, base: str, tour, ev, creds) -> None:  # type: ignore[no-unty
     # round 1 over: the standings show two wins, the tables their final scores, round 2 next
     wait(driver, "return [...document.querySelectorAll('#standings tbody tr')]"
                  ".filter(r => r.cells[3].textContent == '1').length == 2", what="round 1 standings")
-    tables = driver.execute_script("return [...document.querySelectorAll('#tables tbody tr')]"
-                                   ".map(r => [...r.cells].map(c => c.textContent))")
-    assert len(tables) == 2 and all(t[5] == "finished" and t[1] == "1" for t in tables)
+    # the tables' status: the director looks at it every quarter second (tablewatch)
+    wait(driver, "const t = [...document.querySelectorAll('#tables tbody tr')]"
+                 ".map(r => [...r.cells].map(c => c.textContent));"
+                 "return t.length == 2 && t.every(r => r[5] == 'finished' && r[1] == '1')",
+         what="both tables finished in round 1")
     nxt = driver.execute_script("return [...document.querySelectorAll('#next tbody tr')]"
                                 ".map(r => r.cells[1].textContent)")
     want = [" v ".join(tour.team_name(t) for t in g["teams"]) for g in tour.state["rounds"][2]["games"]]

@@ -27,13 +27,18 @@
 //   Requests: reset {repl}, powercut {off_ms, in_ns | op_kind: "erase" | "program", frac, skip,
 //   reboot: {in_ns | op_kind, frac, skip}} (reboot: cut the chip that boots next again, before
 //   its table is up; the reply comes once that cut fell, reboot_at_ns, or missed, null),
-//   press {button, hold_ms}, hold {button, down}, pixels, tone, status, sync, quit, and the
-//   devices' ops.
+//   record {on} (on: keep a FlashLog of this chip's play; off: stop it, reply its ops and
+//   serial lines), restore {upto, cut_ns, reboot} (the power goes, and a new chip boots from the
+//   flash the record says a cut cut_ns into operation upto leaves - null: before it starts;
+//   reboot as for powercut, the reply then waiting for that cut; off: no new chip, the flash
+//   saved), press {button, hold_ms},
+//   hold {button, down}, pixels, tone, status, sync, quit, and the devices' ops.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { Control, connect, writeAll } from '../boardio.mjs';
 import { Chip, bootromWords, flashFromUF2, FLASH_SIZE } from './chip.mjs';
+import { FlashLog } from './flashlog.mjs';
 import { Buttons, Ws2812 } from './parts.mjs';
 
 const USAGE = `usage: node tools/rp2/board.mjs --bootrom FILE (--image UF2 | --flash FILE) [options]
@@ -110,6 +115,7 @@ export class Board extends Control {
     this.held = new Set(); // buttons held down (through resets) by `hold`
     this.cut = null; // {op, frac, req}: cut the power inside the next flash operation of that kind
     this.pendingReset = null; // control requests waiting for the next boot's mode
+    this.rec = null; // a FlashLog of a chip's play (the record op)
     this.stats = { wallMs: 0, emuNs: 0 };
   }
 
@@ -160,6 +166,8 @@ export class Board extends Control {
     this.boots += 1;
     chip.log = (m) => this.log(m);
     chip.onSerial = (bytes) => this.fromDevice(bytes);
+    chip.onFlashOp = (op, start) => this.rec?.flashOp(chip, op, start);
+    chip.usb.onDelivered = (bytes) => this.rec?.serial(chip, 'in', bytes);
     chip.onOpen = () => {
       this.log(`USB open at ${(chip.nanos / 1e6).toFixed(1)} ms`);
       if (this.wantRepl) this.breakIn();
@@ -181,6 +189,7 @@ export class Board extends Control {
 
   powerOff() {
     if (this.chip) {
+      if (this.rec?.chip === this.chip) this.rec.lost('the chip stopped');
       // The flash keeps what the chip had written: copy back the chip's array.
       this.flash.set(this.chip.flash);
       this.dirty = true;
@@ -279,6 +288,7 @@ export class Board extends Control {
   // -- serial -------------------------------------------------------------------------------
 
   fromDevice(bytes) {
+    this.rec?.serial(this.chip, 'out', bytes);
     writeAll(1, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
     this.tail = (this.tail + Buffer.from(bytes).toString('latin1')).slice(-TAIL);
     const t = this.tail;
@@ -345,6 +355,20 @@ export class Board extends Control {
         if (off >= 0) this.timer = setTimeout(() => this.powerOn(), off);
         return;
       }
+      case 'record':
+        if (req.on) {
+          if (!chip) throw new Error('the board is off');
+          this.rec = new FlashLog(chip);
+          this.reply(req, { ops: this.rec.ops.length });
+        } else {
+          if (!this.rec) throw new Error('nothing recorded');
+          this.rec.stop();
+          this.reply(req, this.rec.summary());
+        }
+        return;
+      case 'restore':
+        this.restore(req);
+        return;
       case 'press': {
         if (!chip) throw new Error('the board is off');
         const hold = Number(req.hold_ms ?? PRESS_MS) * 1e6;
@@ -432,6 +456,31 @@ export class Board extends Control {
       cancel = this.armFlashCut(spec.op_kind, Number(spec.frac ?? 0.5), Number(spec.skip ?? 0));
     }
     this.cut = { off_ms: 0, req: null, boot, cancel };
+  }
+
+  // A power cut at a point of the record (see FlashLog.image): the chip now goes without
+  // touching the flash (its RAM lost), and a new chip boots from that point's flash.
+  restore(req) {
+    if (!this.rec) throw new Error('nothing recorded');
+    const flash = this.rec.image(Number(req.upto), req.cut_ns === undefined || req.cut_ns === null ? null : Number(req.cut_ns));
+    if (this.rec.chip === this.chip) this.rec.lost('the chip stopped');
+    if (this.cut?.cancel) this.cut.cancel();
+    this.cut = null;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.chip = null;
+    this.lastCause = 'power';
+    this.setMode('stopped');
+    this.flash = flash;
+    this.dirty = true;
+    if (req.off) { // stay off, the flash saved: what a cut there leaves, to compare
+      this.saveFlash(true);
+      this.reply(req, { restored: Number(req.upto) });
+      return;
+    }
+    this.powerOn();
+    if (req.reboot) this.armBootCut(req.reboot, { req, first: { restored: Number(req.upto) } });
+    else this.reply(req, { restored: Number(req.upto) });
   }
 
   async loadDevices() {

@@ -99,6 +99,14 @@ export class BusLink {
   /** The reader's RSTPDN was pulsed low: it restarts. */
   rstpdn(reader, nanos) { this._send(OP_RSTPDN, reader, nanos, null); }
 
+  /** Any request with a reply (op, reader, emulated ns): the reply's body. */
+  ask(op, reader, nanos) {
+    this._send(op, reader, nanos, null);
+    this.calls++;
+    const len = this._readExactly(4).readUInt32LE(0);
+    return this._readExactly(len);
+  }
+
   /** [ready, frame]: is a frame ready for the host, and which (not taken). */
   read(reader, nanos) {
     this._send(OP_READ, reader, nanos, null);

@@ -30,6 +30,9 @@ class SimClock(hal.Clock):
     def ticks_ms(self):
         return self.now
 
+    def ticks_us(self):
+        return (self.now * 1000) & 0x3FFFFFFF
+
     def sleep_ms(self, ms):
         self.advance(ms)
 

@@ -45,6 +45,9 @@ examples:
   cardtable serve --sim fortyfives --seed 7         # the demo table
   cardtable serve --sim nexus --board rp2           # ... served from the emulated RP2040
   cardtable serve --http 0.0.0.0:8719 --table "Club night" --players Ann,Bob,Cy,Di
+  cardtable serve --tournament club --tournament-table 2 --broker 192.168.1.10
+                                                    # a Forty-Fives tournament's table 2: its
+                                                    # status and each game both teams confirmed
 """
 DEFAULT_HTTP = "127.0.0.1:8719"
 ENV_SECRET = "CARDTABLE_SERVE_SECRET"
@@ -70,6 +73,9 @@ class ServeOptions:
     secret_file: str | None = None
     quiet: bool = False
     port: str | None = None
+    tournament: str | None = None
+    tournament_table: int | None = None
+    broker: str = "127.0.0.1:1883"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -97,6 +103,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--archive", metavar="DIR", help="where finished games are kept (default %s)" % default_dir())
     p.add_argument("--secret-file", metavar="F", help="the scorekeeper's password, from a file")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the addresses, not the game")
+    t = p.add_argument_group("a tournament table (a board on a port; see cardtable tournament)")
+    t.add_argument("--tournament", metavar="DIR", help="the tournament directory (its schedule and "
+                   "broker/credentials.json): report this table's status and finished games over MQTT")
+    t.add_argument("--tournament-table", type=int, metavar="N", help="this table's number in the tournament")
+    t.add_argument("--broker", default=ServeOptions.broker, metavar="HOST[:PORT]",
+                   help="the tournament's broker (default 127.0.0.1:1883)")
     boardfind.add_port_argument(p)
 
 
@@ -135,6 +147,7 @@ class Table:
         self.link: Any = None
         self.archived_game: Any = None  # the journal number of the last game archived
         self.cable: Callable[[bool], None] | None = None  # a virtual board's USB cable: plug(True/False)
+        self.report: Any = None  # a tournament table's reporter (tablereport.TableReport)
         self.requests: queue.Queue[tuple[dict[str, Any], queue.Queue[dict[str, Any]]]] = queue.Queue()
 
     def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
@@ -216,6 +229,8 @@ class Table:
             journal = self.link.log()
         except Exception:  # noqa: BLE001
             return
+        if self.report is not None:
+            self.report.finished(key, journal)
         start = self.hub.started or time.time()
         occasion = {"table": self.table, "players": self.players or None, "start": iso(start),
                     "end": iso(time.time())}
@@ -256,9 +271,12 @@ def serve(args: ServeOptions) -> int:
 
     hub = Hub(table=args.table, players=players)
     table = Table(hub, archive, players, args.table)
+    rep = _tournament(args, table) if args.tournament or args.tournament_table is not None else None
     start = sim_serve.run if args.sim else board_serve.run
     with contextlib.ExitStack() as stack:
         stack.callback(end_on_sigterm())
+        if rep is not None:
+            stack.callback(rep.stop)
         serving = Serving(table, stack, lambda port: _listen(args, table, host, http_port, secret, port))
         try:
             return start(args, serving)
@@ -297,6 +315,35 @@ class Serving:
     def listen(self, board_port: str) -> None:
         """Start the web server (stopped at the end) and say where."""
         self.stack.callback(self._listen(board_port))
+
+
+def _tournament(args: ServeOptions, table: Table) -> Any:
+    """Connect a board's table to its tournament's broker (the Reporter), or CardtableError."""
+    from cardtable_host import broker as brokers
+    from cardtable_host.commands.tournament import hostport
+    from cardtable_host.reporter import Reporter
+    from cardtable_host.tablereport import TableReport
+    from cardtable_host.tourney import Tournament
+
+    if args.sim:
+        raise CardtableError("--tournament: a board on a port reports to a tournament; virtual tables "
+                             "play with `cardtable tournament report --virtual-board`", USAGE)
+    if not args.tournament or args.tournament_table is None:
+        raise CardtableError("--tournament DIR and --tournament-table N go together", USAGE)
+    tour = Tournament(args.tournament)
+    bhost, bport = hostport(args.broker)
+    creds = brokers.credentials(tour.dir / "broker")
+    user = brokers.table_user(args.tournament_table)
+    if user not in creds:
+        raise CardtableError("no table %d in this tournament (tables 1 to %d)" % (
+            args.tournament_table, tour.state["tables"]), USAGE)
+    try:
+        rep = Reporter(tour, args.tournament_table, bhost, bport, creds[user]).start()
+    except ConnectionError as e:
+        raise CardtableError(str(e)) from None
+    table.report = TableReport(rep, table.hub.note)
+    print("tournament %s: table %d reports to %s:%d" % (tour.id, args.tournament_table, bhost, bport), flush=True)
+    return rep
 
 
 def _can_listen(host: str, port: int) -> None:

@@ -226,7 +226,7 @@ def _disputes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hostport(text: str) -> tuple[str, int]:
+def hostport(text: str) -> tuple[str, int]:
     host, _, port = text.rpartition(":") if ":" in text else (text, "", "1883")
     try:
         return host or "127.0.0.1", int(port)
@@ -251,7 +251,7 @@ def _direct(args: argparse.Namespace) -> int:
     from cardtable_host.director import Director
 
     tour = Tournament(args.dir)
-    host, port = _hostport(args.broker)
+    host, port = hostport(args.broker)
     creds = brokers.credentials(tour.dir / "broker")
     try:
         d = Director(tour, host, port, creds[brokers.DIRECTOR]).start()
@@ -269,7 +269,7 @@ def _report(args: argparse.Namespace) -> int:
     from cardtable_host.reporter import Reporter, bots_agree
 
     tour = Tournament(args.dir)
-    host, port = _hostport(args.broker)
+    host, port = hostport(args.broker)
     creds = brokers.credentials(tour.dir / "broker")
     user = brokers.table_user(args.table)
     if user not in creds:

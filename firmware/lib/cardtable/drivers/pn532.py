@@ -242,6 +242,11 @@ class PN532:
         return ln
 
     def _exchange(self, cmd, params, hint):
+        self._send(cmd, params, hint)
+        return self._response(cmd, params, hint)
+
+    def _send(self, cmd, params, hint):
+        """Send a command frame and take its ACK (a NACK: once more)."""
         n = self._build(cmd, params)
         nacked = False
         while True:
@@ -250,13 +255,16 @@ class PN532:
                 raise NoAnswer("no ACK for command 0x%02x" % cmd)
             k = self._frame(6)
             if k == -1:
-                break
+                return 0
             if k != -2:
                 raise FrameError("expected ACK for command 0x%02x" % cmd)
             if nacked:
                 raise Nack("command 0x%02x NACKed twice" % cmd)
             nacked = True
             self.retried += 1
+
+    def _response(self, cmd, params, hint):
+        """Wait for the answer to the command sent and read it; its data length (at self._ro)."""
         if not self._wait():
             self._write(ACK)  # an ACK from the host aborts the running command
             raise NoAnswer("no response to command 0x%02x" % cmd)
@@ -280,10 +288,14 @@ class PN532:
         self._ro = ro + 2
         return k - 2
 
-    def _call(self, cmd, params, hint):
-        """Run one command; return the response length (data at RX[self._ro:])."""
+    def _call(self, cmd, params, hint, part=None):
+        """Run one command (part: only _send or only _response of it); return the response
+        length (data at RX[self._ro:]). Failures are counted; a bus error becomes NoAnswer."""
         try:
-            n = self._exchange(cmd, params, hint)
+            if part is None:
+                n = self._exchange(cmd, params, hint)  # (a bound method value would allocate)
+            else:
+                n = part(cmd, params, hint)
         except OSError as e:
             if not isinstance(e, PN532Error):
                 freed = getattr(e, "freed", False)
@@ -343,6 +355,11 @@ class PN532:
             n = self._call(CMD_LIST, _P_LIST2, 36)
         else:
             n = self._call(CMD_LIST, _P_LIST, 22)
+        return self.listed(n)
+
+    def listed(self, n):
+        """The first target of an InListPassiveTarget answer of n bytes at RX[self._ro:]: its
+        UID (memoryview) or None; sets tg, ntg, atqa and sak."""
         ro = self._ro
         if n < 1 or RX[ro] == 0:
             return None
