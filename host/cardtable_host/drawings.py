@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cardtable import games
 from cardtable.table import buscheck, config
-from cardtable.table.config import Board, ConfigError
+from cardtable.table.config import Board
+
+from cardtable_host.errors import CardtableError, UsageError, warn
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARDS_DIR = ROOT / "firmware" / "boards"
@@ -770,49 +770,34 @@ def _generated_on_disk(out: Path) -> set[str]:
     return found
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="cardtable draw",
-        description="Generate hardware/<board>/wiring.md and SVG table drawings, and the BOM and"
-        " power tables in hardware/README.md, from the board files in firmware/boards/.")
-    ap.add_argument("--check", action="store_true",
-                    help="write nothing; exit 1 listing every file that is stale or missing")
-    ap.add_argument("--boards", type=Path, default=BOARDS_DIR,
-                    help="board files (default: %(default)s)")
-    ap.add_argument("--out", type=Path, default=HARDWARE_DIR,
-                    help="hardware directory (default: %(default)s)")
-    args = ap.parse_args(argv)
-    readme_path = args.out / "README.md"
+def draw(boards: Path = BOARDS_DIR, out: Path = HARDWARE_DIR, check: bool = False) -> int:
+    """Write the generated files under out from the board files in boards (check: write nothing,
+    list what is stale or missing and raise if anything is); 0 when done."""
+    readme_path = out / "README.md"
     readme = readme_path.read_text(encoding="utf-8") if readme_path.exists() else None
     try:
-        files = generate(args.boards, readme)
-        for d in load_boards(args.boards):
+        files = generate(boards, readme)
+        for d in load_boards(boards):
             for w in d.board.warnings:
-                print("%s.json: warning: %s" % (d.name, w), file=sys.stderr)
-    except ConfigError as e:
-        print(e, file=sys.stderr)
-        return 2
-    except ValueError as e:
-        print("cardtable draw: %s" % e, file=sys.stderr)
-        return 2
+                warn("%s.json: warning: %s" % (d.name, w))
+    except ValueError as e:  # a ConfigError names its board file
+        raise UsageError(str(e)) from None
     changed = []
     for rel, text in sorted(files.items()):
-        path = args.out / rel
+        path = out / rel
         old = path.read_text(encoding="utf-8") if path.exists() else None
         if old != text:
             changed.append(("missing" if old is None else "stale", rel))
-    orphans = sorted(_generated_on_disk(args.out) - set(files))
+    orphans = sorted(_generated_on_disk(out) - set(files))
     changed += [("orphan", rel) for rel in orphans]
-    if args.check:
+    if check:
         for why, rel in changed:
-            print("%s: %s" % (why, (args.out / rel).as_posix()))
+            print("%s: %s" % (why, (out / rel).as_posix()))
         if changed:
-            print("%d generated file(s) out of date: run `cardtable draw`" % len(changed),
-                  file=sys.stderr)
-            return 1
+            raise CardtableError("%d generated file(s) out of date: run `cardtable draw`" % len(changed))
         return 0
     for why, rel in changed:
-        path = args.out / rel
+        path = out / rel
         if why == "orphan":
             path.unlink()
             print("removed %s" % path.as_posix())
@@ -821,7 +806,3 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(files[rel], encoding="utf-8", newline="\n")
             print("wrote %s" % path.as_posix())
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

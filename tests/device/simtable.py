@@ -42,6 +42,15 @@ def collecting(gen):
         yield
 
 
+def built(gen):
+    """Run a step-wise build (such as table()) to its end at once: what it returns."""
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+
+
 def loading(extra=()):
     """Import the table's modules one per step (each .py compiles in its own step); the
     extra ones first, while the heap is emptiest (big modules need room to compile)."""

@@ -35,8 +35,8 @@
 //   hold {button, down}, pixels, tone, status, sync, quit, and the devices' ops.
 
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { Control, connect, writeAll } from '../boardio.mjs';
 import { Chip, bootromWords, flashFromUF2, FLASH_SIZE } from './chip.mjs';
 import { FlashLog } from './flashlog.mjs';
 import { Buttons, Ws2812 } from './parts.mjs';
@@ -91,20 +91,9 @@ function parseArgs(argv) {
   return o;
 }
 
-function writeAll(fd, data) {
-  let off = 0;
-  while (off < data.length) {
-    try {
-      off += fs.writeSync(fd, data, off, data.length - off);
-    } catch (e) {
-      if (e.code !== 'EAGAIN') throw e;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
-    }
-  }
-}
-
-export class Board {
+export class Board extends Control {
   constructor(o) {
+    super();
     this.o = o;
     this.bootrom = bootromWords(fs.readFileSync(o.bootrom));
     this.config = o.board ? JSON.parse(fs.readFileSync(o.board, 'utf8')) : null;
@@ -113,7 +102,6 @@ export class Board {
     this.mode = 'off';
     this.boots = 0;
     this.lastCause = null;
-    this.control = null;
     this.devices = [];
     this.ops = new Map();
     this.tail = '';
@@ -334,18 +322,6 @@ export class Board {
 
   // -- control ------------------------------------------------------------------------------
 
-  notify(obj) {
-    if (this.control && !this.control.destroyed) this.control.write(JSON.stringify(obj) + '\n');
-  }
-
-  reply(req, fields = {}) {
-    this.notify({ id: req.id ?? null, ok: true, ...fields });
-  }
-
-  fail(req, error) {
-    this.notify({ id: req.id ?? null, ok: false, error });
-  }
-
   onControl(req) {
     try {
       this.handle(req);
@@ -522,20 +498,7 @@ export class Board {
       this.dirty = true;
     }
     try { this.saveFlash(true); } catch { /* nothing to save to */ }
-    const end = () => process.exit(code);
-    if (this.control && !this.control.destroyed) this.control.end(end);
-    else end();
-    setTimeout(end, 200).unref();
-  }
-}
-
-function controlFd(o) {
-  if (o.controlFd !== null) return o.controlFd;
-  try {
-    fs.fstatSync(3);
-    return 3;
-  } catch {
-    return -1;
+    this.exit(code);
   }
 }
 
@@ -555,35 +518,7 @@ async function main() {
     return 2;
   }
   await board.loadDevices();
-  const fd = controlFd(o);
-  if (fd >= 0) {
-    const sock = new net.Socket({ fd, readable: true, writable: true });
-    board.control = sock;
-    let buf = '';
-    sock.setEncoding('utf8');
-    sock.on('data', (text) => {
-      buf += text;
-      let nl;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (!line) continue;
-        let req;
-        try {
-          req = JSON.parse(line);
-        } catch {
-          board.notify({ id: null, ok: false, error: `not JSON: ${line.slice(0, 60)}` });
-          continue;
-        }
-        board.onControl(req);
-      }
-    });
-    sock.on('end', () => board.quit(0));
-    sock.on('error', () => board.quit(0));
-  }
-  process.stdin.on('data', (data) => board.toDevice(data));
-  process.stdin.on('end', () => board.quit(0));
-  process.on('SIGTERM', () => board.quit(0));
+  connect(board, o.controlFd, (data) => board.toDevice(data));
   board.powerOn();
   return null;
 }

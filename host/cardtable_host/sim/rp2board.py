@@ -27,8 +27,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -46,7 +44,6 @@ BOOTROM = "rp2040-bootrom-b1.bin"
 STOCK_UF2 = "RPI_PICO-v1.27.0.uf2"
 FROZEN_UF2 = REPO_ROOT / "build" / "firmware" / "cardtable-pico.uf2"
 FLASH_FILE = "flash.bin"
-INSTALL_TIMEOUT = 600.0
 CACHE_KEEP = 24  # installed flashes kept in the cache
 
 
@@ -274,22 +271,22 @@ class Rp2Board(VirtualBoard):
 
     def _flash_firmware(self) -> None:
         from cardtable_host import uf2
+        from cardtable_host.commands import flash
+        from cardtable_host.errors import CardtableError
 
-        args = ["flash", "--port", self.port, "--json", "--no-reset"]
         # The image is in the flash already: flash copies the board files for a cardtable image
         # (it checks the build), the .mpy package for a stock one.
-        args += ["--uf2", str(self.image)] if uf2.image_version(self.image) else ["--mpy"]
-        if self.board:
-            args += ["--board", self.board]
-        proc = subprocess.run([sys.executable, "-m", "cardtable_host.cli", *args], capture_output=True,
-                              text=True, timeout=INSTALL_TIMEOUT, env=dict(os.environ, NO_COLOR="1"))
+        given = uf2.image_version(self.image)
+        opts = flash.FlashOptions(port=self.port, board=self.board, no_reset=True, json=True,
+                                  uf2=str(self.image) if given else None, mpy=not given)
+        report: dict[str, Any] = {"ok": False}
         try:
-            self.installed = json.loads(proc.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            self.installed = None
-        if proc.returncode:
-            raise BoardError("installing the firmware on the rp2 board failed (cardtable flash exit %d):\n%s%s"
-                             % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+            flash.flash_board(opts, report, lambda _said: None)
+        except CardtableError as e:
+            raise BoardError("installing the firmware on the rp2 board failed (cardtable flash exit %d): %s"
+                             % (e.status, e)) from None
+        finally:
+            self.installed = report
 
     def _write_config(self, layout: str) -> None:
         from cardtable_host.commands import flash
