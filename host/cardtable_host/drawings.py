@@ -347,9 +347,9 @@ def wiring_md(d: Drawn) -> str:
     for bn in sorted(b.buses):
         gp = b.buses[bn].get("reset")
         if gp is not None:
-            on_bus = ", ".join("0x%02x" % a for bb, a in muxes(d) if bb == bn)
+            addrs = ", ".join("0x%02x" % a for bb, a in muxes(d) if bb == bn)
             pins[gp] = ("mux RESET of %s (active low, driven high)" % bn,
-                        "RESET of TCA9548A %s" % on_bus)
+                        "RESET of TCA9548A %s" % addrs)
     if b.led_pin is not None:
         pins[b.led_pin] = ("WS2812 data (%s)" % b.led_order,
                            "74AHCT125 input; its output through 330 ohm to DIN of LED 0")
