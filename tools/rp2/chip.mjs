@@ -122,6 +122,7 @@ class CdcHost {
     this.txBytes = 0;
     this.armed = 0; // size of the OUT buffer the device armed and we hold, 0: none
     this.open = false;
+    this.onFeed = null; // (Uint8Array) => void: host bytes as the device takes them
     usb.onUSBEnabled = () => usb.resetDevice();
     usb.onResetReceived = () => {
       this.state = 'address';
@@ -206,6 +207,7 @@ class CdcHost {
     }
     this.txBytes -= n;
     this.armed = 0;
+    this.onFeed?.(buf);
     this.usb.endpointReadDone(this.ep.out, buf);
   }
 }
