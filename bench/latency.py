@@ -392,6 +392,27 @@ class Model:
         return res
 
 
+def board_cpu(cpu: Cpu, bus: Bus, steps_ms: Sequence[float], polls_ms: Sequence[float],
+              verdicts_ms: Sequence[float]) -> Cpu:
+    """The CPU terms of the model as the rp2 board measured them (bench/rp2latency.py), on its
+    emulated clock: a whole step with an empty poll, the focus reader's sighting poll, and the
+    time from that poll's last bus transaction to the LED frame. The PN532 and wire time the
+    model counts itself (with the emulator's own timing) is taken off the first two."""
+    t = emulated_timing()
+    rng = random.Random(0)
+    zero = Cpu(cpu.factor, {bus.cpu: {"empty": 0.0, "tag": 0.0, "read": 0.0}}, 0.0, [0.0], [0.0], [0.0], [0])
+    step = max(0.0, _median(steps_ms) - poll_ms(bus, "empty", rng, t, zero))
+    read = max(0.0, _median(polls_ms) - poll_ms(bus, "read2", rng, t, zero))
+    poll = dict(cpu.poll)
+    poll[bus.cpu] = {"empty": step, "tag": step, "read": read}
+    return Cpu(cpu.factor, poll, 0.0, cpu.check, cpu.action, cpu.view, cpu.view_len, list(verdicts_ms))
+
+
+def _median(xs: Sequence[float]) -> float:
+    s = sorted(xs)
+    return s[len(s) // 2] if s else 0.0
+
+
 def parameters(model: Model) -> dict[str, Any]:
     """The model's inputs, for the JSON."""
     t = model.timing

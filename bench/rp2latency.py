@@ -1,6 +1,6 @@
 """Placement to verdict, timed on the rp2 board's emulated clock (issue 18).
 
-The bots play a seeded Forty-Fives game on the rp2 board (the frozen image on the emulated
+The bots play a seeded California Jacks game on the rp2 board (the frozen image on the emulated
 RP2040, PN532s behind TCA9548A muxes on its I2C bus, tools/rp2). Every card a bot lays lands at
 a random emulated time (`Readers.arm`: up to SPREAD_MS after the chip's next bus request), and
 its verdict is the LED frame that shows it (accepted green or rejected red), latched on the
@@ -28,8 +28,8 @@ from typing import Any
 from benchlib import REPO_ROOT, summary
 
 BOARD = "pico-i2c-4seat"
-GAME = "fortyfives"
-SEED = 26  # a whole game of Forty-Fives on the rp2 board (tests/host/test_rp2_games.py)
+GAME = "california-jacks"
+SEED = 171  # a California Jacks game on the rp2 board (tests/host/test_rp2_games.py)
 SPREAD_MS = 100.0  # a card lands up to this long after the chip's next bus request
 CMD_LIST = 0x4A
 CMD_RFCONFIG = 0x32
@@ -65,8 +65,11 @@ def empty_steps(trace: list[tuple[float, int, int]]) -> list[float]:
     return out
 
 
-def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS) -> dict[str, Any]:
-    """Bots play on the rp2 board until `plays` cards laid by the seat to play were judged."""
+def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, log: Any = None) -> dict[str, Any]:
+    """Bots play on the rp2 board until `plays` cards laid by the seat to play were judged
+    (log: a text file that gets each one as a JSON line)."""
+    import json
+
     _host()
     from cardtable_host.link import Link
     from cardtable_host.sim.board import uid_hex
@@ -130,6 +133,9 @@ def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS) ->
                 samples.append({"ms": ms, "accepted": msg["type"] == "event",
                                 **parts_of(trace, reader, land, at)})
                 print("rp2 latency: %d/%d: %.1f ms" % (len(samples), plays, ms), file=sys.stderr)
+                if log is not None:  # (a run stopped early keeps what it measured)
+                    log.write(json.dumps({"sample": samples[-1], "steps": empty_steps(trace)}) + "\n")
+                    log.flush()
             else:
                 other.append(ms)
 
@@ -225,13 +231,13 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
             "wall_s": round(time.monotonic() - t0, 1)}
 
 
-def undo(games: list[str], jobs: int = 2) -> dict[str, Any]:
+def undo(games: list[str], jobs: int = 2, max_actions: int = 1500) -> dict[str, Any]:
     """undo_one for each game, `jobs` boards at a time; {game: result or {"error": ...}}."""
     from concurrent.futures import ThreadPoolExecutor
 
     def one(game: str) -> dict[str, Any]:
         try:
-            return undo_one(game)
+            return undo_one(game, max_actions=max_actions)
         except Exception as e:  # noqa: BLE001 - one game's failure is reported, the others go on
             return {"error": "%s: %s" % (type(e).__name__, e)}
 
@@ -251,7 +257,11 @@ def main(argv: list[str]) -> int:
         print(json.dumps(undo(argv[1].split(",")), indent=1))
         return 0
     plays = int(argv[0]) if argv else 120
-    out = measure(plays)
+    if len(argv) > 1:
+        with open(argv[1], "w") as log:
+            out = measure(plays, log=log)
+    else:
+        out = measure(plays)
     out.pop("_samples", None)
     out.pop("_steps", None)
     print(json.dumps(out, indent=1))
