@@ -37,8 +37,9 @@ test-mpy: setup
 bench: setup
 	$(BIN)/python bench/run.py
 
-soak: setup
-	$(BIN)/python bench/serveload.py --viewers 200 --seconds 1800 --delay 0.1 --json bench/results/soak.json
+SOAK_S ?= 1800
+soak: setup  # `make soak SOAK_S=60` for a short one
+	$(BIN)/python bench/serveload.py --viewers 200 --seconds $(SOAK_S) --delay 0.1 --json bench/results/soak.json
 
 draw: setup
 	$(BIN)/cardtable draw

@@ -1,16 +1,20 @@
 """Viewers of `cardtable serve` under load: many WebSocket spectators on one table while bots
-play on the virtual board; the delay from the board's message reaching serve to each viewer's
-copy of it, messages lost, and serve's memory over the run.
+play on the virtual board; the delay from the board's message reaching serve to each viewer
+having it, over every (message, viewer), messages lost, and serve's memory over the run.
 
     python bench/serveload.py --viewers 200 --seconds 1800     # make soak: thirty minutes
 
-Every hub message carries its number "n" and the time serve took it from the board "t" (first,
-so a viewer reads them without parsing the whole message); viewers and serve share the clock.
+Every hub message carries its number "n" and the time serve took it from the board "t"
+(CLOCK_MONOTONIC, first in the message); the viewers (bench/viewers.py, spread over a few
+processes) read the clock as each read returns and compare. The viewers stand for phones, each
+with a processor of its own: each process of them, like serve, is a session of its own (Linux
+shares the processor between sessions first), and where this harness may raise a priority
+(root: CI) serve and the viewers run above other programs, so that a machine busy with other
+work counts against them less; the load average is reported with the figures.
 """
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import re
@@ -18,15 +22,15 @@ import signal
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from typing import Any, Callable, TypeVar
+import urllib.request
+from pathlib import Path
+from typing import Any
 
-HEAD = re.compile(r'^\{"n": (\d+), "t": ([0-9.]+)')
 PAGE = re.compile(r"^table page: (http://\S+/)$")
-HARNESS_NICE = 10  # the viewers' priority below serve's
-SERVE_NICE = -5  # serve's, above other programs' where allowed: their load is not serve's delay
-T = TypeVar("T")
+VIEWERS = Path(__file__).resolve().with_name("viewers.py")
+PROCS = 2  # viewer processes: one a core here
+NICE = -5  # serve's and the viewers', above other programs' where allowed (and their sessions')
 
 
 def rss_kib(pid: int) -> int:
@@ -38,25 +42,44 @@ def rss_kib(pid: int) -> int:
     return 0
 
 
-def _first() -> None:
-    """serve (and the virtual board it runs, which stands for a Pico) ahead of other programs,
-    where this harness may raise a priority (root: CI); otherwise as it is."""
+def _ahead() -> None:
+    """This new process and its session ahead of other programs where this harness may raise a
+    priority (root: CI); otherwise as they are (Linux)."""
     try:
-        os.setpriority(os.PRIO_PROCESS, 0, SERVE_NICE)
+        os.setpriority(os.PRIO_PROCESS, 0, NICE)
     except (OSError, AttributeError):
         pass
+    try:
+        with open("/proc/self/autogroup", "w") as f:  # the session's share (sched(7): autogroup)
+            f.write("%d" % NICE)
+    except OSError:
+        pass
+
+
+def cpu_s(pid: int) -> float:
+    """A process's CPU time so far, user and system, in seconds (Linux; 0 once it is gone)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _board_as_itself(pid: int) -> None:
     """The virtual board serve started (node, the firmware on MicroPython) back to the usual
     priority: it stands for a Pico, which has a processor of its own (Linux)."""
     try:
-        children = [c for c in os.listdir("/proc") if c.isdigit() and _parent(c) == pid]
-        for c in children:
-            for tid in os.listdir("/proc/%s/task" % c):
+        for c in children(pid):
+            for tid in os.listdir("/proc/%d/task" % c):
                 os.setpriority(os.PRIO_PROCESS, int(tid), 0)
     except (OSError, AttributeError):
         pass
+
+
+def children(pid: int) -> list[int]:
+    """The processes pid started (Linux)."""
+    return [int(c) for c in os.listdir("/proc") if c.isdigit() and _parent(c) == pid]
 
 
 def _parent(pid: str) -> int:
@@ -72,7 +95,7 @@ def start_serve(game: str, delay: float, archive: str, viewers: int) -> tuple[su
                              "--delay", str(delay), "--http", "127.0.0.1:0", "--archive", archive, "-q",
                              "--wait-viewers", str(viewers)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
-                            preexec_fn=_first)
+                            preexec_fn=_ahead)
     assert proc.stdout is not None
     for line in proc.stdout:
         m = PAGE.match(line.strip())
@@ -82,127 +105,135 @@ def start_serve(game: str, delay: float, archive: str, viewers: int) -> tuple[su
     raise RuntimeError("serve did not start: %s" % proc.stderr.read() if proc.stderr else "")
 
 
-class Viewer:
-    """One spectator: the numbers it got and each message's delay."""
-
-    def __init__(self) -> None:
-        self.first = -1
-        self.got: list[int] = []
-        self.delays: list[float] = []
-        self.error = ""
-
-
-async def watch(url: str, v: Viewer, session: Any) -> None:
-    """Follow the table until cancelled, noting each message's number and delay."""
-    import aiohttp
-
-    try:
-        async with session.ws_connect("ws" + url[4:] + "ws", max_msg_size=1 << 20) as ws:
-            async for msg in ws:
-                now = time.time()
-                if msg.type != aiohttp.WSMsgType.TEXT:
-                    v.error = "closed: %s" % msg.type
-                    return
-                m = HEAD.match(msg.data)
-                if m is None:
-                    if v.first < 0 and msg.data.startswith('{"type": "snapshot"'):
-                        v.first = json.loads(msg.data)["n"]
-                    continue
-                n = int(m.group(1))
-                if n > v.first:
-                    v.got.append(n)
-                    v.delays.append(now - float(m.group(2)))
-            v.error = "the server closed the socket"
-    except (aiohttp.ClientError, OSError) as e:
-        v.error = str(e)
+def start_viewers(url: str, viewers: int, procs: int) -> list[subprocess.Popen[str]]:
+    """viewers spectators over procs processes (bench/viewers.py), once all follow the table."""
+    counts = [viewers // procs + (1 if i < viewers % procs else 0) for i in range(procs)]
+    ps = [subprocess.Popen([sys.executable, str(VIEWERS), url, str(c)], stdin=subprocess.PIPE,
+                           stdout=subprocess.PIPE, text=True, preexec_fn=_ahead, start_new_session=True)
+          for c in counts if c]
+    for p in ps:
+        assert p.stdout is not None
+        line = p.stdout.readline()
+        if line.strip() != "ready":
+            raise RuntimeError("the viewers did not connect: %r" % line)
+    return ps
 
 
-def humble(work: Callable[[], T]) -> T:
-    """work() on a thread of its own at a lower priority (Linux: a thread is niced alone), so
-    that this harness's many clients, which stand for many phones, do not take serve's CPU."""
-    box: list[Any] = []
-
-    def run() -> None:
-        try:
-            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HARNESS_NICE)
-        except (OSError, AttributeError):
-            pass  # not Linux: the same priority as serve
-        try:
-            box.append((True, work()))
-        except BaseException as e:  # noqa: BLE001 - raised again on the caller's thread
-            box.append((False, e))
-
-    t = threading.Thread(target=run, name="serveload-viewers")
-    t.start()
-    t.join()
-    ok, value = box[0]
-    if not ok:
-        raise value
-    return value  # type: ignore[no-any-return]
+def stop_viewers(ps: list[subprocess.Popen[str]], last: int) -> list[dict[str, Any]]:
+    """Each process's figures once its viewers have message last (or gave up waiting)."""
+    out = []
+    for p in ps:
+        assert p.stdin is not None
+        p.stdin.write("stop %d\n" % last)
+        p.stdin.flush()
+    for p in ps:
+        assert p.stdout is not None
+        out.append(json.loads(p.stdout.readline() or "{}"))
+        p.wait(20)
+    return out
 
 
-def percentile(xs: list[float], p: float) -> float:
-    if not xs:
+def percentile(hist: dict[int, int], p: float, bin_s: float) -> float:
+    """The p-th percentile (ms) of a histogram of delays: the top of the bin it falls in."""
+    total = sum(hist.values())
+    if not total:
         return float("nan")
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+    rank = max(1, -(-total * p // 100))
+    seen = 0
+    for b in sorted(hist):
+        seen += hist[b]
+        if seen >= rank:
+            return (b + 1) * bin_s * 1000
+    return float("nan")
 
 
-async def _run(url: str, pid: int, viewers: int, seconds: float, samples: list[tuple[float, int]],
-               stats: dict[str, Any]) -> list[Viewer]:
-    import aiohttp
-
-    vs = [Viewer() for _ in range(viewers)]
-    start = time.time()
-    until = start + seconds
-    conn = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(connector=conn) as session:
-        tasks = [asyncio.create_task(watch(url, v, session)) for v in vs]
-        while time.time() < until:
-            samples.append((time.time() - start, rss_kib(pid)))
-            await asyncio.sleep(min(5.0, seconds / 20, max(0.0, until - time.time())))
-        async with session.get(url + "stats.json") as r:
-            stats.update(await r.json())
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    return vs
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=20) as r:
+        return json.loads(r.read().decode())
 
 
-def run(viewers: int = 200, seconds: float = 120, game: str = "fortyfives", delay: float = 0.05) -> dict[str, Any]:
-    """Figures of one load run: latency percentiles (ms), messages, losses, memory (KiB)."""
+def run(viewers: int = 200, seconds: float = 120, game: str = "fortyfives", delay: float = 0.05,
+        procs: int = PROCS) -> dict[str, Any]:
+    """Figures of one load run: delays (ms) over every (message, viewer), losses, memory (KiB)."""
+    samples: list[tuple[float, int]] = []
+    loads: list[float] = []
     with tempfile.TemporaryDirectory(prefix="cardtable-soak-") as archive:
         proc, url = start_serve(game, delay, archive, viewers)
-        samples: list[tuple[float, int]] = []
-        stats: dict[str, Any] = {}
+        ps: list[subprocess.Popen[str]] = []
         try:
-            vs = humble(lambda: asyncio.run(_run(url, proc.pid, viewers, seconds, samples, stats)))
+            ps = start_viewers(url, viewers, procs)
+            who = {"serve": [proc.pid], "board": children(proc.pid), "viewers": [p.pid for p in ps]}
+            cpu0 = {k: sum(cpu_s(x) for x in pids) for k, pids in who.items()}
+            start = time.monotonic()
+            until = start + seconds
+            while time.monotonic() < until:
+                samples.append((round(time.monotonic() - start, 1), rss_kib(proc.pid)))
+                loads.append(os.getloadavg()[0])
+                time.sleep(min(5.0, seconds / 20, max(0.0, until - time.monotonic())))
+            stats = _get(url + "stats.json")
+            cpu = {k: round(sum(cpu_s(x) for x in pids) - cpu0[k], 2) for k, pids in who.items()}
+            got = stop_viewers(ps, stats["last"])
         finally:
+            for p in ps:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait(5)
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(20)
-    delays = [d for v in vs for d in v.delays]
-    lost = 0
-    short = 0
-    last = max((v.got[-1] for v in vs if v.got), default=0)
-    for v in vs:
-        if v.got:
-            lost += sum(b - a - 1 for a, b in zip(v.got, v.got[1:]) if b > a + 1)
-            short += 1 if last - v.got[-1] > 5 else 0  # fell behind: missing the latest messages
+    hist: dict[int, int] = {}
+    bin_s = 0.0
+    figures = []
+    for g in got:
+        bin_s = g.get("bin_s", bin_s)
+        for b, k in g.get("hist", ()):
+            hist[b] = hist.get(b, 0) + k
+        figures += g.get("viewers", [])
+    last = stats["last"]
+    lost = sum(b - a + 1 for f in figures for a, b in zip(f["missed"][::2], f["missed"][1::2]))
+    behind = sum(1 for f in figures if f["last"] < last)
+    lost += sum(last - f["last"] for f in figures if f["last"] < last)
+    errors = [f["error"] for f in figures if f["error"]]
+    if len(figures) < viewers:
+        errors.append("%d viewers told nothing" % (viewers - len(figures)))
     warm = [kib for t, kib in samples if t >= seconds * 0.25]
     return {
-        "viewers": viewers, "seconds": seconds, "game": game, "bot_delay_s": delay,
-        "messages": max((len(v.got) for v in vs), default=0), "deliveries": len(delays),
-        "p50_ms": round(percentile(delays, 50) * 1000, 2), "p99_ms": round(percentile(delays, 99) * 1000, 2),
-        "max_ms": round(max(delays, default=float("nan")) * 1000, 2),
+        "viewers": viewers, "viewer_processes": len(got), "seconds": seconds, "game": game,
+        "bot_delay_s": delay, "messages": last - min((f["first"] for f in figures), default=last),
+        "deliveries": sum(hist.values()),
+        "expected_deliveries": sum(max(last, f["last"]) - f["first"] for f in figures),
+        "p50_ms": round(percentile(hist, 50, bin_s), 2), "p99_ms": round(percentile(hist, 99, bin_s), 2),
+        "max_ms": round(percentile(hist, 100, bin_s), 2),
         "serve_p50_ms": stats["fanout_ms"]["p50"], "serve_p99_ms": stats["fanout_ms"]["p99"],
         "serve_max_ms": stats["fanout_ms"]["max"], "serve_writing_p99_ms": stats["writing_ms"]["p99"],
         "serve_writing_cpu_p99_ms": stats["writing_cpu_ms"]["p99"], "serve_broadcasts": stats["broadcasts"],
         "serve_deliveries": stats["deliveries"],
-        "lost": lost, "behind": short, "errors": [v.error for v in vs if v.error][:5],
+        "cpu_s": cpu, "lost": lost, "behind": behind, "errors": errors[:5],
+        "load_avg": [round(min(loads), 2), round(sum(loads) / len(loads), 2), round(max(loads), 2)] if loads else None,
         "rss_kib_first": warm[0] if warm else None, "rss_kib_last": warm[-1] if warm else None,
         "rss_kib_max": max(warm) if warm else None,
         "rss_samples": samples,
     }
+
+
+def report(r: dict[str, Any]) -> str:
+    """The figures of a run in words."""
+    return "\n".join([
+        "%d viewers (%d processes), %.0f s of %s: %d messages, %d of %d deliveries" % (
+            r["viewers"], r["viewer_processes"], r["seconds"], r["game"], r["messages"], r["deliveries"],
+            r["expected_deliveries"]),
+        "delay board message at serve -> in each viewer's hands, over every (message, viewer): "
+        "p50 %.1f ms, p99 %.1f ms, max %.1f ms" % (r["p50_ms"], r["p99_ms"], r["max_ms"]),
+        "  serve's part, board message -> written to the last viewer: p50 %.1f ms, p99 %.1f ms, max %.1f ms"
+        % (r["serve_p50_ms"], r["serve_p99_ms"], r["serve_max_ms"]),
+        "  writing to the %d viewers: p99 %.1f ms (CPU time p99 %.1f ms)" % (
+            r["viewers"], r["serve_writing_p99_ms"], r["serve_writing_cpu_p99_ms"]),
+        "lost %d, viewers behind %d, errors %s" % (r["lost"], r["behind"], r["errors"] or "none"),
+        "serve's memory after warm-up: first %s KiB, last %s KiB, most %s KiB" % (
+            r["rss_kib_first"], r["rss_kib_last"], r["rss_kib_max"]),
+        "CPU seconds over the run: serve %(serve).1f, its virtual board %(board).1f, the viewers %(viewers).1f"
+        % r["cpu_s"],
+        "load average during the run (min, mean, max over %d cores): %s" % (os.cpu_count() or 0, r["load_avg"]),
+    ])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -212,24 +243,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--game", default="fortyfives")
     p.add_argument("--delay", type=float, default=0.05, help="seconds between bot actions")
     p.add_argument("--json", metavar="FILE", help="also write the figures to FILE")
+    p.add_argument("--procs", type=int, default=PROCS, help="processes the viewers are spread over")
     args = p.parse_args(argv)
-    r = run(args.viewers, args.seconds, args.game, args.delay)
-    print("%d viewers, %.0f s of %s: %d messages each, %d deliveries" % (
-        r["viewers"], r["seconds"], r["game"], r["messages"], r["deliveries"]))
-    print("serve's own delay, board message -> written to every viewer: p50 %.1f ms, p99 %.1f ms, max %.1f ms" % (
-        r["serve_p50_ms"], r["serve_p99_ms"], r["serve_max_ms"]))
-    print("  of which writing to the %d viewers: p99 %.1f ms (CPU time p99 %.1f ms)" % (
-        r["viewers"], r["serve_writing_p99_ms"], r["serve_writing_cpu_p99_ms"]))
-    print("delay board message -> read by a viewer (this harness's %d clients included): p50 %.1f ms, p99 %.1f ms, "
-          "max %.1f ms" % (r["viewers"], r["p50_ms"], r["p99_ms"], r["max_ms"]))
-    print("lost %d, viewers behind %d, errors %s" % (r["lost"], r["behind"], r["errors"] or "none"))
-    print("serve's memory after warm-up: first %s KiB, last %s KiB, most %s KiB" % (
-        r["rss_kib_first"], r["rss_kib_last"], r["rss_kib_max"]))
+    r = run(args.viewers, args.seconds, args.game, args.delay, args.procs)
+    print(report(r))
     if args.json:
         os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with open(args.json, "w") as f:
             json.dump(r, f, indent=1)
-    return 0 if r["lost"] == 0 and not r["errors"] and r["serve_p99_ms"] < 100 else 1
+    return 0 if r["lost"] == 0 and not r["errors"] and r["p99_ms"] < 100 else 1
 
 
 if __name__ == "__main__":

@@ -16,6 +16,8 @@ from typing import Any, Callable
 from cardtable_host.commands.monitor import Model
 
 Send = Callable[[int, float, str], None]  # a subscriber: (message number, time taken, JSON)
+# "t", the time serve took a message from the board, is time.monotonic(): CLOCK_MONOTONIC on
+# Linux, one clock for every process of the machine, so a local viewer can time its copy.
 SNAPSHOT_LOG = 60  # log lines a new viewer is shown
 # What a spectator may see of each message: the board already tells only its public form.
 PUBLIC = {
@@ -64,7 +66,7 @@ class Hub:
 
     def feed(self, msg: dict[str, Any]) -> None:
         """Take one board message (any thread); publish what a spectator may see of it."""
-        t = time.time()
+        t = time.monotonic()
         pub = spectator(msg)
         if pub is None:
             return
@@ -119,7 +121,7 @@ class Hub:
 
     def note(self, text: str, colour: str | None = None) -> None:
         """Tell every viewer a line of the story (e.g. a game archived)."""
-        t = time.time()
+        t = time.monotonic()
         with self._lock:
             self.model.add(text, colour)
             self.sent += 1
@@ -177,7 +179,7 @@ class Hub:
     def _snapshot(self) -> dict[str, Any]:
         m = self.model
         hello = spectator(dict(m.hello, type="hello")) if m.hello else None
-        return {"type": "snapshot", "n": self.sent, "t": time.time(), "hello": hello, "view": m.view,
+        return {"type": "snapshot", "n": self.sent, "t": time.monotonic(), "hello": hello, "view": m.view,
                 "seq": m.seq, "connected": m.connected, "status": m.status,
                 "faults": list(m.faults.values()),
                 "log": [[text, colour] for text, colour in list(m.log)[-SNAPSHOT_LOG:]],

@@ -93,7 +93,7 @@ class Viewers:
             self._flush_due = False
         if not batch:
             return
-        start, cpu = time.time(), time.thread_time()
+        start, cpu = time.monotonic(), time.thread_time()
         whole = b"".join(frame for _n, _t, frame in batch)
         slow = []
         for sock, (transport, since) in self.socks.items():
@@ -108,7 +108,7 @@ class Viewers:
                 if fresh:
                     transport.write(b"".join(fresh))
                     self.deliveries += len(fresh)
-        done = time.time()
+        done = time.monotonic()
         self.broadcasts += len(batch)
         self.fanout.extend(done - t for _n, t, _f in batch)
         self.writing.append(done - start)
@@ -131,7 +131,8 @@ class Viewers:
             asyncio.get_running_loop().create_task(sock.close(message=b"too far behind: reconnect"))
 
     def stats(self) -> dict[str, Any]:
-        """The fan-out figures: viewers, messages, deliveries, and serve's own delay (ms)."""
+        """The fan-out figures: viewers, the last message's number, messages, deliveries, and
+        serve's own delay (ms)."""
         def ms(kept: deque[float]) -> dict[str, Any]:
             xs = sorted(kept)
 
@@ -140,7 +141,8 @@ class Viewers:
 
             return {"of": len(xs), "p50": pct(50), "p99": pct(99), "max": pct(100)}
 
-        return {"viewers": len(self.socks), "broadcasts": self.broadcasts, "deliveries": self.deliveries,
+        return {"viewers": len(self.socks), "last": self.hub.sent, "broadcasts": self.broadcasts,
+                "deliveries": self.deliveries,
                 "fanout_ms": ms(self.fanout), "writing_ms": ms(self.writing), "writing_cpu_ms": ms(self.cpu)}
 
 
