@@ -49,8 +49,12 @@ def parts_of(trace: list[tuple[float, int, int]], reader: int, land: float, verd
         return {}
     last = mine[-1][0]
     others = sum(1 for t in trace if t[2] == CMD_LIST and t[1] != reader and land <= t[0] < first)
+    # the longest the bus was quiet while the card waited: the chip busy with something else
+    # (a collection of the heap, a report over USB, a journal flush)
+    times = [land] + [t[0] for t in trace if land <= t[0] <= first]
+    quiet = max((b - a for a, b in zip(times, times[1:])), default=0.0)
     return {"wait": (first - land) / 1e6, "poll": (last - first) / 1e6, "verdict": (verdict - last) / 1e6,
-            "other_polls_before": others}
+            "other_polls_before": others, "bus_quiet": quiet / 1e6}
 
 
 def empty_steps(trace: list[tuple[float, int, int]]) -> list[float]:
@@ -155,15 +159,38 @@ def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, lo
         emulated = board.status().get("emulated_ns")
     finally:
         board.close()
+    out = summarize(samples, steps, len(table.board.readers), seed, spread_ms)
+    out.update({"out_of_turn_ms": summary(other) if other else None,
+                "emulated_s": round((emulated or 0) / 1e9, 1), "wall_s": round(time.monotonic() - t0, 1)})
+    return out
+
+
+def summarize(samples: list[dict[str, Any]], steps: list[float], readers: int = 10, seed: int = SEED,
+              spread_ms: float = SPREAD_MS) -> dict[str, Any]:
+    """The placements' figures from their samples (and the empty polls' steps)."""
     ms = [s["ms"] for s in samples]
     parts = {k: summary([s[k] for s in samples if k in s]) for k in ("wait", "poll", "verdict")}
-    return {"board": BOARD, "readers": len(table.board.readers), "game": GAME, "seed": seed,
+    return {"board": BOARD, "readers": readers, "game": GAME, "seed": seed,
             "plays": len(samples), "spread_ms": spread_ms, "ms": summary(ms),
             "accepted": sum(1 for s in samples if s["accepted"]), "parts_ms": parts,
-            "out_of_turn_ms": summary(other) if other else None,
-            "empty_poll_step_ms": summary(steps, 2),
-            "emulated_s": round((emulated or 0) / 1e9, 1), "wall_s": round(time.monotonic() - t0, 1),
-            "_samples": samples, "_steps": steps}
+            "empty_poll_step_ms": summary(steps, 2), "_samples": samples, "_steps": steps}
+
+
+def from_log(path: str) -> dict[str, Any]:
+    """The placements' figures from the JSON lines a run wrote (`rp2latency.py PLAYS LOG`)."""
+    import json
+
+    samples: list[dict[str, Any]] = []
+    steps: list[float] = []
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                d = json.loads(line)
+                samples.append(d["sample"])
+                steps.extend(d["steps"])
+    out = summarize(samples, steps)
+    out["log"] = path
+    return out
 
 
 def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1500,
@@ -235,12 +262,19 @@ def undo(games: list[str], jobs: int = 2, max_actions: int = 1500) -> dict[str, 
     """undo_one for each game, `jobs` boards at a time; {game: result or {"error": ...}}."""
     from concurrent.futures import ThreadPoolExecutor
 
+    _host()
+
     def one(game: str) -> dict[str, Any]:
         try:
             return undo_one(game, max_actions=max_actions)
         except Exception as e:  # noqa: BLE001 - one game's failure is reported, the others go on
             return {"error": "%s: %s" % (type(e).__name__, e)}
 
+    from cardtable.table import config
+    from cardtable_host.sim.table import _boards_dir
+
+    for name in config.board_names(str(_boards_dir())):  # its lazy imports before the threads
+        config.load_board(name, str(_boards_dir()))
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         return dict(zip(games, pool.map(one, games)))
 

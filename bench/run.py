@@ -32,7 +32,7 @@ LATENCY_BUDGET_READERS = 8
 HEAP_BUDGET = PICO_HEAP // 2  # firmware + the largest game state within half the heap
 POWERCUT_TRIALS = 200  # a reboot of the emulated chip or two each: ~2.5-3 s of CPU; two chips at once
 RP2_ACTIONS = 30  # actions per game on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
-RP2_PLAYS = 200  # cards laid by the seat to play on the rp2 board, each timed to its LED verdict
+RP2_PLAYS = 100  # cards laid by the seat to play on the rp2 board, each timed to its LED verdict
 
 # When MicroPython cannot run, the latency model falls back to CPython's rules cost times the
 # wasm/CPython ratio of embedded-facts §1.6 (about 9), and to these driver figures, measured
@@ -73,6 +73,13 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"power cuts on the rp2 board (default {POWERCUT_TRIALS}; 0: none; skipped with --no-rp2)")
     ap.add_argument("--latency-only", action="store_true",
                     help="only the placement-to-verdict and undo figures: the rp2 board's timings and the model")
+    ap.add_argument("--rp2-log", metavar="FILE",
+                    help="the rp2 board's placements from a log `python bench/rp2latency.py PLAYS FILE` wrote,"
+                         " instead of timing them again")
+    ap.add_argument("--rp2-undo", metavar="FILE",
+                    help="the rp2 board's undo times from the JSON `python bench/rp2latency.py undo GAMES` printed,"
+                         " instead of timing them again")
+    ap.add_argument("--no-undo", action="store_true", help="do not time undo on the rp2 board")
     ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="MicroPython processes at once (default 2)")
@@ -252,8 +259,15 @@ def rp2_latency(args: argparse.Namespace, plan: Plan, games: dict[str, int],
     import rp2latency
 
     print(f"rp2 board: {RP2_PLAYS} placements by the seat to play timed to their LED verdict on the "
-          "emulated clock ...", file=sys.stderr)
-    placed = guard("rp2 latency", lambda: rp2latency.measure(RP2_PLAYS))
+          "emulated clock ...", file=sys.stderr)  # (or read from --rp2-log)
+    if args.rp2_log:
+        placed = guard("rp2 latency", lambda: rp2latency.from_log(args.rp2_log))
+    else:
+        placed = guard("rp2 latency", lambda: rp2latency.measure(RP2_PLAYS))
+    if args.no_undo:
+        return {"placements": placed, "undo": {}}
+    if args.rp2_undo:
+        return {"placements": placed, "undo": json.loads(Path(args.rp2_undo).read_text())}
     print(f"rp2 board: undo at the end of the longest seeded game of {len(games)} kinds ...", file=sys.stderr)
     undone = guard("rp2 undo", lambda: rp2latency.undo(list(games), max_actions=plan.max_actions))
     return {"placements": placed, "undo": undone}
