@@ -22,14 +22,9 @@ TABLES = (("pico-i2c-2seat", "california-jacks"), ("pico-i2c-4seat", "fortyfives
 
 def _table(board: str, layout: str) -> Any:
     from cardtable.hw_sim import MemStorage
-    from simtable import table
+    from simtable import built, table
 
-    gen = table(board, layout, storage=MemStorage(), history=False)
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
+    return built(table(board, layout, storage=MemStorage(), history=False))
 
 
 def link(lines: int, seed: int = 1) -> dict[str, Any]:

@@ -118,13 +118,9 @@ class Timing:
 
 
 def emulated_timing() -> Timing:
-    """The PN532 as the rp2 board's emulator times it (host/cardtable_host/sim/pn532_emu.py):
+    """The PN532 as the rp2 board's emulator times it (firmware/lib/cardtable/sim/pn532_emu.py):
     point values, for the model's comparison with the emulated board."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "host"))
-    from cardtable_host.sim import pn532_emu as e
+    from cardtable.sim import pn532_emu as e
 
     def pt(us: float) -> tuple[float, float]:
         return (us / 1000, us / 1000)

@@ -30,7 +30,8 @@ from benchlib import PICO_HEAP, RESULTS, kib, micropython_missing, rel, table  #
 LATENCY_BUDGET_MS = 100.0  # placement to verdict with 8 readers (bench/README.md, Budgets)
 LATENCY_BUDGET_READERS = 8
 HEAP_BUDGET = PICO_HEAP // 2  # firmware + the largest game state within half the heap
-POWERCUT_TRIALS = 200  # a reboot of the emulated chip or two each: ~2.5-3 s of CPU; two chips at once
+POWERCUT_TRIALS = 400  # replayed on recorded plays: a boot of the emulated chip each, ~1.7 s of CPU
+POWERCUT_LIVE = 50  # while the host plays on: a play and a boot each, ~3 s of CPU (two chips at once)
 RP2_ACTIONS = 30  # actions per game on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
 RP2_PLAYS = 100  # cards laid by the seat to play on the rp2 board, each timed to its LED verdict
 
@@ -70,7 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-rp2", action="store_true",
                     help="skip the rp2 board (the real port on an emulated RP2040; skipped with --quick)")
     ap.add_argument("--powercut-trials", type=int, default=POWERCUT_TRIALS, metavar="N",
-                    help=f"power cuts on the rp2 board (default {POWERCUT_TRIALS}; 0: none; skipped with --no-rp2)")
+                    help=f"power cuts on the rp2 board placed on recorded plays (default {POWERCUT_TRIALS}; "
+                         "0: none; skipped with --no-rp2)")
+    ap.add_argument("--powercut-live", type=int, default=POWERCUT_LIVE, metavar="N",
+                    help=f"power cuts on the rp2 board while the host plays on (default {POWERCUT_LIVE}; 0: none)")
     ap.add_argument("--latency-only", action="store_true",
                     help="only the placement-to-verdict and undo figures: the rp2 board's timings and the model")
     ap.add_argument("--rp2-log", metavar="FILE",
@@ -83,8 +87,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="MicroPython processes at once (default 2)")
+    ap.add_argument("--only", choices=("race",),
+                    help="run one section alone: race (Nerts race resolution, bench/race.py)")
     args = ap.parse_args(argv)
     plan = QUICK if args.quick else FULL
+    if args.only == "race":
+        import race
+
+        out = race.section(args.quick, not args.no_rp2)
+        for title, header, rows in race.tables(out):
+            print(table(title, header, rows))
+        dest = args.out if args.out != RESULTS else race.OUT
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_text(json.dumps(_clean(out), indent=1) + "\n")
+        print(f"\nresults: {rel(dest)}")
+        return 0
     t_start = time.monotonic()
     errors: list[str] = []
 
@@ -185,18 +202,26 @@ def main(argv: list[str] | None = None) -> int:
             errors.append("rp2: " + str(rp2_out["error"]))
 
     # 5b. Power cuts on the rp2 board's flash path.
-    if args.quick or args.no_rp2 or args.powercut_trials <= 0:
+    if args.quick or args.no_rp2 or args.powercut_trials + args.powercut_live <= 0:
         cuts_out: dict[str, Any] = {"skipped": "--quick" if args.quick else "--no-rp2 or no trials"}
     else:
         import rp2cuts
 
-        print(f"rp2 board: {args.powercut_trials} power cuts ...", file=sys.stderr)
-        cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(args.powercut_trials))
+        print(f"rp2 board: {args.powercut_trials} replayed and {args.powercut_live} live power cuts ...",
+              file=sys.stderr)
+        cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(args.powercut_trials, args.powercut_live))
         if cuts_out.get("failures"):
             errors.append("rp2 power cuts: %d trial(s) lost, doubled or did not resume an action"
                           % len(cuts_out["failures"]))
 
-    # 5c. Placements and undo timed on the rp2 board's emulated clock.
+    # 5c. Nerts races on the rp2 board (IRQ edges on the emulated clock) and in the model.
+    import race
+
+    if not (args.quick or args.no_rp2):
+        print("rp2 board: Nerts races timed at the readers' IRQ edges ...", file=sys.stderr)
+    race_out = guard("race", lambda: race.section(args.quick, not args.no_rp2))
+
+    # 5d. Placements and undo timed on the rp2 board's emulated clock.
     board_lat = rp2_latency(args, plan, games, guard)
 
     # 6. The latency model.
@@ -234,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
         "latency": lat,
         "rp2": rp2_out,
         "rp2_power_cuts": cuts_out,
+        "race": race_out,
         "faults": fault,
         "tournament": tour,
     }
@@ -419,6 +445,7 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     import dataclasses
 
     import latency
+    import race
 
     n = LATENCY_BUDGET_READERS
     bus = latency.BUSES[0]
@@ -479,6 +506,7 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     out["nerts_race_50ms"] = {
         "ordered_right": round(latency.race(12, bus, cpu, trials, 77, 50.0, rare=6), 4),
         "before_issue_18": round(latency.race(12, bus, cpu, trials, 77, 50.0, rare=0, t=slow_t), 4),
+        "irq_edge": round(race.irq_race(trials, 77, 50.0), 4),  # board "scan": "irq" (bench/race.py)
         "by_apart_ms": {str(d): round(latency.race(12, bus, cpu, trials // 2, 78 + d, float(d), rare=6), 4)
                         for d in (10, 20, 30, 50, 100)},
     }
@@ -685,6 +713,10 @@ def report(r: dict[str, Any]) -> str:
         parts.append("  emulator: " + "; ".join(rp2r["limits"]))
     elif rp2r.get("skipped"):
         parts.append(f"\nrp2 board: skipped ({rp2r['skipped']})")
+    import race as race_bench
+
+    for title, header, rows in race_bench.tables(r.get("race") or {}):
+        parts.append(table("\n" + title, header, rows))
     cuts = r.get("rp2_power_cuts") or {}
     if cuts.get("trials"):
         import rp2cuts
@@ -742,7 +774,8 @@ def latency_report(lat: dict[str, Any]) -> str:
         race = sm.get("nerts_race_50ms")
         if race:
             parts.append(f"  Nerts race, two plays 50 ms apart, 12 readers: the earlier one wins "
-                         f"{race['ordered_right']:.1%} (before issue 18's levers: {race['before_issue_18']:.1%}); "
+                         f"{race['ordered_right']:.1%} polled (before issue 18's levers: {race['before_issue_18']:.1%}), "
+                         f"{race.get('irq_edge', 0):.1%} timed at the IRQ edge (board scan irq); polled "
                          "by ms apart: " + ", ".join(f"{d} {v:.1%}" for d, v in race["by_apart_ms"].items()))
         deal = sm.get("deal")
         if deal:

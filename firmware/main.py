@@ -142,7 +142,7 @@ _BOARD_AFTER = "cardtable.table.commands"
 
 def booting(storage=None, boards_dir=BOARDS, emu=True):
     """The table on simulated hardware (hw_sim with the real clock; emu: the PN532 emulator
-    module, True for the host's one where it is importable, None for fake readers), built over
+    module, True for cardtable.sim's where it is present, None for fake readers), built over
     several steps: a generator that returns the controller. On the WebAssembly port the
     collector runs only between the host's calls, so each import or load is a step of its own."""
     import gc
@@ -165,7 +165,7 @@ def booting(storage=None, boards_dir=BOARDS, emu=True):
     from cardtable.hw_sim import SimHal
 
     if emu is True:
-        emu = _host_emulator()
+        emu = _emulator()
         gc.collect()
         yield
     lay = board.layouts.get(cfg.get("layout")) or board.layouts[sorted(board.layouts)[0]]
@@ -175,10 +175,11 @@ def booting(storage=None, boards_dir=BOARDS, emu=True):
     return build(cfg, lambda b: SimHal(b, emu=emu, storage=storage, clock=Clock()), board=board)
 
 
-def _host_emulator():
-    """The host package's PN532 emulator (device subset), or None where it is not installed."""
+def _emulator():
+    """The PN532 emulator of the simulated hardware (cardtable.sim), or None where it is absent
+    (a board's flash and image leave it out)."""
     try:
-        from cardtable_host.sim import pn532_emu  # type: ignore[import-not-found]
+        from cardtable.sim import pn532_emu
     except ImportError:
         return None
     return pn532_emu

@@ -1,44 +1,22 @@
 """`cardtable serve` of a real board (or any board on a port): the link, kept alive, into the hub."""
 from __future__ import annotations
 
-import argparse
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from cardtable_host import boardfind
-from cardtable_host.errors import USAGE, CardtableError
+
+if TYPE_CHECKING:
+    from cardtable_host.commands.serve import ServeOptions, Serving
 
 RESYNC_S = 2.0  # how often to ask again when the port is there but the table does not answer
 
 
-def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[], None]]) -> int:
-    from cardtable_host.link import Link, LinkDown
-    from cardtable_host.commands.serve import end_on_sigterm
-
+def run(args: ServeOptions, serving: Serving) -> int:
     port = boardfind.board_port(args.port)
-    on_term = end_on_sigterm()
-    stop: Callable[[], None] | None = None
-    link = None
-    try:
-        try:
-            link = Link(port, timeout=5, reconnect=True, command="cardtable serve", tap=table.hub.feed)
-        except LinkDown as e:
-            raise CardtableError(str(e), USAGE) from None
-        table.link = link
-        table.hub.model.port = port
-        table.resync()
-        stop = listen(port)
-        return _loop(table, link)
-    except KeyboardInterrupt:
-        return 0
-    except SystemExit as e:
-        return int(e.code or 0)
-    finally:
-        if stop is not None:
-            stop()
-        if link is not None:
-            link.close()
-        on_term()
+    link = serving.attach(port, timeout=5)
+    serving.listen(port)
+    return _loop(serving.table, link)
 
 
 def _loop(table: Any, link: Any) -> int:
@@ -56,6 +34,8 @@ def _loop(table: Any, link: Any) -> int:
         changed = False
         sync = False
         while msg is not None:
+            if table.report is not None:
+                table.report.follow(msg)
             kind = msg.get("type")
             if kind == "link" and msg.get("up"):
                 sync = True

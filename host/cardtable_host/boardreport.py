@@ -2,6 +2,7 @@
 (WebAssembly), bots laying cards on its readers; the record is the board's own journal."""
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from cardtable_host.link import Link
@@ -45,8 +46,31 @@ def play_virtual(rep: Reporter, game_id: str, seed: int) -> dict[str, Any]:
                 if bots.actions > MAX_ACTIONS:
                     raise SimError("stopped after %d bot actions" % MAX_ACTIONS)
             bots.settle(0.1)
+            scores = [bots.scores[0], bots.scores[1]] if bots.scores else [0, 0]
+            answers = answer_at_table(link, VirtualTable(vb, board, layout), [
+                rep.confirm(g, name, scores) for name in names])
             lines = link.log()
         finally:
             link.close()
-    scores = [bots.scores[0], bots.scores[1]] if bots.scores else [0, 0]
-    return rep.finish(game_id, lines, scores)
+    return rep.finish(game_id, lines, scores, answers=answers)
+
+
+def answer_at_table(link: Link, table: VirtualTable, agree: list[bool], timeout: float = 20) -> list[int]:
+    """Each team presses its agree (or dispute) button on the table; the board's answers
+    once it has both (its ``agree``: 1 agreed, 2 disputed per team)."""
+    for team, yes in enumerate(agree):
+        button = table.button("%s %d" % ("agree" if yes else "dispute", team))
+        if button is None:
+            raise SimError("the table has no %s button for team %d" % ("agree" if yes else "dispute", team))
+        table.vb.press(button)
+        deadline = time.monotonic() + timeout
+        while True:
+            msg = link.next(max(0.0, deadline - time.monotonic()))
+            if msg is not None and msg.get("type") == "agree" and msg.get("team") == team:
+                break
+            if time.monotonic() > deadline:
+                raise SimError("the board did not take team %d's answer" % team)
+    got = link.state().get("agree")
+    if not (isinstance(got, list) and all(got)):
+        raise SimError("the board does not hold both teams' answers: %r" % (got,))
+    return list(got)

@@ -41,7 +41,8 @@ COMMANDS = {
 
 EXIT_STATUS = """\
 exit status: 0 done, 1 the command failed or found a problem, 2 bad arguments or input, no
-board, or the board's port is held by another program, 130 interrupted (Ctrl-C)."""
+board, or the board's port is held by another program, 130 interrupted (Ctrl-C), 143 stopped
+by SIGTERM (a command that serves or simulates)."""
 
 
 def version() -> str:
@@ -104,9 +105,11 @@ def build_parser(only: str | None = None, *, full: bool = True) -> argparse.Argu
 
 
 def fail(args: argparse.Namespace, e: CardtableError) -> int:
-    """Report a CardtableError: one line on stderr (and a JSON object under --json)."""
-    if getattr(args, "json", False) and not getattr(e, "reported", False):
-        print(json.dumps({"ok": False, "error": str(e), "status": e.status}))
+    """Report a CardtableError: one line on stderr (and a JSON object under --json); the only
+    place a command's error is printed."""
+    report = e.json_report()
+    if getattr(args, "json", False) and report is not None:
+        print(json.dumps(report))
     print("cardtable %s: %s" % (args.command, e), file=sys.stderr)
     return e.status
 

@@ -7,6 +7,12 @@ standings follow a burst of games at once; the referee's replay of each record (
 game) follows on a thread of its own, in order, and its verdict is logged as a separate
 entry ("refereed"): a record the referee does not bear out (not valid, not over, other scores
 or winner) leaves the standings and is flagged for the director as a disputed game.
+
+Between a result and its standings nothing waits on the disk or on other traffic: the
+standings go out from a thread of their own (one update for all the results counted since the
+one before), the results log is flushed to disk after that and only then is the result
+acknowledged to its table, and the tables' status is followed in a process of its own
+(``tablewatch``).
 """
 from __future__ import annotations
 
@@ -22,6 +28,7 @@ from cardtable_host import mqttwire
 from cardtable_host.archive import Archive
 from cardtable_host.broker import DIRECTOR
 from cardtable_host.refworker import Worker
+from cardtable_host.tablewatch import TableWatch
 from cardtable_host.tourney import REFEREE, Tournament
 
 
@@ -52,20 +59,30 @@ class Director:
         self.last: str | None = None  # the game counted last, and when its result came
         self.last_received: float | None = None
         self.updates = 0  # standings published
+        # The standings go out from a thread of their own, each update for every result counted
+        # since the one before: a burst of results is counted as it comes, and the standings
+        # (a few ms each) are computed once per update, not once per result.
+        self._new: dict[str, float] = {}  # games counted since the last update -> when they came
+        self._standings_wanted = threading.Event()
         self._stopped = threading.Event()
         self.c = mqttwire.client("cardtable-director-%s" % self.tid, DIRECTOR, password, clean=False)
         self.c.on_message = self._on_message
-        # the tables' status on a connection (and network thread) of its own: a flood of status
-        # messages never holds up a result queued behind it
-        self.watch = mqttwire.client("cardtable-director-%s-tables" % self.tid, DIRECTOR, password)
-        self.watch.on_message = self._on_status
+        # the tables' status in a process of its own (tablewatch): a flood of status messages
+        # never holds up a result, nor takes the interpreter from it
+        self.watch = TableWatch(host, port, self.tid, DIRECTOR, password, self._on_status)
+        # the results log is made durable (fsync) after the standings went out, and only then
+        # is a result acknowledged to its table (which keeps it until then): a crash between
+        # loses nothing, and no disk flush stands between a result and its standings
+        self._unsynced: set[int] = set()  # tables whose acknowledgement waits for the fsync
+        self._unsynced_lock = threading.Lock()
+        self._sync_wanted = threading.Event()
 
     def start(self) -> "Director":
         threading.Thread(target=self._referee_loop, name="cardtable-referee", daemon=True).start()
+        threading.Thread(target=self._sync_loop, name="cardtable-sync", daemon=True).start()
+        threading.Thread(target=self._standings_loop, name="cardtable-standings", daemon=True).start()
         mqttwire.connect(self.c, self.host, self.port, on_up=self._on_up)
-        # QoS 0 on the way in: only the latest status matters (it is retained), and each
-        # message then costs no acknowledgement
-        mqttwire.connect(self.watch, self.host, self.port, on_up=self._on_watch_up)
+        self.watch.start()
         threading.Thread(target=self._watch_log, daemon=True).start()
         return self
 
@@ -82,12 +99,11 @@ class Director:
     def stop(self) -> None:
         self._stopped.set()
         self._to_referee.put(None)
-        for c in (self.c, self.watch):
-            c.disconnect()
-            c.loop_stop()
-
-    def _on_watch_up(self) -> None:
-        self.watch.subscribe(mqttwire.topic(self.tid, "table", "+", "status"), 0)
+        self._sync_wanted.set()
+        self._standings_wanted.set()
+        self.watch.stop()
+        self.c.disconnect()
+        self.c.loop_stop()
 
     def _on_up(self) -> None:
         t = self.tid
@@ -95,15 +111,13 @@ class Director:
                           (mqttwire.topic(t, "director", "correct"), 1)])
         self.publish_standings()
         for n in self.acked:
-            self._ack(n)
+            self._ack_after_sync(n)
 
     # -- messages ---------------------------------------------------------------------------
 
-    def _on_status(self, _c: Any, _u: Any, msg: Any) -> None:
-        """A table's status: kept as it came (thousands a second in a burst), read when shown."""
-        parts = msg.topic.split("/")
-        if len(parts) == 5 and parts[4] == "status" and parts[3].isdigit():
-            self._status[int(parts[3])] = msg.payload
+    def _on_status(self, table: int, raw: bytes) -> None:
+        """A table's latest status, as it came: parsed when shown."""
+        self._status[table] = raw
 
     @property
     def status(self) -> dict[int, dict[str, Any]]:
@@ -143,7 +157,7 @@ class Director:
         with self.lock:
             why = self._check(table, p)
             if why == "resend":
-                self._ack(table)
+                self._ack_after_sync(table)
                 return
             if why:
                 self.refuse(mqttwire.topic(self.tid, "table", table, "result"), p, why)
@@ -167,14 +181,15 @@ class Director:
                      "referee": "pending"}
             if p.get("disputed_by"):
                 entry["disputed_by"] = p["disputed_by"]
-            self.tour.append(entry)
+            self.tour.append(entry, sync=False)
             self.hashes[p["game"]] = p["hash"]
             self.acked.setdefault(table, set()).add(p["game"])
             self.refereeing[p["game"]] = str(path)
             self.last = p["game"]
             self.last_received = received or time.time()
-            self._ack(table)
+            self._new[p["game"]] = self.last_received
             self.publish_standings()
+            self._ack_after_sync(table)
         self._to_referee.put(p["game"])
 
     def _check(self, table: int, p: dict[str, Any]) -> str | None:
@@ -225,9 +240,10 @@ class Director:
                     continue
                 entry = judge(gid, path, claim, worker.verdict(path))
                 with self.lock:
-                    self.tour.append(entry)
+                    self.tour.append(entry, sync=False)  # on disk with the next sync
                     self.refereeing.pop(gid, None)
                     self.publish_standings()
+                self._sync_wanted.set()
         finally:
             worker.close()
 
@@ -252,13 +268,33 @@ class Director:
             self.publish_standings()
             return None
 
+    def _ack_after_sync(self, table: int) -> None:
+        """Acknowledge a table's results once the log holding them is on disk (_sync_loop)."""
+        with self._unsynced_lock:
+            self._unsynced.add(table)
+        self._sync_wanted.set()
+
+    def _sync_loop(self) -> None:
+        """Flush the results log to disk, then acknowledge the tables that waited for it."""
+        while True:
+            self._sync_wanted.wait()
+            if self._stopped.is_set():
+                return
+            self._sync_wanted.clear()
+            with self._unsynced_lock:
+                tables, self._unsynced = self._unsynced, set()
+            self.tour.sync()  # one flush for every result written meanwhile
+            with self.lock:
+                for table in sorted(tables):
+                    self._ack(table)
+
     def _ack(self, table: int) -> None:
         self.c.publish(mqttwire.topic(self.tid, "director", "ack", table),
                        json.dumps({"games": sorted(self.acked.get(table, ()))}), qos=1, retain=True)
 
     # -- standings --------------------------------------------------------------------------
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self, tables: bool = True) -> dict[str, Any]:
         """Standings, progress, the round now and the next round's games, the tables' status."""
         tour = self.tour
         decided = tour.outcomes()
@@ -268,18 +304,30 @@ class Director:
             nxt = tour.state["rounds"][now["round"]]
         pairings = [{"table": g["table"], "teams": [tour.team_name(t) for t in g["teams"]], "game": g["id"]}
                     for g in (nxt or {"games": []})["games"]]
-        return {"standings": tour.standings(), "decided": len(decided), "of": len(tour.games),
-                "refereeing": sorted(self.refereeing),
-                "round": now["round"] if now else None, "next": pairings,
-                "disputes": [d["game"] for d in tour.disputes()], "last": self.last,
-                "last_received": self.last_received, "t": time.time(),
-                "tables": {str(k): v for k, v in self.status.items()}}
+        out = {"standings": tour.standings(), "decided": len(decided), "of": len(tour.games),
+               "refereeing": sorted(self.refereeing),
+               "round": now["round"] if now else None, "next": pairings,
+               "disputes": [d["game"] for d in tour.disputes()], "last": self.last,
+               "last_received": self.last_received, "t": time.time()}
+        if tables:
+            out["tables"] = {str(k): v for k, v in self.status.items()}
+        return out
 
     def publish_standings(self) -> None:
-        snap = self.snapshot()
-        snap.pop("tables")
-        self.c.publish(mqttwire.topic(self.tid, "standings"), json.dumps(snap), qos=1, retain=True)
-        self.updates += 1
+        """Have the standings published (at once, by _standings_loop)."""
+        self._standings_wanted.set()
+
+    def _standings_loop(self) -> None:
+        while True:
+            self._standings_wanted.wait()
+            if self._stopped.is_set():
+                return
+            self._standings_wanted.clear()
+            with self.lock:
+                snap = self.snapshot(tables=False)
+                snap["new"], self._new = self._new, {}
+            self.c.publish(mqttwire.topic(self.tid, "standings"), json.dumps(snap), qos=1, retain=True)
+            self.updates += 1
 
 
 def judge(gid: str, path: str, claim: dict[str, Any] | None, v: dict[str, Any]) -> dict[str, Any]:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from cardtable import games
 from cardtable.table import buscheck, config
-from cardtable.table.config import Board, ConfigError
+from cardtable.table.config import Board
+
+from cardtable_host.errors import CardtableError, UsageError, warn
 
 ROOT = Path(__file__).resolve().parents[2]
 BOARDS_DIR = ROOT / "firmware" / "boards"
@@ -129,16 +129,24 @@ class Power:
         return max(1, math.ceil(self.worst * 1.25 / 1000))
 
 
+def fields_on(d: Drawn) -> int:
+    """RF fields on at once: the one polled, plus every reader waiting for its card by itself
+    (its IRQ line wired, the board's "scan" "irq")."""
+    b = d.board
+    return 1 + (sum(1 for gp in b.reader_irq if gp is not None) if b.scan == "irq" else 0)
+
+
 def power(d: Drawn) -> Power:
     n = len(d.board.readers)
+    on = fields_on(d)
     leds = d.board.led_count
     other = PICO_MA + MUX_MA * len(muxes(d)) + SHIFTER_MA
     if d.board.piezo_pin is not None:
         other += PIEZO_MA
     return Power(
-        readers=(n - 1) * PN532_IDLE_MA + PN532_ACTIVE_MA,
+        readers=(n - on) * PN532_IDLE_MA + on * PN532_ACTIVE_MA,
         readers_all_on=n * PN532_ACTIVE_MA,
-        readers_powerdown=(n - 1) * PN532_POWERDOWN_MA + PN532_ACTIVE_MA,
+        readers_powerdown=(n - on) * PN532_POWERDOWN_MA + on * PN532_ACTIVE_MA,
         leds_lit=leds * LED_LIT_MA,
         leds_white=leds * LED_WHITE_MA,
         other=other,
@@ -433,11 +441,14 @@ def wiring_md(d: Drawn) -> str:
 
     p = power(d)
     n = len(b.readers)
-    L += ["## Power budget", "", "5 V rail, one reader's field on at a time (mA):", ""]
+    on = fields_on(d)
+    L += ["## Power budget", "", "5 V rail, one reader's field on at a time (mA):" if on == 1 else
+          "5 V rail, %d readers' fields on at once: the %d waiting for their card (\"scan\":"
+          " \"irq\") and the one polled (mA):" % (on, on - 1), ""]
     rows = [
-        ["PN532 readers, idle with field off", str(n - 1), str(PN532_IDLE_MA),
-         str((n - 1) * PN532_IDLE_MA)],
-        ["PN532 reader with its field on", "1", str(PN532_ACTIVE_MA), str(PN532_ACTIVE_MA)],
+        ["PN532 readers, idle with field off", str(n - on), str(PN532_IDLE_MA),
+         str((n - on) * PN532_IDLE_MA)],
+        ["PN532 reader with its field on", str(on), str(PN532_ACTIVE_MA), str(on * PN532_ACTIVE_MA)],
         ["WS2812B LEDs lit in one colour", str(b.led_count), str(LED_LIT_MA), str(p.leds_lit)],
         ["Pico, muxes, level shifter, piezo", "", "", str(p.other)],
         ["**typical total**", "", "", "**%d**" % p.typical],
@@ -448,8 +459,8 @@ def wiring_md(d: Drawn) -> str:
     L += _table(["load", "count", "each", "total"], rows)
     L += [
         "",
-        "- Every field on at once would draw %d mA for the readers alone; one at a time keeps"
-        " it at %d mA." % (p.readers_all_on, p.readers),
+        "- Every field on at once would draw %d mA for the readers alone; %s keeps"
+        " it at %d mA." % (p.readers_all_on, "one at a time" if on == 1 else "%d at a time" % on, p.readers),
         "- Idle readers put in power-down between polls would cut that to %d mA, at the cost of"
         " a wake-up per poll." % p.readers_powerdown,
         "- A USB 2.0 port gives %d mA: %s" % (
@@ -712,7 +723,7 @@ def _readme_blocks(boards: list[Drawn]) -> dict[str, str]:
         p = power(d)
         rows.append([d.name, str(len(d.board.readers)), str(p.readers), str(p.readers_all_on),
                      str(d.board.led_count), str(p.typical), str(p.worst), "%d A" % p.supply_a])
-    pw = _table(["board", "readers", "readers mA (one field on)", "readers mA (all fields on)",
+    pw = _table(["board", "readers", "readers mA (as scanned)", "readers mA (all fields on)",
                  "LEDs", "typical mA", "worst mA", "5 V supply"], rows)
     return {"boards": "\n".join(index), "bom": "\n".join(bom), "power": "\n".join(pw)}
 
@@ -759,49 +770,34 @@ def _generated_on_disk(out: Path) -> set[str]:
     return found
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(
-        prog="cardtable draw",
-        description="Generate hardware/<board>/wiring.md and SVG table drawings, and the BOM and"
-        " power tables in hardware/README.md, from the board files in firmware/boards/.")
-    ap.add_argument("--check", action="store_true",
-                    help="write nothing; exit 1 listing every file that is stale or missing")
-    ap.add_argument("--boards", type=Path, default=BOARDS_DIR,
-                    help="board files (default: %(default)s)")
-    ap.add_argument("--out", type=Path, default=HARDWARE_DIR,
-                    help="hardware directory (default: %(default)s)")
-    args = ap.parse_args(argv)
-    readme_path = args.out / "README.md"
+def draw(boards: Path = BOARDS_DIR, out: Path = HARDWARE_DIR, check: bool = False) -> int:
+    """Write the generated files under out from the board files in boards (check: write nothing,
+    list what is stale or missing and raise if anything is); 0 when done."""
+    readme_path = out / "README.md"
     readme = readme_path.read_text(encoding="utf-8") if readme_path.exists() else None
     try:
-        files = generate(args.boards, readme)
-        for d in load_boards(args.boards):
+        files = generate(boards, readme)
+        for d in load_boards(boards):
             for w in d.board.warnings:
-                print("%s.json: warning: %s" % (d.name, w), file=sys.stderr)
-    except ConfigError as e:
-        print(e, file=sys.stderr)
-        return 2
-    except ValueError as e:
-        print("cardtable draw: %s" % e, file=sys.stderr)
-        return 2
+                warn("%s.json: warning: %s" % (d.name, w))
+    except ValueError as e:  # a ConfigError names its board file
+        raise UsageError(str(e)) from None
     changed = []
     for rel, text in sorted(files.items()):
-        path = args.out / rel
+        path = out / rel
         old = path.read_text(encoding="utf-8") if path.exists() else None
         if old != text:
             changed.append(("missing" if old is None else "stale", rel))
-    orphans = sorted(_generated_on_disk(args.out) - set(files))
+    orphans = sorted(_generated_on_disk(out) - set(files))
     changed += [("orphan", rel) for rel in orphans]
-    if args.check:
+    if check:
         for why, rel in changed:
-            print("%s: %s" % (why, (args.out / rel).as_posix()))
+            print("%s: %s" % (why, (out / rel).as_posix()))
         if changed:
-            print("%d generated file(s) out of date: run `cardtable draw`" % len(changed),
-                  file=sys.stderr)
-            return 1
+            raise CardtableError("%d generated file(s) out of date: run `cardtable draw`" % len(changed))
         return 0
     for why, rel in changed:
-        path = args.out / rel
+        path = out / rel
         if why == "orphan":
             path.unlink()
             print("removed %s" % path.as_posix())
@@ -810,7 +806,3 @@ def main(argv: list[str] | None = None) -> int:
             path.write_text(files[rel], encoding="utf-8", newline="\n")
             print("wrote %s" % path.as_posix())
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

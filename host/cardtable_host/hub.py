@@ -27,6 +27,7 @@ PUBLIC = {
     "verdict": ("action", "seat", "reason", "from"),
     "fault": ("kind", "zone", "msg", "cleared"),
     "link": ("up",),
+    "agree": ("team", "answer", "agree", "from"),  # a team's answer to a finished game's result
 }
 
 

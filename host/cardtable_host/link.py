@@ -324,9 +324,13 @@ class Link:
         return self.last_hello
 
     def state(self) -> dict[str, Any]:
-        """The spectator view now: ``{"seq": ..., "view": {...}}``."""
+        """The spectator view now: ``{"seq": ..., "view": {...}}`` (and a finished team game's
+        ``agree``, each team's answer to its result)."""
         r = self.command("state")
-        return {"seq": r.get("seq"), "view": r.get("view")}
+        out = {"seq": r.get("seq"), "view": r.get("view")}
+        if "agree" in r:
+            out["agree"] = r["agree"]
+        return out
 
     def act(self, action: dict[str, Any]) -> dict[str, Any]:
         """Type an action the table has no button for (a record line); CommandError if the

@@ -10,7 +10,8 @@ published with QoS 1. Who may write where is enforced by the broker's ACL (``bro
 ``table/<n>/result`` (table n writes): a finished game, both teams asked:
     ``{"game": id, "table": n, "round": r, "teams": [name, name], "scores": [a, b],
     "winner": name, "record": [record lines], "hash": sha256 hex of the record's lines joined
-    by newlines, "confirmed": [team names that confirmed], "disputed_by": name or null,
+    by newlines, "confirmed": [team names that confirmed (a board's: the teams' agree buttons,
+    its link's ``agree``)], "disputed_by": name or null,
     "ended": unix time}``. Idempotent: the director counts a game id once; the same hash again
     is a resend (acknowledged, not counted twice); another hash for a counted game is refused.
 ``director/ack/<n>`` (retained; the director writes): ``{"games": [ids]}``, the games of
@@ -19,7 +20,9 @@ published with QoS 1. Who may write where is enforced by the broker's ACL (``bro
     "reason": text}``, a correction applied with an audit line.
 ``standings`` (retained; the director writes): ``{"standings": [rows as `cardtable
     tournament standings --json`], "decided": n, "of": total, "round": the round being played,
-    "next": [the next round's games], "disputes": [game ids], "last": game id, "t": unix time}``.
+    "next": [the next round's games], "disputes": [game ids], "last": game id, "new": {game id:
+    unix time its result came, for the games this update counts first}, "t": unix time}``. The
+    director publishes one update for every result counted since the one before.
 """
 from __future__ import annotations
 

@@ -149,13 +149,16 @@ class Reporter:
         lines, scores = bot_game(seed, acted)
         return self.finish(game_id, lines, scores)
 
-    def finish(self, game_id: str, lines: list[str], scores: list[int]) -> dict[str, Any]:
-        """Ask both teams to confirm a finished game, then send its result (kept until acked)."""
+    def finish(self, game_id: str, lines: list[str], scores: list[int],
+               answers: list[int] | None = None) -> dict[str, Any]:
+        """Send a finished game's result (kept until acked), with both teams' answers: as the
+        table gave them (answers: per team 1 agreed, 2 disputed, the board's ``agree``), else
+        asked here (self.confirm)."""
         g = self.tour.game(game_id)
         names = [self.tour.team_name(t) for t in g["teams"]]
         confirmed, disputed = [], None
-        for name in names:
-            if self.confirm(g, name, scores):
+        for i, name in enumerate(names):
+            if (answers[i] == 1) if answers is not None else self.confirm(g, name, scores):
                 confirmed.append(name)
             elif disputed is None:
                 disputed = name

@@ -1,65 +1,50 @@
 """`cardtable serve --sim GAME`: a virtual board with bots in every seat, served like a board."""
 from __future__ import annotations
 
-import argparse
 import time
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from cardtable_host.errors import USAGE, CardtableError
+
+if TYPE_CHECKING:
+    from cardtable_host.commands.serve import ServeOptions, Serving
 
 BETWEEN_GAMES_S = 5.0
 
 
-def run(args: argparse.Namespace, table: Any, listen: Callable[[str], Callable[[], None]]) -> int:
+def run(args: ServeOptions, serving: Serving) -> int:
     from cardtable_host.commands import sim as simcmd
-    from cardtable_host.link import Link
-    from cardtable_host.commands.serve import SIM_DELAY, end_on_sigterm
+    from cardtable_host.commands.serve import SIM_DELAY
     from cardtable_host.sim.board import BoardError, VirtualBoard
     from cardtable_host.sim.rp2board import Rp2Board
 
-    chip, board_cfg = simcmd.board_kind(args.board, args.sim)
+    game = str(args.sim)
+    chip, board_cfg = simcmd.board_kind(args.board, game)
     try:
-        board_name, layout, rules, seed = simcmd.prepare(args.sim, board_cfg, None, None, args.rule, args.seed)
+        board_name, layout, rules, seed = simcmd.prepare(game, board_cfg, None, None, args.rule, args.seed)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     delay = SIM_DELAY if args.delay is None else args.delay
-    on_term = end_on_sigterm()
-    stop: Callable[[], None] | None = None
-    vb = None
-    link = None
+    vb: VirtualBoard
+    if chip == simcmd.RP2:
+        vb = Rp2Board(board_name, layout=layout)
+    else:
+        vb = VirtualBoard(board_name, layout=layout, period_ms=0 if delay == 0 else simcmd.IDLE_PERIOD_MS)
+    serving.stack.callback(vb.close)
     try:
-        try:
-            if chip == simcmd.RP2:
-                vb = Rp2Board(board_name, layout=layout)
-            else:
-                vb = VirtualBoard(board_name, layout=layout, period_ms=0 if delay == 0 else simcmd.IDLE_PERIOD_MS)
-            vb.start(vb.BOOT_S)
-        except BoardError as e:
-            raise CardtableError("the %s did not start: %s" % (
-                "rp2 board" if chip == simcmd.RP2 else "virtual board", e)) from None
-        link = Link(vb.stable_port, timeout=vb.LINK_S, reconnect=True, command="cardtable serve", tap=table.hub.feed)
-        table.link = link
-        table.cable = _cable(vb)
-        table.hub.model.port = vb.port
-        table.hub.board, table.hub.layout = board_name, layout
-        table.resync()
-        stop = listen(vb.port)
-        return _play(args, table, vb, link, board_name, layout, rules, seed, delay)
-    except KeyboardInterrupt:
-        return 0
-    except SystemExit as e:
-        return int(e.code or 0)
-    finally:
-        if stop is not None:
-            stop()
-        if link is not None:
-            link.close()
-        if vb is not None:
-            vb.close()
-        on_term()
+        vb.start(vb.BOOT_S)
+    except BoardError as e:
+        raise CardtableError("the %s did not start: %s" % (
+            "rp2 board" if chip == simcmd.RP2 else "virtual board", e)) from None
+    table = serving.table
+    table.cable = _cable(vb)
+    table.hub.board, table.hub.layout = board_name, layout
+    link = serving.attach(vb.stable_port, timeout=vb.LINK_S, shown=vb.port)
+    serving.listen(vb.port)
+    return _play(args, table, vb, link, board_name, layout, rules, seed, delay)
 
 
-def _play(args: argparse.Namespace, table: Any, vb: Any, link: Any, board_name: str, layout: str,
+def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, layout: str,
           rules: dict[str, Any], seed: int, delay: float) -> int:
     from cardtable_host.commands import sim as simcmd
     from cardtable_host.link import LinkError

@@ -225,15 +225,25 @@ class Tournament:
                 self._log_pos += end
             return list(self._log)
 
-    def append(self, entry: dict[str, Any], name: str = "results.jsonl") -> dict[str, Any]:
-        """Append one event to a log (with the time it was written)."""
+    def append(self, entry: dict[str, Any], name: str = "results.jsonl", sync: bool = True) -> dict[str, Any]:
+        """Append one event to a log (with the time it was written); on disk when this returns,
+        unless sync=False (then sync() makes it so)."""
         entry = dict(entry)
         entry.setdefault("at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
         with open(self.dir / name, "a", encoding="utf-8") as f:
             f.write(json.dumps(entry) + "\n")
             f.flush()
-            os.fsync(f.fileno())
+            if sync:
+                os.fsync(f.fileno())
         return entry
+
+    def sync(self, name: str = "results.jsonl") -> None:
+        """Flush a log's appended lines to disk."""
+        fd = os.open(self.dir / name, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
 
     def outcomes(self, disputed_too: bool = False) -> dict[str, dict[str, Any]]:
         """Each decided game's outcome after every correction: scores per team, winner, how

@@ -164,8 +164,11 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     app.on_cleanup.append(on_cleanup)
 
     def page(name: str) -> Callable[[web.Request], Any]:
+        # web/head.html is every page's head up to its own <title> (which the page file begins with)
+        text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / name).read_text(encoding="utf-8")
+
         async def handler(request: web.Request) -> web.StreamResponse:
-            return web.FileResponse(PAGES / name, headers={"Cache-Control": "no-cache"})
+            return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-cache"})
         return handler
 
     async def ws(request: web.Request) -> web.StreamResponse:
@@ -219,19 +222,15 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
             "Content-Type": "application/jsonl; charset=utf-8",
             "Content-Disposition": 'attachment; filename="%s"' % path.name})
 
-    async def game_replay(request: web.Request) -> web.StreamResponse:
-        n = number(request)
-        found = await asyncio.to_thread(archive.replay, n)
-        if found is None:
-            raise web.HTTPNotFound(text="no game %d in the archive" % n)
-        return web.json_response(found)
-
-    async def game_verdict(request: web.Request) -> web.StreamResponse:
-        n = number(request)
-        found = await asyncio.to_thread(archive.verdict, n)
-        if found is None:
-            raise web.HTTPNotFound(text="no game %d in the archive" % n)
-        return web.json_response(found)
+    def archived(read: Callable[[int], Any]) -> Callable[[web.Request], Any]:
+        """A JSON page of an archived game: read(n) of the game the path names."""
+        async def handler(request: web.Request) -> web.StreamResponse:
+            n = number(request)
+            found = await asyncio.to_thread(read, n)
+            if found is None:
+                raise web.HTTPNotFound(text="no game %d in the archive" % n)
+            return web.json_response(found)
+        return handler
 
     async def do_control(request: web.Request) -> web.StreamResponse:
         given = request.headers.get(SECRET_HEADER, "")
@@ -258,8 +257,8 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     app.router.add_get("/archive/{n:\\d+}", page("game.html"))
     app.router.add_get("/archive.json", games)
     app.router.add_get("/archive/{n:\\d+}.jsonl", game_record)
-    app.router.add_get("/archive/{n:\\d+}.json", game_replay)
-    app.router.add_get("/archive/{n:\\d+}/verdict.json", game_verdict)
+    app.router.add_get("/archive/{n:\\d+}.json", archived(archive.replay))
+    app.router.add_get("/archive/{n:\\d+}/verdict.json", archived(archive.verdict))
     app.router.add_get("/ws", ws)
     app.router.add_get("/snapshot.json", snapshot)
     app.router.add_get("/stats.json", stats)

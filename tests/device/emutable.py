@@ -7,15 +7,15 @@ from support import MICROPYTHON
 from simtable import collect, only_game, table
 
 EMULATING = not MICROPYTHON or __import__("cardtable").__file__.endswith(".mpy")
-EXTRA = ("cardtable_host.sim.pn532_emu", "cardtable.drivers.ndef", "cardtable.drivers.pn532",
+EXTRA = ("cardtable.sim.pn532_emu", "cardtable.drivers.ndef", "cardtable.drivers.pn532",
          "cardtable.drivers.mux", "cardtable.drivers.pn532_i2c", "cardtable.table.remote")
 
 
-def emulated(board_name, layout, module="cardtable_host.sim.pn532_emu", extra=EXTRA):
+def emulated(board_name, layout, module="cardtable.sim.pn532_emu", extra=EXTRA):
     """A table on emulated PN532s where they fit beside the package (see test_main_loop.py;
     a file using it goes in tools/mpy/test_mpy.py's EMULATED, which gives the emulators their
     heap), else on fake readers; and the emulator module (None: fake readers). module: the emulator
-    (cardtable_host.sim.busfault for readers that can hold the bus); extra: modules to load
+    (cardtable.sim.busfault for readers that can hold the bus); extra: modules to load
     first, while the heap is emptiest."""
     yield from only_game(layout)
     emu = None

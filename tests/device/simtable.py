@@ -42,6 +42,15 @@ def collecting(gen):
         yield
 
 
+def built(gen):
+    """Run a step-wise build (such as table()) to its end at once: what it returns."""
+    while True:
+        try:
+            next(gen)
+        except StopIteration as stop:
+            return stop.value
+
+
 def loading(extra=()):
     """Import the table's modules one per step (each .py compiles in its own step); the
     extra ones first, while the heap is emptiest (big modules need room to compile)."""
@@ -70,6 +79,11 @@ def board(name):
     collect()
     yield
     return b
+
+
+def use_board(name, b):
+    """Make board(name) give b, a board a test built itself (config.validate)."""
+    _board[0], _board[1] = name, b
 
 
 def room_for_board():

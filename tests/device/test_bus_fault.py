@@ -12,7 +12,7 @@ from emutable import EXTRA, emulated, idle, lay
 @stepped
 def test_a_reader_holding_sda_low_is_reported_and_the_others_read_on():
     extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"])  # (no tag command here)
-    t, emu = yield from emulated("pico-i2c-2seat", "nexus", "cardtable_host.sim.busfault", extra)
+    t, emu = yield from emulated("pico-i2c-2seat", "nexus", "cardtable.sim.busfault", extra)
     if emu is None:  # fake readers (the emulator does not fit beside the .py package)
         t.hal.kill("s1")
     else:

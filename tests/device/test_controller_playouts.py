@@ -34,6 +34,13 @@ def perform(t, shadow, a):
     yield
 
 
+def fade(t):
+    """Run until the last LED flash has faded (a step of the runner per 10 table steps)."""
+    for _ in range(10):
+        t.run(10)
+        yield
+
+
 def _deals(history):
     n = 0
     for a in history:
@@ -51,12 +58,12 @@ def keep_trumps(g):
     return (seat, "discard", tuple([c for c in hand if c not in keep]), None)
 
 
-def play_out(t, name, seed, max_actions=3000):
+def play_out(t, name, seed, max_actions=3000, rules=None):
     """Bots choose with full knowledge; the table sees only what players do. Yields per action."""
     from cardtable import games
     from cardtable.rng import Random
 
-    shadow = games.load(name, seats=t.ctl.game.seats)
+    shadow = games.load(name, seats=t.ctl.game.seats, rules=rules)
     auto = 1 if name == "fortyfives" else 0
     rng = Random(seed)
     n = deals = 0
@@ -108,6 +115,43 @@ def test_a_whole_game_of_fortyfives_through_buttons_taps_and_zones():
     game, replayed = yield from collecting(Journal(store).resuming())
     assert replayed == n and (game.scores, game.winner) == want
     assert keep is keep
+
+
+@stepped
+def test_a_finished_fortyfives_game_asks_both_teams_to_confirm_on_their_buttons_and_pads():
+    from cardtable.table import feedback
+
+    t = yield from table("pico-i2c-4seat", "fortyfives", rules={"target": 5})
+    yield from play_out(t, "fortyfives", 5, rules={"target": 5})  # over after a hand
+    g = t.ctl.game
+    assert g.over
+    asked, agreed, disputed = (feedback.COLOURS[c] for c in ("turn", "accepted", "rejected"))
+    yield from fade(t)
+    assert [t.led(t.zone("tap", s)) for s in range(4)] == [asked] * 4  # both teams are asked
+    assert t.state()["agree"] == [0, 0]
+    yield
+    t.tap(2)  # North, of North-South, taps its pad: its team agrees
+    assert t.kinds("agree")[-1] == {"type": "agree", "team": 0, "answer": "agree", "agree": [1, 0],
+                                    "from": "tap " + t.zone("tap", 2)}
+    yield from fade(t)
+    assert [t.led(t.zone("tap", s)) for s in range(4)] == [agreed, asked, agreed, asked]
+    yield
+    t.press(t.button("dispute 1"))  # East-West dispute it on their button
+    assert t.kinds("agree")[-1]["agree"] == [1, 2] and t.state()["agree"] == [1, 2]
+    yield from fade(t)
+    assert [t.led(t.zone("tap", s)) for s in range(4)] == [agreed, disputed, agreed, disputed]
+    assert t.ctl.game is g and t.ctl.journal.number == 1  # answering started no new game
+    yield
+    t.press(t.button("agree 1"))  # both have answered: the answers stand
+    assert t.state()["agree"] == [1, 2] and len(t.kinds("agree")) == 2
+    r = t.send({"cmd": "press", "id": 3, "button": "agree 7"})
+    assert r[0]["type"] == "error" and "agree 0, agree 1, dispute 0, dispute 1" in r[0]["msg"]
+    yield
+    t.tap(1)  # then a tap starts the next game, as in any game
+    assert t.ctl.game is not g and t.ctl.journal.number == 2 and "agree" not in t.state()
+    yield
+    r = t.send({"cmd": "press", "id": 4, "button": "agree 0"})
+    assert r[0]["type"] == "error" and "not over" in r[0]["msg"]
 
 
 @stepped

@@ -89,11 +89,11 @@ def test_faults_on_the_real_driver_and_an_emulated_pn532():
     # first in this file: the emulator compiles from source, best done in an empty heap
     if not emulator_fits():
         return
-    from cardtable_host.sim import pn532_emu as emu
+    from cardtable.sim import pn532_emu as emu
 
     yield from only_game("california-jacks")
     yield from board("pico-i2c-2seat")
-    yield from loading(("cardtable_host.sim.pn532_emu", "cardtable.drivers.ndef", "cardtable.drivers.pn532",
+    yield from loading(("cardtable.sim.pn532_emu", "cardtable.drivers.ndef", "cardtable.drivers.pn532",
                         "cardtable.drivers.mux", "cardtable.drivers.pn532_i2c"))  # while the heap is emptiest
     t = yield from table("pico-i2c-2seat", "california-jacks", emu=emu)
     yield from check_faults(t)

@@ -15,7 +15,7 @@ def emulator():
 
         if not cardtable.__file__.endswith(".mpy"):
             return None
-    from cardtable_host.sim import pn532_emu
+    from cardtable.sim import pn532_emu
 
     return pn532_emu
 

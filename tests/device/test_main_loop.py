@@ -21,7 +21,7 @@ def _emulating():
 
 
 EMULATING = _emulating()
-EXTRA = (("cardtable_host.sim.pn532_emu",) if EMULATING else ()) + (
+EXTRA = (("cardtable.sim.pn532_emu",) if EMULATING else ()) + (
     "cardtable.drivers.ndef", "cardtable.drivers.pn532", "cardtable.drivers.mux",
     "cardtable.drivers.pn532_i2c")
 
@@ -29,7 +29,7 @@ EXTRA = (("cardtable_host.sim.pn532_emu",) if EMULATING else ()) + (
 def emulator():
     if not EMULATING:
         return None
-    from cardtable_host.sim import pn532_emu
+    from cardtable.sim import pn532_emu
 
     return pn532_emu
 

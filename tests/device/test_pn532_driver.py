@@ -9,7 +9,7 @@ from cardtable.drivers.pn532 import (
 from cardtable.drivers.pn532_i2c import PN532I2C
 from cardtable.drivers.pn532_spi import PN532SPI, REV
 from cardtable.drivers.pn532_uart import PN532UART
-from cardtable_host.sim.pn532_emu import (
+from cardtable.sim.pn532_emu import (
     ACK, ERROR_FRAME, NACK, T_ACTIVATE_US, T_READ_US, FakeI2C, FakePin, FakeSPI,
     PN532Emu, Stream, Tag)
 

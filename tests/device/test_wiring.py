@@ -9,8 +9,8 @@ from cardtable.drivers.pn532 import NoAnswer
 from cardtable.hw_sim import SimClock, emulated
 from cardtable.table import config
 from cardtable.table.scanner import DOWN, PLACED, Scanner
-from cardtable_host.sim import busfault as pn532_emu  # the emulator, with bus faults
-from cardtable_host.sim.busfault import Tag
+from cardtable.sim import busfault as pn532_emu  # the emulator, with bus faults
+from cardtable.sim.busfault import Tag
 
 UID_AS = b"\x04\x11\x22\x33\x44\x55\x66"
 

@@ -71,10 +71,10 @@ def test_a_game_of_the_longest_seeded_length_reboots_and_resumes_exactly(tmp_pat
     g, last = _long_game(tmp_path)
     with VirtualBoard("pico-i2c-2seat", flash_dir=tmp_path, game=LONG_GAME, install=True) as vb:
         assert vb.mode == "table"
-        with Link(vb.port, timeout=20) as link:
+        with Link(vb.port, timeout=60) as link:
             _resumes_and_ends(link, g, last)
         assert vb.reset() == "table"  # and once more from power-up, the whole game
-        with Link(vb.port, timeout=20) as link:
+        with Link(vb.port, timeout=60) as link:
             assert link.hello()["seq"] == 1908
             view = link.state()["view"]
             assert view == json.loads(json.dumps(g.view(None))) and view["over"] is True

@@ -1,6 +1,7 @@
 """Ordinary bad input gets one clear line and a documented exit status, never a traceback."""
 from __future__ import annotations
 
+import ast
 import os
 import re
 import signal
@@ -138,3 +139,107 @@ def test_run_on_a_named_port_that_is_not_there_does_not_simulate() -> None:
     assert r.returncode == 2
     assert "no serial port /dev/ttyNOPE" in one_line_error(r, "run")
     assert "simulation" not in r.stdout
+
+
+# -- one error path: a command raises a CardtableError; cli.fail alone prints it -------------
+
+PACKAGE = ROOT / "host" / "cardtable_host"
+# (file, function) that may write to stderr themselves, and why
+STDERR_WRITERS = {
+    ("cli.py", "fail"): "the one error line",
+    ("errors.py", "warn"): "a warning that does not stop the command",
+    ("sim/board.py", "_stderr_reader"): "the virtual board's own stderr, under --verbose",
+    ("sim/board.py", "_request"): "the control channel trace, with CARDTABLE_VB_TRACE set",
+}
+
+
+def _is_stderr(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Attribute) and node.attr == "stderr"
+            and isinstance(node.value, ast.Name) and node.value.id == "sys")
+
+
+def _hand_made_errors(path: Path) -> list[str]:
+    """What in a module prints to stderr, exits or returns a usage or Ctrl-C status by hand."""
+    rel = path.relative_to(PACKAGE).as_posix()
+    tree = ast.parse(path.read_text(encoding="utf-8"), rel)
+    found = []
+
+    def visit(node: ast.AST, func: str, main_guard: bool) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            func = node.name
+        if isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+            main_guard = True
+        where = "%s:%d (%s)" % (rel, getattr(node, "lineno", 0), func)
+        allowed = (rel, func) in STDERR_WRITERS
+        if isinstance(node, ast.Call) and not allowed:
+            f = node.func
+            if isinstance(f, ast.Name) and f.id == "print" and any(
+                    k.arg == "file" and _is_stderr(k.value) for k in node.keywords):
+                found.append(where + ": print(..., file=sys.stderr)")
+            if isinstance(f, ast.Attribute) and f.attr == "write" and _is_stderr(f.value):
+                found.append(where + ": sys.stderr.write")
+            if isinstance(f, ast.Attribute) and f.attr == "exit" and isinstance(f.value, ast.Name) \
+                    and f.value.id == "sys" and not main_guard:
+                found.append(where + ": sys.exit")
+        if isinstance(node, ast.Raise) and node.exc is not None and "SystemExit" in ast.unparse(node.exc) \
+                and (rel, func) != ("errors.py", "term"):
+            found.append(where + ": raise SystemExit")
+        if rel.startswith("commands/") and isinstance(node, ast.Return) \
+                and isinstance(node.value, ast.Constant) and node.value.value in (2, 130):
+            found.append(where + ": return %r (raise UsageError, or let Ctrl-C through)" % node.value.value)
+        for child in ast.iter_child_nodes(node):
+            visit(child, func, main_guard)
+
+    visit(tree, "", False)
+    return found
+
+
+def test_no_module_prints_its_errors_by_hand() -> None:
+    found = [hit for path in sorted(PACKAGE.rglob("*.py")) for hit in _hand_made_errors(path)]
+    assert not found, "raise CardtableError / UsageError instead:\n" + "\n".join(found)
+
+
+def test_the_scan_finds_a_hand_printed_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = tmp_path / "commands" / "boom.py"
+    fake.parent.mkdir()
+    fake.write_text("import sys\n\ndef run(args):\n    print('cardtable boom: no', file=sys.stderr)\n"
+                    "    sys.exit(3)\n\ndef other():\n    return 2\n")
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", tmp_path)
+    found = _hand_made_errors(fake)
+    assert [h.split(": ", 1)[1] for h in found] == [
+        "print(..., file=sys.stderr)", "sys.exit", "return 2 (raise UsageError, or let Ctrl-C through)"]
+
+
+def test_referee_json_on_a_malformed_record_names_the_line_once(tmp_path: Path) -> None:
+    import json
+
+    path = tmp_path / "bad.jsonl"
+    path.write_text(readme_record().splitlines()[0] + "\n{not json\n", encoding="utf-8")
+    r = cardtable("referee", "--json", str(path))
+    assert r.returncode == 2
+    assert one_line_error(r, "referee").startswith("cardtable referee: %s: line 2" % path)
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(out) == 1 and out[0]["ok"] is False and out[0]["line"] == 2
+
+
+def test_flash_json_reports_an_error_once() -> None:
+    import json
+
+    r = cardtable("flash", "--json", "--port", "/dev/ttyNOPE", env=no_board_env())
+    assert r.returncode == 2
+    assert "no serial port /dev/ttyNOPE" in one_line_error(r, "flash")
+    out = [json.loads(line) for line in r.stdout.splitlines()]
+    assert len(out) == 1 and out[0]["ok"] is False and "/dev/ttyNOPE" in out[0]["error"]
+
+
+@pytest.mark.parametrize("args, said", [
+    (("rules", "nosuch"), "unknown game"),
+    (("sim", "nosuch"), "unknown game"),
+    (("enroll", "--game", "fortyfives", "--owner", "1", "--port", "/dev/ttyNOPE"), "--owner is for nerts decks only"),
+    (("enroll", "--game", "nerts", "--owner", "9", "--port", "/dev/ttyNOPE"), "--owner is a seat number, 0 to"),
+    (("enroll", "--game", "nexus", "--zone", "s0", "--port", "/dev/ttyNOPE"), "--zone is for --board-port"),
+])
+def test_refusals_are_one_line_and_status_2(args: tuple[str, ...], said: str) -> None:
+    r = cardtable(*args)
+    assert r.returncode == 2
+    assert said in one_line_error(r, args[0])

@@ -83,6 +83,12 @@ def test_doctor_sees_maintenance_mode() -> None:
         assert rep["stopped"].startswith("in maintenance mode: the table is off")
         assert any("`cardtable flash` finishes the flash" in p for p in rep["problems"])
 
+        # --restart finishes the flash (doctor calls flash's function) and the table runs again
+        r = cardtable("doctor", "--port", vb.port, "--restart", "--sample", "0.2")
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert "finishing the flash (cardtable flash)" in r.stdout and "healthy" in r.stdout, r.stdout
+        assert vb.mode == "table"
+
 
 def test_diagnose_names_journal_flash_and_heap_trouble() -> None:
     hello = {"board": "b", "fw": "0.1.0", "proto": 1, "layout": "nexus", "game": {"game": "nexus"}}

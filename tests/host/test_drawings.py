@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from cardtable_host import drawings
+from cardtable_host.errors import CardtableError, UsageError
 
 BOARDS = drawings.BOARDS_DIR
 HARDWARE = drawings.HARDWARE_DIR
@@ -21,9 +22,10 @@ def _readme() -> str:
 
 
 def test_committed_drawings_are_up_to_date(capsys: pytest.CaptureFixture[str]) -> None:
-    rc = drawings.main(["--check"])
-    out = capsys.readouterr()
-    assert rc == 0, "stale hardware docs, run `cardtable draw`:\n" + out.out + out.err
+    try:
+        drawings.draw(check=True)
+    except CardtableError as e:
+        pytest.fail("stale hardware docs, run `cardtable draw`:\n%s%s" % (capsys.readouterr().out, e))
 
 
 def test_generation_is_deterministic() -> None:
@@ -53,53 +55,54 @@ def _edit(path: Path, change) -> None:
 def test_check_names_the_stale_files_and_draw_fixes_them(
         copy: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     boards, hw = copy
-    args = ["--boards", str(boards), "--out", str(hw)]
-    assert drawings.main(["--check"] + args) == 0
+    assert drawings.draw(boards, hw, check=True) == 0
     capsys.readouterr()
 
     def move_kitty(cfg):
         cfg["zones"]["c"]["at"] = [450, 470]
     _edit(boards / "pico-spi-4seat.json", move_kitty)
-    assert drawings.main(["--check"] + args) == 1
+    with pytest.raises(CardtableError, match=r"generated file\(s\) out of date: run `cardtable draw`") as stale:
+        drawings.draw(boards, hw, check=True)
+    assert stale.value.status == 1
     out = capsys.readouterr().out
     assert "stale: %s" % (hw / "pico-spi-4seat" / "layout.svg").as_posix() in out
     assert "stale: %s" % (hw / "pico-spi-4seat" / "wiring.md").as_posix() in out
     assert "pico-i2c-4seat" not in out  # other boards are untouched
-    assert drawings.main(args) == 0
+    assert drawings.draw(boards, hw) == 0
     assert "450, 470" in (hw / "pico-spi-4seat" / "wiring.md").read_text(encoding="utf-8")
-    assert drawings.main(["--check"] + args) == 0
+    assert drawings.draw(boards, hw, check=True) == 0
 
 
 def test_check_catches_a_hand_edit_and_a_removed_layout(
         copy: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
     boards, hw = copy
-    args = ["--boards", str(boards), "--out", str(hw)]
     wiring = hw / "pico-i2c-2seat" / "wiring.md"
     wiring.write_text(wiring.read_text(encoding="utf-8").replace("GP22", "GP21"), encoding="utf-8")
 
     def drop_fairies(cfg):
         del cfg["layouts"]["fairies"]
     _edit(boards / "pico-i2c-2seat.json", drop_fairies)
-    assert drawings.main(["--check"] + args) == 1
+    with pytest.raises(CardtableError, match=r"generated file\(s\) out of date: run `cardtable draw`") as stale:
+        drawings.draw(boards, hw, check=True)
+    assert stale.value.status == 1
     out = capsys.readouterr().out
     assert "stale: %s" % wiring.as_posix() in out
     assert "orphan: %s" % (hw / "pico-i2c-2seat" / "layout-fairies.svg").as_posix() in out
-    assert drawings.main(args) == 0
+    assert drawings.draw(boards, hw) == 0
     assert not (hw / "pico-i2c-2seat" / "layout-fairies.svg").exists()
     assert "GP22" in wiring.read_text(encoding="utf-8")
 
 
-def test_an_invalid_board_is_refused_with_the_validator_message(
-        copy: tuple[Path, Path], capsys: pytest.CaptureFixture[str]) -> None:
+def test_an_invalid_board_is_refused_with_the_validator_message(copy: tuple[Path, Path]) -> None:
     boards, hw = copy
 
     def clash(cfg):
         cfg["zones"]["s1"]["reader"] = cfg["zones"]["s0"]["reader"]
     _edit(boards / "pico-i2c-4seat.json", clash)
-    assert drawings.main(["--boards", str(boards), "--out", str(hw)]) == 2
-    err = capsys.readouterr().err
+    with pytest.raises(UsageError) as refused:
+        drawings.draw(boards, hw)
     assert ("pico-i2c-4seat.json: zones 's0' and 's1' share reader channel"
-            " mux 0x70 ch 0 on i2c0") in err
+            " mux 0x70 ch 0 on i2c0") in str(refused.value)
 
 
 def test_svgs_are_well_formed_and_label_every_zone_and_role() -> None:

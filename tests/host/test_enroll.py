@@ -19,7 +19,7 @@ pytest.importorskip("termios")  # the pty bridge is POSIX only
 
 from cardtable.drivers import ndef  # noqa: E402
 from cardtable_host.commands.enroll import deck_codes  # noqa: E402
-from cardtable_host.sim.pn532_emu import PN532Emu, Tag  # noqa: E402
+from cardtable.sim.pn532_emu import PN532Emu, Tag  # noqa: E402
 from cardtable_host.sim.pty import PtyPN532  # noqa: E402
 
 PROMPT = re.compile(r"^place (\S+) on the reader \((\d+)/(\d+)\)$")

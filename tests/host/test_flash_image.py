@@ -2,7 +2,6 @@
 at the serial level), the build checks, images that are not ours."""
 from __future__ import annotations
 
-import argparse
 import hashlib
 import threading
 import time
@@ -122,11 +121,10 @@ def test_a_stock_pico_on_serial_is_sent_to_bootsel_given_the_image_and_checked(
     monkeypatch.setattr(uf2, "picotool_loader", lambda: None)
     monkeypatch.setattr(uf2, "wait_gone", lambda d, t: not uf2.is_bootsel_drive(d) or
                         (time.sleep(0.5) or not uf2.is_bootsel_drive(d)))
-    args = argparse.Namespace(port=None, board=None, layout=None, dry_run=False, mpy=False, uf2=str(image),
-                              drive=None, any_version=False, no_reset=False, json=True, verbose=False)
+    args = flash.FlashOptions(uf2=str(image), json=True)
     report: dict[str, Any] = {}
     said: list[str] = []
-    assert flash._flash(args, report, said.append) == 0, said
+    assert flash.flash_board(args, report, said.append) == 0, said
     # the port is let go while the Pico is away, and claimed again when it is back
     assert pico.events[:6] == ["claim", "open", "bootloader", "close", "release", "uf2"]
     assert pico.events[6:8] == ["claim", "open"]
@@ -140,7 +138,7 @@ def test_a_stock_pico_on_serial_is_sent_to_bootsel_given_the_image_and_checked(
     # flashed again: the board runs that build already, so no BOOTSEL, only the files (none changed)
     pico.events.clear()
     report = {}
-    assert flash._flash(args, report, said.append) == 0
+    assert flash.flash_board(args, report, said.append) == 0
     assert "bootloader" not in pico.events and report["copied"] == [] and report["hello"]["build"] == BUILD
 
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "device"))
 
 import linkfuzz  # noqa: E402
-from simtable import table  # noqa: E402
+from simtable import built, table  # noqa: E402
 
 from cardtable.link import COMMANDS  # noqa: E402
 
@@ -19,12 +19,7 @@ from cardtable.link import COMMANDS  # noqa: E402
 def _build(board, layout):
     from cardtable.hw_sim import MemStorage
 
-    gen = table(board, layout, storage=MemStorage(), history=False)
-    while True:
-        try:
-            next(gen)
-        except StopIteration as stop:
-            return stop.value
+    return built(table(board, layout, storage=MemStorage(), history=False))
 
 
 @pytest.fixture(scope="module")

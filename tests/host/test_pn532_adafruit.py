@@ -14,7 +14,7 @@ import serial  # noqa: E402
 from adafruit_pn532.uart import PN532_UART  # noqa: E402
 
 from cardtable.drivers import ndef  # noqa: E402
-from cardtable_host.sim.pn532_emu import PN532Emu, Tag  # noqa: E402
+from cardtable.sim.pn532_emu import PN532Emu, Tag  # noqa: E402
 from cardtable_host.sim.pty import PtyPN532  # noqa: E402
 
 UID = bytes.fromhex("04112233445566")

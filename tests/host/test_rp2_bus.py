@@ -15,7 +15,7 @@ from typing import Iterator
 import pytest
 
 from cardtable.table import config
-from cardtable_host.sim.pn532_emu import ACK, frame
+from cardtable.sim.pn532_emu import ACK, frame
 from cardtable_host.sim.rp2bus import OP_READ, OP_TAKE, OP_WRITE, Readers
 from cardtable_host.sim.table import _boards_dir
 

@@ -18,13 +18,12 @@ import json
 import os
 import resource
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostsupport import need_node
+from hostsupport import cardtable, need_node, start_sim
 
 pytest.importorskip("termios")  # ptys are POSIX only
 need_node()
@@ -47,10 +46,6 @@ AT_ONCE = 2
 TIMEOUT = 1500
 
 
-def cardtable(*args: str) -> list[str]:
-    return [sys.executable, "-m", "cardtable_host.cli", *args]
-
-
 def _children_cpu() -> float:
     """CPU seconds of the finished child processes (each sim and its chip)."""
     r = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -70,12 +65,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[i
         while todo or running:
             while todo and len(running) < AT_ONCE:
                 game, (board, seed, extra) = todo.pop(0)
-                base = out / game
-                with open(base.with_suffix(".out"), "wb") as so, open(base.with_suffix(".err"), "wb") as se:
-                    running[game] = (subprocess.Popen(
-                        cardtable("sim", game, "--board", board, "--bots", "all", "--seed", str(seed), "--json",
-                                  "--record", str(base.with_suffix(".jsonl")), *extra),
-                        stdout=so, stderr=se, env=env), base, time.monotonic())
+                proc, base = start_sim(out / game, game, "--board", board, "--seed", str(seed), *extra, env=env)
+                running[game] = (proc, base, time.monotonic())
             for game, (proc, base, t0) in list(running.items()):
                 if proc.poll() is not None:
                     done[game] = (proc.returncode, base, time.monotonic() - t0)
@@ -111,8 +102,7 @@ def test_rp2_board_plays_and_the_link_agrees_with_the_referee(game: str, runs: d
 
     lines = base.with_suffix(".jsonl").read_text().splitlines()
     assert json.loads(lines[0])["game"] == game and len(lines) == len(events) + 1
-    ref = subprocess.run(cardtable("referee", "--json", str(base.with_suffix(".jsonl"))), capture_output=True,
-                         text=True, timeout=120)
+    ref = cardtable("referee", "--json", str(base.with_suffix(".jsonl")))
     assert ref.returncode == 0, ref.stdout + ref.stderr
     verdict = json.loads(ref.stdout)
     assert verdict["ok"] and verdict["over"]

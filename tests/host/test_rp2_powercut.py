@@ -4,12 +4,15 @@ the next chip boots, and inside a `new` command; a new chip booted from the flas
 checked against what the host saw accepted (see host/cardtable_host/sim/powercut.py). And a
 flash with no room left: the table says so and goes on refereeing.
 
-Trials: $CARDTABLE_RP2_POWERCUT_TRIALS (default 25, five of each kind; `make bench` runs
-hundreds). Each costs a reboot of the chip or two: ~2.5 s of CPU, ~3 s of wall time on an
-idle machine, up to ~10 s on a loaded one.
+Trials: $CARDTABLE_RP2_POWERCUT_TRIALS (default 25, five of each kind, cut while the host plays
+on). Each costs a play and a reboot of the chip or two: ~2.5 s of CPU, ~3 s of wall time on an
+idle machine, up to ~10 s on a loaded one. The bulk of the trials are replayed on recorded plays
+(test_rp2_powercut_replay_*.py, 200; `make bench` runs hundreds of both); here too: a replayed
+cut's flash is byte for byte the flash a live cut at the same point leaves.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import subprocess
 import sys
@@ -23,6 +26,8 @@ from hostsupport import need_node
 pytest.importorskip("termios")  # ptys are POSIX only
 need_node()
 
+from cardtable import games, record  # noqa: E402
+from cardtable.rng import Random  # noqa: E402
 from cardtable.table import feedback  # noqa: E402
 from cardtable_host.link import Link  # noqa: E402
 from cardtable_host.sim import powercut  # noqa: E402
@@ -61,6 +66,42 @@ def test_power_cuts_lose_or_double_no_accepted_action_and_the_game_resumes_exact
     # some cuts fell inside the new game's writes (its answer never came)
     assert sum(n for o, n in tally["outcomes"].items() if o in ("new game kept", "new game dropped")) >= 1
     assert board.status()["boots"] == TRIALS + 1 + fell  # every cut booted a new chip from the flash
+
+
+@pytest.mark.parametrize("op_kind", ["program", "erase"])
+def test_a_replayed_cut_leaves_the_flash_byte_for_byte_as_a_live_cut_there(board: Rp2Board, op_kind: str) -> None:
+    # sim/cutreplay.py builds each trial's flash from the record of a play; here the same play
+    # is cut live part-way into a flash operation of an action, and the two flashes compared.
+    with Link(board.port, timeout=30) as link:
+        link.hello()
+        link.new("california-jacks", seats=2)
+        game = games.load("california-jacks", seats=2)
+        rng = Random(3)
+        for _ in range(3):  # a deal and two cards: the journal is a flash block now
+            action = game.bot_action(rng)
+            link.command("act", 60, True, action=record.encode(game, action))
+            game.apply(action)
+        board.record(True)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            cut = pool.submit(board.power_cut_at, op_kind=op_kind, frac=0.37, off_ms=-1, timeout=120)
+            time.sleep(0.2)  # armed before the action reaches the chip
+            sent = pool.submit(link.command, "act", 5, False, action=record.encode(game, game.bot_action(rng)))
+            at_ns = cut.result()["at_ns"]
+            concurrent.futures.wait([sent])
+    board.sync()
+    live = board.flash_file().read_bytes()
+    rec = board.record(False)
+    assert rec["broken"] == "the chip stopped"  # the record ends with the cut chip
+    k = len(rec["ops"]) - 1
+    kind, start, ns = rec["ops"][k][:3]
+    assert kind == op_kind and start < at_ns < start + ns  # the cut fell inside the op, the record's last
+    board.restore(k, at_ns - start, off=True)
+    assert board.flash_file().read_bytes() == live
+    if op_kind == "program":  # a program of journal text: neither undone nor done, but part-way
+        for whole in (k, k + 1):  # (an erase may find its sector erased already)
+            board.restore(whole, None, off=True)
+            assert board.flash_file().read_bytes() != live
+    assert board.reset() == "table"
 
 
 def test_a_full_flash_is_a_journal_fault_and_the_table_plays_on(board: Rp2Board) -> None:

@@ -74,7 +74,8 @@ def test_a_simulated_table_served_read_only_with_its_archive(tmp_path) -> None:
         assert r.returncode in (0, 1) and "line" not in r.stderr
         for page in ("", "overlay", "archive", "archive/1"):
             status, html = s.get(page)
-            assert status == 200 and "<html" in html
+            assert status == 200 and html.startswith("<!doctype html>\n<html"), html[:80]
+            assert html.count("<title>cardtable: ") == 1 and 'href="/static/style.css"' in html  # the shared head
         assert s.get("archive/9.jsonl")[0] == 404 and s.get("archive/x")[0] == 404
         # other board commands are refused, naming serve; so is a second serve on its board
         r = cardtable("pull", "-o", str(tmp_path / "pulled"))

@@ -4,51 +4,25 @@ screenshots of the table page kept in build/artifacts/ (CI keeps them)."""
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from pathlib import Path
 
 import pytest
+from browsersupport import ARTIFACTS, chromium, need_chromium, wait
 from hostsupport import need_node
 from servesupport import Serve
 
 pytest.importorskip("aiohttp")
-webdriver = pytest.importorskip("selenium.webdriver")
 need_node()
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "artifacts"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-if not (CHROMIUM and CHROMEDRIVER):
-    pytest.skip("Chromium and chromium-driver are not installed (apt-get install chromium "
-                "chromium-driver; .ci/run does)", allow_module_level=True)
+need_chromium()
 
 
 @pytest.fixture()
 def browser():
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1100,1000"):
-        opts.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
-
-
-def wait(driver, pred, timeout: float = 60, what: str = ""):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        got = driver.execute_script(pred)
-        if got:
-            return got
-        time.sleep(0.2)
-    raise AssertionError("timed out waiting for %s; page says: %s" % (
-        what, driver.execute_script("return document.body.innerText")[:2000]))
+    with chromium(1100, 1000) as driver:
+        driver.set_page_load_timeout(30)
+        yield driver
 
 
 def shot(driver, name: str) -> Path:

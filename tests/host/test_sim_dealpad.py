@@ -4,14 +4,10 @@ later), no hand ever crosses the link, and `cardtable referee` agrees with the p
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from hostsupport import need_node
+from hostsupport import SimRun, cardtable, need_node, sim_messages, sims
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
@@ -22,35 +18,17 @@ GAMES = {"nexus": 1, "fairies": 1, "california-jacks": 171, "fortyfives": 26, "n
 TIMEOUT = 300
 
 
-def cardtable(*args: str) -> list[str]:
-    return [sys.executable, "-m", "cardtable_host.cli", *args]
-
-
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, tuple[subprocess.Popen[bytes], Path]]]:
-    out = tmp_path_factory.mktemp("simpad")
-    procs = {}
-    env = dict(os.environ, NO_COLOR="1")
-    for game, seed in GAMES.items():
-        base = out / game
-        with open(base.with_suffix(".out"), "wb") as so, open(base.with_suffix(".err"), "wb") as se:
-            procs[game] = (subprocess.Popen(
-                cardtable("sim", game, "--bots", "all", "--deal-pad", "--seed", str(seed), "--json",
-                          "--record", str(base.with_suffix(".jsonl"))),
-                stdout=so, stderr=se, env=env), base)
-    yield procs
-    for proc, _ in procs.values():
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SimRun]]:
+    with sims(tmp_path_factory.mktemp("simpad"),
+              {game: ["--deal-pad", "--seed", str(seed)] for game, seed in GAMES.items()}) as procs:
+        yield procs
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_sim_deals_across_the_pad_and_refuses_revokes_at_once(game: str, runs: dict) -> None:
-    proc, base = runs[game]
-    proc.wait(timeout=TIMEOUT)
-    assert proc.returncode == 0, base.with_suffix(".err").read_text()[-3000:]
-    messages = [json.loads(ln) for ln in base.with_suffix(".out").read_text().splitlines() if ln.strip()]
+def test_sim_deals_across_the_pad_and_refuses_revokes_at_once(game: str, runs: dict[str, SimRun]) -> None:
+    base = runs[game][1]
+    messages = sim_messages(runs[game], TIMEOUT)
     result = [m for m in messages if m.get("type") == "result"][-1]
     assert result["over"] is True
     deals = [m for m in messages if m.get("type") == "event" and m.get("action", {}).get("act") == "deal"]
@@ -69,8 +47,7 @@ def test_sim_deals_across_the_pad_and_refuses_revokes_at_once(game: str, runs: d
     if game != "fairies":
         refused = [m for m in messages if m.get("type") == "verdict"]
         assert refused and all(m["reason"] for m in refused)  # the bots' slips, refused at once
-    ref = subprocess.run(cardtable("referee", "--json", str(base.with_suffix(".jsonl"))),
-                         capture_output=True, text=True, timeout=120)
+    ref = cardtable("referee", "--json", str(base.with_suffix(".jsonl")))
     assert ref.returncode == 0, ref.stdout + ref.stderr
     verdict = json.loads(ref.stdout)
     assert verdict["ok"] and verdict["over"] and verdict["scores"] == result["scores"]

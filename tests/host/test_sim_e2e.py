@@ -10,12 +10,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hostsupport import need_node
+from hostsupport import SimRun, cardtable, command, need_node, sim_messages, sims
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
@@ -34,42 +33,18 @@ GAMES = {
 TIMEOUT = 200
 
 
-def cardtable(*args: str) -> list[str]:
-    return [sys.executable, "-m", "cardtable_host.cli", *args]
-
-
-Run = tuple[subprocess.Popen[bytes], Path]
-
-
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Run]]:
-    """Every game's `cardtable sim` started at once (output to files, so none waits for its
-    reader); each test waits for its own."""
-    out = tmp_path_factory.mktemp("sim")
-    procs = {}
-    env = dict(os.environ, NO_COLOR="1")
-    for game, (seed, extra) in GAMES.items():
-        base = out / game
-        with open(base.with_suffix(".out"), "wb") as stdout, open(base.with_suffix(".err"), "wb") as stderr:
-            procs[game] = (subprocess.Popen(
-                cardtable("sim", game, "--bots", "all", "--seed", str(seed), "--json",
-                          "--record", str(base.with_suffix(".jsonl")), *extra),
-                stdout=stdout, stderr=stderr, env=env), base)
-    yield procs
-    for proc, _ in procs.values():
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+def runs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, SimRun]]:
+    """Every game's `cardtable sim` started at once; each test waits for its own."""
+    with sims(tmp_path_factory.mktemp("sim"),
+              {game: ["--seed", str(seed), *extra] for game, (seed, extra) in GAMES.items()}) as procs:
+        yield procs
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
-def test_sim_plays_to_the_end_and_the_link_agrees_with_the_referee(game: str, runs: dict[str, Run]) -> None:
-    proc, base = runs[game]
-    proc.wait(timeout=TIMEOUT)
-    stdout = base.with_suffix(".out").read_text()
-    rec = base.with_suffix(".jsonl")
-    assert proc.returncode == 0, base.with_suffix(".err").read_text()[-3000:]
-    messages = [json.loads(line) for line in stdout.splitlines() if line.strip()]
+def test_sim_plays_to_the_end_and_the_link_agrees_with_the_referee(game: str, runs: dict[str, SimRun]) -> None:
+    messages = sim_messages(runs[game], TIMEOUT)
+    rec = runs[game][1].with_suffix(".jsonl")
     start = messages[0]
     assert start["type"] == "sim" and start["port"].startswith("/dev/pts/") and start["game"] == game
     result = [m for m in messages if m.get("type") == "result"][-1]
@@ -91,8 +66,7 @@ def test_sim_plays_to_the_end_and_the_link_agrees_with_the_referee(game: str, ru
     # The journal pulled over the link, refereed on the host.
     lines = rec.read_text().splitlines()
     assert json.loads(lines[0])["game"] == game and len(lines) == len(events) + 1
-    ref = subprocess.run(cardtable("referee", "--json", str(rec)), capture_output=True, text=True,
-                         timeout=120)
+    ref = cardtable("referee", "--json", str(rec))
     assert ref.returncode == 0, ref.stdout + ref.stderr
     verdict = json.loads(ref.stdout)
     assert verdict["ok"] and verdict["over"]
@@ -102,7 +76,7 @@ def test_sim_plays_to_the_end_and_the_link_agrees_with_the_referee(game: str, ru
 
 def test_a_person_takes_a_seat_and_the_board_referees_the_typed_plays(tmp_path: Path) -> None:
     port_file = tmp_path / "port"
-    proc = subprocess.Popen(cardtable("sim", "nexus", "--bots", "1", "--seed", "1", "--port-file", str(port_file)),
+    proc = subprocess.Popen(command("sim", "nexus", "--bots", "1", "--seed", "1", "--port-file", str(port_file)),
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             env=dict(os.environ, NO_COLOR="1"))
     assert proc.stdin is not None and proc.stdout is not None

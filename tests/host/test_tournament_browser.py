@@ -12,39 +12,21 @@ from pathlib import Path
 
 import pytest
 
+from browsersupport import ARTIFACTS, chromium, need_chromium, wait
+
 pytest.importorskip("aiohttp")
-webdriver = pytest.importorskip("selenium.webdriver")
 
 from cardtable_host import broker as brokers  # noqa: E402
 from cardtable_host.directorweb import run_in_thread  # noqa: E402
 from cardtable_host.evening import Evening  # noqa: E402
 from cardtable_host.tourney import create  # noqa: E402
 
-ARTIFACTS = Path(__file__).resolve().parents[2] / "build" / "artifacts"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-if not (CHROMIUM and CHROMEDRIVER):
-    pytest.skip("Chromium and chromium-driver are not installed (apt-get install chromium "
-                "chromium-driver; .ci/run does)", allow_module_level=True)
+need_chromium()
 if not shutil.which("mosquitto_passwd"):
     pytest.skip("Mosquitto is not installed", allow_module_level=True)
 
 
-def wait(driver, js: str, timeout: float = 30, what: str = ""):  # type: ignore[no-untyped-def]
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        got = driver.execute_script(js)
-        if got:
-            return got
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting for %s; page: %s" % (what, driver.execute_script(
-        "return document.body.innerText")[:1500]))
-
-
 def test_director_page_follows_the_evening(tmp_path: Path) -> None:
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
     teams = [{"name": "Team %d" % i, "players": ["P%dA" % i, "P%dB" % i]} for i in range(1, 5)]
     tour = create(tmp_path / "t", teams, 2, prizes=["$200 ($100 each)", "Wine Gift Baskets"])
     creds = brokers.write_config(tour.dir / "broker", tour.id, 2)
@@ -57,81 +39,82 @@ def test_director_page_follows_the_evening(tmp_path: Path) -> None:
     assert no.value.code == 403
     with pytest.raises(urllib.error.HTTPError):
         urllib.request.urlopen(base + "login?key=" + creds["table1"])
-    opts = Options()
-    opts.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1200,900"):
-        opts.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
     try:
-        driver.get(base + "login?key=" + creds["director"])
-        wait(driver, "return document.querySelectorAll('#next tbody tr').length == 2", what="round 2 pairings")
-        ev.play_round(tour.state["rounds"][0])
-        # round 1 over: the standings show two wins, the tables their final scores, round 2 next
-        wait(driver, "return [...document.querySelectorAll('#standings tbody tr')]"
-                     ".filter(r => r.cells[3].textContent == '1').length == 2", what="round 1 standings")
-        tables = driver.execute_script("return [...document.querySelectorAll('#tables tbody tr')]"
-                                       ".map(r => [...r.cells].map(c => c.textContent))")
-        assert len(tables) == 2 and all(t[5] == "finished" and t[1] == "1" for t in tables)
-        nxt = driver.execute_script("return [...document.querySelectorAll('#next tbody tr')]"
-                                    ".map(r => r.cells[1].textContent)")
-        want = [" v ".join(tour.team_name(t) for t in g["teams"]) for g in tour.state["rounds"][2]["games"]]
-        assert sorted(nxt) == sorted(want)
-        for rnd in tour.state["rounds"][1:]:
-            ev.play_round(rnd)
-        wait(driver, "return document.getElementById('progress').textContent.includes('evening is over')",
-             what="the end")
-        rows = driver.execute_script("return [...document.querySelectorAll('#standings tbody tr')]"
-                                     ".map(r => [...r.cells].map(c => c.textContent))")
-        expect = [[str(r[k]) for k in ("rank", "name", "played", "won", "lost", "points_for", "points_against")]
-                  for r in tour.standings()]
-        assert rows == expect
-        prizes = driver.execute_script("return document.getElementById('prizes').innerText")
-        assert "First Place Team: $200 ($100 each)" in prizes and "Second Place Team: Wine Gift Baskets" in prizes
-        # a correction from the page: the first game's scores the other way round, audited
-        g = tour.state["rounds"][0]["games"][0]
-        was = tour.outcomes()[g["id"]]["scores"]
-        no_cookie = urllib.request.Request(base + "correct", data=json.dumps(
-            {"game": g["id"], "scores": [0, 0]}).encode(), method="POST")
-        with pytest.raises(urllib.error.HTTPError) as refused:
-            urllib.request.urlopen(no_cookie)
-        assert refused.value.code == 403
-        from selenium.webdriver.support.ui import Select
-
-        Select(driver.find_element("id", "c-game")).select_by_value(g["id"])
-        labels = [driver.find_element("id", "c-team%d" % i).text for i in (0, 1)]
-        assert labels == [tour.team_name(t) for t in g["teams"]]
-        for field, text in (("c-s0", str(was[1])), ("c-s1", str(was[0])), ("c-reason", "scores entered the wrong way round")):
-            driver.find_element("id", field).send_keys(text)
-        by = driver.find_element("id", "c-by")
-        by.clear()
-        by.send_keys("TD Ann")
-        driver.find_element("css selector", "#correct button").click()
-        wait(driver, "return document.getElementById('c-said').textContent.startsWith('corrected')", what="the answer")
-        fixed = [e for e in tour.log() if e["kind"] == "correction"]
-        assert len(fixed) == 1 and fixed[0]["game"] == g["id"] and fixed[0]["scores"] == [was[1], was[0]]
-        assert fixed[0]["before"] == was and fixed[0]["by"] == "TD Ann" and fixed[0]["at"]
-        assert fixed[0]["reason"] == "scores entered the wrong way round"
-        expect = [[str(r[k]) for k in ("rank", "name", "played", "won", "lost", "points_for", "points_against")]
-                  for r in tour.standings()]
-        assert expect != rows  # the winner changed hands
-        table_js = "return [...document.querySelectorAll('#standings tbody tr')].map(r => [...r.cells].map(c => c.textContent))"
-        end = time.monotonic() + 30
-        while driver.execute_script(table_js) != expect and time.monotonic() < end:
-            time.sleep(0.1)
-        assert driver.execute_script(table_js) == expect
-        wait(driver, "return document.getElementById('c-game').selectedOptions[0].textContent.endsWith('%d - %d')"
-             % (was[1], was[0]), what="the corrected game in the list")
-        # a correction the director's service refuses is answered on the page, and changes nothing
-        said = driver.execute_async_script(
-            "const done = arguments[0]; fetch('correct', {method: 'POST', body: JSON.stringify("
-            "{game: 'no-such-game', scores: [1, 2]})}).then(r => r.json().then(j => done([r.status, j])))")
-        assert said[0] == 400 and not said[1]["ok"] and "no game" in said[1]["error"]
-        assert len([e for e in tour.log() if e["kind"] == "correction"]) == 1
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(ARTIFACTS / "tournament-director.png"))
+        with chromium(1200, 900) as driver:
+            _follow(driver, base, tour, ev, creds)
     finally:
-        driver.quit()
         stop()
         ev.stop()
         b.stop()
+
+
+def _follow(driver, base: str, tour, ev, creds) -> None:  # type: ignore[no-untyped-def]
+    """The director's page through the evening, then a correction made on it."""
+    driver.get(base + "login?key=" + creds["director"])
+    wait(driver, "return document.querySelectorAll('#next tbody tr').length == 2", what="round 2 pairings")
+    ev.play_round(tour.state["rounds"][0])
+    # round 1 over: the standings show two wins, the tables their final scores, round 2 next
+    wait(driver, "return [...document.querySelectorAll('#standings tbody tr')]"
+                 ".filter(r => r.cells[3].textContent == '1').length == 2", what="round 1 standings")
+    # the tables' status: the director looks at it every quarter second (tablewatch)
+    wait(driver, "const t = [...document.querySelectorAll('#tables tbody tr')]"
+                 ".map(r => [...r.cells].map(c => c.textContent));"
+                 "return t.length == 2 && t.every(r => r[5] == 'finished' && r[1] == '1')",
+         what="both tables finished in round 1")
+    nxt = driver.execute_script("return [...document.querySelectorAll('#next tbody tr')]"
+                                ".map(r => r.cells[1].textContent)")
+    want = [" v ".join(tour.team_name(t) for t in g["teams"]) for g in tour.state["rounds"][2]["games"]]
+    assert sorted(nxt) == sorted(want)
+    for rnd in tour.state["rounds"][1:]:
+        ev.play_round(rnd)
+    wait(driver, "return document.getElementById('progress').textContent.includes('evening is over')",
+         what="the end")
+    rows = driver.execute_script("return [...document.querySelectorAll('#standings tbody tr')]"
+                                 ".map(r => [...r.cells].map(c => c.textContent))")
+    expect = [[str(r[k]) for k in ("rank", "name", "played", "won", "lost", "points_for", "points_against")]
+              for r in tour.standings()]
+    assert rows == expect
+    prizes = driver.execute_script("return document.getElementById('prizes').innerText")
+    assert "First Place Team: $200 ($100 each)" in prizes and "Second Place Team: Wine Gift Baskets" in prizes
+    # a correction from the page: the first game's scores the other way round, audited
+    g = tour.state["rounds"][0]["games"][0]
+    was = tour.outcomes()[g["id"]]["scores"]
+    no_cookie = urllib.request.Request(base + "correct", data=json.dumps(
+        {"game": g["id"], "scores": [0, 0]}).encode(), method="POST")
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(no_cookie)
+    assert refused.value.code == 403
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("id", "c-game")).select_by_value(g["id"])
+    labels = [driver.find_element("id", "c-team%d" % i).text for i in (0, 1)]
+    assert labels == [tour.team_name(t) for t in g["teams"]]
+    for field, text in (("c-s0", str(was[1])), ("c-s1", str(was[0])), ("c-reason", "scores entered the wrong way round")):
+        driver.find_element("id", field).send_keys(text)
+    by = driver.find_element("id", "c-by")
+    by.clear()
+    by.send_keys("TD Ann")
+    driver.find_element("css selector", "#correct button").click()
+    wait(driver, "return document.getElementById('c-said').textContent.startsWith('corrected')", what="the answer")
+    fixed = [e for e in tour.log() if e["kind"] == "correction"]
+    assert len(fixed) == 1 and fixed[0]["game"] == g["id"] and fixed[0]["scores"] == [was[1], was[0]]
+    assert fixed[0]["before"] == was and fixed[0]["by"] == "TD Ann" and fixed[0]["at"]
+    assert fixed[0]["reason"] == "scores entered the wrong way round"
+    expect = [[str(r[k]) for k in ("rank", "name", "played", "won", "lost", "points_for", "points_against")]
+              for r in tour.standings()]
+    assert expect != rows  # the winner changed hands
+    table_js = "return [...document.querySelectorAll('#standings tbody tr')].map(r => [...r.cells].map(c => c.textContent))"
+    end = time.monotonic() + 30
+    while driver.execute_script(table_js) != expect and time.monotonic() < end:
+        time.sleep(0.1)
+    assert driver.execute_script(table_js) == expect
+    wait(driver, "return document.getElementById('c-game').selectedOptions[0].textContent.endsWith('%d - %d')"
+         % (was[1], was[0]), what="the corrected game in the list")
+    # a correction the director's service refuses is answered on the page, and changes nothing
+    said = driver.execute_async_script(
+        "const done = arguments[0]; fetch('correct', {method: 'POST', body: JSON.stringify("
+        "{game: 'no-such-game', scores: [1, 2]})}).then(r => r.json().then(j => done([r.status, j])))")
+    assert said[0] == 400 and not said[1]["ok"] and "no game" in said[1]["error"]
+    assert len([e for e in tour.log() if e["kind"] == "correction"]) == 1
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / "tournament-director.png"))

@@ -187,7 +187,8 @@ def test_a_game_on_the_virtual_board_is_reported_and_counted(evening) -> None:  
         v = rules_referee.referee(lines)
         assert v["over"] and o["scores"] == v["scores"][:2] == p["scores"]
         assert json.loads(lines[0])["players"] == tour.seat_players(g)
-        assert d.status[2]["state"] == "finished"
+        # the director looks at the tables' status every quarter second (tablewatch)
+        assert mqttwire.wait_for(lambda: d.status.get(2, {}).get("state") == "finished", 5), d.status
     finally:
         t2.stop()
         d.stop()

@@ -277,10 +277,58 @@ def check_turn_words(g, rng):
             assert head.startswith("the ") or head.startswith("naming "), (g.ID, reason)
 
 
-@stepped
-def test_turn_reasons_name_what_the_seat_to_act_is_to_do():
+def check_phase_words(g, rng):
+    """Every verb the phase forbids is refused with the shared reason, whoever sends it:
+    'the bidding is not over: seat 2 is to bid', 'the round is over: seat 0 is to count their
+    nerts'; before the deal 'the cards must be dealt first'."""
+    seat = rng.below(g.seats)
+    verbs = [v for v in g.VERBS if v != "deal"]
+    if g.dealing:
+        for verb in verbs:
+            reason = g.check((seat, verb) + (None,) * len(g.VERBS[verb]))
+            assert reason == "the cards must be dealt first", (g.ID, verb, reason)
+        return
+    names = [p[0] for p in g.PHASES]
+    assert g.phase in names, "%s: its phase %r is not in its PHASES" % (g.ID, g.phase)
+    now = names.index(g.phase)
+    for verb in verbs:
+        if verb in g.PHASES[now][3]:
+            continue
+        then = [i for i in range(len(names)) if verb in g.PHASES[i][3]][0]
+        if then < now:
+            want = "%s is over: %s" % (g.PHASES[then][1], g.to_act())
+        else:
+            want = "%s is not over: %s" % (g.PHASES[now][1], g.to_act())
+        reason = g.check((seat, verb) + (None,) * len(g.VERBS[verb]))
+        assert reason == want, "%s: %s %s in %s -> %r" % (g.ID, seat, verb, g.phase, reason)
+
+
+def test_every_game_declares_its_phases():
+    """PHASES: each phase named in words, its verbs the game's own, every verb in some phase."""
     for name in games.GAMES:
-        yield from playouts(name, range(scaled(2)), check_turn_words)
+        cls = games.game_class(name)
+        assert cls.PHASES, "%s declares no PHASES" % name
+        allowed = []
+        for phase, called, todo, verbs in cls.PHASES:
+            assert called.startswith("the ") or called.startswith("naming "), (name, called)
+            assert type(todo) is str and todo, (name, phase)
+            for verb in verbs:
+                assert verb in cls.VERBS and verb != "deal", (name, phase, verb)
+            allowed.extend(verbs)
+        for verb in cls.VERBS:
+            assert verb == "deal" or verb in allowed, "%s: no phase allows %r" % (name, verb)
+        cls = None
+        games.unload(name)
+
+
+@stepped
+def test_turn_and_phase_reasons_name_what_the_seat_to_act_is_to_do():
+    def each(g, rng):
+        check_turn_words(g, rng)
+        check_phase_words(g, rng)
+
+    for name in games.GAMES:
+        yield from playouts(name, range(scaled(2)), each)
 
 
 def check_card_words(g, rng):

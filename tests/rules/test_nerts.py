@@ -110,6 +110,8 @@ def test_everyone_may_act_at_once_once_dealt():
     assert g.check((0, "center", c("AS#0"), 10)) == "the cards must be dealt first"
     g.apply((None, "deal", {}))
     assert g.turn == (0, 1, 2, 3) and not g.dealing
+    # nerts are counted once the round is over, not while everyone plays
+    assert g.check((2, "left", 3)) == "the round is not over: everyone is to play"
 
 
 # -- the deal and the layouts (R1) ---------------------------------------------------------------
@@ -461,11 +463,13 @@ def test_the_call_ends_the_round_and_later_plays_are_too_late():
     # a play made before the call that reaches the table late still counts
     assert why(g, 2, "AH", 4900) is None
     center(g, 2, "AH", 4900)
-    assert g.check((0, "draw")) == "the round is over"
-    assert g.check((0, "nerts", 5200)) == "the round is over"
+    assert g.check((0, "draw")) == "the round is over: seat 0 and seat 2 are to count their nerts"
+    assert g.check((0, "nerts", 5200)) == \
+        "the round is over: seat 0 and seat 2 are to count their nerts"
     assert g.check((1, "left", 0)) == "seat 1's nerts are already counted"
     g.apply((0, "left", 4))
     assert why(g, 0, "AD", 4950) == "too late: your nerts are already counted"
+    assert g.check((2, "stuck", 5300)) == "the round is over: seat 2 is to count their nerts"
 
 
 def test_a_play_timed_at_the_call_counts_and_one_a_millisecond_after_is_too_late():

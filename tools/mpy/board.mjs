@@ -27,10 +27,10 @@
 //   often enough to have seen the change.
 
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { Control, connect } from '../boardio.mjs';
 import {
-  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, emuAllowance, loadMicroPython, memfsMkdirs, parseSize,
+  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, commandLine, emuAllowance, loadMicroPython, memfsMkdirs, parseSize,
 } from './mp.mjs';
 
 const USAGE = `usage: node tools/mpy/board.mjs [options]
@@ -43,7 +43,7 @@ const USAGE = `usage: node tools/mpy/board.mjs [options]
   --install           (re)install main.py, lib and boards from the firmware tree into the
                       flash, keeping the other files (journals); implied when it is empty
   --lib DIR           device package to install as /lib (default firmware/lib)
-  --emu FILE          PN532 emulator module (default host/cardtable_host/sim/pn532_emu.py)
+  --emu FILE          PN532 emulator module (default firmware/lib/cardtable/sim/pn532_emu.py)
   --heap SIZE         the heap the table may keep, as on a Pico (default 192k); the emulated
                       readers get their own share on top (20 KB + 1 KB per reader). A step
                       that begins with more in use raises a fault on the link.
@@ -188,7 +188,8 @@ function firmwareFiles(o) {
   const lib = o.lib || path.join(fw, 'lib');
   const keep = (name) => /\.(py|mpy|json|txt|bin)$/.test(name);
   for (const [p, data] of readTree(lib, '/lib')) {
-    if (p.includes('__pycache__')) continue;
+    // the simulated hardware (the PN532 emulator) is the sim's, never a board's
+    if (p.includes('__pycache__') || p.startsWith('/lib/cardtable/sim/')) continue;
     if (data === null || keep(p)) files.set(p, data);
   }
   for (const [p, data] of readTree(path.join(fw, 'boards'), '/boards')) files.set(p, data);
@@ -222,8 +223,9 @@ function chooseLayout(board, game, layout) {
 
 // --- the board ----------------------------------------------------------------------------
 
-class Board {
+class Board extends Control {
   constructor(o) {
+    super();
     this.o = o;
     this.out = new FdWriter(1);
     this.mode = 'off';
@@ -246,7 +248,6 @@ class Board {
     this.pasting = null; // code bytes received in raw-paste mode, or null
     this.pasteWindow = 0; // bytes the host may still send before the next \x01
     this.lineEmpty = true;
-    this.control = null;
     this.lastSync = 0;
     this.timer = null;
     this.booting = null;
@@ -313,23 +314,26 @@ class Board {
     return d;
   }
 
+  // Every path of the flash in MEMFS with its stat, a folder before what it holds (not SIM_DIR).
+  *flashPaths(dir = '/') {
+    const FS = this.session.mp.FS;
+    for (const name of FS.readdir(dir)) {
+      if (name === '.' || name === '..') continue;
+      const p = path.posix.join(dir, name);
+      if (p === SIM_DIR) continue;
+      const st = FS.stat(p);
+      yield [p, st, FS.isDir(st.mode)];
+      if (FS.isDir(st.mode)) yield* this.flashPaths(p);
+    }
+  }
+
   // The flash as it is in MEMFS now.
   snapshot() {
     const FS = this.session.mp.FS;
     const out = new Map();
-    const walk = (dir) => {
-      for (const name of FS.readdir(dir)) {
-        if (name === '.' || name === '..') continue;
-        const p = path.posix.join(dir, name);
-        if (p === SIM_DIR) continue;
-        const st = FS.stat(p);
-        if (FS.isDir(st.mode)) {
-          out.set(p + '/', null);
-          walk(p);
-        } else out.set(p, Buffer.from(FS.readFile(p)));
-      }
-    };
-    walk('/');
+    for (const [p, , dir] of this.flashPaths()) {
+      out.set(dir ? p + '/' : p, dir ? null : Buffer.from(FS.readFile(p)));
+    }
     return out;
   }
 
@@ -341,39 +345,31 @@ class Board {
     this.lastSync = now;
     const FS = this.session.mp.FS;
     const seen = new Set();
-    const walk = (dir) => {
-      for (const name of FS.readdir(dir)) {
-        if (name === '.' || name === '..') continue;
-        const p = path.posix.join(dir, name);
-        if (p === SIM_DIR) continue;
-        const st = FS.stat(p);
-        const host = path.join(this.o.flash, p);
-        if (FS.isDir(st.mode)) {
-          seen.add(p + '/');
-          if (!this.synced.has(p + '/')) {
-            fs.mkdirSync(host, { recursive: true });
-            this.synced.set(p + '/', 'dir');
-          }
-          walk(p);
-          continue;
+    for (const [p, st, dir] of this.flashPaths()) {
+      const host = path.join(this.o.flash, p);
+      if (dir) {
+        seen.add(p + '/');
+        if (!this.synced.has(p + '/')) {
+          fs.mkdirSync(host, { recursive: true });
+          this.synced.set(p + '/', 'dir');
         }
-        seen.add(p);
-        const key = `${st.size}:${st.mtime.getTime()}`;
-        if (this.synced.get(p) !== key) {
-          const data = FS.readFile(p);
-          let same = false;
-          if (verify) {
-            try { same = Buffer.from(data).equals(fs.readFileSync(host)); } catch { same = false; }
-          }
-          if (!same) {
-            fs.mkdirSync(path.dirname(host), { recursive: true });
-            fs.writeFileSync(host, data);
-          }
-          this.synced.set(p, key);
-        }
+        continue;
       }
-    };
-    walk('/');
+      seen.add(p);
+      const key = `${st.size}:${st.mtime.getTime()}`;
+      if (this.synced.get(p) !== key) {
+        const data = FS.readFile(p);
+        let same = false;
+        if (verify) {
+          try { same = Buffer.from(data).equals(fs.readFileSync(host)); } catch { same = false; }
+        }
+        if (!same) {
+          fs.mkdirSync(path.dirname(host), { recursive: true });
+          fs.writeFileSync(host, data);
+        }
+        this.synced.set(p, key);
+      }
+    }
     const gone = [...this.synced.keys()].filter((p) => !seen.has(p)).sort().reverse();
     for (const p of gone) {
       const host = path.join(this.o.flash, p);
@@ -472,7 +468,7 @@ class Board {
   }
 
   emuPath() {
-    return this.o.emu || path.join(REPO_ROOT, 'host', 'cardtable_host', 'sim', 'pn532_emu.py');
+    return this.o.emu || path.join(REPO_ROOT, 'firmware', 'lib', 'cardtable', 'sim', 'pn532_emu.py');
   }
 
   installGlue(table) {
@@ -758,18 +754,6 @@ class Board {
 
   // -- the control channel ----------------------------------------------------------------
 
-  notify(obj) {
-    if (this.control && !this.control.destroyed) this.control.write(JSON.stringify(obj) + '\n');
-  }
-
-  reply(req, fields = {}) {
-    this.notify({ id: req.id ?? null, ok: true, ...fields });
-  }
-
-  fail(req, error) {
-    this.notify({ id: req.id ?? null, ok: false, error });
-  }
-
   readerOf(req) {
     const b = this.boardInfo;
     if (req.zone !== undefined) {
@@ -1015,36 +999,13 @@ class Board {
   quit(code) {
     this.stopTable();
     try { this.outFlush(); } catch { /* the reader is gone */ }
-    const end = () => process.exit(code);
-    if (this.control && !this.control.destroyed) this.control.end(end);
-    else end();
-    setTimeout(end, 200).unref();
-  }
-}
-
-function controlFd(o) {
-  if (o.controlFd !== null) return o.controlFd;
-  try {
-    fs.fstatSync(3);
-    return 3;
-  } catch {
-    return -1;
+    this.exit(code);
   }
 }
 
 async function main() {
-  let o;
-  try {
-    o = parseArgs(process.argv.slice(2));
-  } catch (e) {
-    if (!(e instanceof RunnerError)) throw e;
-    process.stderr.write(`board.mjs: ${e.message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (o.help) {
-    process.stdout.write(USAGE + '\n');
-    return 0;
-  }
+  const o = commandLine(parseArgs, 'board.mjs', USAGE);
+  if (typeof o === 'number') return o;
   const board = new Board(o);
   try {
     board.loadFlash();
@@ -1053,35 +1014,7 @@ async function main() {
     process.stderr.write(`board.mjs: ${e.message}\n`);
     return 2;
   }
-  const fd = controlFd(o);
-  if (fd >= 0) {
-    const sock = new net.Socket({ fd, readable: true, writable: true });
-    board.control = sock;
-    let buf = '';
-    sock.setEncoding('utf8');
-    sock.on('data', (text) => {
-      buf += text;
-      let nl;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (!line) continue;
-        let req;
-        try {
-          req = JSON.parse(line);
-        } catch {
-          board.notify({ id: null, ok: false, error: `not JSON: ${line.slice(0, 60)}` });
-          continue;
-        }
-        board.onControl(req);
-      }
-    });
-    sock.on('end', () => board.quit(0));
-    sock.on('error', () => board.quit(0));
-  }
-  process.stdin.on('data', (data) => board.onSerial(data));
-  process.stdin.on('end', () => board.quit(0));
-  process.on('SIGTERM', () => board.quit(0));
+  connect(board, o.controlFd, (data) => board.onSerial(data));
   await board.powerOn({ table: !o.repl });
   return null;
 }

@@ -4,7 +4,7 @@ Every function here is one top-level call from JavaScript, so the garbage of eac
 collected before the next (the WebAssembly port collects only between top-level calls).
 Functions return a status (OK, or FAILED with the exception kept for report()); none raises.
 The table is built the way main.py builds it (main.build), with the simulated hal
-(cardtable.hw_sim.SimHal) over emulated PN532s (the host's pn532_emu module, passed in),
+(cardtable.hw_sim.SimHal) over emulated PN532s (cardtable.sim.pn532_emu, passed in),
 files on the MEMFS root (cardtable.hal.FileStorage), real time, and the board's USB serial
 as this process's stdin (fed by JS) and stdout.
 """

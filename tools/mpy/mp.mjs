@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { writeAll } from '../boardio.mjs';
 
 export const TOOLS_DIR = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = path.resolve(TOOLS_DIR, '..', '..');
@@ -20,6 +21,25 @@ export const RUNNER_MEMFS_DIR = '/.mprun';
 const GLUE_RESERVE = 32 * 1024;
 
 export class RunnerError extends Error {}
+
+// A tool's options from its command line (parse throws RunnerError on a bad one), or the exit
+// status when there is nothing to run: 2 after a bad command line (said on stderr with the
+// usage), 0 after --help (the usage on stdout).
+export function commandLine(parse, name, usage) {
+  let o;
+  try {
+    o = parse(process.argv.slice(2));
+  } catch (e) {
+    if (!(e instanceof RunnerError)) throw e;
+    process.stderr.write(`${name}: ${e.message}\n${usage}\n`);
+    return 2;
+  }
+  if (o.help) {
+    process.stdout.write(usage + '\n');
+    return 0;
+  }
+  return o;
+}
 
 export function resolvePackage() {
   const override = process.env[ENV_PACKAGE];
@@ -89,18 +109,6 @@ export class FdWriter {
 }
 
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
-
-export function writeAll(fd, data) {
-  let off = 0;
-  while (off < data.length) {
-    try {
-      off += fs.writeSync(fd, data, off, data.length - off);
-    } catch (e) {
-      if (e.code !== 'EAGAIN') throw e;
-      Atomics.wait(sleepCell, 0, 0, 5);
-    }
-  }
-}
 
 // stdin for MicroPython: one byte per call from fd 0, null at end of input.
 function stdinReader() {

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  EXITED, MORE, OK, RAISED, REPO_ROOT, Progress, RunnerError, copyIn, copyOut, emuAllowance, formatSize,
+  EXITED, MORE, OK, RAISED, REPO_ROOT, Progress, RunnerError, commandLine, copyIn, copyOut, emuAllowance, formatSize,
   installRunner, joinList, loadMicroPython, parseSize, reportException, startWatchdog,
 } from './mp.mjs';
 
@@ -119,10 +119,8 @@ function checkMpyBuild() {
 function defaultLibs(o) {
   if (o.libs.length) return o.libs;
   if (o.mpy) checkMpyBuild();
-  // The simulated hardware (PN532 emulator, ...) is written in the device subset and lives in
-  // the host package; device tests import it from there.
-  return [{ host: o.mpy ? MPY_LIB : PY_LIB, memfs: '/lib' },
-          { host: path.join(REPO_ROOT, 'host'), memfs: '/lib' }];
+  // The simulated hardware the device tests use (cardtable.sim: the PN532 emulator) is in it.
+  return [{ host: o.mpy ? MPY_LIB : PY_LIB, memfs: '/lib' }];
 }
 
 function searchPath(first, libs) {
@@ -247,18 +245,8 @@ async function runTests(o, session, runner, progress) {
 }
 
 async function main() {
-  let o;
-  try {
-    o = parseArgs(process.argv.slice(2));
-  } catch (e) {
-    if (!(e instanceof RunnerError)) throw e;
-    process.stderr.write(`run.mjs: ${e.message}\n${USAGE}\n`);
-    return 2;
-  }
-  if (o.help) {
-    process.stdout.write(USAGE + '\n');
-    return 0;
-  }
+  const o = commandLine(parseArgs, 'run.mjs', USAGE);
+  if (typeof o === 'number') return o;
   const progress = new Progress();
   if (o.timeout > 0) await startWatchdog(o.timeout, progress.shared);
   let session;

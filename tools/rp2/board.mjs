@@ -27,13 +27,18 @@
 //   Requests: reset {repl}, powercut {off_ms, in_ns | op_kind: "erase" | "program", frac, skip,
 //   reboot: {in_ns | op_kind, frac, skip}} (reboot: cut the chip that boots next again, before
 //   its table is up; the reply comes once that cut fell, reboot_at_ns, or missed, null),
-//   press {button, hold_ms}, hold {button, down}, pixels, tone, status, sync, quit, and the
-//   devices' ops.
+//   record {on} (on: keep a FlashLog of this chip's play; off: stop it, reply its ops and
+//   serial lines), restore {upto, cut_ns, reboot} (the power goes, and a new chip boots from the
+//   flash the record says a cut cut_ns into operation upto leaves - null: before it starts;
+//   reboot as for powercut, the reply then waiting for that cut; off: no new chip, the flash
+//   saved), press {button, hold_ms},
+//   hold {button, down}, pixels, tone, status, sync, quit, and the devices' ops.
 
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
+import { Control, connect, writeAll } from '../boardio.mjs';
 import { Chip, bootromWords, flashFromUF2, FLASH_SIZE } from './chip.mjs';
+import { FlashLog } from './flashlog.mjs';
 import { Buttons, Ws2812 } from './parts.mjs';
 
 const USAGE = `usage: node tools/rp2/board.mjs --bootrom FILE (--image UF2 | --flash FILE) [options]
@@ -88,20 +93,9 @@ function parseArgs(argv) {
   return o;
 }
 
-function writeAll(fd, data) {
-  let off = 0;
-  while (off < data.length) {
-    try {
-      off += fs.writeSync(fd, data, off, data.length - off);
-    } catch (e) {
-      if (e.code !== 'EAGAIN') throw e;
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
-    }
-  }
-}
-
-export class Board {
+export class Board extends Control {
   constructor(o) {
+    super();
     this.o = o;
     this.bootrom = bootromWords(fs.readFileSync(o.bootrom));
     this.config = o.board ? JSON.parse(fs.readFileSync(o.board, 'utf8')) : null;
@@ -110,7 +104,6 @@ export class Board {
     this.mode = 'off';
     this.boots = 0;
     this.lastCause = null;
-    this.control = null;
     this.devices = [];
     this.ops = new Map();
     this.tail = '';
@@ -126,6 +119,7 @@ export class Board {
     this.held = new Set(); // buttons held down (through resets) by `hold`
     this.cut = null; // {op, frac, req}: cut the power inside the next flash operation of that kind
     this.pendingReset = null; // control requests waiting for the next boot's mode
+    this.rec = null; // a FlashLog of a chip's play (the record op)
     this.stats = { wallMs: 0, emuNs: 0 };
   }
 
@@ -176,7 +170,11 @@ export class Board {
     this.boots += 1;
     chip.log = (m) => this.log(m);
     chip.onSerial = (bytes) => this.fromDevice(bytes);
-    chip.usb.onFeed = (bytes) => this.lineLog('in', bytes);
+    chip.onFlashOp = (op, start) => this.rec?.flashOp(chip, op, start);
+    chip.usb.onDelivered = (bytes) => {
+      this.rec?.serial(chip, 'in', bytes);
+      this.lineLog('in', bytes);
+    };
     this.partial = { in: '', out: '' };
     chip.onOpen = () => {
       this.log(`USB open at ${(chip.nanos / 1e6).toFixed(1)} ms`);
@@ -199,6 +197,7 @@ export class Board {
 
   powerOff() {
     if (this.chip) {
+      if (this.rec?.chip === this.chip) this.rec.lost('the chip stopped');
       // The flash keeps what the chip had written: copy back the chip's array.
       this.flash.set(this.chip.flash);
       this.dirty = true;
@@ -311,6 +310,7 @@ export class Board {
   }
 
   fromDevice(bytes) {
+    this.rec?.serial(this.chip, 'out', bytes);
     this.lineLog('out', bytes);
     writeAll(1, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
     this.tail = (this.tail + Buffer.from(bytes).toString('latin1')).slice(-TAIL);
@@ -345,18 +345,6 @@ export class Board {
 
   // -- control ------------------------------------------------------------------------------
 
-  notify(obj) {
-    if (this.control && !this.control.destroyed) this.control.write(JSON.stringify(obj) + '\n');
-  }
-
-  reply(req, fields = {}) {
-    this.notify({ id: req.id ?? null, ok: true, ...fields });
-  }
-
-  fail(req, error) {
-    this.notify({ id: req.id ?? null, ok: false, error });
-  }
-
   onControl(req) {
     try {
       this.handle(req);
@@ -390,6 +378,20 @@ export class Board {
         if (off >= 0) this.timer = setTimeout(() => this.powerOn(), off);
         return;
       }
+      case 'record':
+        if (req.on) {
+          if (!chip) throw new Error('the board is off');
+          this.rec = new FlashLog(chip);
+          this.reply(req, { ops: this.rec.ops.length });
+        } else {
+          if (!this.rec) throw new Error('nothing recorded');
+          this.rec.stop();
+          this.reply(req, this.rec.summary());
+        }
+        return;
+      case 'restore':
+        this.restore(req);
+        return;
       case 'press': {
         if (!chip) throw new Error('the board is off');
         const hold = Number(req.hold_ms ?? PRESS_MS) * 1e6;
@@ -485,6 +487,31 @@ export class Board {
     this.cut = { off_ms: 0, req: null, boot, cancel };
   }
 
+  // A power cut at a point of the record (see FlashLog.image): the chip now goes without
+  // touching the flash (its RAM lost), and a new chip boots from that point's flash.
+  restore(req) {
+    if (!this.rec) throw new Error('nothing recorded');
+    const flash = this.rec.image(Number(req.upto), req.cut_ns === undefined || req.cut_ns === null ? null : Number(req.cut_ns));
+    if (this.rec.chip === this.chip) this.rec.lost('the chip stopped');
+    if (this.cut?.cancel) this.cut.cancel();
+    this.cut = null;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.chip = null;
+    this.lastCause = 'power';
+    this.setMode('stopped');
+    this.flash = flash;
+    this.dirty = true;
+    if (req.off) { // stay off, the flash saved: what a cut there leaves, to compare
+      this.saveFlash(true);
+      this.reply(req, { restored: Number(req.upto) });
+      return;
+    }
+    this.powerOn();
+    if (req.reboot) this.armBootCut(req.reboot, { req, first: { restored: Number(req.upto) } });
+    else this.reply(req, { restored: Number(req.upto) });
+  }
+
   async loadDevices() {
     for (const file of this.o.devices) {
       const mod = await import(file);
@@ -500,20 +527,7 @@ export class Board {
       this.dirty = true;
     }
     try { this.saveFlash(true); } catch { /* nothing to save to */ }
-    const end = () => process.exit(code);
-    if (this.control && !this.control.destroyed) this.control.end(end);
-    else end();
-    setTimeout(end, 200).unref();
-  }
-}
-
-function controlFd(o) {
-  if (o.controlFd !== null) return o.controlFd;
-  try {
-    fs.fstatSync(3);
-    return 3;
-  } catch {
-    return -1;
+    this.exit(code);
   }
 }
 
@@ -533,35 +547,7 @@ async function main() {
     return 2;
   }
   await board.loadDevices();
-  const fd = controlFd(o);
-  if (fd >= 0) {
-    const sock = new net.Socket({ fd, readable: true, writable: true });
-    board.control = sock;
-    let buf = '';
-    sock.setEncoding('utf8');
-    sock.on('data', (text) => {
-      buf += text;
-      let nl;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl).trim();
-        buf = buf.slice(nl + 1);
-        if (!line) continue;
-        let req;
-        try {
-          req = JSON.parse(line);
-        } catch {
-          board.notify({ id: null, ok: false, error: `not JSON: ${line.slice(0, 60)}` });
-          continue;
-        }
-        board.onControl(req);
-      }
-    });
-    sock.on('end', () => board.quit(0));
-    sock.on('error', () => board.quit(0));
-  }
-  process.stdin.on('data', (data) => board.toDevice(data));
-  process.stdin.on('end', () => board.quit(0));
-  process.on('SIGTERM', () => board.quit(0));
+  connect(board, o.controlFd, (data) => board.toDevice(data));
   board.powerOn();
   return null;
 }

@@ -3,7 +3,7 @@
 //
 // The wire faces live here (addresses, ACKs, the mux's control register, the PN532's I2C
 // status byte and its SPI op bytes, bit order); the PN532s themselves (frames, commands,
-// tags) are host/cardtable_host/sim/pn532_emu.py in the Python process that started us,
+// tags) are firmware/lib/cardtable/sim/pn532_emu.py in the Python process that started us,
 // reached over a blocking socket (BusLink): while it answers, this whole process (the
 // chip included) waits, so emulated time does not move. Only a transaction that needs a
 // PN532's answer asks (an I2C read, an SPI status or data read); writes are sent and not
@@ -98,6 +98,14 @@ export class BusLink {
 
   /** The reader's RSTPDN was pulsed low: it restarts. */
   rstpdn(reader, nanos) { this._send(OP_RSTPDN, reader, nanos, null); }
+
+  /** Any request with a reply (op, reader, emulated ns): the reply's body. */
+  ask(op, reader, nanos) {
+    this._send(op, reader, nanos, null);
+    this.calls++;
+    const len = this._readExactly(4).readUInt32LE(0);
+    return this._readExactly(len);
+  }
 
   /** [ready, frame]: is a frame ready for the host, and which (not taken). */
   read(reader, nanos) {

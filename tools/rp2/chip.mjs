@@ -71,6 +71,63 @@ export function bootromWords(bin) {
   return words;
 }
 
+// --- flash operations ------------------------------------------------------------------------
+
+/**
+ * flash_range_erase as the bootrom does it: 64 KB blocks where aligned, 4 KB sectors elsewhere.
+ * An op: {kind, offset, size, ns (its time), done(flash), cut(flash, ns): the state a power cut
+ * ns after its start leaves}. A cut leaves the sectors before it erased and the one in progress
+ * half-way (every other byte of its erased part: a NOR erase cut short leaves cells in between).
+ */
+export function eraseOp(offset, count) {
+  const steps = [];
+  const from = offset >>> 0;
+  const end = Math.min(from + count, FLASH_SIZE);
+  let t = 0;
+  for (let at = from; at < end;) {
+    const big = at % BLOCK === 0 && end - at >= BLOCK;
+    const size = big ? BLOCK : SECTOR;
+    t += big ? BLOCK_ERASE_NS : SECTOR_ERASE_NS;
+    steps.push([at, size, t]);
+    at += size;
+  }
+  return {
+    kind: 'erase',
+    offset: from,
+    size: Math.max(0, end - from),
+    ns: t,
+    done: (flash) => { for (const [a, n] of steps) flash.fill(0xff, a, a + n); },
+    cut: (flash, ns) => {
+      let prev = 0;
+      for (const [a, n, tEnd] of steps) {
+        if (tEnd <= ns) flash.fill(0xff, a, a + n);
+        else {
+          const frac = (ns - prev) / (tEnd - prev);
+          for (let k = 0; k < n * frac; k += 2) flash[a + k] = 0xff;
+          break;
+        }
+        prev = tEnd;
+      }
+    },
+  };
+}
+
+/** flash_range_program of src at offset (NOR programming only clears bits); an op as above.
+ * A cut leaves the bytes programmed so far, page by page at the page program's rate. */
+export function programOp(offset, src) {
+  const at = offset >>> 0;
+  const n = src.length;
+  const write = (flash, upto) => { for (let k = 0; k < upto; k++) flash[at + k] &= src[k]; };
+  return {
+    kind: 'program',
+    offset: at,
+    size: n,
+    ns: Math.max(1, Math.ceil(n / PAGE)) * PAGE_PROGRAM_NS,
+    done: (flash) => write(flash, n),
+    cut: (flash, ns) => write(flash, Math.min(n, Math.floor((ns / PAGE_PROGRAM_NS) * PAGE))),
+  };
+}
+
 // --- USB: the host side of the CDC link -----------------------------------------------------
 
 const SETUP_OUT_STD = 0x00;
@@ -112,6 +169,7 @@ function cdcEndpoints(desc) {
 class CdcHost {
   constructor(usb, onData, onOpen) {
     this.usb = usb;
+    this.onDelivered = null; // (Uint8Array) => void: bytes the device has just taken
     this.onData = onData;
     this.onOpen = onOpen;
     this.state = 'reset';
@@ -122,7 +180,6 @@ class CdcHost {
     this.txBytes = 0;
     this.armed = 0; // size of the OUT buffer the device armed and we hold, 0: none
     this.open = false;
-    this.onFeed = null; // (Uint8Array) => void: host bytes as the device takes them
     usb.onUSBEnabled = () => usb.resetDevice();
     usb.onResetReceived = () => {
       this.state = 'address';
@@ -207,8 +264,8 @@ class CdcHost {
     }
     this.txBytes -= n;
     this.armed = 0;
-    this.onFeed?.(buf);
     this.usb.endpointReadDone(this.ep.out, buf);
+    this.onDelivered?.(buf);
   }
 }
 
@@ -230,7 +287,8 @@ export class Chip {
     this.flash.set(flash);
     this.resetCause = null; // 'reset' | 'watchdog' | 'break' once the firmware asked to stop
     this.stopped = false;
-    this.busy = null; // a flash operation in progress: {end, done(), cut(ns)}
+    this.busy = null; // a flash operation in progress: {op, start, end, done(), cut(ns)}
+    this.onFlashOp = null; // (op, startNs) => void: every erase and program as it starts
     this.stopAtNs = Infinity;
     this.breaks = 0;
     this.flashOps = { erase: 0, program: 0, bytesErased: 0, bytesProgrammed: 0 };
@@ -318,62 +376,33 @@ export class Chip {
     core.PC = core.LR & ~1; // return to the caller (the other four have nothing to do here)
   }
 
-  // flash_range_erase(offset, count, block_size, block_cmd): as the bootrom does, 64 KB blocks
-  // where aligned, 4 KB sectors elsewhere.
+  // flash_range_erase(offset, count, block_size, block_cmd).
   erase(offset, count) {
-    const steps = [];
-    let at = offset >>> 0;
-    const end = Math.min(at + count, FLASH_SIZE);
-    let t = 0;
-    while (at < end) {
-      const big = at % BLOCK === 0 && end - at >= BLOCK;
-      const size = big ? BLOCK : SECTOR;
-      t += big ? BLOCK_ERASE_NS : SECTOR_ERASE_NS;
-      steps.push([at, size, t]);
-      at += size;
-    }
-    this.flashOps.erase += 1;
-    this.flashOps.bytesErased += end - (offset >>> 0);
-    const flash = this.flash;
-    const start = this.clock.nanos;
-    this.busy = {
-      start,
-      end: start + t,
-      done: () => { for (const [a, n] of steps) flash.fill(0xff, a, a + n); },
-      // Cut at ns after the start: earlier sectors erased; the one in progress half-way
-      // (every other byte of it erased: a NOR erase cut short leaves cells in between).
-      cut: (ns) => {
-        let prev = 0;
-        for (const [a, n, tEnd] of steps) {
-          if (tEnd <= ns) flash.fill(0xff, a, a + n);
-          else {
-            const frac = (ns - prev) / (tEnd - prev);
-            for (let k = 0; k < n * frac; k += 2) flash[a + k] = 0xff;
-            break;
-          }
-          prev = tEnd;
-        }
-      },
-    };
+    this.startFlashOp(eraseOp(offset, count));
   }
 
-  // flash_range_program(offset, data, count): NOR programming only clears bits.
+  // flash_range_program(offset, data, count): the bytes read from the chip's memory now.
   program(offset, data, count) {
-    const at = offset >>> 0;
-    const n = Math.min(count, FLASH_SIZE - at);
+    const n = Math.min(count, FLASH_SIZE - (offset >>> 0));
     const src = new Uint8Array(n);
     for (let k = 0; k < n; k++) src[k] = this.mcu.readUint8(data + k);
-    this.flashOps.program += 1;
-    this.flashOps.bytesProgrammed += n;
-    const pages = Math.max(1, Math.ceil(n / PAGE));
+    this.startFlashOp(programOp(offset, src));
+  }
+
+  // The core stalls for op.ns (see run); onFlashOp (a recorder) sees each op as it starts.
+  startFlashOp(op) {
+    const f = this.flashOps;
+    if (op.kind === 'erase') {
+      f.erase += 1;
+      f.bytesErased += op.size;
+    } else {
+      f.program += 1;
+      f.bytesProgrammed += op.size;
+    }
     const flash = this.flash;
-    const write = (upto) => { for (let k = 0; k < upto; k++) flash[at + k] &= src[k]; };
-    this.busy = {
-      start: this.clock.nanos,
-      end: this.clock.nanos + pages * PAGE_PROGRAM_NS,
-      done: () => write(n),
-      cut: (ns) => write(Math.min(n, Math.floor((ns / PAGE_PROGRAM_NS) * PAGE))),
-    };
+    const start = this.clock.nanos;
+    this.onFlashOp?.(op, start);
+    this.busy = { op, start, end: start + op.ns, done: () => op.done(flash), cut: (ns) => op.cut(flash, ns) };
   }
 
   // -- pins -------------------------------------------------------------------------------------

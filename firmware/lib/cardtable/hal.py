@@ -2,7 +2,7 @@
 # Each interface is a tiny base class: ``hw_rp2`` implements it on a Raspberry Pi Pico and
 # ``hw_sim`` in memory (tests, the virtual board). Rules never touch these; the controller does.
 #
-# - Clock:   ``ticks_ms()`` (wrapping, compare with ``ticks_diff``), ``sleep_ms(ms)``.
+# - Clock:   ``ticks_ms()``, ``ticks_us()`` (wrapping, compare with ``ticks_diff``), ``sleep_ms(ms)``.
 # - Storage: ``open(path, mode)`` with binary modes "rb", "wb", "ab" giving a file with
 #   ``read(n)`` (b"" at the end), ``write(b)``, ``flush()`` (the commit point on littlefs),
 #   ``close()``; ``listdir``, ``remove``, ``rename`` (replaces the target), ``mkdir``,
@@ -16,9 +16,11 @@
 # - Serial:  ``read_byte()`` returns a byte or -1 without blocking; ``write(data)``.
 # - Watchdog: ``start(ms)``, ``feed()``, ``keep_fed()`` (from a timer, once the loop stopped).
 # - Hal:     holds one of each plus ``readers`` (PN532-like: ``init()``, ``poll()`` -> UID or
-#   None, ``read_text()``, ``release()``; errors are OSError) and ``mem_free()``.
+#   None, ``read_text()``, ``release()``; errors are OSError), ``mem_free()`` and
+#   ``on_falling(pin, fn)`` (a reader's IRQ line).
 from cardtable.compat import ticks_add, ticks_diff
 from cardtable.compat import ticks_ms as _ticks_ms
+from cardtable.compat import ticks_us as _ticks_us
 
 BUTTON = 1
 TURN = 2
@@ -29,6 +31,9 @@ class Clock:
 
     def ticks_ms(self):
         return _ticks_ms()
+
+    def ticks_us(self):
+        return _ticks_us()
 
     def sleep_ms(self, ms):
         try:
@@ -201,6 +206,11 @@ class Hal:
         self.serial = serial
         self.readers = readers
         self.wdt = wdt or Watchdog()
+
+    def on_falling(self, pin, fn):
+        """Call fn(pin) at each falling edge of an input pin, from a hard interrupt where the
+        port has them: fn must not allocate."""
+        pin.irq(handler=fn, trigger=pin.IRQ_FALLING, hard=True)
 
     def mem_free(self):
         """Free heap in bytes, -1 where the port cannot say (WebAssembly grows its heap)."""

@@ -1,7 +1,7 @@
 """Simulated hardware: every hal interface in memory, easy to drive from a test or the virtual board."""
 # ``SimHal(board)`` gives a table with a fake reader per zone; ``SimHal(board, emu=pn532_emu)``
-# puts an emulated PN532 (the host's ``cardtable_host.sim.pn532_emu`` module, passed in so the
-# device package never imports host code) behind the real drivers on simulated buses instead.
+# puts an emulated PN532 (``cardtable.sim.pn532_emu``, passed in: the board never has it) behind
+# the real drivers on simulated buses instead.
 # Either way: ``place(zone, code)``, ``lift(zone)``, ``press(button)``, ``turn(encoder, steps)``,
 # ``kill(zone)``/``revive(zone)``, ``serial.feed(bytes)`` and ``serial.lines()``; the clock moves
 # only when told (``clock.advance(ms)``, or ``ms_per_step`` per ``tick()``).
@@ -29,6 +29,9 @@ class SimClock(hal.Clock):
 
     def ticks_ms(self):
         return self.now
+
+    def ticks_us(self):
+        return (self.now * 1000) & 0x3FFFFFFF
 
     def sleep_ms(self, ms):
         self.advance(ms)

@@ -21,6 +21,11 @@
 #   action), ``seat``, ``reason`` (in words a player understands), ``from``.
 # - ``state``: ``seq`` and ``view``, the spectator view (``view(None)``: never a hand, the
 #   kitty's hidden cards or the deck order). Sent after every change and on request.
+#   A finished team game (Forty-Fives) adds ``agree``: each team's answer to the result,
+#   0 not yet, 1 agreed, 2 disputed.
+# - ``agree``: a team answered the finished game's result (its ``agree``/``dispute`` button,
+#   a tap on a partner's tap pad, or the host's ``press``): ``team``, ``answer``
+#   (``"agree"`` or ``"dispute"``), ``agree`` (both teams' answers, as in ``state``), ``from``.
 # - ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a foreign tag, no
 #   card of this game; ``two_tags``: two tags on one pad; ``torn``: the card left mid-read;
 #   ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
@@ -50,7 +55,7 @@
 #   ``{"cmd": "act", "id": 7, "action": {"seat": 1, "act": "bid", "bid": 20}}``.
 #   ok with ``seq`` and ``events``; error with the reason if the rules reject it.
 # - ``undo``: takes back the last action; ok with ``action`` (what was undone) and ``seq``.
-# - ``state``: ok with ``seq`` and ``view`` (spectator).
+# - ``state``: ok with ``seq`` and ``view`` (spectator), and ``agree`` as in the message.
 # - ``log``: optional ``game`` (a number from ``games``; default the current game). Streams
 #   the journal as ``log`` messages, a few per step, then ok with ``game`` and ``lines``.
 # - ``config``: ok with ``board``, ``layout``, ``game``, ``layouts``, ``zones`` (zone ->
@@ -59,7 +64,8 @@
 #   ``layout``): saves them to the board's config file, used from the next boot.
 # - ``games``: ok with ``games``: ``[{"number": 3, "bytes": 2048, "current": true}, ...]``.
 # - ``press``: ``button``, a button meaning of the layout's game (``"bid 20"``, ``"pass"``,
-#   ``"trump H"``, ``"suit M"``, ``"nerts 2"``, ``"confirm"``, ``"undo"``), pressed as that
+#   ``"trump H"``, ``"suit M"``, ``"nerts 2"``, ``"confirm"``, ``"undo"``, ``"agree 1"``,
+#   ``"dispute 0"`` (a team game's answer to its result)), pressed as that
 #   button would be, whether or not the table has one. ok with ``seq`` and ``events`` if it
 #   made an action, ``undone`` and ``seq`` if it took one back, nothing more if it only set
 #   something up (a suit for the next lead); error with the reason if the rules reject it,

@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
 def _mistake(g, rng: Random):
     """Now and then, an illegal card a careless player might put down (trick games)."""
     hands = getattr(g, "hands", None)
-    if hands is None or getattr(g, "phase", "") != "play" or rng.below(8):
+    if hands is None or "play" not in g.VERBS or g.phase != "play" or rng.below(8):
         return None
     seat = g.turn[0]
     legal = g.legal(seat)

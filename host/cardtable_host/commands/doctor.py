@@ -253,10 +253,7 @@ def _restart(args: argparse.Namespace, port: str, rep: dict[str, Any], hold: Any
     if rep.get("maintenance"):
         say("the board is in maintenance mode: finishing the flash (cardtable flash) ...")
         hold.release()  # flash holds the port itself
-        fargs = argparse.Namespace(port=port, board=None, layout=None, dry_run=False, any_version=False,
-                                   no_reset=False, json=False, verbose=False)
-        report: dict[str, Any] = {}
-        flash._flash(fargs, report, say)
+        flash.flash_board(flash.FlashOptions(port=port), {}, say)
         return
     say("the board is at the REPL: restarting the table ...")
     board = flash.Board(port)

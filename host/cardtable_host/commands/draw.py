@@ -21,4 +21,4 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return drawings.main(["--check"] if args.check else [])
+    return drawings.draw(check=args.check)

@@ -415,11 +415,9 @@ def run(args: argparse.Namespace) -> int:
     cls = games.game_class(args.game)
     if args.owner is not None and not getattr(cls, "OWNED", False):
         owned = [g for g in sorted(games.GAMES) if getattr(games.game_class(g), "OWNED", False)]
-        print("cardtable enroll: --owner is for %s decks only" % " and ".join(owned), file=sys.stderr)
-        return 2
+        raise UsageError("--owner is for %s decks only" % " and ".join(owned))
     if args.owner is not None and not 0 <= args.owner < cls.SEATS[1]:
-        print("cardtable enroll: --owner is a seat number, 0 to %d" % (cls.SEATS[1] - 1), file=sys.stderr)
-        return 2
+        raise UsageError("--owner is a seat number, 0 to %d" % (cls.SEATS[1] - 1))
     codes = deck_codes(args.game, args.owner)
     if args.cards:
         fam = deck(games.game_class(args.game).DECK)
@@ -431,28 +429,24 @@ def run(args: argparse.Namespace) -> int:
             except (BadCard, ValueError):
                 c = ""
             if c not in codes:
-                print("cardtable enroll: %r is not a card of the %s deck%s" % (
-                    text, args.game, "" if args.owner is None else " of owner %d" % args.owner),
-                    file=sys.stderr)
-                return 2
+                raise UsageError("%r is not a card of the %s deck%s" % (
+                    text, args.game, "" if args.owner is None else " of owner %d" % args.owner))
             wanted.append(c)
         codes = wanted
     out = sys.stderr if args.json else sys.stdout
     if args.board_port is not None:
         return _run_board(args, codes, out)
     if args.zone:
-        print("cardtable enroll: --zone is for --board-port (the table's own readers)", file=sys.stderr)
-        return 2
+        raise UsageError("--zone is for --board-port (the table's own readers)")
     if not driver_installed():
         raise UsageError("--port needs Adafruit's PN532 driver, an optional part of cardtable: "
                          "pip install 'cardtable[enroll]'")
     try:
         reader = UartReader(args.port)
     except Exception as e:  # serial.SerialException, the driver's RuntimeError
-        print("cardtable enroll: no PN532 answers on %s (%s). Check: the adapter is plugged in, "
-              "TX goes to RX and RX to TX, the breakout is in HSU/UART mode, and it has power."
-              % (args.port, e), file=sys.stderr)
-        return 2
+        raise UsageError("no PN532 answers on %s (%s). Check: the adapter is plugged in, "
+                         "TX goes to RX and RX to TX, the breakout is in HSU/UART mode, and it has power."
+                         % (args.port, e)) from None
     ic, ver, rev, _ = reader.firmware
     print("PN532 on %s (IC %02x, firmware %d.%d); %s deck: %d cards" % (
         args.port, ic, ver, rev, args.game, len(codes)), file=out, flush=True)
@@ -475,19 +469,16 @@ def _run_board(args: argparse.Namespace, codes: list[str], out: Any) -> int:
             hello = link.hello()
             readers = {r.get("zone"): r for r in link.health().get("readers") or []}
         except LinkError as e:
-            print("cardtable enroll: the board on %s does not answer (%s): is the table running?"
-                  % (port, e), file=sys.stderr)
-            return 2
+            raise UsageError("the board on %s does not answer (%s): is the table running?"
+                             % (port, e)) from None
         r = readers.get(args.zone)
         if r is None:
-            print("cardtable enroll: %s: which reader are the tags laid on? --zone %s" % (
+            raise UsageError("%s: which reader are the tags laid on? --zone %s" % (
                 "no zone %s on this board" % args.zone if args.zone else "--zone is needed",
-                "|".join(str(z) for z in readers)), file=sys.stderr)
-            return 2
+                "|".join(str(z) for z in readers)))
         if not r.get("up"):
-            print("cardtable enroll: the reader of zone %s is down (%s)" % (
-                args.zone, r.get("error") or "it does not answer"), file=sys.stderr)
-            return 2
+            raise UsageError("the reader of zone %s is down (%s)" % (
+                args.zone, r.get("error") or "it does not answer"))
         print("reader of zone %s on %s (%s, PN532 firmware %s); %s deck: %d cards" % (
             args.zone, hello.get("board"), port, r.get("fw") or "?", args.game, len(codes)),
             file=out, flush=True)

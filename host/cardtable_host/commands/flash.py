@@ -4,20 +4,21 @@ from __future__ import annotations
 import argparse
 import base64
 import contextlib
+import dataclasses
 import hashlib
 import importlib.util
 import io
 import json
 import os
 import re
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from cardtable_host import boardfind, imageinstall, portlock
+from cardtable_host.commands import options
 from cardtable_host.firmwarefiles import device_lib, firmware_dir
-from cardtable_host.errors import CardtableError
+from cardtable_host.errors import CardtableError, Interrupted
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint
 
@@ -455,26 +456,47 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--verbose", "-v", action="store_true", help="name every file copied")
 
 
+@dataclasses.dataclass
+class FlashOptions:
+    """What flash is asked to do: its command line (add_arguments), typed."""
+
+    port: str | None = None
+    board: str | None = None
+    layout: str | None = None
+    dry_run: bool = False
+    mpy: bool = False
+    uf2: str | None = None
+    drive: str | None = None
+    any_version: bool = False
+    no_reset: bool = False
+    json: bool = False
+    verbose: bool = False
+
+
 def run(args: argparse.Namespace) -> int:
+    opts = options(FlashOptions, args)
     report: dict[str, Any] = {"ok": False}
-    say: Callable[[str], None] = (lambda s: None) if args.json else (lambda s: print(s, flush=True))
+    say: Callable[[str], None] = (lambda s: None) if opts.json else (lambda s: print(s, flush=True))
     try:
-        status = _flash(args, report, say)
+        return flash_board(opts, report, say)
     except CardtableError as e:
         report["error"] = str(e)
-        print("cardtable flash: %s" % e, file=sys.stderr)
-        status = e.status
+        e.reported = True  # the report below says it
+        raise
     except KeyboardInterrupt:
         report["error"] = "interrupted"
-        print("\ncardtable flash: interrupted; run it again to finish (a board left in maintenance "
-              "mode starts the table once a flash finishes)", file=sys.stderr)
-        status = 130
-    if args.json:
-        print(json.dumps(report))
-    return status
+        if not opts.json:
+            print()  # off the line the terminal's ^C is on
+        raise Interrupted("interrupted; run it again to finish (a board left in maintenance mode "
+                          "starts the table once a flash finishes)", reported=True) from None
+    finally:
+        if opts.json:
+            print(json.dumps(report))
 
 
-def _flash(args: argparse.Namespace, report: dict[str, Any], say: Callable[[str], None]) -> int:
+def flash_board(args: FlashOptions, report: dict[str, Any], say: Callable[[str], None]) -> int:
+    """Flash as `cardtable flash` does, saying each step with say and filling report (what
+    --json prints); CardtableError (FlashError, ...) when it cannot."""
     if args.board:
         new_config({}, args.board, args.layout)  # refused before the board is touched
     image = None
@@ -534,7 +556,7 @@ def _refusals_restart(board: "Board") -> Iterator[None]:
         raise
 
 
-def _on_board(args: argparse.Namespace, port: str, image: imageinstall.Image | None, mpy: MpyBuild | None,
+def _on_board(args: FlashOptions, port: str, image: imageinstall.Image | None, mpy: MpyBuild | None,
               report: dict[str, Any], say: Callable[[str], None],
               holds: list[portlock.Hold]) -> dict[str, Any] | None:
     """Survey, install the image if the board needs it, copy and reset; the hello after the reset
@@ -667,7 +689,7 @@ def _mpy_build() -> MpyBuild:
     return cross, cross_mpy, build()
 
 
-def _mpy_files(info: dict[str, Any], args: argparse.Namespace, mpy: MpyBuild,
+def _mpy_files(info: dict[str, Any], args: FlashOptions, mpy: MpyBuild,
                say: Callable[[str], None]) -> dict[str, bytes]:
     """The files way: check the board can run them; the files to put on it."""
     if info.get("build") is not None:
@@ -681,7 +703,7 @@ def _mpy_files(info: dict[str, Any], args: argparse.Namespace, mpy: MpyBuild,
     return {path: f.read_bytes() for path, f in local_files().items()}
 
 
-def _image(args: argparse.Namespace, say: Callable[[str], None]) -> imageinstall.Image | None:
+def _image(args: FlashOptions, say: Callable[[str], None]) -> imageinstall.Image | None:
     """The image to install: --uf2's, else this checkout's (built or cached); None if none can be."""
     try:
         if args.uf2:
@@ -692,7 +714,7 @@ def _image(args: argparse.Namespace, say: Callable[[str], None]) -> imageinstall
         raise FlashError(str(e), e.status)
 
 
-def _from_bootsel(args: argparse.Namespace, image: imageinstall.Image | None, to: Path,
+def _from_bootsel(args: FlashOptions, image: imageinstall.Image | None, to: Path,
                   report: dict[str, Any], say: Callable[[str], None]) -> bool:
     """Install the image on the Pico waiting in BOOTSEL mode (False: a dry run, nothing done)."""
     if image is None:
@@ -709,7 +731,7 @@ def _from_bootsel(args: argparse.Namespace, image: imageinstall.Image | None, to
     return True
 
 
-def _back(args: argparse.Namespace, holds: list[portlock.Hold], say: Callable[[str], None]) -> str:
+def _back(args: FlashOptions, holds: list[portlock.Hold], say: Callable[[str], None]) -> str:
     """The port of the Pico booting the image just installed, held for flash."""
     say("waiting for the Pico to boot the image ...")
     port, hold = imageinstall.wait_port(args.port)
@@ -717,7 +739,7 @@ def _back(args: argparse.Namespace, holds: list[portlock.Hold], say: Callable[[s
     return port
 
 
-def _board_image(args: argparse.Namespace, info: dict[str, Any], image: imageinstall.Image | None,
+def _board_image(args: FlashOptions, info: dict[str, Any], image: imageinstall.Image | None,
                  say: Callable[[str], None]) -> imageinstall.Image | None:
     """The image for this board: none for --mpy or a board that is no Pico (the files way)."""
     if image is not None or args.mpy:
@@ -732,7 +754,7 @@ def _board_image(args: argparse.Namespace, info: dict[str, Any], image: imageins
                   "firmware as files onto the board's MicroPython", "yellow"))
     return image
 
-def _install_over_serial(board: Board, args: argparse.Namespace, image: imageinstall.Image,
+def _install_over_serial(board: Board, args: FlashOptions, image: imageinstall.Image,
                          info: dict[str, Any], report: dict[str, Any], say: Callable[[str], None],
                          holds: list[portlock.Hold]) -> Board:
     """Send a running Pico to BOOTSEL mode, install the image, and open what it boots."""
@@ -748,7 +770,7 @@ def _install_over_serial(board: Board, args: argparse.Namespace, image: imageins
     return Board(report["port"])
 
 
-def _copy(board: Board, local: dict[str, bytes], copy: list[str], args: argparse.Namespace,
+def _copy(board: Board, local: dict[str, bytes], copy: list[str], args: FlashOptions,
           say: Callable[[str], None]) -> None:
     if not copy:
         return

@@ -12,6 +12,7 @@ import time
 from typing import Any, Callable
 
 from cardtable import record
+from cardtable.games import words
 
 from cardtable_host import boardfind, portlock
 from cardtable_host.errors import USAGE, CardtableError
@@ -131,6 +132,14 @@ class Model:
                 if msg.get("kind") in STANDING:
                     self.faults[key] = msg
                 self.add("FAULT %s%s: %s" % (msg.get("kind"), _at(msg), msg.get("msg")), "yellow")
+            return True
+        if kind == "agree" and msg.get("team") in (0, 1):
+            g = self.game()
+            who = words.side(g, msg["team"]) if g is not None else "team %d" % msg["team"]
+            src = source_words(str(msg.get("from") or ""), self.buttons)
+            dispute = msg.get("answer") == "dispute"
+            self.add("%s %s the result%s" % (who, "DISPUTE" if dispute else "agree with",
+                                             "  (%s)" % src if src else ""), "yellow" if dispute else "green")
             return True
         if kind == "error" and msg.get("id") is None:
             self.add("the board did not understand a line: %s" % msg.get("msg"), "yellow")

@@ -4,13 +4,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 from typing import Any
 
 from cardtable import record
 
 from cardtable_host import boardfind
-from cardtable_host.errors import CardtableError, UsageError
+from cardtable_host.errors import FAILED, USAGE, CardtableError, UsageError
 from cardtable_host.term import paint
 
 HELP = "download the board's game journals as game records (for cardtable referee)"
@@ -162,14 +161,14 @@ def run(args: argparse.Namespace) -> int:
             return 0
         check_out(args.out, make=True)
         results = []
+        unread = []  # games whose journal could not be read: said once, after the others
         for g in kept:
             n = g["number"]
             try:
                 lines = link.log(n, timeout=120)
             except LinkError as e:
                 results.append({"number": n, "error": str(e)})
-                print(paint("game %d: could not read its journal: %s" % (n, e), "red"), file=sys.stderr)
-                status = 1
+                unread.append("game %d: could not read its journal: %s" % (n, e))
                 continue
             try:
                 header = record.parse_line(lines[0], 1) if lines else {}
@@ -198,13 +197,15 @@ def run(args: argparse.Namespace) -> int:
                 print("judge one with:  cardtable referee %s" % last[-1]["file"])
         if not kept and not args.json:
             print("the board keeps no games yet")
+        if unread:
+            out["ok"] = False
+            raise CardtableError("; ".join(unread))
     except LinkError as e:
         out["error"] = "%s (is the table running? `cardtable doctor` looks)" % e
-        print("cardtable pull: %s" % out["error"], file=sys.stderr)
-        status = 2 if "hello" not in out and "board" not in out else 1
+        raise CardtableError(out["error"], USAGE if "board" not in out else FAILED, reported=True) from None
     except CardtableError as e:
         out["error"] = str(e)
-        e.reported = True  # type: ignore[attr-defined]  # the JSON below says it
+        e.reported = True  # the JSON below says it
         raise
     finally:
         link.close()

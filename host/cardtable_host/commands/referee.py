@@ -10,6 +10,7 @@ from cardtable import record
 from cardtable import referee as rules_referee
 from cardtable.games import words
 
+from cardtable_host.errors import UsageError
 from cardtable_host.narrate import ScoreSheet, action_text, event_text
 from cardtable_host.term import paint, style_cards, use_colour
 
@@ -51,13 +52,10 @@ def run(args: argparse.Namespace) -> int:
                 data = f.read()
         game, actions = record.load(rules_referee.text_lines(data))
     except OSError as e:
-        print("cardtable referee: cannot read %s: %s" % (args.record, e.strerror), file=sys.stderr)
-        return 2
+        raise UsageError("cannot read %s: %s" % (args.record, e.strerror)) from None
     except record.RecordError as e:
-        if args.json:
-            print(json.dumps({"ok": False, "error": str(e), "line": e.line}))
-        print("cardtable referee: %s: %s" % (args.record, e), file=sys.stderr)
-        return 2
+        raise UsageError("%s: %s" % (args.record, e),
+                         json={"ok": False, "error": str(e), "line": e.line}) from None
     colour = use_colour()
     style_cards(game, colour)
     tricks = TrickLog()
@@ -80,17 +78,14 @@ def run(args: argparse.Namespace) -> int:
         print(sheet.render(colour, last=None))
     hand = args.hand if args.hand is not None else tricks.disputed(result)
     if (args.hand is not None or args.trick is not None) and not tricks.hands:
-        print("cardtable referee: %s has no tricks to show" % game.ID, file=sys.stderr)
-        return 2
+        raise UsageError("%s has no tricks to show" % game.ID)
     if hand is not None and tricks.hands:
         if hand not in tricks.hands:
-            print("cardtable referee: the record has no hand %d with tricks (hands %s)"
-                  % (hand, ", ".join(str(h) for h in sorted(tricks.hands))), file=sys.stderr)
-            return 2
+            raise UsageError("the record has no hand %d with tricks (hands %s)"
+                             % (hand, ", ".join(str(h) for h in sorted(tricks.hands))))
         grid = tricks.grid(game, hand, args.trick, result, colour)
         if grid is None:
-            print("cardtable referee: hand %d has no trick %d" % (hand, args.trick), file=sys.stderr)
-            return 2
+            raise UsageError("hand %d has no trick %d" % (hand, args.trick))
         print()
         print(grid)
     return 0 if result["ok"] else 1

@@ -8,6 +8,7 @@ import sys
 
 from cardtable import games
 
+from cardtable_host.errors import UsageError
 from cardtable_host.gameids import resolve
 
 HELP = "show a game's rules as the table referees them, and its rule options"
@@ -87,8 +88,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         cls = games.game_class(resolve(args.game))
     except (ValueError, ImportError) as e:
-        print("cardtable rules: %s" % e, file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     if args.json:
         print(json.dumps({"game": cls.ID, "seats": list(cls.SEATS), "options": cls.OPTIONS,
                           "verbs": {k: list(v) for k, v in cls.VERBS.items()},

@@ -57,19 +57,11 @@ def run(args: argparse.Namespace) -> int:
             port = None
         if port is not None:
             print("cardtable: board at %s: serving it (cardtable serve)" % port)
-            return servecmd.run(_serve_args(["--port", port, "--http", args.http]))
-    more = [] if args.seed is None else ["--seed", str(args.seed)]
+            return servecmd.serve(servecmd.ServeOptions(port=port, http=args.http))
     if args.board is not None:
-        more += ["--board", args.board]
         where = "the emulated RP2040" if simcmd.board_kind(args.board, args.game)[0] == simcmd.RP2 else \
             "the virtual board " + args.board
         print("cardtable: the demo table on %s (cardtable serve --sim %s --board %s)" % (where, args.game, args.board))
     else:
         print("cardtable: no board attached: the demo table in simulation (cardtable serve --sim %s)" % args.game)
-    return servecmd.run(_serve_args(["--sim", args.game, "--http", args.http] + more))
-
-
-def _serve_args(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser()
-    servecmd.add_arguments(p)
-    return p.parse_args(argv)
+    return servecmd.serve(servecmd.ServeOptions(sim=args.game, http=args.http, seed=args.seed, board=args.board))

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import json
 import os
 import queue
@@ -13,7 +15,8 @@ from cardtable import games
 
 from cardtable_host import boardfind, servefile
 from cardtable_host.archive import Archive, default_dir, iso
-from cardtable_host.errors import USAGE, CardtableError
+from cardtable_host.commands import options
+from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
 from cardtable_host.hub import Hub
 from cardtable_host.term import paint, use_colour
 
@@ -42,10 +45,37 @@ examples:
   cardtable serve --sim fortyfives --seed 7         # the demo table
   cardtable serve --sim nexus --board rp2           # ... served from the emulated RP2040
   cardtable serve --http 0.0.0.0:8719 --table "Club night" --players Ann,Bob,Cy,Di
+  cardtable serve --tournament club --tournament-table 2 --broker 192.168.1.10
+                                                    # a Forty-Fives tournament's table 2: its
+                                                    # status and each game both teams confirmed
 """
 DEFAULT_HTTP = "127.0.0.1:8719"
 ENV_SECRET = "CARDTABLE_SERVE_SECRET"
 SIM_DELAY = 0.4  # seconds between bot actions on the demo table: watchable
+
+
+@dataclasses.dataclass
+class ServeOptions:
+    """What serve is asked to do: its command line (add_arguments), typed."""
+
+    sim: str | None = None
+    seed: int | None = None
+    board: str | None = None
+    games: int = 1
+    delay: float | None = None
+    rule: list[str] = dataclasses.field(default_factory=list)
+    no_mistakes: bool = False
+    wait_viewers: int = 0
+    http: str = DEFAULT_HTTP
+    table: str = ""
+    players: str = ""
+    archive: str | None = None
+    secret_file: str | None = None
+    quiet: bool = False
+    port: str | None = None
+    tournament: str | None = None
+    tournament_table: int | None = None
+    broker: str = "127.0.0.1:1883"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -55,7 +85,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--board", metavar="NAME",
                    help="(--sim) the simulated board, as for cardtable sim: a board config, or 'rp2' for "
                         "the emulated RP2040 running the firmware image ('rp2:NAME' with board config NAME)")
-    p.add_argument("--games", type=int, default=1, metavar="N",
+    p.add_argument("--games", type=int, default=ServeOptions.games, metavar="N",
                    help="(--sim) games to play one after another, 0 for ever (default 1); serving goes on")
     p.add_argument("--delay", type=float, default=None,
                    help="(--sim) seconds between bot actions (default %g)" % SIM_DELAY)
@@ -63,7 +93,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="(--sim) a rule option, as for cardtable sim; repeatable")
     p.add_argument("--no-mistakes", action="store_true",
                    help="(--sim) bots never lay a wrong card (by default one now and then)")
-    p.add_argument("--wait-viewers", type=int, default=0, metavar="N",
+    p.add_argument("--wait-viewers", type=int, default=ServeOptions.wait_viewers, metavar="N",
                    help="(--sim) start the first game once N spectators have the page open")
     p.add_argument("--http", default=DEFAULT_HTTP, metavar="HOST:PORT",
                    help="where the web server listens (default %s; port 0 picks a free one)" % DEFAULT_HTTP)
@@ -73,6 +103,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--archive", metavar="DIR", help="where finished games are kept (default %s)" % default_dir())
     p.add_argument("--secret-file", metavar="F", help="the scorekeeper's password, from a file")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the addresses, not the game")
+    t = p.add_argument_group("a tournament table (a board on a port; see cardtable tournament)")
+    t.add_argument("--tournament", metavar="DIR", help="the tournament directory (its schedule and "
+                   "broker/credentials.json): report this table's status and finished games over MQTT")
+    t.add_argument("--tournament-table", type=int, metavar="N", help="this table's number in the tournament")
+    t.add_argument("--broker", default=ServeOptions.broker, metavar="HOST[:PORT]",
+                   help="the tournament's broker (default 127.0.0.1:1883)")
     boardfind.add_port_argument(p)
 
 
@@ -111,6 +147,7 @@ class Table:
         self.link: Any = None
         self.archived_game: Any = None  # the journal number of the last game archived
         self.cable: Callable[[bool], None] | None = None  # a virtual board's USB cable: plug(True/False)
+        self.report: Any = None  # a tournament table's reporter (tablereport.TableReport)
         self.requests: queue.Queue[tuple[dict[str, Any], queue.Queue[dict[str, Any]]]] = queue.Queue()
 
     def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
@@ -192,6 +229,8 @@ class Table:
             journal = self.link.log()
         except Exception:  # noqa: BLE001
             return
+        if self.report is not None:
+            self.report.finished(key, journal)
         start = self.hub.started or time.time()
         occasion = {"table": self.table, "players": self.players or None, "start": iso(start),
                     "end": iso(time.time())}
@@ -207,6 +246,11 @@ class Table:
 
 
 def run(args: argparse.Namespace) -> int:
+    return serve(options(ServeOptions, args))
+
+
+def serve(args: ServeOptions) -> int:
+    """Serve the board on args.port (found when None), or a virtual board with --sim; the exit status."""
     try:
         host, http_port = parse_http(args.http)
         if args.delay is not None and args.delay < 0:
@@ -227,8 +271,79 @@ def run(args: argparse.Namespace) -> int:
 
     hub = Hub(table=args.table, players=players)
     table = Table(hub, archive, players, args.table)
+    rep = _tournament(args, table) if args.tournament or args.tournament_table is not None else None
     start = sim_serve.run if args.sim else board_serve.run
-    return start(args, table, lambda port: _listen(args, table, host, http_port, secret, port))
+    with contextlib.ExitStack() as stack:
+        stack.callback(end_on_sigterm())
+        if rep is not None:
+            stack.callback(rep.stop)
+        serving = Serving(table, stack, lambda port: _listen(args, table, host, http_port, secret, port))
+        try:
+            return start(args, serving)
+        except KeyboardInterrupt:
+            return 0
+        except SystemExit as e:  # SIGTERM
+            return int(e.code or 0)
+    return 0  # (not reached: mypy cannot tell that the with block always returns)
+
+
+class Serving:
+    """What serve's two ways (a board on a port: board_serve, a simulated one: sim_serve) share:
+    the table, the link that follows the board, the web server; `stack` closes them at the end."""
+
+    def __init__(self, table: Table, stack: contextlib.ExitStack,
+                 listen: Callable[[str], Callable[[], None]]) -> None:
+        self.table = table
+        self.stack = stack
+        self._listen = listen
+
+    def attach(self, port: str, timeout: float, shown: str | None = None) -> Any:
+        """The link to the board on port, kept alive (it reconnects) and feeding the hub; the
+        table asked who it is. shown: the port to name (default port)."""
+        from cardtable_host.link import Link, LinkDown
+
+        try:
+            link = Link(port, timeout=timeout, reconnect=True, command="cardtable serve", tap=self.table.hub.feed)
+        except LinkDown as e:
+            raise CardtableError(str(e), USAGE) from None
+        self.stack.callback(link.close)
+        self.table.link = link
+        self.table.hub.model.port = shown or port
+        self.table.resync()
+        return link
+
+    def listen(self, board_port: str) -> None:
+        """Start the web server (stopped at the end) and say where."""
+        self.stack.callback(self._listen(board_port))
+
+
+def _tournament(args: ServeOptions, table: Table) -> Any:
+    """Connect a board's table to its tournament's broker (the Reporter), or CardtableError."""
+    from cardtable_host import broker as brokers
+    from cardtable_host.commands.tournament import hostport
+    from cardtable_host.reporter import Reporter
+    from cardtable_host.tablereport import TableReport
+    from cardtable_host.tourney import Tournament
+
+    if args.sim:
+        raise CardtableError("--tournament: a board on a port reports to a tournament; virtual tables "
+                             "play with `cardtable tournament report --virtual-board`", USAGE)
+    if not args.tournament or args.tournament_table is None:
+        raise CardtableError("--tournament DIR and --tournament-table N go together", USAGE)
+    tour = Tournament(args.tournament)
+    bhost, bport = hostport(args.broker)
+    creds = brokers.credentials(tour.dir / "broker")
+    user = brokers.table_user(args.tournament_table)
+    if user not in creds:
+        raise CardtableError("no table %d in this tournament (tables 1 to %d)" % (
+            args.tournament_table, tour.state["tables"]), USAGE)
+    try:
+        rep = Reporter(tour, args.tournament_table, bhost, bport, creds[user]).start()
+    except ConnectionError as e:
+        raise CardtableError(str(e)) from None
+    table.report = TableReport(rep, table.hub.note)
+    print("tournament %s: table %d reports to %s:%d" % (tour.id, args.tournament_table, bhost, bport), flush=True)
+    return rep
 
 
 def _can_listen(host: str, port: int) -> None:
@@ -256,7 +371,7 @@ def _secret(path: str | None) -> str:
     return os.environ.get(ENV_SECRET) or secrets.token_urlsafe(12)
 
 
-def _listen(args: argparse.Namespace, table: Table, host: str, http_port: int, secret: str,
+def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret: str,
             board_port: str) -> Callable[[], None]:
     """Start the web server and say where; returns what stops it (and withdraws the serve file)."""
     from cardtable_host import drawings
@@ -304,17 +419,3 @@ def _listen(args: argparse.Namespace, table: Table, host: str, http_port: int, s
         server.stop()
 
     return stop
-
-
-def end_on_sigterm() -> Callable[[], Any]:
-    """SIGTERM ends serve as Ctrl-C does (its clean-up runs); returns the undo."""
-    import signal
-
-    def term(_sig: int, _frame: Any) -> None:
-        raise SystemExit(143)
-
-    try:
-        old = signal.signal(signal.SIGTERM, term)
-    except ValueError:
-        return lambda: None
-    return lambda: signal.signal(signal.SIGTERM, old)

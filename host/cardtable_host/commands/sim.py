@@ -10,6 +10,7 @@ from typing import Any
 
 from cardtable import games, record
 
+from cardtable_host.errors import CardtableError, UsageError, end_on_sigterm
 from cardtable_host.gameids import resolve
 from cardtable_host.link import CommandError, Link, LinkError, board_words
 from cardtable_host.narrate import action_text, event_text, source_words
@@ -262,23 +263,19 @@ def run(args: argparse.Namespace) -> int:
     try:
         game = resolve(args.game)  # an id or a common alias: 45s, cal-jacks
     except ValueError as e:
-        print("cardtable sim: %s" % e, file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     chip, board_cfg = board_kind(args.board, game)
     try:
         board_name, layout, rules, seed = prepare(game, board_cfg, args.layout, args.seats,
                                                   args.rule, args.seed, args.deal_pad)
     except (ValueError, OSError) as e:
-        print("cardtable sim: %s" % e, file=sys.stderr)
-        return 2
+        raise UsageError(str(e)) from None
     colour = use_colour() and not args.json
     show = Show(args.json, args.quiet, colour)
     delay = args.delay if args.delay is not None else (0.1 if colour else 0.0)
     if delay < 0:
-        print("cardtable sim: --delay %g: the seconds between bot actions cannot be negative" % delay,
-              file=sys.stderr)
-        return 2
-    on_term = _end_on_sigterm()
+        raise UsageError("--delay %g: the seconds between bot actions cannot be negative" % delay)
+    on_term = end_on_sigterm()
     try:
         try:
             if chip == "rp2":
@@ -290,8 +287,7 @@ def run(args: argparse.Namespace) -> int:
                                   stickers=True)
             vb.start(vb.BOOT_S)
         except BoardError as e:
-            print("cardtable sim: %s" % e, file=sys.stderr)
-            return 1
+            raise CardtableError(str(e)) from None
         try:
             if args.port_file:
                 with open(args.port_file, "w") as f:
@@ -299,7 +295,7 @@ def run(args: argparse.Namespace) -> int:
             return _play(args, vb, board_name, layout, game, rules, seed, show, delay)
         except KeyboardInterrupt:
             show.line("")
-            return 130
+            raise
         except SystemExit as e:  # SIGTERM
             return int(e.code or 0)
         finally:
@@ -308,20 +304,6 @@ def run(args: argparse.Namespace) -> int:
             vb.close()
     finally:
         on_term()
-
-
-def _end_on_sigterm() -> Any:
-    """SIGTERM ends the simulation as Ctrl-C does (its clean-up runs); returns the undo."""
-    import signal
-
-    def term(_sig: int, _frame: Any) -> None:
-        raise SystemExit(143)
-
-    try:
-        old = signal.signal(signal.SIGTERM, term)
-    except ValueError:  # not the main thread
-        return lambda: None
-    return lambda: signal.signal(signal.SIGTERM, old)
 
 
 def _remove_port_file(path: str, port: str) -> None:
@@ -346,8 +328,7 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         try:
             nbots = int(args.bots)
         except ValueError:
-            print("cardtable sim: --bots takes a number or 'all'", file=sys.stderr)
-            return 2
+            raise UsageError("--bots takes a number or 'all'") from None
         nbots = max(0, min(nseats, nbots))
     bot_seats = set(range(nseats - nbots, nseats))
     show.obj({"type": "sim", "port": vb.port, "board": board_name, "layout": layout, "game": game,
@@ -357,10 +338,7 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         vb.port, "; with --keep: cardtable monitor --port %s after the game" % vb.port if not args.keep else
         ": cardtable monitor --port %s once the game is over" % vb.port))
     if vb.mode != "table":
-        why = board_words(vb.console())
-        print("cardtable sim: the board did not start the table (%s)%s" % (
-            vb.mode, "; the board said: %s" % why if why else ""), file=sys.stderr)
-        return 1
+        raise CardtableError("the board did not start the table (%s)%s" % (vb.mode, _said(vb)))
     link = Link(vb.port, timeout=vb.LINK_S)  # held: other programs are refused while the bots play
     try:
         bots = Bots(link, table, bot_seats, seed=seed, mistakes=not args.no_mistakes, timeout=vb.JUDGE_S,
@@ -370,8 +348,7 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         try:
             bots.new_game(rules, hello=hello)
         except CommandError as e:
-            print("cardtable sim: the board refused the game: %s" % e.msg, file=sys.stderr)
-            return 1
+            raise CardtableError("the board refused the game: %s" % e.msg) from None
         people = People(bots, show, vb) if nbots < nseats else None
         if people is not None:
             show.line("you play seat%s %s; the bots the others. Type help for commands." % (
@@ -403,23 +380,24 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
                         break
                 bots.pump(0.2)
         if bots.divergences:
-            for d in bots.divergences:
-                print("cardtable sim: the host's copy of the game disagrees with the board: %s" % d,
-                      file=sys.stderr)
-            return 1
+            raise CardtableError("the host's copy of the game disagrees with the board: %s"
+                                 % "; ".join(str(d) for d in bots.divergences))
         return 0
     except (SimError, LinkError) as e:
-        print("cardtable sim: %s" % e, file=sys.stderr)
+        msg = str(e)
         if vb.mode != "table":
-            why = board_words(vb.console())
-            print("cardtable sim: the board is not running the table any more (%s)%s" % (
-                vb.mode, "; the board said: %s" % why if why else ""), file=sys.stderr)
-        if args.verbose:
-            for line in list(link.noise) + list(vb.stderr_lines):
-                print("  | " + line, file=sys.stderr)
-        return 1
+            msg += "; the board is not running the table any more (%s)%s" % (vb.mode, _said(vb))
+        if args.verbose:  # what the board and the link said last, for whoever debugs it
+            msg += "".join("\n  | " + line for line in list(link.noise) + list(vb.stderr_lines))
+        raise CardtableError(msg) from None
     finally:
         link.close()
+
+
+def _said(vb: VirtualBoard) -> str:
+    """What the board printed last, as words to add to an error ("" if nothing)."""
+    why = board_words(vb.console())
+    return "; the board said: %s" % why if why else ""
 
 
 def play_out(bots: Bots, delay: float, people: People | None = None,

@@ -6,6 +6,8 @@ import os
 import subprocess
 import sys
 
+from cardtable_host.errors import UsageError
+
 HELP = "run the rules tests (CPython; add --micropython for the device runtime too)"
 DESCRIPTION = """\
 Runs the rules tests - the same files on both runtimes - so a table builder who changes a
@@ -34,9 +36,7 @@ def run(args: argparse.Namespace) -> int:
     root = repo_root()
     suites = [os.path.join(root, "tests", d) for d in ("rules", "device")]
     if not os.path.isdir(suites[0]):
-        print("cardtable test: no tests at %s: run it from a clone of the repository" % suites[0],
-              file=sys.stderr)
-        return 2
+        raise UsageError("no tests at %s: run it from a clone of the repository" % suites[0])
     cmd = [sys.executable, "-m", "pytest", "-q", *suites]
     if args.pattern:
         cmd += ["-k", args.pattern]

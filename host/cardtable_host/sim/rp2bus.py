@@ -21,13 +21,16 @@ import threading
 import time
 from typing import Any
 
-from cardtable_host.sim.pn532_emu import ACK, PN532Emu, Tag
+from cardtable.sim.pn532_emu import ACK, PN532Emu, Tag
 
 OP_WRITE = 0x57
 OP_READ = 0x52
 OP_TAKE = 0x54
 OP_POWER = 0x50
 OP_RSTPDN = 0x5A
+OP_IRQ = 0x49  # a reader's P70_IRQ line: low now?, and when it next falls (tools/rp2/irq.mjs)
+OP_ARRIVE = 0x41  # the card staged for a reader comes into its field now; replies as OP_IRQ
+_IRQ_REPLY = struct.Struct("<Bd")
 _HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
 
 # A change on a reader is seen by the scanner within this many polls of it (the controller's
@@ -60,7 +63,9 @@ class _Reader:
         self.ready_ns = 0.0
         self.polls = 0
         self.last_list = 0  # MaxTg of the last InListPassiveTarget (0: none yet)
+        self.last_cmd = -1  # the last command written to it
         self.tag: Tag | None = None
+        self.staged: tuple[Tag, tuple[str, str | None, int | str]] | None = None  # (arrive())
         self.dead = False
         self.fail_reads = 0  # InDataExchange commands to answer with an error frame (-1: all)
         self.failed_reads = 0
@@ -161,29 +166,47 @@ class Readers:
             e.end_transaction()
             if e.total_us != before:  # an answer was queued: ready after its processing time
                 r.ready_ns = ns + 1000.0 * e.last_us
+            cmd, params = command(payload)
             if self.trace is not None and len(self.trace) < TRACE_MAX:
-                self.trace.append((ns, index, command(payload)[0]))
+                self.trace.append((ns, index, cmd))
             if e.log:
                 n = bytes(e.log).count(CMD_LIST)
-                cmd, params = command(payload)
                 if n and cmd == CMD_LIST:
                     # The scanner's two-tag check before it reads a card (MaxTg 2 right after a
                     # MaxTg 1 poll) is no poll: a place() that counted it would lift the card in
                     # the middle of its read. A focus reader's poll lists two tags itself
-                    # (MaxTg 2 after MaxTg 2): that one is a poll.
+                    # (MaxTg 2 after MaxTg 2): that one is a poll; so is a reader set waiting for
+                    # its card (MaxTg 2 after RFConfiguration: table/irqwait.py).
                     two = params[:1] == b"\x02"
-                    if two and r.last_list == 1:
+                    if two and r.last_list == 1 and r.last_cmd == CMD_LIST:
                         n -= 1
                     r.last_list = 2 if two else 1
                 r.polls += n
                 e.log = bytearray()
                 self._cond.notify_all()
+            if cmd >= 0:
+                r.last_cmd = cmd
             return None
         if op == OP_READ:
             f = self._peek(r, ns)
             if f is not None and f != ACK and self.trace is not None and len(self.trace) < TRACE_MAX:
                 self.trace.append((ns, index, -1))
             return b"\x00" if f is None else b"\x01" + f
+        if op == OP_IRQ:
+            return self._irq(r, ns)
+        if op == OP_ARRIVE:
+            if r.staged is not None:
+                tag, card = r.staged
+                r.staged = None
+                before = e.total_us
+                e.remove()
+                e.place(tag)  # a pending InListPassiveTarget (retries 0xFF) answers now
+                r.tag = tag
+                self.cards[index] = card
+                if e.total_us != before:
+                    r.ready_ns = ns + 1000.0 * e.last_us
+                self._cond.notify_all()
+            return self._irq(r, ns)
         if op == OP_TAKE:
             e.take()
             return None
@@ -234,6 +257,25 @@ class Readers:
             return out
 
     @staticmethod
+    def _irq(r: _Reader, ns: float) -> bytes:
+        """The reader's IRQ line as bus.mjs drives it: (1, -1) low now; (0, ns) high until then;
+        (0, -1) high until something happens (a card, a command)."""
+        e = r.emu
+        if not e.ready():
+            return _IRQ_REPLY.pack(0, -1.0)
+        if e._out[0][0] == ACK or ns >= r.ready_ns - 1.0:  # (within a ns: the alarm's rounding)
+            return _IRQ_REPLY.pack(1, -1.0)
+        return _IRQ_REPLY.pack(0, r.ready_ns)
+
+    def stage(self, zone: str | int, uid_hex: str, text: str | None, kind: int | str = 213) -> int:
+        """Hold a tag ready to arrive on a zone's reader at an emulated time (Rp2Board.place_at);
+        returns the reader's index."""
+        i = self.index(zone)
+        with self._cond:
+            self.readers[i].staged = (self._tag(uid_hex, text, kind), (uid_hex, text, kind))
+        return i
+
+    @staticmethod
     def _peek(r: _Reader, ns: float) -> bytes | None:
         e = r.emu
         if not e.ready():
@@ -273,6 +315,24 @@ class Readers:
                 return False
             self._cond.wait(min(left, 0.5))
         return True
+
+    def waits(self, zone: str | int) -> bool:
+        """True if the zone's reader may wait for its card by itself (board "scan": "irq" and
+        its IRQ line wired): a card for it must come through Rp2Board's arrive op."""
+        b = self.board
+        i = self.index(zone)
+        return b.scan == "irq" and bool(b.reader_irq) and b.reader_irq[i] is not None
+
+    def after_lift(self, i: int) -> None:
+        """Wait until the firmware has seen the reader's last tag lifted (as place() does)."""
+        with self._cond:
+            self._wait(i, self.lift_until.get(i, 0), True)
+
+    def seen(self, i: int) -> bool:
+        """Wait until the firmware has had time to see the tag that just arrived on reader i:
+        it is read and then polled until it is lifted."""
+        with self._cond:
+            return self._wait(i, self.readers[i].polls + PLACE_POLLS, True)
 
     def place(self, zone: str | int, uid_hex: str, text: str | None, kind: int | str = 213,
               wait: bool = True, running: bool = True) -> bool:

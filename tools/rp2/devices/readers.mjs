@@ -5,20 +5,23 @@
 // board's supply and restart with it; a watchdog or machine.reset() leaves them running.
 
 import { BusLink, attachBoard } from '../bus.mjs';
+import { IrqLines } from '../irq.mjs';
 
 export const ENV_FD = 'CARDTABLE_RP2_BUS_FD';
 
 export default function readers(board) {
-  const raw = process.env[ENV_FD];
-  if (!raw) return {}; // started without readers (no board config)
-  const fd = Number(raw);
-  if (!Number.isInteger(fd) || fd < 0) throw new Error(`readers.mjs: $${ENV_FD} is not a descriptor: ${raw}`);
-  const link = new BusLink(fd);
+  const env = process.env[ENV_FD];
+  if (!env) return {}; // started without readers (no board config)
+  const fd = Number(env);
+  if (!Number.isInteger(fd) || fd < 0) throw new Error(`readers.mjs: $${ENV_FD} is not a descriptor: ${env}`);
+  const raw = new BusLink(fd);
   let buses = {};
   // reader index -> {hold, holding}: a PN532 told to hold SDA low (it outlives a chip reset:
   // the PN532s keep running; a cold power-on restarts them).
   const faults = new Map();
   const cfg = board.config || { buses: {}, readers: [] };
+  const irq = new IrqLines(raw, cfg); // the readers' P70_IRQ lines (board "irq" pins)
+  const link = irq.wrap();
   // GPIO -> reader indexes whose RSTPDN it drives (the board's "rst", and wire_rst's).
   const rst = new Map();
   cfg.readers.forEach((r, i) => { if (r.rst != null) rst.set(r.rst, [...(rst.get(r.rst) || []), i]); });
@@ -38,16 +41,34 @@ export default function readers(board) {
       link.power(chip.nanos, cold);
       if (cold) for (const f of faults.values()) f.holding = false;
       buses = attachBoard(chip.mcu, cfg, link, chip, faults);
+      irq.attach(chip);
       rstLog = [];
       for (const gp of rst.keys()) watchRst(chip, gp);
     },
     ops: {
+      // {arrivals: [{reader, in_ns}]}: each reader's staged card (Readers.stage) comes into its
+      // field that much emulated time from now; its IRQ line falls when its PN532 answers.
+      arrive(req) {
+        const chip = board.chip;
+        if (!chip) throw new Error('no chip running');
+        const at = [];
+        for (const a of req.arrivals || []) {
+          const i = Number(a.reader);
+          const ns = Math.max(0, Number(a.in_ns) || 0);
+          at.push(chip.nanos + ns);
+          board.after(ns, () => irq.arrive(i, board.chip.nanos));
+        }
+        return { at_ns: at };
+      },
+      irqstats() {
+        return { edges: irq.edges, lines: Object.fromEntries(irq.pins) };
+      },
       busstats() {
         const out = {};
         for (const [name, b] of Object.entries(buses)) {
           out[name] = b.wires ? { ...b.stats, pins: b.wires.counts, log: b.wires.log } : b.stats;
         }
-        return { buses: out, requests: link.requests, calls: link.calls };
+        return { buses: out, requests: raw.requests, calls: raw.calls };
       },
       // {pins: {GPIO: reader}}: wire readers' RSTPDN to GPIOs (beside the board's "rst");
       // returns the RSTPDN edges seen so far on this chip: [[gp, level, ns], ...].

@@ -263,6 +263,11 @@ class PN532:
         return ln
 
     def _exchange(self, cmd, params, hint, frame=None):
+        self._send(cmd, params, hint, frame)
+        return self._response(cmd, params, hint)
+
+    def _send(self, cmd, params, hint, frame=None):
+        """Send a command frame (frame: prebuilt) and take its ACK (a NACK: once more)."""
         if frame is None:
             frame = TXV[self._build(cmd, params)]
         nacked = False
@@ -272,13 +277,16 @@ class PN532:
                 raise NoAnswer("no ACK for command 0x%02x" % cmd)
             k = self._frame(6)
             if k == -1:
-                break
+                return 0
             if k != -2:
                 raise FrameError("expected ACK for command 0x%02x" % cmd)
             if nacked:
                 raise Nack("command 0x%02x NACKed twice" % cmd)
             nacked = True
             self.retried += 1
+
+    def _response(self, cmd, params, hint):
+        """Wait for the answer to the command sent and read it; its data length (at self._ro)."""
         if not self._wait():
             self._write(ACK)  # an ACK from the host aborts the running command
             raise NoAnswer("no response to command 0x%02x" % cmd)
@@ -302,11 +310,15 @@ class PN532:
         self._ro = ro + 2
         return k - 2
 
-    def _call(self, cmd, params, hint, frame=None):
-        """Run one command (frame: its prebuilt frame); return the response length (data at
-        RX[self._ro:])."""
+    def _call(self, cmd, params, hint, part=None, frame=None):
+        """Run one command (part: only _send or only _response of it; frame: its prebuilt
+        frame); return the response length (data at RX[self._ro:]). Failures are counted; a bus
+        error becomes NoAnswer."""
         try:
-            n = self._exchange(cmd, params, hint, frame)
+            if part is None:
+                n = self._exchange(cmd, params, hint, frame)  # (a bound method value would allocate)
+            else:
+                n = part(cmd, params, hint)
         except OSError as e:
             if not isinstance(e, PN532Error):
                 freed = getattr(e, "freed", False)
@@ -363,9 +375,14 @@ class PN532:
 
     def _poll(self, maxtg):
         if maxtg == 2:
-            n = self._call(CMD_LIST, _P_LIST2, 36, _F_LIST2)
+            n = self._call(CMD_LIST, _P_LIST2, 36, None, _F_LIST2)
         else:
-            n = self._call(CMD_LIST, _P_LIST, 22, _F_LIST)
+            n = self._call(CMD_LIST, _P_LIST, 22, None, _F_LIST)
+        return self.listed(n)
+
+    def listed(self, n):
+        """The first target of an InListPassiveTarget answer of n bytes at RX[self._ro:]: its
+        UID (memoryview) or None; sets tg, ntg, atqa and sak."""
         ro = self._ro
         if n < 1 or RX[ro] == 0:
             return None
@@ -391,7 +408,7 @@ class PN532:
         # The scanner asks once per placement, before reading the card: two tags on one pad
         # are reported instead of playing whichever the anticollision happened to pick.
         self.tg = 0
-        n = self._call(CMD_LIST, _P_LIST2, 36, _F_LIST2)
+        n = self._call(CMD_LIST, _P_LIST2, 36, None, _F_LIST2)
         ro = self._ro
         if n < 1 or RX[ro] == 0:
             return 0
@@ -416,7 +433,7 @@ class PN532:
         """Forget the tag; switch the RF field off (or only InRelease with rf_off=False)."""
         self.tg = 0
         if rf_off:
-            self._call(CMD_RFCONFIG, _P_RFOFF, 9, _F_RFOFF)
+            self._call(CMD_RFCONFIG, _P_RFOFF, 9, None, _F_RFOFF)
         else:
             self._call(CMD_RELEASE, _P_RELEASE, 10)
 
@@ -428,7 +445,7 @@ class PN532:
         f = _F_READ
         f[9] = page
         f[10] = (-(_READ_SUM + page)) & 0xFF
-        n = self._call(CMD_EXCHANGE, _P_READ, 26, f)
+        n = self._call(CMD_EXCHANGE, _P_READ, 26, None, f)
         if n < 1:
             raise self._bad("empty InDataExchange answer")
         self._status()

@@ -19,7 +19,8 @@ GAMES = {
     "nerts": ("cardtable.games.nerts", "Nerts", "2-8|foundation+,left*||nerts||"),
     "california-jacks": ("cardtable.games.caljacks", "CaliforniaJacks", "2|play*,up||||deal"),
     "fortyfives": ("cardtable.games.fortyfives", "FortyFives", "4|play*,kitty|bid 15,bid 20,"
-                   "bid 25,bid 30,pass,trump C,trump D,trump H,trump S|||deal"),
+                   "bid 25,bid 30,pass,trump C,trump D,trump H,trump S,agree 0,agree 1,"
+                   "dispute 0,dispute 1|||deal"),
 }
 
 # other names players use for a game -> its id

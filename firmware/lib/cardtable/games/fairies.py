@@ -260,6 +260,7 @@ class Fairies(Game):
     PUBLIC_PILES = ("nexus", "parade")
     # the setup order: the Nexus (7), player 2's Parade card, 3 each, the rest is the Deck
     DEAL_PATTERN = (("nexus", 7), ("parade", 1), ("hands", 3), ("deck", None))
+    PHASES = (("play", "the play", "play", ("meditate", "sow")),)  # one action each in turn
 
     def __init__(self, seats=2, dealer=0, rules=None):
         self.table = None
@@ -276,7 +277,7 @@ class Fairies(Game):
     def reset(self):
         if self.table is None:
             self.table = deck_table(self.rules["values"])
-        self.dealt = False
+        self.phase = "deal"
         self.over = False
         self.winner = None
         self.nexus = []                 # top first; 0 = a card the table has not seen
@@ -294,12 +295,8 @@ class Fairies(Game):
         self.refilled = 0               # cards dealt to the Nexus by refills
 
     @property
-    def dealing(self):
-        return not self.dealt
-
-    @property
     def turn(self):
-        if not self.dealt or self.over:
+        if self.phase != "play":
             return ()
         return (self.moves % 2,)
 
@@ -314,7 +311,7 @@ class Fairies(Game):
     # -- where the table has seen a card ------------------------------------------------------
     def _see(self, c, place):
         if self.where[c] == _HIDDEN and not self.seen_at[c]:
-            self.seen_at[c] = min(self.moves + 1, 255) if self.dealt else 0
+            self.seen_at[c] = 0 if self.dealing else min(self.moves + 1, 255)
         self.where[c] = place
 
     def _located(self, c):
@@ -386,7 +383,7 @@ class Fairies(Game):
         for c in self.deck_cards:
             if c:
                 self._see(c, _IN_DECK)
-        self.dealt = True
+        self.phase = "play"
         return [{"ev": "deal", "nexus": self._codes(self.nexus), "parade": self._codes(self.parade),
                  "seat": self.owner}]
 
@@ -450,6 +447,7 @@ class Fairies(Game):
         self.moves += 1
         if not self.deck_cards:
             self.over = True
+            self.phase = "over"
             s0, s1 = self.scores
             self.winner = None if s0 == s1 else (0 if s0 > s1 else 1)
             events.append({"ev": "over", "scores": [s0, s1], "winner": self.winner})
@@ -565,7 +563,8 @@ class Fairies(Game):
 
     def view(self, seat=None):
         out = {
-            "game": self.ID, "seats": 2, "turn": list(self.turn), "dealt": self.dealt,
+            "game": self.ID, "seats": 2, "phase": self.phase, "turn": list(self.turn),
+            "dealt": not self.dealing,
             "rules": {"double_ended": self.rules["double_ended"]},
             "nexus": self._codes(self.nexus), "parade": self._codes(self.parade),
             "parade_owner": self.owner, "deck": len(self.deck_cards), "held": self.held,

@@ -258,6 +258,10 @@ class Nerts(Game):
              "left": ("n",), "draw": (), "move": ("card", "at")}
     PILES = ("hands",)
     SECRET = {"move": ("card", None)}  # a private move: a spectator sees no layout (view(None))
+    # Everyone plays at once (turn: every seat); once the round ends, late centre plays are
+    # still judged by t while the seats count their nerts.
+    PHASES = (("play", "the round", "play", ("center", "nerts", "stuck", "draw", "move")),
+              ("count", "the count", "count their nerts", ("center", "left")))
 
     @classmethod
     def check_rule_values(cls, rules):
@@ -306,6 +310,15 @@ class Nerts(Game):
         if self.phase in ("play", "count"):
             return tuple(range(self.seats))
         return ()
+
+    def to_act(self):
+        """Who is to do what: 'everyone is to play', 'seat 0 and seat 2 are to count their nerts'."""
+        i = self._phase_at(self.phase)
+        if self.phase != "count":
+            return "everyone is to " + self.PHASES[i][2]
+        left = [s for s in range(self.seats) if self.counted[s] < 0]
+        return "%s %s to %s" % (" and ".join("seat %d" % s for s in left),
+                                "is" if len(left) == 1 else "are", self.PHASES[i][2])
 
     def is_card(self, c):
         """True for a card of one of this table's decks."""
@@ -379,9 +392,7 @@ class Nerts(Game):
         return None
 
     def private_reason(self, seat):
-        """None if seat may still act at its layout."""
-        if self.phase != "play":
-            return "the round is over"
+        """None if seat may still act at its layout (the rules' must_call)."""
         lay = self.layouts[seat]
         if self.rules["must_call"] and lay is not None and not lay.nerts():
             return "you are out of nerts: call Nerts!"
@@ -570,8 +581,6 @@ class Nerts(Game):
     # -- the end of a round ---------------------------------------------------------------
     def check_nerts(self, action):
         seat, t = action[0], action[2]
-        if self.phase != "play":
-            return "the round is over"
         if type(t) is not int or t < 0:
             return "t is the time in ms since the round began, not %r" % (t,)
         lay = self.layouts[seat]
@@ -589,8 +598,6 @@ class Nerts(Game):
 
     def check_stuck(self, action):
         t = action[2]
-        if self.phase != "play":
-            return "the round is over"
         if type(t) is not int or t < 0:
             return "t is the time in ms since the round began, not %r" % (t,)
         wanted = self.wanted()
@@ -624,8 +631,6 @@ class Nerts(Game):
 
     def check_left(self, action):
         seat, n = action[0], action[2]
-        if self.phase != "count":
-            return "nerts are counted when the round ends"
         if self.counted[seat] >= 0:
             return "seat %d's nerts are already counted" % seat
         if type(n) is not int or not 0 <= n <= self.nerts_size:

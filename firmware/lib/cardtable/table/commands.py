@@ -76,7 +76,7 @@ def _undo(ctl, cmd):
 
 
 def _state(ctl, cmd):
-    return {"seq": ctl.journal.seq, "view": ctl.game.view(None)}
+    return ctl.state({})
 
 
 def _log(ctl, cmd):

@@ -58,6 +58,7 @@ class Board:
         self.readers = ()  # (bus, mux addr or None, channel or None, cs pin or None)
         self.reader_irq = ()  # per reader: GP of its P70_IRQ, or None
         self.reader_rst = ()  # per reader: GP of its RSTPDN, or None
+        self.scan = "poll"  # "irq": in a timed game the readers with an IRQ line wait by themselves
         self.warnings = ()  # what the checker advises against but lets run
         self.reader_zone = ()  # zone name per reader index
         self.zone_reader = {}

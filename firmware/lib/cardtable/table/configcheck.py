@@ -22,6 +22,9 @@ MANY = const(2)  # one or more: "foundation"
 OPTIONAL_ROLES = (("tap", SEAT),)
 DEAL_ROLE = ("deal", ONE)
 COMMON_INPUTS = ("confirm", "undo")
+# A team game's answers to "confirm the result" (table/inputs.py): the host may always press
+# them, as confirm and undo, so a layout without their buttons asks the host for nothing more.
+ANSWERS = ("agree", "dispute")
 
 # Raspberry Pi Pico: GP0..GP22 and GP26..GP28 are on the header.
 OFF_HEADER = {
@@ -34,6 +37,7 @@ I2C_MAX_HZ = const(400000)  # PN532 and TCA9548A fast mode
 SPI_MAX_HZ = const(5000000)  # PN532 SPI limit
 PN532_I2C = const(0x24)
 MIN_SPACING_MM = const(100)  # centre to centre: twice a PN532 module's ~50 mm best range
+IRQ_SPACING_MM = const(150)  # readers waiting by themselves ("scan": "irq") have fields on at once
 # A player's hand of tagged cards rests within about a card's length plus fingers (100 mm) of
 # the edge in front of the seat, and a reader reads a tag up to ~50 mm away: keep every zone's
 # outline this far from a seated edge, or a hand put down there plays a card.
@@ -42,7 +46,7 @@ SEAT_MAX = const(8)
 LED_MAX = const(256)
 
 _TOP = ("format", "board", "title", "table", "seats", "buses", "readers", "zones", "leds",
-        "buttons", "encoders", "piezo", "pico", "layouts", "note")
+        "buttons", "encoders", "piezo", "pico", "layouts", "scan", "note")
 _BUS_KEYS = {"i2c": ("freq", "pullup", "cable_mm", "reset", "muxes"),
              "spi": ("baud", "cs_pullup", "cable_cores", "sck_series"), "uart": ("baud",)}
 _I2C_ROLES = ("sda", "scl")
@@ -105,7 +109,7 @@ def _host_verbs(meanings, seat_verbs, nseats, buttons, encoders):
     for m in meanings:
         verb, arg = parse_role(m)
         # (verb, None) is an encoder that covers every value of verb.
-        if (verb, arg) not in have and (verb, None) not in have and verb not in need:
+        if (verb, arg) not in have and (verb, None) not in have and verb not in need and verb not in ANSWERS:
             need.append(verb)
     for verb in seat_verbs:
         for s in range(nseats):
@@ -290,6 +294,7 @@ def validate(cfg, source="<board>", expect_name=None):
         buscheck.check(ck, b, cfg)
     _zones(ck, b, cfg.get("zones"), w, h, leds)
     _hands(ck, cfg.get("zones"), seats, w, h)
+    _scan(ck, b, cfg.get("scan", "poll"), cfg.get("zones"))
     _buttons(ck, b, cfg.get("buttons", {}), w, h, leds)
     _encoders(ck, b, cfg.get("encoders", {}), w, h)
     piezo = cfg.get("piezo")
@@ -518,6 +523,36 @@ def _zones(ck, b, zones, w, h, leds):
                 ck.bad(None, "zones '%s' and '%s' are %d mm apart centre to centre; keep"
                        " readers at least %d mm apart against cross-talk" % (
                            names[i], names[j], _isqrt(d2), MIN_SPACING_MM))
+
+
+def _scan(ck, b, scan, zones):
+    """"poll" (one field on at a time) or "irq": readers with an IRQ line wait for their card
+    with their fields on at once, so their pads must lie farther apart."""
+    if scan not in ("poll", "irq"):
+        ck.bad("scan", "expected \"poll\" or \"irq\", got %s" % _show(scan))
+        return
+    b.scan = scan
+    if scan == "poll":
+        return
+    irq = b.reader_irq
+    if not irq:
+        ck.bad("scan", "\"irq\" needs readers with an \"irq\" line (their P70_IRQ on a GPIO)")
+        return
+    at = []
+    for zn in sorted(b.zone_reader):
+        ri = b.zone_reader[zn]
+        try:
+            if irq[ri] is not None:
+                at.append((zn, zones[zn]["at"][0], zones[zn]["at"][1]))
+        except (TypeError, KeyError, IndexError):
+            continue  # reported by _zones
+    for i in range(len(at)):
+        for j in range(i + 1, len(at)):
+            d2 = (at[i][1] - at[j][1]) ** 2 + (at[i][2] - at[j][2]) ** 2
+            if d2 < IRQ_SPACING_MM * IRQ_SPACING_MM:
+                ck.bad("scan", "zones '%s' and '%s' are %d mm apart centre to centre; readers that"
+                       " wait with their fields on at once need %d mm" % (
+                           at[i][0], at[j][0], _isqrt(d2), IRQ_SPACING_MM))
 
 
 def _hands(ck, zones, seats, w, h):

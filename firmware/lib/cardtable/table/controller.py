@@ -32,6 +32,10 @@
 # - ``bid N``/``pass``/``trump X``/``suit X`` buttons act for the seat whose turn it is;
 #   ``undo`` takes back the last action; ``confirm`` (or a ``tap`` pad) after the game is
 #   over starts the next game of the same kind.
+# - A finished team game (Forty-Fives) first asks both teams to confirm its result, as a
+#   bridge scoring terminal does: ``agree T``/``dispute T`` buttons, or a tap on a partner's
+#   ``tap`` pad (agree); the tap pads show each team's answer (asked, agreed, disputed) and
+#   the link tells it (``agree``). Once both have answered, a tap starts the next game.
 # - The host types anything else (``act`` over the link).
 #
 # - ``deal`` (any trick game, fairies): a deal pad. While a deal is due every card dealt across
@@ -56,6 +60,7 @@ from cardtable.table.scanner import DOWN, LIFTED, PLACED, TORN, TWO, UNKNOWN, UP
 from cardtable.version import BUILD, VERSION as FW
 
 _SEAT_ROLES = ("play", "tap", "parade", "left")
+_ANSWER = ("turn", "accepted", "rejected")  # a team's tap pads after the game: asked, agreed, disputed
 REPLAY_LINES = 4  # journal lines replayed per step when stepwise
 COMMIT_WAIT_MS = 250  # the longest a zone play's journal line waits for the readers to be quiet
 SINCE_MAX = 100  # actions after a checkpoint: then a new one (undo replays at most this many)
@@ -79,6 +84,10 @@ class Controller:
         self.config_path = config_path
         self.layout = board.layout(layout_name)
         self.scanner = Scanner(hal.readers, hal.clock, place_polls, lift_polls)
+        if board.scan == "irq":  # readers that wait for their card and time it at their IRQ edge
+            from cardtable.table.irqwait import IrqWait
+
+            self.scanner.waiter = IrqWait(self.scanner, hal)
         self.feedback = fb.Feedback(hal.pixels, hal.buzzer)
         self.link = lk.Link(hal.serial)
         self.journal = journal if journal is not None else Journal(hal.storage)
@@ -96,6 +105,7 @@ class Controller:
         # Zone plays refereed in this step whose journal line and messages wait (see step())
         self._commits = []
         self._defer = False
+        self.agree = bytearray(2)  # a finished team game: each team's answer (inputs.answer)
         self._clear_table()
         self.scanner.start()
         # The journal is replayed line by line, a few lines per step() when stepwise (the
@@ -264,6 +274,7 @@ class Controller:
         self.round_t0 = self.clock.ticks_ms()
         self.dealt = []  # cards dealt across the deal pad so far, in order
         self.deal_zone = None
+        self.agree[0] = self.agree[1] = 0
         roles = self.layout.roles
         for z in roles:
             if roles[z][0] == "deal":
@@ -440,6 +451,10 @@ class Controller:
         focus = []
         rare = []
         counting = getattr(g, "phase", "") == "count"
+        agree = self.agree
+        if not g.over and (agree[0] or agree[1]):
+            agree[0] = agree[1] = 0  # the end was undone: the teams are asked again at the next
+        asking = g.over and getattr(g, "TEAMS", False)
         for zone in roles:
             r, seat = roles[zone]
             led = b.zone_led.get(zone, -1)
@@ -449,7 +464,9 @@ class Controller:
                 # seldom, so the seat to play's pad comes round sooner (issue 18)
                 rare.append(b.zone_reader[zone])
             if g.over:
-                if seat is not None and g.winner is not None and g.team(seat) == g.winner:
+                if asking and r == "tap":  # asking the seat's team: waiting, agreed, disputed
+                    f.steady(led, _ANSWER[agree[seat % 2]])
+                elif seat is not None and g.winner is not None and g.team(seat) == g.winner:
                     f.steady(led, "winner")
             elif g.dealing:
                 if r == "deal":
@@ -469,6 +486,10 @@ class Controller:
         focus.sort()
         self.scanner.watch(tuple(focus) if len(focus) <= 3 else ())  # many: none is favoured
         self.scanner.rare = tuple(rare)
+        w = self.scanner.waiter
+        if w is not None:  # a timed game's zones that take cards now wait by themselves
+            w.choose(tuple(b.zone_reader[z] for z in roles if b.zone_reader[z] not in rare),
+                     getattr(g, "TIMED", False) and not g.over)
 
     # -- the link -------------------------------------------------------------------------
 
@@ -479,7 +500,16 @@ class Controller:
                         "seq": self.journal.seq})
 
     def send_state(self):
-        self.link.send({"type": "state", "seq": self.journal.seq, "view": self.game.view(None)})
+        self.link.send(self.state({"type": "state"}))
+
+    def state(self, out):
+        """out with seq and the spectator view (and a finished team game's answers so far)."""
+        g = self.game
+        out["seq"] = self.journal.seq
+        out["view"] = g.view(None)
+        if g.over and getattr(g, "TEAMS", False):
+            out["agree"] = [self.agree[0], self.agree[1]]
+        return out
 
     def _fault(self, kind, msg, zone=None):
         self.link.send(lk.fault(kind, msg, zone))

@@ -124,6 +124,9 @@ def confirm(ctl, seat, src, led=-1):
     """A tap pad (seat) or a confirm button (seat None): end what is pending."""
     g = ctl.game
     if g.over:
+        a = ctl.agree
+        if seat is not None and getattr(g, "TEAMS", False) and not (a[0] and a[1]):
+            return answer(ctl, g.team(seat), False, src, led)  # the seat's team agrees
         ctl.new_game(g.ID, g.seats, 0, _changed_rules(g), ctl.layout.name)
         ctl.hello()
         ctl.send_state()
@@ -174,6 +177,8 @@ def press(ctl, verb, arg, src, led=-1):
         return ctl.undo(src)
     if verb == "confirm":
         return confirm(ctl, None, src, led)
+    if verb == "agree" or verb == "dispute":
+        return answer(ctl, arg, verb == "dispute", src, led)
     if verb == "bid":
         return ctl.play((ctl._turn(), "bid", arg), src, led)
     if verb == "pass":
@@ -199,6 +204,28 @@ def press(ctl, verb, arg, src, led=-1):
             return ctl.play((arg, "left", len(ctl.left[arg])), src, led)
         dt = ticks_diff(ctl.clock.ticks_ms(), ctl.round_t0)
         return ctl.play((arg, "nerts", dt if dt > 0 else 0), src, led)
+    return None
+
+
+def answer(ctl, team, dispute, src, led=-1):
+    """A team's answer to a finished game's result (a team game): it agrees, or disputes it.
+    The table asks both teams once the game is over (their tap pads' LEDs, the state's
+    "agree"); each may change its answer until both have given one."""
+    g = ctl.game
+    if not g.over:
+        why = "the game is not over: there is no result to %s" % ("dispute" if dispute else "confirm")
+        ctl._verdict(None, why, src, led)
+        return False, why, None
+    a = ctl.agree
+    if a[0] and a[1]:
+        return None  # both teams have answered: the result stands as they said
+    a[team] = 2 if dispute else 1
+    now = ctl.clock.ticks_ms()
+    ctl.feedback.flash(led, "rejected" if dispute else "accepted", now)
+    ctl.refresh()
+    ctl.link.send({"type": "agree", "team": team, "answer": "dispute" if dispute else "agree",
+                   "agree": [a[0], a[1]], "from": src})
+    ctl.send_state()
     return None
 
 

@@ -17,6 +17,8 @@ def press(ctl, cmd):
     verb = verb.lower()
     arg = int(arg) if arg.isdigit() else arg or None
     found = verb in ("confirm", "undo") and arg is None
+    if verb in ("agree", "dispute") and getattr(ctl.game, "TEAMS", False):
+        found = arg == 0 or arg == 1  # a team's answer to the result (inputs.answer)
     if not found and verb in free:
         found = arg is None if verb == "pass" else arg is not None
         if verb == "nerts":
@@ -36,7 +38,10 @@ def press(ctl, cmd):
             arg = a
         names.append(v if a is None else "%s %s" % (v, a))
     if not found:
-        for v in free + ["confirm", "undo"]:
+        extra = ["confirm", "undo"]
+        if getattr(ctl.game, "TEAMS", False) and "agree 0" not in names:
+            extra += ["agree <team>", "dispute <team>"]
+        for v in free + extra:
             if v not in names:
                 names.append(v + _ARG.get(v, ""))
         return "no button means %r here (%s: %s)" % (text, lay.name, ", ".join(names))

@@ -23,7 +23,9 @@
 # The ``rare`` readers (zones that take no card now: a Nerts table's "left" pads during play,
 # the deal pad once the hand is dealt) are polled only every ``rare_every``-th lap of the round
 # robin, so the others come round faster: on a Nerts table the time a card is first seen, which
-# decides a race to the centre, is then set by the foundations alone.
+# decides a race to the centre, is then set by the foundations alone. On a board with IRQ lines
+# ("scan": "irq") a ``waiter`` (table/irqwait.py) keeps such readers waiting for their card by
+# themselves and times each at its IRQ edge; the round robin skips them while they wait.
 #
 # Before a new card is read, a reader that can count the tags in its field (``targets()``)
 # is asked once: two tags on one pad are reported (TWO), once while they lie there, and
@@ -110,6 +112,7 @@ class Scanner:
         self.rare = ()  # readers polled only every rare_every-th lap
         self.rare_every = 8
         self._lap = 0
+        self.waiter = None  # table/irqwait.IrqWait: readers that wait by themselves (IRQ)
 
     def watch(self, focus):
         """Set the focus readers (a tuple); a new focus is polled at the next step."""
@@ -130,12 +133,18 @@ class Scanner:
 
     def step(self, budget=1):
         """Poll the next `budget` readers; returns how many events are waiting."""
+        w = self.waiter
+        if w is not None:
+            w.service()  # the armed readers are never polled (their PN532 waits)
         if budget >= self.n:            # every reader every step: plain order
             for i in range(self.n):
-                self._poll(i)
+                if not self._armed(i):
+                    self._poll(i)
         else:
             for _ in range(budget):
-                self._poll(self._choose())
+                i = self._choose()
+                if i >= 0:
+                    self._poll(i)
         return len(self.events)
 
     def _choose(self):
@@ -149,7 +158,7 @@ class Scanner:
         if self._alt and f:
             k = self._fi if self._fi < len(f) else 0
             self._fi = k + 1
-            if f[k] != i:  # (one with a card being debounced waits for its settle time)
+            if f[k] != i and not self._armed(f[k]):  # (one being debounced waits for its settle time)
                 self._alt = False
                 return f[k]
         self._alt = True
@@ -162,9 +171,14 @@ class Scanner:
             else:
                 self._next = 0
                 self._lap += 1
-            if not rare or self._lap % self.rare_every == 0 or i not in rare:
+            if (not rare or self._lap % self.rare_every == 0 or i not in rare) and not self._armed(i):
                 return i
-        return i
+        return -1 if self.waiter is not None else i  # (armed or rare all round: none now)
+
+    def _armed(self, i):
+        """True while reader i's PN532 waits for a card by itself (never poll it then)."""
+        w = self.waiter
+        return w is not None and w.armed[i] != 0
 
     def next_event(self):
         """The oldest waiting event, or None."""
@@ -178,6 +192,11 @@ class Scanner:
         for i in range(self.n):
             if c[i]:
                 return True
+        w = self.waiter
+        if w is not None:
+            for i in w.want:
+                if w.got[i]:  # an armed reader's card came: it is read at the next step
+                    return True
         return False
 
     def present(self, i):

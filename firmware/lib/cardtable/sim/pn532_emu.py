@@ -1,3 +1,4 @@
+# host only: never imported on the board (simulated hardware: tools/firmware/boardfiles.py)
 """A PN532 with NFC tags in its field, answering real PN532 frames (runs on MicroPython too).
 
 PN532Emu is the controller (frames, commands, tags, fault knobs, a timing model);
@@ -213,12 +214,15 @@ class PN532Emu:
         self._last = None  # last answer data, for a host NACK
         self._waiting = 0  # MaxTg of an InListPassiveTarget waiting for a tag
         self._req = 0
+        self._irq = None  # the P70_IRQ line (_IRQ) once irq() made it
+        self._low = False  # its level as last told: low while a frame is ready
 
     def reset(self):
         """RSTPDN pulsed low: the PN532 starts again (tags stay where they lie)."""
-        n, us = self.resets + 1, self.us_per_byte
+        n, us, line = self.resets + 1, self.us_per_byte, self._irq
         self.__init__(*self.field)
-        self.resets, self.us_per_byte = n, us
+        self.resets, self.us_per_byte, self._irq = n, us, line
+        self._edge()
 
     def watch_reset(self, pin):
         """Wire a FakePin to RSTPDN: driving it low resets the PN532."""
@@ -230,6 +234,7 @@ class PN532Emu:
         """Put a tag in the field."""
         self.field.append(tag)
         self._pending()
+        self._edge()
         return tag
 
     def remove(self, tag=None):
@@ -294,6 +299,7 @@ class PN532Emu:
                 continue
             self._command(bytes(buf[b:b + ln]), ln + 7)
         self._in = buf[i:]
+        self._edge()
 
     def end_transaction(self):
         """I2C STOP / SPI CS high: an unfinished frame is dropped."""
@@ -311,7 +317,9 @@ class PN532Emu:
         """The next ready frame (bytes), or None."""
         if not self.ready():
             return None
-        return self._out.pop(0)[0]
+        f = self._out.pop(0)[0]
+        self._edge()
+        return f
 
     @property
     def searching(self):
@@ -319,8 +327,24 @@ class PN532Emu:
         return self._waiting != 0
 
     def irq(self):
-        """A Pin-like P70_IRQ line: value() is 0 while a frame is ready."""
-        return _IRQ(self)
+        """The Pin-like P70_IRQ line (SAMConfiguration with IRQ, UM0701-02 7.2.10): value() is 0
+        while a frame is ready for the host (an ACK, an answer); irq(handler) is called at each
+        falling edge, as it happens: a tag coming into the field of a pending InListPassiveTarget
+        (retries 0xFF) pulls it low at once. (An answer delayed by slow_ms falls when read.)"""
+        if self._irq is None:
+            self._irq = _IRQ(self)
+            self._low = self.ready()
+        return self._irq
+
+    def _edge(self):
+        line = self._irq
+        if line is None:
+            return
+        low = self.ready()
+        if low and not self._low and line.handler is not None:
+            self._low = True
+            line.handler(line)
+        self._low = low
 
     # -- internals ------------------------------------------------------------
 
@@ -536,11 +560,18 @@ _HANDLERS = {
 
 
 class _IRQ:
+    IRQ_FALLING = 4  # (as machine.Pin on the rp2 port; only falling edges are reported)
+
     def __init__(self, emu):
         self.emu = emu
+        self.handler = None
 
     def value(self, v=None):
         return 0 if self.emu.ready() else 1
+
+    def irq(self, handler=None, trigger=IRQ_FALLING, hard=False):
+        """Call handler(self) at each falling edge (machine.Pin.irq's signature)."""
+        self.handler = handler
 
 
 # -- bus faces -----------------------------------------------------------------

@@ -1,8 +1,9 @@
+# host only: never imported on the board (simulated hardware: tools/firmware/boardfiles.py)
 """pn532_emu with electrical faults on I2C: a PN532 that holds SDA low, and a bus that sees
 the pins a bus clear drives (runs on MicroPython too). Pass this module where pn532_emu goes
 (hw_sim's emu); the plain emulator stays small for the tests that need no faults."""
-from cardtable_host.sim.pn532_emu import *  # noqa: F401,F403 - the same emulator, plus faults
-from cardtable_host.sim import pn532_emu as _emu
+from cardtable.sim.pn532_emu import *  # noqa: F401,F403 - the same emulator, plus faults
+from cardtable.sim import pn532_emu as _emu
 
 ETIMEDOUT = 110  # what the rp2 port's I2C raises when the bus does not move
 

@@ -1,0 +1,37 @@
+"""A PN532 waiting for a card by itself: InListPassiveTarget retried for ever, answered on IRQ."""
+# NXP UM0701-02 (PN532 User Manual): RFConfiguration CfgItem 5 (section 7.3.1) with
+# MxRtyPassiveActivation 0xFF retries the activation for ever, so an InListPassiveTarget sent
+# then answers only once a card is in the field (its field stays on meanwhile); with
+# SAMConfiguration's IRQ byte set (section 7.2.10; the driver's init() sets it) the P70_IRQ
+# line goes low whenever the PN532 has a frame for the host: the ACK, then that answer.
+# InAutoPoll (section 7.3.13) would also wait by itself, but its Period is in units of 150 ms:
+# far too coarse to time a race. The bus is used only to arm a reader and to read its answer.
+from cardtable.drivers.pn532 import ACK, CMD_LIST, CMD_RFCONFIG
+
+_P_FOREVER = b"\x05\xff\x01\xff"  # CfgItem 5: MxRtyATR, MxRtyPSL, MxRtyPassiveActivation 0xFF
+_P_BOUNDED = bytearray(b"\x05\xff\x01\x01")  # ... back to the reader's own retries (patched)
+_P_WAIT = b"\x02\x00"  # MaxTg 2, 106 kbps type A: the answer counts a second tag too
+
+
+def arm(r):
+    """Set reader r waiting for a card: retries for ever, then InListPassiveTarget sent and its
+    ACK taken. Its answer comes when a card does; the IRQ line goes low then."""
+    r._call(CMD_RFCONFIG, _P_FOREVER, 9)
+    r._call(CMD_LIST, _P_WAIT, 0, r._send)
+
+
+def answer(r):
+    """The UID (a memoryview, as poll() gives) of the card armed reader r found, or None; reads
+    the answer its IRQ line announced and bounds its retries again (poll() works as before)."""
+    n = r._call(CMD_LIST, _P_WAIT, 36, r._response)
+    uid = r.listed(n)  # (copied out of the shared receive buffer)
+    _P_BOUNDED[3] = r.retries
+    r._call(CMD_RFCONFIG, _P_BOUNDED, 9)
+    return uid
+
+
+def disarm(r):
+    """Stop reader r waiting (an ACK from the host aborts the command) and bound its retries."""
+    r._write(ACK)
+    _P_BOUNDED[3] = r.retries
+    r._call(CMD_RFCONFIG, _P_BOUNDED, 9)

@@ -1,0 +1,116 @@
+"""Readers that wait for their card by themselves, timed at their IRQ line's falling edge."""
+# For a timed game (Nerts: "the first to play always counts") on a board with "scan": "irq".
+# Each wanted reader (one with an IRQ line, on a zone that takes cards now) is armed: its
+# PN532 runs InListPassiveTarget retried for ever with its field on (drivers/pn532_wait.py).
+# When a card comes the PN532 answers and pulls its IRQ line low; the Pico's interrupt handler
+# stores ticks_us() for that reader into a preallocated list (it allocates nothing), so the
+# time of the play is when its reader saw the card, whatever order the loop reads them in.
+# Each scanner step reads the answers waiting, reads the cards (the READ confirms them, as on
+# a focus reader) and hands their events over in the order of their edges. A reader whose card
+# was read goes back to the round robin (field switched on per poll) until its card is lifted,
+# then waits again; so does one that failed. Readers without an IRQ line are polled as before.
+from cardtable.compat import ticks_add, ticks_diff
+from cardtable.drivers import pn532_wait
+
+
+class IrqWait:
+    """The armed readers of one scanner; hal gives the IRQ hook and the microsecond clock."""
+
+    def __init__(self, scanner, hal):
+        n = scanner.n
+        self.s = scanner
+        self.clock = hal.clock
+        self.us = hal.clock.ticks_us
+        self.lines = [getattr(r, "irq", None) for r in scanner.readers]  # P70_IRQ pins
+        self.want = ()  # readers to keep armed
+        self.armed = bytearray(n)
+        self.got = bytearray(n)  # 1: its line fell while it was armed
+        self.edge = [0] * n  # ticks_us() of that edge
+        self.arms = 0
+        self.answers = 0
+        for i in range(n):
+            if self.lines[i] is not None:
+                hal.on_falling(self.lines[i], self._handler(i))
+
+    def _handler(self, i):
+        w = self
+
+        def irq(pin):
+            # Two closed-over names: MicroPython calls a closure of more than five names and
+            # arguments with a heap array, which a hard interrupt may not allocate.
+            if w.armed[i] and not w.got[i]:
+                w.edge[i] = w.us()
+                w.got[i] = 1
+
+        return irq
+
+    def choose(self, readers, timed):
+        """Keep these readers (those with an IRQ line) armed while the game is timed; the
+        others stop waiting."""
+        want = [i for i in readers if self.lines[i] is not None] if timed else []
+        want.sort()
+        want = tuple(want)
+        if want == self.want:
+            return
+        self.want = want
+        for i in range(self.s.n):
+            if self.armed[i] and i not in want:
+                self.armed[i] = 0
+                self.got[i] = 0
+                try:
+                    pn532_wait.disarm(self.s.readers[i])
+                except OSError:
+                    pass  # it is polled from now on: a dead reader shows there
+
+    def service(self):
+        """Read the cards the armed readers announced, events in the order of their edges;
+        arm the wanted readers that have no card on them."""
+        s = self.s
+        k = len(s.events)
+        for i in self.want:
+            if self.armed[i]:
+                if self.got[i] or self.lines[i].value() == 0:
+                    self._answer(i)
+            elif not s._ulen[i] and not s._clen[i] and not s.down[i]:
+                self._arm(i)
+        if len(s.events) - k > 1:
+            got = s.events[k:]
+            got.sort(key=_t)
+            s.events[k:] = got
+
+    def _arm(self, i):
+        s = self.s
+        try:
+            pn532_wait.arm(s.readers[i])
+        except OSError as e:
+            s._failed(i, self.clock.ticks_ms(), e)
+            return
+        self.got[i] = 0
+        self.armed[i] = 1
+        self.arms += 1
+
+    def _answer(self, i):
+        s = self.s
+        r = s.readers[i]
+        now = self.clock.ticks_ms()
+        us = self.us()
+        if not self.got[i]:  # the line is low but its edge was not seen: time it now
+            self.edge[i] = us
+        t = ticks_add(now, -(ticks_diff(us, self.edge[i]) // 1000))
+        self.armed[i] = 0
+        self.got[i] = 0
+        self.answers += 1
+        s.polls[i] += 1
+        try:
+            uid = pn532_wait.answer(r)
+            if uid is not None:
+                s._seen(i, r, uid, t, True)
+            r.release()
+        except OSError as e:
+            s._failed(i, now, e)
+            return
+        s._fails[i] = 0
+
+
+def _t(ev):
+    return ev[2]

@@ -1,0 +1,110 @@
+"""A Nerts race timed by the readers' IRQ lines (board "scan": "irq"): the foundations' PN532s
+wait for their cards with their fields on, the time of a play is taken at its IRQ edge, so two
+plays 50 ms apart are judged in the order they were laid, whatever order the table reads them
+in. (Its own file: one table configuration per MicroPython process keeps the heap like the
+Pico's.)"""
+import json
+
+from support import stepped
+
+from simtable import BOARDS, collect, room_for_board, use_board
+from emutable import EXTRA, emulated, idle, lay, until
+
+WAIT = ("cardtable.drivers.pn532_wait", "cardtable.table.irqwait")  # (loaded while the heap is emptiest)
+
+
+def _reads(t, log):
+    """Log the zone of every card read, in the order the table reads them."""
+    for zone in ("f0", "f2", "f4"):
+        r = t.hal.readers[t.board.zone_reader[zone]]
+        orig = r.read_text
+
+        def spy(orig=orig, zone=zone):
+            log.append(zone)
+            return orig()
+
+        r.read_text = spy
+
+
+def three_seats():
+    """pico-nerts-6 cut down to three players (three foundations, their IRQ lines, three "left"
+    pads): six emulated PN532s fit the WebAssembly heap beside the Nerts rules, twelve do not."""
+    yield from room_for_board()
+    from cardtable.table import config
+
+    with open(BOARDS + "/pico-nerts-6.json") as f:
+        cfg = json.load(f)
+    zones = ("f0", "f2", "f4", "l0", "l1", "l2")
+    cfg["readers"] = [cfg["readers"][cfg["zones"][z]["reader"]] for z in zones]
+    cfg["zones"] = {z: dict(cfg["zones"][z], reader=i) for i, z in enumerate(zones)}
+    cfg["buttons"] = {n: cfg["buttons"][n] for n in ("n0", "n1", "n2")}
+    lay = cfg["layouts"]["nerts"]
+    lay["seats"] = [0, 1, 2]
+    lay["zones"] = {z: lay["zones"][z] for z in zones}
+    lay["buttons"] = {n: lay["buttons"][n] for n in cfg["buttons"]}
+    cfg["board"] = "nerts-3"
+    b = config.validate(cfg)
+    cfg = lay = None
+    collect()
+    yield
+    use_board("nerts-3", b)
+
+
+@stepped
+def test_two_plays_50_ms_apart_read_in_the_opposite_order_the_earlier_one_counts():
+    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT  # (no tag command here)
+    yield from three_seats()
+    t, emu = yield from emulated("nerts-3", "nerts", extra=extra)
+    if emu is None:  # fake readers (the emulator does not fit beside the .py package): no IRQ lines
+        return
+    ctl = t.ctl
+    g = ctl.game
+    w = ctl.scanner.waiter
+    foundations = tuple(sorted(t.board.zone_reader[z] for z in ("f0", "f2", "f4")))
+    t.hal.press("n0")  # the round starts: the foundations take cards at any time
+    yield from idle(t, 3)
+    assert w.want == foundations and all(w.armed[i] for i in foundations), (w.want, list(w.armed))
+    assert t.hal.fields_on() == 3  # the foundations' fields wait at once; the "left" pads' are off
+    for i in foundations:
+        t.hal.emus[i].log = bytearray()
+    for _ in range(20):
+        t.run(1)
+        for e in t.hal.emus:
+            e.frames = []
+        yield
+    lists = [len([c for c in t.hal.emus[i].log if c == 0x4A]) for i in foundations]
+    assert lists == [0] * 3, "an armed reader was polled: %r" % lists
+    yield from lay(t, "f0", "AS#0")
+    assert [len(p) for p in g.piles] == [1]
+    t.hal.lift("f0")  # the ace goes onto its pile, off the read pad
+    yield from until(t, "f0", False)
+    yield from idle(t, 2)
+    assert w.armed[t.board.zone_reader["f0"]], "the pad waits again once its card is lifted"
+    log = []
+    _reads(t, log)
+    # Bob (seat 2) lays the two of spades on f4; 50 ms later Will (seat 1) lays his on f2. The
+    # table reads f2 first (it comes first in its order), yet Bob's play counts.
+    clock = t.hal.clock
+    laid = clock.ticks_ms()
+    t.hal.place("f4", "2S#2")
+    clock.advance(50)
+    t.hal.place("f2", "2S#1")
+    t.run(1, ms=5)
+    assert log == ["f2", "f4"], log
+    t0 = ctl.round_t0
+    bob = g.deck.parse("2S#2")
+    assert g.piles[0][-1] == (bob, laid - t0), g.piles  # accepted, at the time it was laid
+    assert len(g.piles[0]) == 2 and g.centre[2] == 1 and g.centre[1] == 0
+    late = t.kinds("verdict")[-1]
+    assert late["seat"] == 1 and late["reason"].startswith("too late"), late
+    from cardtable.table.feedback import COLOURS
+
+    assert (t.led("f4"), t.led("f2")) == (COLOURS["accepted"], COLOURS["rejected"])
+
+
+@stepped
+def test_a_table_without_irq_lines_polls_as_before():
+    t, emu = yield from emulated("pico-i2c-2seat", "nexus")
+    assert t.ctl.scanner.waiter is None  # "scan" is "poll" unless the board file says "irq"
+    yield from lay(t, "s0", "AS")
+    assert t.ctl.scanner.present(t.board.zone_reader["s0"])
