@@ -33,6 +33,12 @@ from typing import Any, Mapping, Sequence
 from benchlib import summary
 
 READERS = tuple(range(2, 17))
+# A focus reader's field left on between its empty polls: not built (a what-if: the card then
+# answers only once it has been in the field the guard time, which takes back most of the gain).
+FIELD_ON = False
+# controller.refresh: a play pad holding the card of a seat not to play is polled every
+# RARE_EVERY-th lap only (scanner.Scanner.rare_every)
+RARE_EVERY = 8
 
 
 @dataclass(frozen=True)
@@ -97,6 +103,9 @@ class Timing:
     # tSE 45 ms typical (400 ms max; Winbond W25Q16JV datasheet), plus re-programming up to
     # 16 pages of 256 B at tPP 0.4 ms typical. The CPU stalls meanwhile (code runs from flash).
     journal: tuple[float, float] = (45.0, 51.4)
+    # ISO 14443-3 power-up guard: a card answers once it has been in the field this long (a
+    # card laid on a pad whose field is on answers that long after it lands).
+    guard: float = 5.1
     # scanner.Scanner(settle_ms=20): the confirming poll of a debounce comes this long after
     # the first sighting at the earliest.
     settle_ms: float = 20.0
@@ -106,6 +115,21 @@ class Timing:
     # USB CDC to the host: ~500 kB/s of a 12 Mbit/s full-speed bulk endpoint (estimate).
     usb_bytes_per_ms: float = 500.0
     event_bytes: int = 160  # the "event" line sent before the state report (estimate)
+
+
+def emulated_timing() -> Timing:
+    """The PN532 as the rp2 board's emulator times it (firmware/lib/cardtable/sim/pn532_emu.py):
+    point values, for the model's comparison with the emulated board."""
+    from cardtable.sim import pn532_emu as e
+
+    def pt(us: float) -> tuple[float, float]:
+        return (us / 1000, us / 1000)
+
+    cmd = e.T_FIRMWARE_US
+    return Timing(ack=(0.0, 0.0), list_empty=pt(cmd + 2 * e.T_ATTEMPT_US),  # MxRtyPassiveActivation 1
+                  list_tag=pt(cmd + e.T_ACTIVATE_US + e.T_GUARD_US), count=pt(cmd + e.T_ACTIVATE_US + e.T_SECOND_US),
+                  second_tag=pt(e.T_SECOND_US), rf_off=pt(cmd), read=pt(cmd + e.T_READ_US),
+                  guard=e.T_GUARD_US / 1000)
 
 
 # RP2040 time = wasm time x factor: an estimate with a wide range (README, "From wasm to an
@@ -126,6 +150,9 @@ class Cpu:
     action: Sequence[float]  # check() + apply()
     view: Sequence[float]  # json of the spectator view (the state report)
     view_len: Sequence[float]  # its length in bytes
+    # measured on the rp2 board: from the sighting poll's last bus transaction to the LED
+    # frame latched (the event, check(), the LED write); None: LEDs + check() as above
+    verdict: Sequence[float] | None = None
 
     @classmethod
     def scaled(cls, factor: float, driver: Mapping[str, Any], rules: Mapping[str, Sequence[float]]) -> "Cpu":
@@ -164,42 +191,57 @@ def exchange(bus: Bus, cmd: tuple[int, int], busy: float, rng: random.Random, t:
 def poll_ms(bus: Bus, kind: str, rng: random.Random, t: Timing, cpu: Cpu) -> float:
     """One reader's poll in one controller step. kind: empty, tag (a card lies there) or
     read (the debounced sighting, which also counts the tags and reads the card code) or
-    read2 (the focus reader's sighting: poll(2) counts the tags in its own exchange)."""
+    read2 (the focus reader's sighting: poll(2) counts the tags in its own exchange); with
+    "_on", a focus reader whose field was left on: no power-up guard in its poll, and an empty
+    poll leaves the field on (no RFConfiguration)."""
     ms = bus.switch * bus.byte_us / 1000
-    if kind == "read2":
-        ms += exchange(bus, LIST2, rng.uniform(*t.list_tag) + rng.uniform(*t.second_tag), rng, t)
+    if kind.startswith("read2"):
+        busy = rng.uniform(*t.list_tag) + rng.uniform(*t.second_tag)
+        ms += exchange(bus, LIST2, busy - t.guard if kind == "read2_on" else busy, rng, t)
         ms += exchange(bus, READ, rng.uniform(*t.read), rng, t)
     else:
-        ms += exchange(bus, LIST, rng.uniform(*(t.list_empty if kind == "empty" else t.list_tag)), rng, t)
+        ms += exchange(bus, LIST, rng.uniform(*(t.list_empty if kind.startswith("empty") else t.list_tag)), rng, t)
     if kind == "read":
         ms += exchange(bus, LIST2, rng.uniform(*t.count), rng, t)
         ms += exchange(bus, READ, rng.uniform(*t.read), rng, t)
-    ms += exchange(bus, RF_OFF, rng.uniform(*t.rf_off), rng, t)
-    return ms + cpu.poll[bus.cpu]["read" if kind == "read2" else kind] + cpu.step
+    if kind != "empty_on" and not kind.startswith("read2"):
+        # (after a focus reader's sighting the field goes off at the next poll, after the verdict)
+        ms += exchange(bus, RF_OFF, rng.uniform(*t.rf_off), rng, t)
+    c = cpu.poll[bus.cpu]
+    return ms + c.get(kind, c["read" if kind.startswith("read") else kind.split("_")[0]]) + cpu.step
 
 
 def verdict_ms(accepted: bool, leds: int, rng: random.Random, t: Timing, cpu: Cpu) -> float:
     """From the card code read to the LED showing the verdict: controller.play lights it on
     check()'s answer, accepted or not, before apply(), the messages and the journal."""
+    if cpu.verdict:
+        return cpu.verdict[rng.randrange(len(cpu.verdict))]
     i = rng.randrange(len(cpu.check))
     return leds * t.led_per_led + t.led_latch + cpu.check[i]
 
 
 def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_polls: int,
               occupancy: float, cycle: float, focus: str = "on",
-              read_confirms: bool = True) -> tuple[float, float, float]:
+              read_confirms: bool = True, field_on: bool = FIELD_ON,
+              rare_occupied: bool = True) -> tuple[float, float, float]:
     """From the card landing on reader 0 to its debounced sighting's poll ending, in three
     parts: waiting for the first sighting, the debounce polls, and the last poll (with the
     READ). focus: reader 0 is the scanner's focus ("on"), another empty reader is ("other"),
-    or there is none ("off")."""
+    or there is none ("off"). field_on: the focus reader's field stays on between its empty
+    polls (the card then answers once it has been in the field the guard time). rare_occupied:
+    a pad holding a card (a play pad of a seat that has played) is polled every RARE_EVERY-th
+    lap of the round robin only."""
     occupied = [i > 0 and rng.random() < occupancy for i in range(n)]
     f = {"on": 0, "other": n - 1, "off": -1}[focus]
     if f > 0:
         occupied[f] = False  # the pad of the seat to play is empty
+    lit = field_on and read_confirms and f >= 0
+    rare_occupied = rare_occupied and f >= 0  # (a table without play zones: no seat to play)
     land = rng.uniform(0.0, cycle)
     now = 0.0
     i = rng.randrange(n)
     alt = rng.random() < 0.5  # where in its alternation the scanner is
+    lap = rng.randrange(RARE_EVERY)
     hits = 0
     first = seen = 0.0
     while True:
@@ -214,22 +256,30 @@ def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_p
             r = f
             alt = False
         else:
-            r = i
+            while True:
+                r = i
+                if i + 1 < n:
+                    i += 1
+                else:
+                    i = 0
+                    lap += 1
+                if not (rare_occupied and occupied[r] and r != f and lap % RARE_EVERY):
+                    break
             alt = True
-            i = i + 1 if i + 1 < n else 0
-        if r == 0 and now >= land:
+        on = lit and r == f
+        if r == 0 and now >= land + (t.guard if on else 0.0):
             hits += 1
             if hits == 1:
                 first = now
             # on the focus reader the READ in the sighting's poll is the confirmation
             if read_confirms and f == 0:
-                return first - land, 0.0, poll_ms(bus, "read2", rng, t, cpu)
+                return first - land, 0.0, poll_ms(bus, "read2_on" if on else "read2", rng, t, cpu)
             if hits == place_polls:
                 return first - land, now - first, poll_ms(bus, "read", rng, t, cpu)
             seen = now
             now += poll_ms(bus, "tag", rng, t, cpu)
         else:
-            now += poll_ms(bus, "tag" if occupied[r] else "empty", rng, t, cpu)
+            now += poll_ms(bus, "tag" if occupied[r] else "empty_on" if on else "empty", rng, t, cpu)
 
 
 def mean_cycle(n: int, bus: Bus, t: Timing, cpu: Cpu, occupancy: float, rng: random.Random) -> float:
@@ -242,7 +292,8 @@ def mean_cycle(n: int, bus: Bus, t: Timing, cpu: Cpu, occupancy: float, rng: ran
 
 def simulate(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, place_polls: int = 2,
              occupancy: float = 0.5, leds: int | None = None, t: Timing = Timing(),
-             focus: str = "on", read_confirms: bool = True) -> dict[str, Any]:
+             focus: str = "on", read_confirms: bool = True, field_on: bool = FIELD_ON,
+             rare_occupied: bool = True) -> dict[str, Any]:
     """Latency distributions (ms) of a rejected and an accepted play with n readers."""
     rng = random.Random(seed)
     cycle = mean_cycle(n, bus, t, cpu, occupancy, rng)
@@ -252,7 +303,7 @@ def simulate(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, place_polls: in
     parts = [0.0, 0.0, 0.0, 0.0, 0.0]
     for _ in range(trials):
         wait, debounce, last = detect_ms(n, bus, rng, t, cpu, place_polls, occupancy, cycle, focus,
-                                         read_confirms)
+                                         read_confirms, field_on, rare_occupied)
         d = wait + debounce + last
         r = verdict_ms(False, leds, rng, t, cpu)
         a = verdict_ms(True, leds, rng, t, cpu)
@@ -309,6 +360,8 @@ class Model:
             "no_focus_polling": dict(focus="off"),
             "a_play_out_of_turn": dict(focus="other"),
             "second_sighting_confirms": dict(read_confirms=False),
+            "focus_field_left_on": dict(field_on=True),
+            "played_pads_every_lap": dict(rare_occupied=False),
             "status_every_1_ms": dict(t=dataclasses.replace(t, sleep=1.0)),
             "debounce_1_poll": dict(place_polls=1),
             "empty_table": dict(occupancy=0.0),
@@ -333,6 +386,27 @@ class Model:
                        occupancy=self.occupancy, leds=leds, t=self.timing, focus=focus)
         res["bus"] = bus.label
         return res
+
+
+def board_cpu(cpu: Cpu, bus: Bus, steps_ms: Sequence[float], polls_ms: Sequence[float],
+              verdicts_ms: Sequence[float]) -> Cpu:
+    """The CPU terms of the model as the rp2 board measured them (bench/rp2latency.py), on its
+    emulated clock: a whole step with an empty poll, the focus reader's sighting poll, and the
+    time from that poll's last bus transaction to the LED frame. The PN532 and wire time the
+    model counts itself (with the emulator's own timing) is taken off the first two."""
+    t = emulated_timing()
+    rng = random.Random(0)
+    zero = Cpu(cpu.factor, {bus.cpu: {"empty": 0.0, "tag": 0.0, "read": 0.0}}, 0.0, [0.0], [0.0], [0.0], [0])
+    step = max(0.0, _median(steps_ms) - poll_ms(bus, "empty", rng, t, zero))
+    read = max(0.0, _median(polls_ms) - poll_ms(bus, "read2", rng, t, zero))
+    poll = dict(cpu.poll)
+    poll[bus.cpu] = {"empty": step, "tag": step, "read": read}
+    return Cpu(cpu.factor, poll, 0.0, cpu.check, cpu.action, cpu.view, cpu.view_len, list(verdicts_ms))
+
+
+def _median(xs: Sequence[float]) -> float:
+    s = sorted(xs)
+    return s[len(s) // 2] if s else 0.0
 
 
 def parameters(model: Model) -> dict[str, Any]:
@@ -368,7 +442,7 @@ def place_polls_default() -> tuple[int, str]:
     return 2, "default (scanner not importable)"
 
 
-def since_at_end(name: str, seats: int, seeds: Sequence[int], max_actions: int) -> tuple[int, int, int]:
+def longest_game(name: str, seats: int, seeds: Sequence[int], max_actions: int) -> tuple[int, list[tuple], int]:
     """(seed, actions, k) of the longest seeded bot game: k = the actions after the table's
     last undo checkpoint at its end (one at each deal and every SINCE_MAX actions, as
     controller.play takes them), which an undo there replays."""
@@ -376,24 +450,31 @@ def since_at_end(name: str, seats: int, seeds: Sequence[int], max_actions: int) 
     from cardtable.rng import Random
     from cardtable.table.controller import SINCE_MAX
 
-    best = (0, -1, 0)
+    best: tuple[int, list[tuple], int] = (0, [], 0)
     for seed in seeds:
         g = games.load(name, seats=seats)
         g.keep_history = False
         rng = Random(seed)
-        n = k = 0
-        while not g.over and n < max_actions:
+        acts: list[tuple] = []
+        k = 0
+        while not g.over and len(acts) < max_actions:
             a = g.bot_action(rng)
             if g.check(a):
                 continue
             if a[1] == "deal" or k >= SINCE_MAX:
                 k = 0
             g._apply(a)
-            n += 1
+            acts.append(a)
             k += 1
-        if n > best[1]:
-            best = (seed, n, k)
+        if len(acts) > len(best[1]):
+            best = (seed, acts, k)
     return best
+
+
+def since_at_end(name: str, seats: int, seeds: Sequence[int], max_actions: int) -> tuple[int, int, int]:
+    """(seed, actions, k) of the longest seeded bot game (see longest_game)."""
+    seed, acts, k = longest_game(name, seats, seeds, max_actions)
+    return seed, len(acts), k
 
 
 def undo_ms(k: int, apply_ms: float, t: Timing = Timing()) -> float:

@@ -33,6 +33,7 @@ HEAP_BUDGET = PICO_HEAP // 2  # firmware + the largest game state within half th
 POWERCUT_TRIALS = 400  # replayed on recorded plays: a boot of the emulated chip each, ~1.7 s of CPU
 POWERCUT_LIVE = 50  # while the host plays on: a play and a boot each, ~3 s of CPU (two chips at once)
 RP2_ACTIONS = 30  # actions per game on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
+RP2_PLAYS = 100  # cards laid by the seat to play on the rp2 board, each timed to its LED verdict
 
 # When MicroPython cannot run, the latency model falls back to CPython's rules cost times the
 # wasm/CPython ratio of embedded-facts §1.6 (about 9), and to these driver figures, measured
@@ -74,6 +75,15 @@ def main(argv: list[str] | None = None) -> int:
                          "0: none; skipped with --no-rp2)")
     ap.add_argument("--powercut-live", type=int, default=POWERCUT_LIVE, metavar="N",
                     help=f"power cuts on the rp2 board while the host plays on (default {POWERCUT_LIVE}; 0: none)")
+    ap.add_argument("--latency-only", action="store_true",
+                    help="only the placement-to-verdict and undo figures: the rp2 board's timings and the model")
+    ap.add_argument("--rp2-log", metavar="FILE",
+                    help="the rp2 board's placements from a log `python bench/rp2latency.py PLAYS FILE` wrote,"
+                         " instead of timing them again")
+    ap.add_argument("--rp2-undo", metavar="FILE",
+                    help="the rp2 board's undo times from the JSON `python bench/rp2latency.py undo GAMES` printed,"
+                         " instead of timing them again")
+    ap.add_argument("--no-undo", action="store_true", help="do not time undo on the rp2 board")
     ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="MicroPython processes at once (default 2)")
@@ -120,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CPython: per-action cost and throughput of {len(games)} games ...", file=sys.stderr)
     cpy: dict[str, Any] = {}
     thr: dict[str, Any] = {}
+    if args.latency_only:
+        return latency_only(args, plan, games, guard, errors, t_start)
     for g, s in games.items():
         cpy[g] = guard(f"cpython {g}", partial(speed.per_action, g, s, plan.seeds, plan.max_actions,
                                                1 if plan.quick else 3))
@@ -209,10 +221,13 @@ def main(argv: list[str] | None = None) -> int:
         print("rp2 board: Nerts races timed at the readers' IRQ edges ...", file=sys.stderr)
     race_out = guard("race", lambda: race.section(args.quick, not args.no_rp2))
 
+    # 5d. Placements and undo timed on the rp2 board's emulated clock.
+    board_lat = rp2_latency(args, plan, games, guard)
+
     # 6. The latency model.
     place_polls, pp_source = latency.place_polls_default()
     lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source, rp2_out,
-                                               games))
+                                               games, board_lat))
 
     # 7. Tournament tables over MQTT (needs Mosquitto).
     import tournament
@@ -253,6 +268,53 @@ def main(argv: list[str] | None = None) -> int:
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
 
     print(report(results) + faults.report(fault) + tournament.report(tour))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(_clean(results), indent=1, sort_keys=False) + "\n")
+    print(f"\nresults: {rel(args.out)} ({results['meta']['seconds']} s)")
+    if errors:
+        print("errors:\n  " + "\n  ".join(errors), file=sys.stderr)
+    print("\n".join(summary_lines(results)))
+    return 1 if errors else 0
+
+
+def rp2_latency(args: argparse.Namespace, plan: Plan, games: dict[str, int],
+                guard: Callable[[str, Callable[[], Any]], Any]) -> dict[str, Any]:
+    """Placements and undo on the rp2 board (bench/rp2latency.py), or why they were skipped."""
+    if args.quick or args.no_rp2:
+        return {"skipped": "--quick" if args.quick else "--no-rp2"}
+    import rp2latency
+
+    print(f"rp2 board: {RP2_PLAYS} placements by the seat to play timed to their LED verdict on the "
+          "emulated clock ...", file=sys.stderr)  # (or read from --rp2-log)
+    if args.rp2_log:
+        placed = guard("rp2 latency", lambda: rp2latency.from_log(args.rp2_log))
+    else:
+        placed = guard("rp2 latency", lambda: rp2latency.measure(RP2_PLAYS))
+    if args.no_undo:
+        return {"placements": placed, "undo": {}}
+    if args.rp2_undo:
+        return {"placements": placed, "undo": json.loads(Path(args.rp2_undo).read_text())}
+    print(f"rp2 board: undo at the end of the longest seeded game of {len(games)} kinds ...", file=sys.stderr)
+    undone = guard("rp2 undo", lambda: rp2latency.undo(list(games), max_actions=plan.max_actions))
+    return {"placements": placed, "undo": undone}
+
+
+def latency_only(args: argparse.Namespace, plan: Plan, games: dict[str, int],
+                 guard: Callable[[str, Callable[[], Any]], Any], errors: list[str], t_start: float) -> int:
+    """--latency-only: the rp2 board's timings and the model fed by them; nothing else."""
+    import latency
+    import speed
+
+    # the model's grid and undo figures (CPython's rules cost) beside the rp2 board's own
+    cpy = {g: guard(f"cpython {g}", partial(speed.per_action, g, s, plan.seeds[:1], plan.max_actions, 1))
+           for g, s in games.items()}
+    board_lat = rp2_latency(args, plan, games, guard)
+    place_polls, pp_source = latency.place_polls_default()
+    lat = guard("latency", lambda: run_latency(plan, cpy, {}, {}, place_polls, pp_source, {}, games, board_lat))
+    results: dict[str, Any] = {"meta": {"schema": 1, "quick": plan.quick, "latency_only": True},
+                               "latency": lat, "errors": errors}
+    results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
+    print(latency_report(lat))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(_clean(results), indent=1, sort_keys=False) + "\n")
     print(f"\nresults: {rel(args.out)} ({results['meta']['seconds']} s)")
@@ -338,7 +400,7 @@ def memory_section(boot: dict[str, Any], source: str, mods: list[str], mpy: dict
 
 def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: dict[str, Any],
                 place_polls: int, pp_source: str, rp2_out: dict[str, Any] | None = None,
-                games: dict[str, int] | None = None) -> dict[str, Any]:
+                games: dict[str, int] | None = None, board_lat: dict[str, Any] | None = None) -> dict[str, Any]:
     import latency
 
     rules, source, game = _rules_samples(cpy, mpy)
@@ -358,7 +420,7 @@ def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: di
                         **model.board(kind, hz, len(b.readers), b.led_count, seed=9000 + i, focus=focus)}
     grid = model.grid()
     return {
-        "summary": _summary(model, grid, rp2_out or {}, mpy, cpy, games or {}, plan),
+        "summary": _summary(model, grid, rp2_out or {}, mpy, cpy, games or {}, plan, board_lat or {}),
         "params": latency.parameters(model),
         "place_polls_source": pp_source,
         "rules_source": source,
@@ -377,7 +439,7 @@ def _rp2_games(rp2_out: dict[str, Any]) -> dict[str, Any]:
 
 
 def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dict[str, Any],
-             cpy: dict[str, Any], games: dict[str, int], plan: Plan) -> dict[str, Any]:
+             cpy: dict[str, Any], games: dict[str, int], plan: Plan, board_lat: dict[str, Any]) -> dict[str, Any]:
     """The two figures the bench ends with (issue 18), the Nerts race resolution and the undo
     time of the longest seeded game of each kind."""
     import dataclasses
@@ -414,9 +476,30 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     else:
         res = grid[bus.key]["nominal"][str(n)]
         check_src = "check() on MicroPython (WebAssembly) x the nominal RP2040 factor"
+    placed = board_lat.get("placements") or {}
+    board: dict[str, Any] = {}
+    if placed.get("_samples") and placed.get("_steps"):
+        # The firmware's CPU as the rp2 board spent it on its emulated clock (a step with an
+        # empty poll, the sighting poll, sighting to LED), the PN532 and tags as sourced
+        smp = placed["_samples"]
+        cpu = latency.board_cpu(cpu, bus, placed["_steps"], [x["poll"] for x in smp if "poll" in x],
+                                [x["verdict"] for x in smp if "verdict" in x])
+        check_src = ("the firmware's CPU measured on the rp2 board's emulated clock (bench/rp2latency.py: "
+                     "a step with an empty poll, the sighting poll, sighting to LED frame)")
+        res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
+                               occupancy=model.occupancy, t=model.timing)
+        # ... and the same model with the emulator's PN532 times, for the board the bench measured
+        same = latency.simulate(placed["readers"], bus, cpu, model.trials * 2, seed=4343,
+                                place_polls=model.place_polls, occupancy=0.0, t=latency.emulated_timing())
+        board = {"board": placed["board"], "readers": placed["readers"], "plays": placed["plays"],
+                 "measured": placed["ms"], "model": same["accepted"], "parts_ms": placed["parts_ms"],
+                 "cpu_ms": {"empty_poll_step": round(cpu.poll[bus.cpu]["empty"], 2),
+                            "sighting_poll": round(cpu.poll[bus.cpu]["read"], 2),
+                            "sighting_to_led_p50": latency._median(cpu.verdict or [])}}
     p99 = max(res["rejected"]["p99"], res["accepted"]["p99"])
     out: dict[str, Any] = {"p99_ms": p99, "readers": n, "bus": bus.label, "check_source": check_src,
-                           "p50_ms": res["accepted"]["p50"], "p95_ms": res["accepted"]["p95"]}
+                           "p50_ms": res["accepted"]["p50"], "p95_ms": res["accepted"]["p95"],
+                           "board": board}
     # Nerts: two plays 50 ms apart on the 12-reader board (6 foundations, 6 "left" pads idle)
     slow_t = dataclasses.replace(model.timing, sleep=1.0)
     trials = 400 if plan.quick else 4000
@@ -444,11 +527,17 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
         else:
             continue
         undo[g] = {"seed": seed, "actions": acts, "replayed": k, "apply_ms": round(apply_ms, 3),
-                   "ms": round(latency.undo_ms(k, apply_ms, model.timing)), "source": src}
+                   "model_ms": round(latency.undo_ms(k, apply_ms, model.timing)), "source": src}
+        on_board = (board_lat.get("undo") or {}).get(g) or {}
+        if "ms" in on_board:  # timed end to end on the rp2 board (its seats: the board's layout)
+            undo[g]["board_ms"] = round(on_board["ms"])
+            undo[g]["board"] = on_board
     out["undo"] = undo
     if undo:
-        worst = max(undo, key=lambda g: undo[g]["ms"])
-        out["undo_worst"] = {"game": worst, "ms": undo[worst]["ms"]}
+        ms = {g: u.get("board_ms", u["model_ms"]) for g, u in undo.items()}
+        worst = max(ms, key=lambda g: ms[g])
+        out["undo_worst"] = {"game": worst, "ms": ms[worst],
+                             "source": "rp2 board" if "board_ms" in undo[worst] else "model"}
     return out
 
 
@@ -613,56 +702,7 @@ def report(r: dict[str, Any]) -> str:
                      + (f"\n  idle controller step ({step.get('readers')} fake readers): {step['ns'] / 1000:.1f} us"
                         if step.get("ns") else ""))
 
-    lat = r.get("latency") or {}
-    if lat.get("grid"):
-        p = lat["params"]
-        parts.append(f"\nPlacement to verdict (model, ms): debounce {p['place_polls']} polls "
-                     f"({lat['place_polls_source']}); laid by the seat to play (its zone is the scanner's focus); "
-                     f"half the other pads hold a card; RP2040 = wasm x "
-                     f"{p['rp2040_factors']['nominal']:g}; rules: {lat['rules_source']} ({lat['rules_game']})")
-        for bus, per in lat["grid"].items():
-            nom = per["nominal"]
-            rows = [[n, c["cycle_ms"], c["rejected"]["p50"], c["rejected"]["p95"], c["accepted"]["p50"],
-                     c["accepted"]["p95"], c["accepted"]["max"]]
-                    for n, c in nom.items() if int(n) in (2, 3, 4, 6, 8, 10, 12, 16)]
-            parts.append(table(f"  {p['buses'][bus]['label']}",
-                               ["readers", "cycle", "reject p50", "p95", "accept p50", "p95", "max"], rows))
-            e8 = [f"{k} p95 {per[k]['8']['accepted']['p95']:.0f}" for k in ("fast", "slow", "full_table_slow")
-                  if "8" in per.get(k, {})]
-            parts.append("  8 readers, accepted: " + ", ".join(e8))
-        first = next(iter(lat["grid"]))
-        parts_8 = lat["grid"][first]["nominal"].get("8", {}).get("mean_parts_ms")
-        if parts_8:
-            parts.append(f"  where the time goes (8 readers, {p['buses'][first]['label']}, mean ms): " +
-                         ", ".join(f"{k} {v:.0f}" for k, v in parts_8.items()))
-        wi = lat.get("what_if_8_readers_i2c") or {}
-        if wi:
-            parts.append(table("  what if (8 readers, I2C; one change at a time)",
-                               ["change", "reject p50", "p95", "p99", "accept p50", "p95", "p99"],
-                               [[k.replace("_", " "), v["rejected_p50"], v["rejected_p95"], v.get("rejected_p99"),
-                                 v["accepted_p50"], v["accepted_p95"], v.get("accepted_p99")] for k, v in wi.items()]))
-        sm = lat.get("summary") or {}
-        race = sm.get("nerts_race_50ms")
-        if race:
-            parts.append(f"  Nerts race, two plays 50 ms apart, 12 readers: the earlier one wins "
-                         f"{race['ordered_right']:.1%} polled (before issue 18's levers: {race['before_issue_18']:.1%}), "
-                         f"{race.get('irq_edge', 0):.1%} timed at the IRQ edge (board scan irq); polled "
-                         "by ms apart: " + ", ".join(f"{d} {v:.1%}" for d, v in race["by_apart_ms"].items()))
-        deal = sm.get("deal")
-        if deal:
-            parts.append(f"  dealing across the pad (7 readers): a card is read {deal['read_ms']['p50']} ms "
-                         f"(p99 {deal['read_ms']['p99']}) after it reaches the pad; over it {deal['dwell_ms']:g} ms: "
-                         f"missed {deal['missed_at_dwell']:.2%}; up to {deal['cards_per_s_at_p99']} cards/s")
-        if sm.get("undo"):
-            parts.append(table("  undo at the end of the longest seeded game (ms)",
-                               ["game", "seed", "actions", "replayed", "apply ms", "undo ms", "source"],
-                               [[g, u["seed"], u["actions"], u["replayed"], u["apply_ms"], u["ms"], u["source"]]
-                                for g, u in sm["undo"].items()]))
-        rows = [[b, c["bus"], c["readers"], c.get("focus", "-"), c["rejected"]["p50"], c["rejected"]["p95"],
-                 c["accepted"]["p50"], c["accepted"]["p95"]] for b, c in lat.get("boards", {}).items()]
-        if rows:
-            parts.append(table("  the boards in firmware/boards",
-                               ["board", "bus", "readers", "focus", "reject p50", "p95", "accept p50", "p95"], rows))
+    parts.append(latency_report(r.get("latency") or {}))
 
     rp2r = r.get("rp2") or {}
     if rp2r.get("images"):
@@ -696,6 +736,75 @@ def report(r: dict[str, Any]) -> str:
     if over:
         parts.append(f"\n{len(over)} figure(s) over budget (OVER above); see bench/README.md for what "
                      "each means and budgets[].note in the JSON")
+    return "\n".join(parts)
+
+
+def latency_report(lat: dict[str, Any]) -> str:
+    """The latency section's tables."""
+    parts: list[str] = []
+    if lat.get("grid"):
+        p = lat["params"]
+        parts.append(f"\nPlacement to verdict (model, ms): debounce {p['place_polls']} polls "
+                     f"({lat['place_polls_source']}); laid by the seat to play (its zone is the scanner's focus); "
+                     f"half the other pads hold a card; RP2040 = wasm x "
+                     f"{p['rp2040_factors']['nominal']:g}; rules: {lat['rules_source']} ({lat['rules_game']})")
+        for bus, per in lat["grid"].items():
+            nom = per["nominal"]
+            rows = [[n, c["cycle_ms"], c["rejected"]["p50"], c["rejected"]["p95"], c["accepted"]["p50"],
+                     c["accepted"]["p95"], c["accepted"]["max"]]
+                    for n, c in nom.items() if int(n) in (2, 3, 4, 6, 8, 10, 12, 16)]
+            parts.append(table(f"  {p['buses'][bus]['label']}",
+                               ["readers", "cycle", "reject p50", "p95", "accept p50", "p95", "max"], rows))
+            e8 = [f"{k} p95 {per[k]['8']['accepted']['p95']:.0f}" for k in ("fast", "slow", "full_table_slow")
+                  if "8" in per.get(k, {})]
+            parts.append("  8 readers, accepted: " + ", ".join(e8))
+        first = next(iter(lat["grid"]))
+        parts_8 = lat["grid"][first]["nominal"].get("8", {}).get("mean_parts_ms")
+        if parts_8:
+            parts.append(f"  where the time goes (8 readers, {p['buses'][first]['label']}, mean ms): " +
+                         ", ".join(f"{k} {v:.0f}" for k, v in parts_8.items()))
+        wi = lat.get("what_if_8_readers_i2c") or {}
+        if wi:
+            parts.append(table("  what if (8 readers, I2C; one change at a time)",
+                               ["change", "reject p50", "p95", "p99", "accept p50", "p95", "p99"],
+                               [[k.replace("_", " "), v["rejected_p50"], v["rejected_p95"], v.get("rejected_p99"),
+                                 v["accepted_p50"], v["accepted_p95"], v.get("accepted_p99")] for k, v in wi.items()]))
+    sm = lat.get("summary") or {}
+    if lat.get("grid"):
+        race = sm.get("nerts_race_50ms")
+        if race:
+            parts.append(f"  Nerts race, two plays 50 ms apart, 12 readers: the earlier one wins "
+                         f"{race['ordered_right']:.1%} polled (before issue 18's levers: {race['before_issue_18']:.1%}), "
+                         f"{race.get('irq_edge', 0):.1%} timed at the IRQ edge (board scan irq); polled "
+                         "by ms apart: " + ", ".join(f"{d} {v:.1%}" for d, v in race["by_apart_ms"].items()))
+        deal = sm.get("deal")
+        if deal:
+            parts.append(f"  dealing across the pad (7 readers): a card is read {deal['read_ms']['p50']} ms "
+                         f"(p99 {deal['read_ms']['p99']}) after it reaches the pad; over it {deal['dwell_ms']:g} ms: "
+                         f"missed {deal['missed_at_dwell']:.2%}; up to {deal['cards_per_s_at_p99']} cards/s")
+    board = sm.get("board") or {}
+    if board.get("measured"):
+        m, md = board["measured"], board["model"]
+        parts.append(table(f"\nPlacement to verdict on the rp2 board's emulated clock ({board['board']}, "
+                           f"{board['readers']} readers, {board['plays']} cards by the seat to play; ms)",
+                           ["", "p50", "p95", "p99", "max"],
+                           [["measured (LED latch - landing)", m["p50"], m["p95"], m["p99"], m["max"]],
+                            ["the model, the emulator's PN532 times", md["p50"], md["p95"], md["p99"], md["max"]]]))
+        parts.append("  where it went (measured, p50 / p99 ms): " + ", ".join(
+            f"{k} {v.get('p50')} / {v.get('p99')}" for k, v in board["parts_ms"].items()))
+        parts.append(f"  measured CPU fed to the model: {board['cpu_ms']}")
+    if sm.get("undo"):
+        parts.append(table("  undo at the end of the longest seeded game (ms)",
+                           ["game", "seed", "actions", "replayed", "apply ms", "model ms", "rp2 board ms", "source"],
+                           [[g, u["seed"], u["actions"], u["replayed"], u["apply_ms"], u["model_ms"],
+                             u.get("board_ms", "-"), u["source"]] for g, u in sm["undo"].items()]))
+    if lat.get("boards"):
+        rows = [[b, c["bus"], c["readers"], c.get("focus", "-"), c["rejected"]["p50"], c["rejected"]["p95"],
+                 c["accepted"]["p50"], c["accepted"]["p95"]] for b, c in lat.get("boards", {}).items()]
+        if rows:
+            parts.append(table("  the boards in firmware/boards",
+                               ["board", "bus", "readers", "focus", "reject p50", "p95", "accept p50", "p95"], rows))
+
     return "\n".join(parts)
 
 

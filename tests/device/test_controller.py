@@ -235,6 +235,48 @@ def test_the_game_resumes_after_a_reboot_exactly_where_it_was():
 
 
 @stepped
+def test_an_undo_after_a_reboot_takes_back_the_play_from_the_boot_state_not_the_journal():
+    from cardtable.hal import FileStorage
+
+    root, keep = scratch()
+    store = FileStorage(root)
+    t = yield from table("pico-i2c-2seat", "california-jacks", storage=store, history=False)
+    t.put("c", "9S")
+    t.put("s1", "KH")
+    t.put("s0", "QH")
+    t = None
+    yield
+    t2 = yield from table("pico-i2c-2seat", "california-jacks", storage=store, history=False)
+    ctl = t2.ctl
+    g = ctl.game
+    booted = json.dumps(g.dump())
+    t2.put(t2.zone("play", ctl.game.turn[0]), "5D")
+    assert ctl.journal.seq == 4 and json.dumps(ctl.game.dump()) != booted
+    yield
+    r = t2.send({"cmd": "undo", "id": 3})
+    assert r[0]["type"] == "ok" and r[0]["action"]["card"] == "5D"
+    # back to the state the boot resumed, in place: no replay of the journal (a new game)
+    assert ctl._replay is None and ctl.game is g
+    assert json.dumps(g.dump()) == booted
+    assert keep is keep
+
+
+@stepped
+def test_a_played_pad_is_polled_seldom_until_its_seat_is_to_play_again():
+    t = yield from dealt_caljacks()
+    sc = t.ctl.scanner
+    s0, s1 = t.ctl.board.zone_reader["s0"], t.ctl.board.zone_reader["s1"]
+    assert sc.focus == (s1,) and s1 not in sc.rare
+    t.hal.place("s1", "KH")  # its card stays on the pad: seat 0 is to play
+    t.run(3)
+    assert sc.focus == (s0,) and s1 in sc.rare and s0 not in sc.rare
+    t.hal.place("s0", "QH")  # the trick is over: its winner leads
+    t.run(3)
+    lead, other = (s0, s1) if t.ctl.game.turn == (0,) else (s1, s0)
+    assert sc.focus == (lead,) and lead not in sc.rare and other in sc.rare
+
+
+@stepped
 def test_a_finished_game_starts_again_with_a_tap():
     t = yield from dealt_caljacks(rules={"target": 1})
     g = t.ctl.game

@@ -179,6 +179,41 @@ def test_only_one_field_is_on_at_a_time():
         assert sum(1 for r in readers if r.field) == 0  # released before the next reader
 
 
+def test_a_card_on_the_focus_keeps_its_field_until_the_next_poll_and_no_other_field_comes_on():
+    # The verdict first: the field of the pad whose card was just reported goes off at the
+    # start of the next poll, so the table judges the card before that exchange (issue 18).
+    readers, clock, sc = table(n=4)
+    sc.watch((2,))
+    rounds(sc, clock, 1)
+    on_at_poll = []
+    for r in readers:
+        r.poll = _noting(r, readers, on_at_poll)
+    put(readers[2], "9D")
+    ev = None
+    while ev is None:
+        clock.advance(10)
+        sc.step()
+        ev = sc.next_event()
+    assert ev[0] == PLACED and ev[1] == 2
+    assert [i for i in range(4) if readers[i].field] == [2]  # still on while the table judges
+    for _ in range(8):
+        clock.advance(10)
+        sc.step()
+        assert sum(1 for r in readers if r.field) == 0
+    assert len(on_at_poll) > 8 and all(on == [] for on in on_at_poll)  # every poll: all off before
+
+
+def _noting(r, readers, log):
+    """r.poll, noting which fields are on as each poll begins."""
+    poll = r.poll
+
+    def noted(*args):
+        log.append([i for i in range(len(readers)) if readers[i].field])
+        return poll(*args)
+
+    return noted
+
+
 def test_polling_an_idle_table_allocates_nothing():
     readers, clock, sc = table(n=4)
     put(readers[1], "AS")

@@ -49,6 +49,24 @@ def test_tags_stay_on_the_readers_when_the_power_goes() -> None:
         r.place("zz", "04112233445566", "QH", running=False)
 
 
+def test_an_armed_card_lands_on_the_emulated_clock_and_the_bus_is_traced_from_there() -> None:
+    # bench/rp2latency.py times a card from its landing to its LED verdict, both emulated ns
+    r = readers()
+    r.trace = []
+    r.arm("s1", "04112233445566", "QH", 5e6)
+    r.handle(OP_READ, 4, 1e6, b"")  # the chip's next request sets the landing: 1 ms + 5 ms
+    r.handle(OP_READ, 1, 3e6, b"")
+    assert r.landed_ns is None and r.readers[1].emu.field == []
+    r.handle(OP_WRITE, 1, 7e6, frame(b"\xd4\x4a\x01\x00"))  # after the landing: it answers
+    assert r.landed_ns == 6e6 and r.readers[1].emu.field[0].text() == "QH"
+    assert r.handle(OP_READ, 1, 7e6, b"") == b"\x01" + ACK
+    r.handle(OP_TAKE, 1, 7e6, b"")
+    assert r.handle(OP_READ, 1, 16.6e6, b"") == b"\x00"  # the field switched on: 9.7 ms (ISO 14443-3)
+    assert r.handle(OP_READ, 1, 16.7e6, b"")[:1] == b"\x01"
+    assert r.trace == [(7e6, 1, 0x4A), (16.7e6, 1, -1)]
+    assert r.cards_by_zone() == {"s1": "QH"}
+
+
 def test_a_poll_counts_and_the_two_tag_check_before_a_read_does_not() -> None:
     # place() waits for the scanner's polls; counting the MaxTg 2 check that comes just before
     # the card is read would let a test lift the card in the middle of its read (torn).

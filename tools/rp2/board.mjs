@@ -59,6 +59,8 @@ const SLICE_CYCLES = 250000; // cycles between looks at I/O (~2 ms emulated)
 const SYNC_MS = 200;
 const PRESS_MS = 120; // a press outlasts the firmware's 25 ms debounce and a loop period
 const TAIL = 256;
+const LINE_LOG = 512; // USB lines kept with their emulated times
+const LINE_TEXT = 200; // characters of each kept
 const TABLE_OPS = new Set(['place', 'lift', 'kill', 'revive', 'turn']); // the readers' and encoders' devices
 
 class UsageError extends Error {}
@@ -105,6 +107,8 @@ export class Board extends Control {
     this.devices = [];
     this.ops = new Map();
     this.tail = '';
+    this.lines = []; // [dir, emulated ns, text] of the last LINE_LOG USB lines (lineLog)
+    this.partial = { in: '', out: '' };
     this.timer = null;
     this.dirty = false;
     this.lastSync = 0;
@@ -167,7 +171,11 @@ export class Board extends Control {
     chip.log = (m) => this.log(m);
     chip.onSerial = (bytes) => this.fromDevice(bytes);
     chip.onFlashOp = (op, start) => this.rec?.flashOp(chip, op, start);
-    chip.usb.onDelivered = (bytes) => this.rec?.serial(chip, 'in', bytes);
+    chip.usb.onDelivered = (bytes) => {
+      this.rec?.serial(chip, 'in', bytes);
+      this.lineLog('in', bytes);
+    };
+    this.partial = { in: '', out: '' };
     chip.onOpen = () => {
       this.log(`USB open at ${(chip.nanos / 1e6).toFixed(1)} ms`);
       if (this.wantRepl) this.breakIn();
@@ -287,8 +295,23 @@ export class Board extends Control {
 
   // -- serial -------------------------------------------------------------------------------
 
+  // Lines over USB with the emulated ns each ended at (the device took its last byte, or sent
+  // it): how long the table took over a command on its own clock (the `lines` op).
+  lineLog(dir, bytes) {
+    let text = this.partial[dir] + Buffer.from(bytes).toString('latin1');
+    let nl = text.indexOf('\n');
+    while (nl >= 0) {
+      this.lines.push([dir, this.chip.nanos, text.slice(0, Math.min(nl, LINE_TEXT))]);
+      if (this.lines.length > LINE_LOG) this.lines.shift();
+      text = text.slice(nl + 1);
+      nl = text.indexOf('\n');
+    }
+    this.partial[dir] = text.slice(-LINE_TEXT);
+  }
+
   fromDevice(bytes) {
     this.rec?.serial(this.chip, 'out', bytes);
+    this.lineLog('out', bytes);
     writeAll(1, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
     this.tail = (this.tail + Buffer.from(bytes).toString('latin1')).slice(-TAIL);
     const t = this.tail;
@@ -384,6 +407,12 @@ export class Board extends Control {
         return;
       case 'pixels':
         this.reply(req, { pixels: this.leds ? this.leds.pixels() : [], frames: this.leds?.frames ?? 0 });
+        return;
+      case 'led_frames': // the LED frames latched since emulated ns `since` (the last 256 kept)
+        this.reply(req, { frames: this.leds ? this.leds.framesSince(Number(req.since ?? 0)) : [], now_ns: chip ? chip.nanos : null });
+        return;
+      case 'lines': // USB lines ended since emulated ns `since`: [dir "in" | "out", ns, text]
+        this.reply(req, { lines: this.lines.filter((l) => l[1] >= Number(req.since ?? 0)), now_ns: chip ? chip.nanos : null });
         return;
       case 'tone': {
         const pin = this.config?.piezo?.pin;

@@ -6,6 +6,7 @@
 // 50 us latches the frame.
 const WS2812_ONE_NS = 625;
 const WS2812_RESET_NS = 50000;
+const LATCH_LOG = 256;
 
 /** The colours a WS2812 chain shows, decoded from the edges on its data pin. */
 export class Ws2812 {
@@ -16,6 +17,7 @@ export class Ws2812 {
     this.order = order;
     this.shown = Array.from({ length: count }, () => [0, 0, 0]);
     this.frames = 0;
+    this.latched = []; // [emulated ns of the latch, colours shown], the last LATCH_LOG frames
     this.bits = [];
     this.level = false;
     this.rise = 0;
@@ -51,12 +53,20 @@ export class Ws2812 {
       this.shown[led] = [bytes[at + 1], bytes[at], bytes[at + 2]];
     }
     this.frames += 1;
+    this.latched.push([this.fall + WS2812_RESET_NS, this.shown.map((p) => p.slice())]);
+    if (this.latched.length > LATCH_LOG) this.latched.shift();
   }
 
   /** The colours now (a frame whose latch time has passed counts as shown). */
   pixels() {
     if (this.bits.length && !this.level && this.chip.nanos - this.fall >= WS2812_RESET_NS) this.latch();
     return this.shown.map((p) => p.slice());
+  }
+
+  /** The frames latched at or after emulated ns `since`: [[latch ns, colours], ...]. */
+  framesSince(since) {
+    this.pixels();
+    return this.latched.filter((f) => f[0] >= since);
   }
 }
 

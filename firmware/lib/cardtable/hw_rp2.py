@@ -4,6 +4,7 @@ from cardtable import hal
 from cardtable.compat import ticks_diff, ticks_ms, ticks_us
 
 DEBOUNCE_MS = 25
+BUTTON_EVERY_MS = 5
 
 
 class Rp2Pixels(hal.Pixels):
@@ -63,6 +64,7 @@ class Rp2Inputs(hal.Inputs):
         self.down = bytearray(k)  # debounced state, 1 = pressed
         self.since = [0] * k  # when the raw state last changed
         self.raw = bytearray(k)
+        self._looked = 0  # when the buttons were last read
         self.enc_names = sorted(encoders)
         self.enc_pins = []
         self.decoders = []
@@ -83,6 +85,22 @@ class Rp2Inputs(hal.Inputs):
 
     def next(self):
         now = ticks_ms()
+        # buttons are read every BUTTON_EVERY_MS, not every loop step (~0.3 ms of the RP2040's
+        # time for nine; a press is held far longer than DEBOUNCE_MS)
+        if ticks_diff(now, self._looked) >= BUTTON_EVERY_MS:
+            self._looked = now
+            b = self._buttons(now)
+            if b is not None:
+                return b
+        for i in range(len(self.decoders)):
+            st = self._irq_off()  # the IRQ must not settle a level while we do
+            d = self.decoders[i].take(ticks_us())
+            self._irq_on(st)
+            if d:
+                return (hal.TURN, self.enc_names[i], d)
+        return None
+
+    def _buttons(self, now):
         for i in range(len(self.pins)):
             v = 1 - self.pins[i].value()
             if v != self.raw[i]:
@@ -92,12 +110,6 @@ class Rp2Inputs(hal.Inputs):
                 self.down[i] = v
                 if v:
                     return (hal.BUTTON, self.names[i])
-        for i in range(len(self.decoders)):
-            st = self._irq_off()  # the IRQ must not settle a level while we do
-            d = self.decoders[i].take(ticks_us())
-            self._irq_on(st)
-            if d:
-                return (hal.TURN, self.enc_names[i], d)
         return None
 
 

@@ -37,6 +37,7 @@ _HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
 # place_polls / lift_polls + 1), as tools/mpy/board.mjs waits on the WebAssembly board.
 PLACE_POLLS = 3
 LIFT_POLLS = 4
+TRACE_MAX = 4000
 WAIT_S = 30.0  # wall time a place/lift waits for its polls before giving up
 CMD_LIST = 0x4A  # InListPassiveTarget: one poll
 
@@ -84,6 +85,12 @@ class Readers:
         self.served_s = 0.0  # wall time spent answering (the chip waits meanwhile)
         self.fields_max = 0  # the most RF fields on at once ("one field at a time": 1)
         self.fields_over: list[list[int]] = []  # the readers with their fields on together, when > 1
+        # a tag to lay on the emulated clock: [reader, tag, delay ns, landing ns once known]
+        self._armed: list[Any] | None = None
+        self.landed_ns: float | None = None  # when the last armed tag landed (emulated ns)
+        # (emulated ns, reader, command code or -1 for an answer read) from the chip's bus
+        # while tracing, at most TRACE_MAX: where the time between a landing and its verdict went
+        self.trace: list[tuple[float, int, int]] | None = None
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._sock: socket.socket | None = None
@@ -140,6 +147,8 @@ class Readers:
 
     def _handle(self, op: int, index: int, ns: float, payload: bytes) -> bytes | None:
         self.requests += 1
+        if self._armed is not None:
+            self._land(ns)
         if op == OP_POWER:
             if index:
                 self.power_cycle()
@@ -158,6 +167,8 @@ class Readers:
             if e.total_us != before:  # an answer was queued: ready after its processing time
                 r.ready_ns = ns + 1000.0 * e.last_us
             cmd, params = command(payload)
+            if self.trace is not None and len(self.trace) < TRACE_MAX:
+                self.trace.append((ns, index, cmd))
             if e.log:
                 n = bytes(e.log).count(CMD_LIST)
                 if n and cmd == CMD_LIST:
@@ -178,6 +189,8 @@ class Readers:
             return None
         if op == OP_READ:
             f = self._peek(r, ns)
+            if f is not None and f != ACK and self.trace is not None and len(self.trace) < TRACE_MAX:
+                self.trace.append((ns, index, -1))
             return b"\x00" if f is None else b"\x01" + f
         if op == OP_IRQ:
             return self._irq(r, ns)
@@ -336,6 +349,32 @@ class Readers:
             r.emu.place(tag)
             r.tag = tag
             return self._wait(i, r.polls + PLACE_POLLS, running and wait)
+
+    def arm(self, zone: str | int, uid_hex: str, text: str | None, delay_ns: float, kind: int | str = 213) -> None:
+        """Lay a tag on a zone's reader delay_ns of emulated time after the chip's next bus
+        request, without waiting for it (then `landed_ns` says when; `trace` from there, when
+        set); a lift of that zone not yet seen by the firmware is waited for first."""
+        i = self.index(zone)
+        with self._cond:
+            self._wait(i, self.lift_until.get(i, 0), True)
+            self.landed_ns = None
+            self._armed = [i, self._tag(uid_hex, text, kind), float(delay_ns), None]
+            self.cards[i] = (uid_hex, text, kind)
+
+    def _land(self, ns: float) -> None:
+        a = self._armed
+        assert a is not None
+        if a[3] is None:
+            a[3] = ns + a[2]
+        if ns < a[3]:
+            return
+        r = self.readers[a[0]]
+        r.emu.remove()
+        r.emu.place(a[1])
+        r.tag = a[1]
+        self.landed_ns = a[3]
+        self._armed = None
+        self._cond.notify_all()
 
     def lift(self, zone: str | int, wait: bool = True, running: bool = True) -> bool:
         """Take the tag off a zone's reader (wait: until the firmware has had time to notice)."""

@@ -23,9 +23,13 @@ ST_NO_TARGET = 0x27  # target number not listed ("not acceptable in the current 
 EIO = 5
 
 # Timing model, microseconds. READ/WRITE air times are from the NTAG21x datasheet; the
-# rest are estimates to check on hardware.
+# activation is the ISO 14443-3 floor (issue 18, bench/README.md); the rest are estimates to
+# check on hardware. bench/latency.py's EMULATED timing is this model, for its comparison with
+# the rp2 board.
 T_FIRMWARE_US = 500  # PN532 command processing (estimate)
-T_ACTIVATE_US = 5000  # InListPassiveTarget finding a 7-byte-UID tag (estimate, 5-20 ms)
+T_ACTIVATE_US = 4100  # REQA/ATQA, two cascade levels and SELECT of a 7-byte UID: + 500 = 4.6 ms
+T_GUARD_US = 5100  # the power-up guard time after the field comes on (ISO 14443-3): 9.7 ms in all
+T_SECOND_US = 1000  # MaxTg 2 with one tag: the search for a second (estimate)
 T_ATTEMPT_US = 1000  # one empty activation attempt (estimate)
 T_READ_US = 368 + 1548  # READ command + 16-byte answer at 106 kbit/s
 T_WRITE_US = 708 + 57  # WRITE command + ACK (EEPROM time up to TACK 10 ms not included)
@@ -469,10 +473,15 @@ class PN532Emu:
     def _cmd_list(self, p):
         if len(p) < 2 or not 1 <= p[0] <= 2:
             return -1
+        cold = not self.rf  # the field comes on for this poll: the guard time first
         self._rf_on()
         self.listed = []
         found = self._activate(p[0]) if p[1] == 0 else []
         if found:
+            if cold:
+                self._cost += T_GUARD_US
+            if len(found) < p[0]:
+                self._cost += T_SECOND_US
             return self._list_answer(found)
         if self.max_retries == 0xFF:
             self._waiting = p[0]  # no answer until a tag comes (or the host aborts)

@@ -138,7 +138,11 @@ class Controller:
 
     def _booted(self, resumed):
         if resumed is not None and self._adopt(resumed[0]):
-            pass
+            if not self.game.keep_history:
+                # the resumed state is a checkpoint: an undo after a reboot replays the few
+                # actions played since, not the journal
+                from cardtable.table import checkpoint
+                checkpoint.take(self, self.game)
         else:
             err = self.journal.error
             rules = self._rules
@@ -454,8 +458,11 @@ class Controller:
         for zone in roles:
             r, seat = roles[zone]
             led = b.zone_led.get(zone, -1)
-            if r == "left" and not counting or r == "deal" and not g.dealing:
-                rare.append(b.zone_reader[zone])  # takes no card now: polled seldom
+            if (r == "left" and not counting or r == "deal" and not g.dealing
+                    or r == "play" and seat not in turn and self.scanner.present(b.zone_reader[zone])):
+                # takes no card now (a play pad holds its seat's card of this trick): polled
+                # seldom, so the seat to play's pad comes round sooner (issue 18)
+                rare.append(b.zone_reader[zone])
             if g.over:
                 if asking and r == "tap":  # asking the seat's team: waiting, agreed, disputed
                     f.steady(led, _ANSWER[agree[seat % 2]])

@@ -73,6 +73,7 @@ def tag(ctl, cmd):
     ctl.enroll = zone  # from now on zone events are no actions, until "done"
     out = None
     try:
+        ctl.scanner.quiet()  # one field at a time
         out = _tag(ctl, cmd, zone, ctl.scanner.readers[i], text)
     finally:
         if out is None or isinstance(out, str):

@@ -18,6 +18,8 @@
 # confirmation (``read_confirms``), not a second sighting a settle time later (issue 18: that
 # wait was ~27 ms of the mean latency); its poll lists up to two tags (``poll(2)``), so the
 # two-tag check needs no exchange of its own. A card torn away mid-read is no play (TORN).
+# After such a card is reported, its field is switched off at the start of the next poll, not
+# at once: the controller lights the verdict first (no other field is on meanwhile).
 # The ``rare`` readers (zones that take no card now: a Nerts table's "left" pads during play,
 # the deal pad once the hand is dealt) are polled only every ``rare_every``-th lap of the round
 # robin, so the others come round faster: on a Nerts table the time a card is first seen, which
@@ -104,6 +106,7 @@ class Scanner:
         self._fi = 0  # the next of them
         self._alt = False  # True: a focus reader's turn
         self.read_confirms = True  # on a focus reader the READ confirms a first sighting
+        self._lit = -1  # a reader whose field is still on after a card was reported there
         # readers whose poll(2) counts the tags too (the PN532 driver; not the fakes)
         self._counts = bytearray([1 if hasattr(r, "ntg") else 0 for r in readers])
         self.rare = ()  # readers polled only every rare_every-th lap
@@ -217,6 +220,8 @@ class Scanner:
     # -- one poll -------------------------------------------------------------------------
 
     def _poll(self, i):
+        if self._lit >= 0:
+            self.quiet()
         r = self.readers[i]
         now = self.clock.ticks_ms()
         if self.down[i]:
@@ -240,7 +245,8 @@ class Scanner:
                 self._empty(i, now)
             else:
                 self._seen(i, r, uid, now, watched)
-            r.release()
+            if self._lit != i:
+                r.release()
         except OSError as e:
             self._failed(i, now, e)
             return
@@ -249,6 +255,18 @@ class Scanner:
             self.down[i] = 0
             self.last_error[i] = None
             self.events.append((UP, i, now, None, 0))
+
+    def quiet(self):
+        """Switch off a field left on after a card was reported (see _seen): before the next
+        poll, or before a reader is used outside the scanner."""
+        i = self._lit
+        if i < 0:
+            return
+        self._lit = -1
+        try:
+            self.readers[i].release()
+        except OSError as e:
+            self._failed(i, self.clock.ticks_ms(), e)
 
     def _seen(self, i, r, uid, now, watched=False):
         self._miss[i] = 0
@@ -304,6 +322,8 @@ class Scanner:
         self._clen[i] = 0
         self._hits[i] = 0
         self.events.append((kind, i, self._t0[i], text, uid_key(stable, n)))
+        if watched:
+            self._lit = i  # its verdict before the field goes off
 
     def _empty(self, i, now):
         if self._torn[i]:

@@ -1,0 +1,309 @@
+"""Placement to verdict, timed on the rp2 board's emulated clock (issue 18).
+
+The bots play a seeded California Jacks game on the rp2 board (the frozen image on the emulated
+RP2040, PN532s behind TCA9548A muxes on its I2C bus, tools/rp2). Every card a bot lays lands at
+a random emulated time (`Readers.arm`: up to SPREAD_MS after the chip's next bus request), and
+its verdict is the LED frame that shows it (accepted green or rejected red), latched on the
+chip's WS2812 pin: the latency is that frame's latch time less the landing time, both on the
+emulated clock. The bus trace between the two says where the time went (`parts`):
+
+- `wait`: the landing to the first InListPassiveTarget sent to that reader (its turn);
+- `poll`: from there to the last bus transaction with that reader before the LED frame (the
+  sighting, the card-code READ, the field switched off; with a debounce, its second poll);
+- `verdict`: from there to the LED frame (the scanner's event, check(), the LED write).
+
+`cycle` figures are the same bus trace read for the parts of the model (bench/latency.py):
+per poll of an empty reader, the time from its InListPassiveTarget to the next reader's, less
+the PN532's own processing (pn532_emu's timing model) and the wire time the model counts.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from benchlib import REPO_ROOT, summary
+
+BOARD = "pico-i2c-4seat"
+GAME = "california-jacks"
+SEED = 171  # a California Jacks game on the rp2 board (tests/host/test_rp2_games.py)
+SPREAD_MS = 100.0  # a card lands up to this long after the chip's next bus request
+CMD_LIST = 0x4A
+CMD_RFCONFIG = 0x32
+ANSWER = -1  # a trace entry: an answer read (else the command code written)
+COLOURS = {"accepted": (0, 64, 0), "rejected": (96, 0, 0)}  # table/feedback.py
+
+
+def _host() -> None:
+    sys.path.insert(0, str(REPO_ROOT / "host"))
+
+
+def parts_of(trace: list[tuple[float, int, int]], reader: int, land: float, verdict: float) -> dict[str, float]:
+    """Where the time went between a landing and its verdict, in ms (see the module's doc)."""
+    mine = [t for t in trace if t[1] == reader and land <= t[0] <= verdict]
+    first = next((t[0] for t in mine if t[2] == CMD_LIST), None)
+    if first is None:
+        return {}
+    last = mine[-1][0]
+    others = sum(1 for t in trace if t[2] == CMD_LIST and t[1] != reader and land <= t[0] < first)
+    # the longest the bus was quiet while the card waited: the chip busy with something else
+    # (a collection of the heap, a report over USB, a journal flush)
+    times = [land] + [t[0] for t in trace if land <= t[0] <= first]
+    quiet = max((b - a for a, b in zip(times, times[1:])), default=0.0)
+    return {"wait": (first - land) / 1e6, "poll": (last - first) / 1e6, "verdict": (verdict - last) / 1e6,
+            "other_polls_before": others, "bus_quiet": quiet / 1e6}
+
+
+def empty_steps(trace: list[tuple[float, int, int]]) -> list[float]:
+    """Each empty poll's step in ms: from a reader's InListPassiveTarget to the next one sent
+    to another reader, when nothing but that poll's own exchanges came between (no READ)."""
+    out = []
+    lists = [k for k, t in enumerate(trace) if t[2] == CMD_LIST]
+    for a, b in zip(lists, lists[1:]):
+        r = trace[a][1]
+        if trace[b][1] != r and all(t[1] == r and t[2] in (CMD_RFCONFIG, ANSWER) for t in trace[a + 1:b]):
+            out.append((trace[b][0] - trace[a][0]) / 1e6)
+    return out
+
+
+def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, log: Any = None) -> dict[str, Any]:
+    """Bots play on the rp2 board until `plays` cards laid by the seat to play were judged
+    (log: a text file that gets each one as a JSON line)."""
+    import json
+
+    _host()
+    from cardtable_host.link import Link
+    from cardtable_host.sim.board import uid_hex
+    from cardtable_host.sim.bots import Bots
+    from cardtable_host.sim.rp2board import Rp2Board, missing
+    from cardtable_host.sim.table import VirtualTable
+
+    why = missing()
+    if why:
+        return {"skipped": why}
+    rng = random.Random(seed)
+    samples: list[dict[str, Any]] = []
+    other: list[float] = []
+    steps: list[float] = []
+
+    class Timed(Rp2Board):
+        """Cards land at a random emulated time instead of at once."""
+
+        armed: tuple[str, int] | None = None
+
+        def place(self, zone: str, text: str | None, uid: bytes | str | None = None, kind: int | str = 213,
+                  wait: bool = True) -> None:
+            if wait or self.readers is None:
+                return Rp2Board.place(self, zone, text, uid, kind, wait)
+            self.readers.trace = []
+            self.readers.arm(zone, uid_hex(zone, text, uid, kind), text, rng.uniform(0, spread_ms) * 1e6, kind)
+            self.armed = (zone, self.readers.index(zone))
+
+    board = Timed(BOARD, game=GAME, speed=0)
+    t0 = time.monotonic()
+    board.start(board.BOOT_S)
+    try:
+        table = VirtualTable(board, BOARD, table_layout(board))
+        roles = table.layout.roles
+        leds = table.board.zone_led
+
+        def judged(msg: dict[str, Any], before: Any) -> None:
+            src = msg.get("from") or ""
+            if msg.get("type") not in ("event", "verdict") or not src.startswith("zone ") or board.armed is None:
+                return
+            zone, reader = board.armed
+            if src != "zone " + zone:
+                return
+            board.armed = None
+            readers = board.readers
+            assert readers is not None
+            land = readers.landed_ns
+            trace, readers.trace = readers.trace or [], None
+            if land is None:
+                return
+            steps.extend(empty_steps(trace))
+            want = COLOURS["accepted" if msg["type"] == "event" else "rejected"]
+            frames = board._request({"op": "led_frames", "since": land})["frames"]
+            led = leds[zone]
+            at = next((f[0] for f in frames if tuple(f[1][led]) == want), None)
+            if at is None:
+                return
+            ms = (at - land) / 1e6
+            role, seat = roles[zone]
+            if role == "play" and before is not None and seat in before.turn:
+                samples.append({"ms": ms, "accepted": msg["type"] == "event",
+                                **parts_of(trace, reader, land, at)})
+                print("rp2 latency: %d/%d: %.1f ms" % (len(samples), plays, ms), file=sys.stderr)
+                if log is not None:  # (a run stopped early keeps what it measured)
+                    log.write(json.dumps({"sample": samples[-1], "steps": empty_steps(trace)}) + "\n")
+                    log.flush()
+            else:
+                other.append(ms)
+
+        with Link(board.port, timeout=board.LINK_S) as link:
+            bots = Bots(link, table, seed=seed, timeout=board.JUDGE_S, on_message=judged)
+            hello = link.hello()
+            link.drain()
+            bots.new_game({}, hello=hello)
+            while len(samples) < plays:
+                if bots.over:
+                    bots.new_game({})
+                if bots.bot_turn():
+                    bots.step()
+                    bots.settle(0.0)
+                else:
+                    bots.pump(0.05)
+        emulated = board.status().get("emulated_ns")
+    finally:
+        board.close()
+    out = summarize(samples, steps, len(table.board.readers), seed, spread_ms)
+    out.update({"out_of_turn_ms": summary(other) if other else None,
+                "emulated_s": round((emulated or 0) / 1e9, 1), "wall_s": round(time.monotonic() - t0, 1)})
+    return out
+
+
+def summarize(samples: list[dict[str, Any]], steps: list[float], readers: int = 10, seed: int = SEED,
+              spread_ms: float = SPREAD_MS) -> dict[str, Any]:
+    """The placements' figures from their samples (and the empty polls' steps)."""
+    ms = [s["ms"] for s in samples]
+    parts = {k: summary([s[k] for s in samples if k in s]) for k in ("wait", "poll", "verdict")}
+    return {"board": BOARD, "readers": readers, "game": GAME, "seed": seed,
+            "plays": len(samples), "spread_ms": spread_ms, "ms": summary(ms),
+            "accepted": sum(1 for s in samples if s["accepted"]), "parts_ms": parts,
+            "empty_poll_step_ms": summary(steps, 2), "_samples": samples, "_steps": steps}
+
+
+def from_log(path: str) -> dict[str, Any]:
+    """The placements' figures from the JSON lines a run wrote (`rp2latency.py PLAYS LOG`)."""
+    import json
+
+    samples: list[dict[str, Any]] = []
+    steps: list[float] = []
+    with open(path) as f:
+        for line in f:
+            if line.strip():
+                d = json.loads(line)
+                samples.append(d["sample"])
+                steps.extend(d["steps"])
+    out = summarize(samples, steps)
+    out["log"] = path
+    return out
+
+
+def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1500,
+             image: str | None = None) -> dict[str, Any]:
+    """Undo at the end of the longest seeded bot game of `game` on the rp2 board, timed on its
+    emulated clock: the journal up to the table's last checkpoint written to the chip's flash,
+    a power-up (the table resumes it: a checkpoint), the actions since played over the link,
+    then `undo`: from the chip taking the command's line to its answer's line leaving."""
+    _host()
+    import tempfile
+
+    import latency
+    from cardtable import games, record
+    from cardtable.hal import FileStorage
+    from cardtable.journal import Journal
+    from cardtable.table import config
+    from cardtable_host.commands import flash
+    from cardtable_host.commands.sim import board_for, pick_layout
+    from cardtable_host.link import Link
+    from cardtable_host.sim.rp2board import Rp2Board
+    from cardtable_host.sim.table import _boards_dir
+
+    board_name = board_for(game)
+    layout = pick_layout(game, board_name, None, None)
+    seats = len(config.load_board(board_name, str(_boards_dir())).layouts[layout].seats)
+    seed, acts, k = latency.longest_game(game, seats, seeds, max_actions)
+    cut = len(acts) - k
+    if acts[cut][1] == "deal" and getattr(games.game_class(game), "AUTO_DEAL", False):
+        cut += 1  # a table that deals by itself would deal (unseen) at boot: the deal goes in too
+    g = games.load(game, seats=seats)
+    g.keep_history = False
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="cardtable-undo-") as tmp:
+        j = Journal(FileStorage(tmp))
+        j.start(record.header(g))
+        for a in acts[:cut]:
+            j.append(record.encode(g, a))
+            g.apply(a)
+        j.close()
+        journal = (Path(tmp) / "games" / "0001.jsonl").read_bytes()
+    with Rp2Board(board_name, layout=layout, speed=0, repl=True, image=image) as b:
+        fb = flash.Board(b.port)
+        try:
+            fb.enter()
+            fb.mkdirs(["games/0001.jsonl"])
+            fb.run("import os\nfor n in os.listdir('games'):\n os.remove('games/' + n)\n")
+            fb.write("games/0001.jsonl", journal)
+            fb.t.exit_raw_repl()
+        finally:
+            fb.close()
+        if b.reset(timeout=1800) != "table":
+            raise RuntimeError("the table did not resume %s's journal" % game)
+        with Link(b.port, timeout=120) as link:
+            if link.hello()["seq"] != cut:
+                raise RuntimeError("the table resumed %s at another action" % game)
+            for a in acts[cut:]:
+                link.act(record.encode(g, a))
+                g.apply(a)
+            link.drain()
+            since = b._request({"op": "lines"})["now_ns"]
+            r = link.undo()
+            lines = b._request({"op": "lines", "since": since})["lines"]
+    sent = next(ln[1] for ln in lines if ln[0] == "in" and '"undo"' in ln[2])
+    answered = next(ln[1] for ln in lines if ln[0] == "out" and ln[1] >= sent and '"type": "ok"' in ln[2])
+    return {"board": board_name, "layout": layout, "seats": seats, "seed": seed, "actions": len(acts),
+            "replayed": len(acts) - cut - 1, "undone": r.get("action"), "ms": round((answered - sent) / 1e6, 1),
+            "wall_s": round(time.monotonic() - t0, 1)}
+
+
+def undo(games: list[str], jobs: int = 2, max_actions: int = 1500) -> dict[str, Any]:
+    """undo_one for each game, `jobs` boards at a time; {game: result or {"error": ...}}."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    _host()
+
+    def one(game: str) -> dict[str, Any]:
+        try:
+            return undo_one(game, max_actions=max_actions)
+        except Exception as e:  # noqa: BLE001 - one game's failure is reported, the others go on
+            return {"error": "%s: %s" % (type(e).__name__, e)}
+
+    from cardtable.table import config
+    from cardtable_host.sim.table import _boards_dir
+
+    for name in config.board_names(str(_boards_dir())):  # its lazy imports before the threads
+        config.load_board(name, str(_boards_dir()))
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        return dict(zip(games, pool.map(one, games)))
+
+
+def table_layout(board: Any) -> str:
+    """The layout the board was installed with."""
+    return board.chosen_layout() or GAME
+
+
+def main(argv: list[str]) -> int:
+    import json
+
+    if argv and argv[0] == "undo":
+        print(json.dumps(undo(argv[1].split(",")), indent=1))
+        return 0
+    plays = int(argv[0]) if argv else 120
+    if len(argv) > 1:
+        with open(argv[1], "w") as log:
+            out = measure(plays, log=log)
+    else:
+        out = measure(plays)
+    out.pop("_samples", None)
+    out.pop("_steps", None)
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    raise SystemExit(main(sys.argv[1:]))
