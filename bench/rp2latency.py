@@ -207,7 +207,6 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
     from cardtable.hal import FileStorage
     from cardtable.journal import Journal
     from cardtable.table import config
-    from cardtable_host.commands import flash
     from cardtable_host.commands.sim import board_for, pick_layout
     from cardtable_host.link import Link
     from cardtable_host.sim.rp2board import Rp2Board
@@ -232,15 +231,7 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
         j.close()
         journal = (Path(tmp) / "games" / "0001.jsonl").read_bytes()
     with Rp2Board(board_name, layout=layout, speed=0, repl=True, image=image) as b:
-        fb = flash.Board(b.port)
-        try:
-            fb.enter()
-            fb.mkdirs(["games/0001.jsonl"])
-            fb.run("import os\nfor n in os.listdir('games'):\n os.remove('games/' + n)\n")
-            fb.write("games/0001.jsonl", journal)
-            fb.t.exit_raw_repl()
-        finally:
-            fb.close()
+        b.put_journal(journal)
         if b.reset(timeout=1800) != "table":
             raise RuntimeError("the table did not resume %s's journal" % game)
         with Link(b.port, timeout=120) as link:

@@ -268,9 +268,14 @@ def main(argv: list[str] | None = None) -> int:
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
 
     print(report(results) + faults.report(fault) + tournament.report(tour))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(_clean(results), indent=1, sort_keys=False) + "\n")
-    print(f"\nresults: {rel(args.out)} ({results['meta']['seconds']} s)")
+    return finish(args.out, results, errors)
+
+
+def finish(out: Path, results: dict[str, Any], errors: list[str]) -> int:
+    """Write the results file, list the errors and print the summary lines; the exit status."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(_clean(results), indent=1, sort_keys=False) + "\n")
+    print(f"\nresults: {rel(out)} ({results['meta']['seconds']} s)")
     if errors:
         print("errors:\n  " + "\n  ".join(errors), file=sys.stderr)
     print("\n".join(summary_lines(results)))
@@ -315,13 +320,7 @@ def latency_only(args: argparse.Namespace, plan: Plan, games: dict[str, int],
                                "latency": lat, "errors": errors}
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
     print(latency_report(lat))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(_clean(results), indent=1, sort_keys=False) + "\n")
-    print(f"\nresults: {rel(args.out)} ({results['meta']['seconds']} s)")
-    if errors:
-        print("errors:\n  " + "\n  ".join(errors), file=sys.stderr)
-    print("\n".join(summary_lines(results)))
-    return 1 if errors else 0
+    return finish(args.out, results, errors)
 
 
 def _merged(device: Any, futures: list[Future]) -> dict[str, Any]:

@@ -63,8 +63,6 @@ def _resumes_and_ends(link: Any, g: Any, last: tuple) -> dict:
 
 
 def test_a_game_of_the_longest_seeded_length_reboots_and_resumes_exactly(tmp_path: Path) -> None:
-    from cardtable import record
-
     from cardtable_host.link import Link
     from cardtable_host.sim.board import VirtualBoard
 
@@ -87,9 +85,6 @@ def test_the_longest_game_reboots_and_resumes_exactly_on_the_rp2_board(tmp_path:
     to the chip's littlefs at the REPL, then a power-up replays it. ~1.5 min of wall time on a
     busy 2-core machine, ~8 with two more emulated chips running (the replay at boot is ~11 s of
     the chip's own clock)."""
-    from cardtable import record
-
-    from cardtable_host.commands import flash
     from cardtable_host.link import Link
     from cardtable_host.sim.rp2board import Rp2Board, missing
 
@@ -99,16 +94,7 @@ def test_the_longest_game_reboots_and_resumes_exactly_on_the_rp2_board(tmp_path:
     g, last = _long_game(tmp_path / "journal")
     journal = (tmp_path / "journal" / "games" / "0001.jsonl").read_bytes()
     with Rp2Board("pico-i2c-2seat", flash_dir=tmp_path / "flash", game=LONG_GAME, speed=0, repl=True) as b:
-        fb = flash.Board(b.port)
-        try:
-            fb.enter()
-            fb.mkdirs(["games/0001.jsonl"])
-            fb.run("import os\nfor n in os.listdir('games'):\n os.remove('games/' + n)\n")
-            fb.write("games/0001.jsonl", journal)
-            assert fb.run("print(os.stat('games/0001.jsonl')[6])").strip() == str(len(journal))
-            fb.t.exit_raw_repl()
-        finally:
-            fb.close()
+        b.put_journal(journal)  # checks the size written
         assert b.reset(timeout=900) == "table"  # power-up: the whole journal replayed on the chip
         st = b.status()
         assert st["boots"] == 2, st

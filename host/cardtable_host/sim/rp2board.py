@@ -300,6 +300,23 @@ class Rp2Board(VirtualBoard):
         finally:
             fb.close()
 
+    def put_journal(self, journal: bytes) -> None:
+        """At the REPL (a board started with repl=True): make ``journal`` the flash's only game."""
+        from cardtable_host.commands import flash
+
+        fb = flash.Board(self.port)
+        try:
+            fb.enter()
+            fb.mkdirs(["games/0001.jsonl"])
+            fb.run("import os\nfor n in os.listdir('games'):\n os.remove('games/' + n)\n")
+            fb.write("games/0001.jsonl", journal)
+            size = fb.run("print(os.stat('games/0001.jsonl')[6])").strip()
+            if size != str(len(journal)):
+                raise BoardError("the journal on the rp2 board's flash has %s bytes, not %d" % (size, len(journal)))
+            fb.t.exit_raw_repl()
+        finally:
+            fb.close()
+
     # -- the readers (served here, not by the board process) ----------------------------
 
     def _readers(self) -> Readers:
