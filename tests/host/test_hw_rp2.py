@@ -182,15 +182,20 @@ def test_buttons_are_debounced_and_reported_once_per_press(rp2: Any, monkeypatch
     monkeypatch.setattr(rp2, "ticks_ms", lambda: now[0])
     hal = rp2.Rp2Hal(board("pico-i2c-4seat"))
     k3 = Pin.made[9]
+    every = rp2.BUTTON_EVERY_MS  # the buttons are sampled this often, not at every step
     assert k3.pull == Pin.PULL_UP and hal.inputs.next() is None
     k3.v = 0  # pressed
+    now[0] += every
     assert hal.inputs.next() is None  # not yet: it may be a bounce
-    now[0] += 10
+    now[0] += every
     k3.v = 1  # a bounce
     assert hal.inputs.next() is None
+    now[0] += every
     k3.v = 0
     assert hal.inputs.next() is None
-    now[0] += 30
+    now[0] += rp2.DEBOUNCE_MS - every
+    assert hal.inputs.next() is None  # the bounce started the wait again
+    now[0] += every
     assert hal.inputs.next() == (1, "k3")
     now[0] += 500
     assert hal.inputs.next() is None  # held: still one press

@@ -4,6 +4,7 @@ change to the tree it refuses with one line naming `make firmware`. No chip is s
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -69,9 +70,10 @@ def test_sim_on_the_rp2_board_says_so_and_exits_1(current: Path, monkeypatch: py
     edit_a_frozen_file(monkeypatch)
     assert cli.main(["sim", "nexus", "--board", "rp2", "--json"]) == 1
     out, err = capsys.readouterr()
-    assert out == ""
     assert err.count("\n") == 1 and err.startswith("cardtable sim: build/firmware/cardtable-pico.uf2 is build ")
     assert "run `make firmware`" in err
+    # --json: the same error as the one object on stdout, as every command gives it
+    assert json.loads(out) == {"ok": False, "error": err.strip()[len("cardtable sim: "):], "status": 1}
 
 
 def test_an_image_named_on_purpose_is_not_checked(tmp_path: Path, current: Path,

@@ -52,11 +52,20 @@ EMULATED = {"tests/device/test_%s.py" % name: board for name, board in (
 SOURCE_ALLOWANCE = 32 * 1024
 
 
+# This port collects garbage only between a test's steps, never inside one call as the chip
+# does. The 6-seat Nerts deal (checked, applied, checkpointed and encoded for the journal in one
+# controller call) leaves more garbage than 192 KB holds beside the table: measured, the file
+# needs 221-240 KB here. The same deal runs on the rp2 board's real heap (test_rp2_games, nerts).
+GARBAGE_ALLOWANCE = {"tests/device/test_undo_long.py": 48 * 1024}
+
+
 def heap_for(path: Path, mode: str, heap: str) -> str:
-    """The --heap of a run: the Pico's, plus the source compiler's room for device files as .py."""
+    """The --heap of a run: the Pico's, plus the source compiler's room for device files as .py
+    and a file's allowance for one call's garbage."""
+    size = parse_size(heap) + GARBAGE_ALLOWANCE.get(shown(path), 0)
     if mode == "py" and shown(path).startswith("tests/device/"):
-        return str(parse_size(heap) + SOURCE_ALLOWANCE)
-    return heap
+        size += SOURCE_ALLOWANCE
+    return str(size)
 
 
 def parse_size(text: str) -> int:
