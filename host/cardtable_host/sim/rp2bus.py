@@ -38,7 +38,10 @@ _HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
 PLACE_POLLS = 3
 LIFT_POLLS = 4
 TRACE_MAX = 4000
-WAIT_S = 30.0  # wall time a place/lift waits for its polls before giving up
+# Wall time a place/lift waits for its polls before giving up. A play pad that takes no card
+# now is polled every 8th lap (table/scanner.py rare): at the emulator's pace under load
+# (~1.3 s a lap with two chips running), the 4 polls that see a lift take ~40 s.
+WAIT_S = 120.0
 CMD_LIST = 0x4A  # InListPassiveTarget: one poll
 
 
