@@ -87,17 +87,20 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
     ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                     help="MicroPython processes at once (default 2)")
-    ap.add_argument("--only", choices=("race",),
-                    help="run one section alone: race (Nerts race resolution, bench/race.py)")
+    ap.add_argument("--only", choices=("race", "profile"),
+                    help="run one section alone: race (Nerts race resolution, bench/race.py), profile (where "
+                         "the rp2 board's chip spends its time, bench/rp2profile.py)")
     args = ap.parse_args(argv)
     plan = QUICK if args.quick else FULL
-    if args.only == "race":
+    if args.only:
         import race
+        import rp2profile
 
-        out = race.section(args.quick, not args.no_rp2)
-        for title, header, rows in race.tables(out):
+        section = race if args.only == "race" else rp2profile
+        out = section.section(args.quick, not args.no_rp2)
+        for title, header, rows in section.tables(out):
             print(table(title, header, rows))
-        dest = args.out if args.out != RESULTS else race.OUT
+        dest = args.out if args.out != RESULTS else section.OUT
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(json.dumps(_clean(out), indent=1) + "\n")
         print(f"\nresults: {rel(dest)}")
@@ -221,7 +224,14 @@ def main(argv: list[str] | None = None) -> int:
         print("rp2 board: Nerts races timed at the readers' IRQ edges ...", file=sys.stderr)
     race_out = guard("race", lambda: race.section(args.quick, not args.no_rp2))
 
-    # 5d. Placements and undo timed on the rp2 board's emulated clock.
+    # 5d. Where the chip's time goes while the table plays.
+    import rp2profile
+
+    if not (args.quick or args.no_rp2):
+        print("rp2 board: a profile of the chip while the bots play ...", file=sys.stderr)
+    profile_out = guard("rp2 profile", lambda: rp2profile.section(args.quick, not args.no_rp2))
+
+    # 5e. Placements and undo timed on the rp2 board's emulated clock.
     board_lat = rp2_latency(args, plan, games, guard)
 
     # 6. The latency model.
@@ -260,6 +270,7 @@ def main(argv: list[str] | None = None) -> int:
         "rp2": rp2_out,
         "rp2_power_cuts": cuts_out,
         "race": race_out,
+        "rp2_profile": profile_out,
         "faults": fault,
         "tournament": tour,
     }
@@ -715,6 +726,10 @@ def report(r: dict[str, Any]) -> str:
     import race as race_bench
 
     for title, header, rows in race_bench.tables(r.get("race") or {}):
+        parts.append(table("\n" + title, header, rows))
+    import rp2profile
+
+    for title, header, rows in rp2profile.tables(r.get("rp2_profile") or {}):
         parts.append(table("\n" + title, header, rows))
     cuts = r.get("rp2_power_cuts") or {}
     if cuts.get("trials"):

@@ -21,7 +21,7 @@ from hostsupport import need_node
 pytest.importorskip("termios")  # ptys are POSIX only
 
 from cardtable_host.link import Link  # noqa: E402
-from cardtable_host.sim.rp2board import Rp2Board, missing  # noqa: E402
+from cardtable_host.sim.rp2board import FROZEN_UF2, Rp2Board, missing  # noqa: E402
 
 need_node()
 _why = missing()
@@ -183,3 +183,20 @@ def test_a_power_cut_inside_a_flash_program_leaves_a_mountable_filesystem(board:
     # littlefs is copy-on-write: the file is the old one or the new one, never a mix.
     assert r.stdout.split()[-1] in ("3", "1200"), r.stdout
     back_to_table(board)
+
+
+def test_calls_take_their_frames_from_the_python_stack(board: Rp2Board) -> None:
+    """The image runs with MicroPython's Python stack (tools/firmware/usermod/cardtable_pystack.c):
+    every call's frame, however large, is on it, deeper calls deeper, and none is searched for
+    in the heap (a third of the table's loop on the stock build: bench/rp2profile.py)."""
+    if board.image != FROZEN_UF2:
+        pytest.skip("the stock image has no Python stack: `make firmware` builds the one that has")
+    code = ("import micropython\n"
+            "def deep(n, a=1, b=2, c=3, d=4, e=5, f=6, g=7, h=8, i=9, j=10, k=11):\n"
+            "    return micropython.pystack_use() if n == 0 else deep(n - 1)\n"
+            "print(deep(0), deep(10))\n")
+    r = mpremote(board.port, "exec", code)
+    assert r.returncode == 0, r.stderr
+    one, eleven = (int(x) for x in r.stdout.split())
+    assert one >= 12 * 4  # the frame's twelve locals are on the Python stack
+    assert eleven >= one + 10 * 12 * 4  # ... and so are ten more of them, one per call

@@ -31,7 +31,9 @@
 //   serial lines), restore {upto, cut_ns, reboot} (the power goes, and a new chip boots from the
 //   flash the record says a cut cut_ns into operation upto leaves - null: before it starts;
 //   reboot as for powercut, the reply then waiting for that cut; off: no new chip, the flash
-//   saved), press {button, hold_ms},
+//   saved), profile {on, callers}
+//   (off: the cycles the chip spent at each PC since on, and who called the `callers` addresses),
+//   peek {addr, len} (the chip's memory, hex), press {button, hold_ms},
 //   hold {button, down}, pixels, tone, status, sync, quit, and the devices' ops.
 
 import fs from 'node:fs';
@@ -389,6 +391,26 @@ export class Board extends Control {
           this.reply(req, this.rec.summary());
         }
         return;
+      case 'profile': // on: count the chip's cycles per PC from now; off: reply [pc, cycles] pairs
+        if (!chip) throw new Error('the board is off');
+        if (req.on) chip.profile(true, req.callers || []);
+        else if (!chip.prof) throw new Error('no profile running');
+        this.reply(req, req.on ? {} : {
+          cycles: [...chip.prof],
+          callers: chip.profCallers ? [...chip.profCallers].map(([a, m]) => [a, [...m]]) : [],
+          now_ns: chip.nanos,
+        });
+        if (!req.on) chip.profile(false);
+        return;
+      case 'peek': { // {addr, len}: the chip's memory there, as hex (SRAM, e.g. a buffer's high-water mark)
+        if (!chip) throw new Error('the board is off');
+        const addr = Number(req.addr);
+        const len = Math.min(Number(req.len ?? 4), 65536);
+        const bytes = [];
+        for (let k = 0; k < len; k++) bytes.push(chip.mcu.readUint8(addr + k));
+        this.reply(req, { hex: Buffer.from(bytes).toString('hex') });
+        return;
+      }
       case 'restore':
         this.restore(req);
         return;

@@ -23,6 +23,8 @@ import { GPIOPinState, RP2040 } from 'rp2040js';
 export const FLASH_BASE = 0x10000000;
 export const FLASH_SIZE = 2 * 1024 * 1024; // a Pico's W25Q16JV
 const CYCLE_NS = 8; // rp2040js counts every cycle at 125 MHz
+export const PROF_WAIT = -1; // profile keys that are no PC
+export const PROF_FLASH = -2;
 
 // W25Q16JV datasheet, typical: 4 KB sector erase 45 ms, 64 KB block erase 150 ms, 256 B page
 // program 0.4 ms.
@@ -488,6 +490,17 @@ export class Chip {
 
   // -- running ----------------------------------------------------------------------------------
 
+  /**
+   * Start or stop a profile: `this.prof` maps each PC to the emulated cycles spent there
+   * (PROF_WAIT: waiting for an interrupt; PROF_FLASH: stalled in a flash erase or program);
+   * `this.profCallers` counts, for each function address in `callers`, the return addresses
+   * (LR) it was entered with.
+   */
+  profile(on, callers = []) {
+    this.prof = on ? new Map() : null;
+    this.profCallers = on && callers.length ? new Map(callers.map((a) => [a & ~1, new Map()])) : null;
+  }
+
   /** Stop the chip dead when the emulated clock reaches ns (a power cut), even mid-erase. */
   stopAt(ns) {
     this.stopAtNs = ns;
@@ -512,7 +525,10 @@ export class Chip {
       if (this.busy) {
         const b = this.busy;
         const to = Math.min(b.end, this.stopAtNs, untilNs);
-        if (to > clock.nanos) clock.tick(to - clock.nanos);
+        if (to > clock.nanos) {
+          if (this.prof) this.charge(PROF_FLASH, (to - clock.nanos) / CYCLE_NS);
+          clock.tick(to - clock.nanos);
+        }
         if (clock.nanos >= b.end) {
           b.done();
           this.busy = null;
@@ -532,13 +548,26 @@ export class Chip {
         }
         clock.tick(next);
         cycles += next / CYCLE_NS;
+        if (this.prof) this.charge(PROF_WAIT, next / CYCLE_NS);
         continue;
       }
+      const pc = this.prof ? core.PC : 0;
+      if (this.profCallers) this.caller(pc, core.registers[14]);
       const c = core.executeInstruction();
+      if (this.prof) this.charge(pc, c);
       clock.tick(c * CYCLE_NS);
       cycles += c;
       if (clock.nanos >= untilNs) return 'run';
     }
     return this.stopped ? 'stop' : 'run';
+  }
+
+  charge(pc, cycles) {
+    this.prof.set(pc, (this.prof.get(pc) || 0) + cycles);
+  }
+
+  caller(pc, lr) {
+    const m = this.profCallers.get(pc);
+    if (m) m.set(lr & ~1, (m.get(lr & ~1) || 0) + 1);
   }
 }
