@@ -139,6 +139,26 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:                 # e.g. `cardtable demo | head`
         sys.stdout = open(os.devnull, "w")
         return 0
+    finally:
+        if argv is None:  # the `cardtable` program itself, not a caller in this process
+            _quiet_from_now()
+
+
+def _quiet_from_now() -> None:
+    """The command is done: a Ctrl-C while Python shuts down (waiting for a thread) ends it at
+    once with 130, what was printed kept, rather than a traceback from Python's own exit."""
+    def now(signum: int, frame: object) -> None:
+        for f in (sys.stdout, sys.stderr):
+            try:
+                f.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(INTERRUPTED)
+
+    try:
+        signal.signal(signal.SIGINT, now)
+    except ValueError:  # not the main thread
+        pass
 
 
 if __name__ == "__main__":

@@ -11,7 +11,8 @@ device's ``cardtable/link.py``): JSON Lines over the board's USB serial, with py
 - ``command(cmd, **fields)`` sends ``{"cmd": cmd, "id": N, ...}`` and returns the device's
   ``ok`` reply (a dict). An ``error`` reply raises ``CommandError`` (its ``msg`` and the
   reply); no reply within the timeout raises ``LinkTimeout``; the cable pulled while waiting
-  raises ``LinkDown``. Every other message the device sends - ``hello``, ``event``,
+  raises ``LinkDown``; MicroPython's REPL prompt instead of an answer (the table stopped, the
+  board at its REPL: the prompt, or our command echoed) raises ``AtRepl`` (a LinkTimeout) at once. Every other message the device sends - ``hello``, ``event``,
   ``verdict``, ``state``, ``fault`` - goes to a queue read by ``messages()``/``next()``.
   Messages that carry a pending command's ``id`` (the ``log`` lines) go to that command.
 - A background thread reads the port. When the port fails (cable pulled, pty closed) the
@@ -42,6 +43,8 @@ from cardtable_host.errors import CardtableError
 PROTO = 1
 BAUD = 115200
 DEVICE_MESSAGES = ("hello", "event", "verdict", "state", "fault", "dealt")
+REPL_PROMPT = b">>> "  # MicroPython's friendly REPL waiting for a line
+COMMAND_ECHO = b'{"cmd": '  # a command line of ours coming back: the REPL echoes what it is sent
 BOOT_ERROR = "boot-error.txt"  # where the board keeps why its table last failed to start (main.py)
 _EXCEPTION = re.compile(r"^([A-Za-z_][\w.]*(Error|Exception|Interrupt|Exit))\b:?\s*(.*)$")
 
@@ -58,6 +61,10 @@ class LinkDown(LinkError):
     """The port is gone (cable pulled, board reset) and has not come back."""
 
 
+class AtRepl(LinkTimeout):
+    """The board answered a command with MicroPython's REPL prompt: the table is not running."""
+
+
 class CommandError(LinkError):
     """The device answered a command with ``error``; ``msg`` says why."""
 
@@ -68,6 +75,14 @@ class CommandError(LinkError):
         self.reply = reply
 
 
+def _repl_line(partial: bytes) -> bool:
+    """True if the line the board is in the middle of is MicroPython's REPL: its prompt, or our
+    own command echoed (the REPL echoes a line as it is typed; the table never does)."""
+    if partial.startswith(REPL_PROMPT):
+        partial = partial[len(REPL_PROMPT):]
+    return not partial or partial.startswith(COMMAND_ECHO)
+
+
 class _Pending:
     def __init__(self, cmd: str) -> None:
         self.cmd = cmd
@@ -75,6 +90,7 @@ class _Pending:
         self.reply: dict[str, Any] | None = None
         self.stream: list[dict[str, Any]] = []
         self.down = False
+        self.repl = False  # the board's REPL prompt came instead of an answer
 
 
 class Link:
@@ -213,6 +229,16 @@ class Link:
                     self._line(line)
             if len(buf) > 65536:
                 del buf[:]
+            if buf and _repl_line(bytes(buf)):
+                self._at_repl()
+
+    def _at_repl(self) -> None:
+        """The board is at MicroPython's REPL: no command sent will be answered."""
+        with self._plock:
+            pending = list(self._pending.values())
+        for p in pending:
+            p.repl = True
+            p.done.set()
 
     def _line(self, raw: bytes) -> None:
         text = raw.decode("utf-8", errors="replace")
@@ -298,6 +324,9 @@ class Link:
             if not p.done.wait(self.timeout if timeout is None else timeout):
                 raise LinkTimeout("no answer to %s from %s within %g s" % (
                     cmd, self.port, self.timeout if timeout is None else timeout))
+            if p.reply is None and p.repl:
+                raise AtRepl("no answer to %s from %s: the board is at the MicroPython REPL, the table "
+                             "is not running" % (cmd, self.port))
             if p.reply is None:
                 raise LinkDown("%s went away while waiting for the answer to %s" % (self.port, cmd))
             reply = dict(p.reply)

@@ -3,14 +3,9 @@ wait for their cards with their fields on, the time of a play is taken at its IR
 plays 50 ms apart are judged in the order they were laid, whatever order the table reads them
 in. (Its own file: one table configuration per MicroPython process keeps the heap like the
 Pico's.)"""
-import json
-
 from support import stepped
 
-from simtable import BOARDS, collect, room_for_board, use_board
-from emutable import EXTRA, emulated, idle, lay, until
-
-WAIT = ("cardtable.drivers.pn532_wait", "cardtable.table.irqwait")  # (loaded while the heap is emptiest)
+from emutable import EXTRA, WAIT, emulated, idle, lay, nerts_three_seats, until
 
 
 def _reads(t, log):
@@ -26,34 +21,10 @@ def _reads(t, log):
         r.read_text = spy
 
 
-def three_seats():
-    """pico-nerts-6 cut down to three players (three foundations, their IRQ lines, three "left"
-    pads): six emulated PN532s fit the WebAssembly heap beside the Nerts rules, twelve do not."""
-    yield from room_for_board()
-    from cardtable.table import config
-
-    with open(BOARDS + "/pico-nerts-6.json") as f:
-        cfg = json.load(f)
-    zones = ("f0", "f2", "f4", "l0", "l1", "l2")
-    cfg["readers"] = [cfg["readers"][cfg["zones"][z]["reader"]] for z in zones]
-    cfg["zones"] = {z: dict(cfg["zones"][z], reader=i) for i, z in enumerate(zones)}
-    cfg["buttons"] = {n: cfg["buttons"][n] for n in ("n0", "n1", "n2")}
-    lay = cfg["layouts"]["nerts"]
-    lay["seats"] = [0, 1, 2]
-    lay["zones"] = {z: lay["zones"][z] for z in zones}
-    lay["buttons"] = {n: lay["buttons"][n] for n in cfg["buttons"]}
-    cfg["board"] = "nerts-3"
-    b = config.validate(cfg)
-    cfg = lay = None
-    collect()
-    yield
-    use_board("nerts-3", b)
-
-
 @stepped
 def test_two_plays_50_ms_apart_read_in_the_opposite_order_the_earlier_one_counts():
     extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT  # (no tag command here)
-    yield from three_seats()
+    yield from nerts_three_seats()
     t, emu = yield from emulated("nerts-3", "nerts", extra=extra)
     if emu is None:  # fake readers (the emulator does not fit beside the .py package): no IRQ lines
         return

@@ -60,6 +60,7 @@ def test_doctor_on_a_board_without_the_table_says_so() -> None:
         pulled = cardtable("pull", "--list", "--port", vb.port)
         assert pulled.returncode == 2  # as its help says: the board does not answer
         assert "no answer to hello" in pulled.stderr and "`cardtable doctor` looks" in pulled.stderr
+        assert "the board is at the MicroPython REPL" in pulled.stderr  # seen, not waited out
 
         r = cardtable("doctor", "--port", vb.port, "--restart", "--sample", "0.2")
         assert r.returncode == 0, r.stdout + r.stderr

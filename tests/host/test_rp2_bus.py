@@ -192,3 +192,15 @@ for gp in (20, 17):
     from cardtable_host.sim.table import uid_for
 
     assert out == ["50", uid_for("9D").hex(), "9D", "50", "None"]
+
+
+def test_a_card_is_not_laid_where_the_lift_of_the_last_was_never_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cardtable_host.sim import rp2bus
+
+    monkeypatch.setattr(rp2bus, "WAIT_S", 0.05)
+    r = readers()
+    r.place("s2", "04112233445566", "QH", running=False)
+    r.lift("s2", running=True, wait=False)  # a lift the firmware must see: no chip polls here
+    with pytest.raises(ValueError, match="zone s2: the firmware did not poll its reader .* the KS was not laid"):
+        r.place("s2", "04112233445577", "KS")
+    assert r.cards_by_zone() == {}

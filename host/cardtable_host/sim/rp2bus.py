@@ -340,13 +340,15 @@ class Readers:
     def place(self, zone: str | int, uid_hex: str, text: str | None, kind: int | str = 213,
               wait: bool = True, running: bool = True) -> bool:
         """Lay a tag on a zone's reader; with wait, return once the firmware polled it enough
-        to have seen it (after a lift not yet seen, the tag goes down once it has been)."""
+        to have seen it (after a lift not yet seen, the tag goes down once it has been: a lift
+        the firmware has not seen within WAIT_S is a ValueError, the tag not laid)."""
         i = self.index(zone)
         tag = self._tag(uid_hex, text, kind)
         with self._cond:
-            self.cards[i] = (uid_hex, text, kind)
             if running and not self._wait(i, self.lift_until.get(i, 0), True):
-                return False
+                raise ValueError("zone %s: the firmware did not poll its reader for %.0f s after its last card "
+                                 "was lifted: the %s was not laid" % (zone, WAIT_S, text or "tag"))
+            self.cards[i] = (uid_hex, text, kind)
             r = self.readers[i]
             r.emu.remove()
             r.emu.place(tag)

@@ -9,6 +9,11 @@
 # a focus reader) and hands their events over in the order of their edges. A reader whose card
 # was read goes back to the round robin (field switched on per poll) until its card is lifted,
 # then waits again; so does one that failed. Readers without an IRQ line are polled as before.
+# An armed reader is never polled, so it is checked instead: in turn, each is aborted and armed
+# again about every retry_ms (pn532_wait.disarm, arm). Those exchanges prove its PN532 answers;
+# one that is gone (a cut cable, a hung PN532) fails there as a polled reader would and is
+# reported down after fail_limit tries, not left waiting for a card that can never come. A card
+# laid during a check is timed when the new wait finds it (a few ms late), not at its edge.
 from cardtable.compat import ticks_add, ticks_diff
 from cardtable.drivers import pn532_wait
 
@@ -28,6 +33,9 @@ class IrqWait:
         self.edge = [0] * n  # ticks_us() of that edge
         self.arms = 0
         self.answers = 0
+        self.checks = 0
+        self._check_at = hal.clock.ticks_ms()
+        self._checked = 0  # the next of `want` to check
         for i in range(n):
             if self.lines[i] is not None:
                 hal.on_falling(self.lines[i], self._handler(i))
@@ -77,6 +85,30 @@ class IrqWait:
             got = s.events[k:]
             got.sort(key=_t)
             s.events[k:] = got
+        if self.want:
+            self._check()
+
+    def _check(self):
+        """Abort and re-arm the next armed reader in turn when its time has come (see above)."""
+        s = self.s
+        now = self.clock.ticks_ms()
+        if ticks_diff(now, self._check_at) < 0:
+            return
+        want = self.want
+        self._check_at = ticks_add(now, s.retry_ms // len(want))  # each about every retry_ms
+        k = self._checked % len(want)
+        self._checked = k + 1
+        i = want[k]
+        if not self.armed[i] or self.got[i]:
+            return
+        self.armed[i] = 0  # (an edge now is not this card's: the new wait times it)
+        self.checks += 1
+        try:
+            pn532_wait.disarm(s.readers[i])
+        except OSError as e:
+            s._failed(i, now, e)
+            return
+        self._arm(i)
 
     def _arm(self, i):
         s = self.s
@@ -88,6 +120,7 @@ class IrqWait:
         self.got[i] = 0
         self.armed[i] = 1
         self.arms += 1
+        s._fails[i] = 0  # it answered: failures are counted in a row
 
     def _answer(self, i):
         s = self.s
