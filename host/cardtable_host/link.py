@@ -11,9 +11,10 @@ device's ``cardtable/link.py``): JSON Lines over the board's USB serial, with py
 - ``command(cmd, **fields)`` sends ``{"cmd": cmd, "id": N, ...}`` and returns the device's
   ``ok`` reply (a dict). An ``error`` reply raises ``CommandError`` (its ``msg`` and the
   reply); no reply within the timeout raises ``LinkTimeout``; the cable pulled while waiting
-  raises ``LinkDown``; MicroPython's REPL prompt instead of an answer (the table stopped, the
-  board at its REPL: the prompt, or our command echoed) raises ``AtRepl`` (a LinkTimeout) at once. Every other message the device sends - ``hello``, ``event``,
-  ``verdict``, ``state``, ``fault`` - goes to a queue read by ``messages()``/``next()``.
+  raises ``LinkDown``; the board at MicroPython's REPL instead of the table (its prompt, or our
+  command echoed back) raises ``AtRepl`` (a LinkTimeout) at once. Every other message the
+  device sends - ``hello``, ``event``, ``verdict``, ``state``, ``fault`` - goes to a queue read
+  by ``messages()``/``next()``.
   Messages that carry a pending command's ``id`` (the ``log`` lines) go to that command.
 - A background thread reads the port. When the port fails (cable pulled, pty closed) the
   link keeps trying to reopen the same path every ``retry`` seconds; the queue gets a
@@ -62,7 +63,7 @@ class LinkDown(LinkError):
 
 
 class AtRepl(LinkTimeout):
-    """The board answered a command with MicroPython's REPL prompt: the table is not running."""
+    """The board is at MicroPython's REPL (its prompt, or our command echoed): no table answers."""
 
 
 class CommandError(LinkError):

@@ -19,6 +19,7 @@ COLOURS = {
     "pending": (0, 40, 40),
     "winner": (64, 52, 0),
 }
+_FAULT = COLOURS["fault"]
 FLASH_MS = {"accepted": 600, "rejected": 1500, "unknown": 1500, "misread": 1500, "fault": 1500}
 
 # (frequency Hz, ms) steps; 0 Hz is a rest.
@@ -85,31 +86,31 @@ class Feedback:
             self.buzzer.play(pat, now)
 
     def _draw(self, now):
+        # what each LED shows (fault, else a flash not yet over, else its steady colour), in one
+        # loop without a call per LED: a verdict's LED waits for this loop (issue 18)
         changed = False
         due = None
+        fault = self.fault
+        flashing = self._flashing
+        until = self._until
+        shown = self._shown
         for i in range(self.n):
-            c = self.colour(i, now)
-            if self._flashing[i]:
-                u = self._until[i]
-                if due is None or ticks_diff(u, due) < 0:
-                    due = u
-            if c is not self._shown[i]:
-                self._shown[i] = c
+            if fault[i]:
+                c = _FAULT
+            elif flashing[i] and ticks_diff(now, until[i]) < 0:
+                c = self._flash[i]
+                if due is None or ticks_diff(until[i], due) < 0:
+                    due = until[i]
+            else:
+                flashing[i] = 0
+                c = self.base[i]
+            if c is not shown[i]:
+                shown[i] = c
                 self.pixels.set(i, c)
                 changed = True
         self._due = due
         if changed:
             self.pixels.show()
-
-    def colour(self, led, now):
-        """What the LED should show at tick now."""
-        if self.fault[led]:
-            return COLOURS["fault"]
-        if self._flashing[led]:
-            if ticks_diff(now, self._until[led]) < 0:
-                return self._flash[led]
-            self._flashing[led] = 0
-        return self.base[led]
 
     def update(self, now):
         """Write changed LEDs and show them; advance the buzzer."""
