@@ -10,7 +10,8 @@ block's busy waits (the bus), delays (sleep_us), USB, flash, waiting for an inte
     python bench/rp2profile.py [PLAYS [GAME]]      # the table (--json: the figures as JSON)
     python bench/run.py --only profile             # the same, as a section of `make bench`
 
-Needs `make firmware` (build/firmware/rp2/firmware.elf beside the image) and Node.
+Needs the image and its ELF (build/firmware/rp2/firmware.elf: a build makes it, an image from the
+build cache comes without; `python3 tools/firmware/build.py --force`) and Node.
 """
 
 from __future__ import annotations
@@ -54,6 +55,17 @@ GROUPS = (
     ("interrupts", ("isr_", "irq_", "mp_sched", "mp_handle_pending", "__wfe", "__wfi")),
     ("string, memory", ("memcpy", "memset", "memmove", "memcmp", "strlen", "mp_print", "vstr_")),
 )
+
+
+def elf_missing() -> str | None:
+    """Why the image's ELF cannot name the profile's addresses, or None. (An image taken from the
+    build cache comes without its ELF: only a build makes one.)"""
+    info = REPO_ROOT / "build" / "firmware" / "cardtable-pico.json"
+    build = json.loads(info.read_text()).get("build") if info.exists() else None
+    if not ELF.exists() or not build or build.encode() not in ELF.read_bytes():
+        return ("no ELF of the image's build (%s): `python3 tools/firmware/build.py --force` builds both"
+                % ELF.relative_to(REPO_ROOT))
+    return None
 
 
 def symbols(elf: Path = ELF) -> tuple[list[int], list[tuple[int, str]]]:
@@ -168,8 +180,9 @@ def profile(plays: int = PLAYS, game: str = GAME, seed: int = 171) -> dict[str, 
     why = missing()
     if why:
         return {"skipped": why}
-    if not ELF.exists():
-        return {"skipped": "no %s: run `make firmware`" % ELF.relative_to(REPO_ROOT)}
+    why = elf_missing()
+    if why:
+        return {"skipped": why}
     board = Rp2Board(BOARD, game=game, speed=0)
     t0 = time.monotonic()
     board.start(board.BOOT_S)

@@ -212,7 +212,7 @@ def test_a_result_counts_at_once_and_the_referee_flags_one_its_record_does_not_b
         # each result counted first (acknowledged, in the standings), the referee's verdict after it
         assert kinds.index(("result", g1["id"])) < kinds.index(("refereed", g1["id"]))
         assert kinds.index(("result", g2["id"])) < kinds.index(("refereed", g2["id"]))
-        assert t1.pending() == 0
+        assert mqttwire.wait_for(lambda: t1.pending() == 0, 10)  # (the acknowledgement is on its way)
         verdicts = {e["game"]: e for e in log if e["kind"] == "refereed"}
         assert verdicts[g1["id"]]["ok"] and verdicts[g1["id"]]["scores"] == good["scores"]
         bad = verdicts[g2["id"]]

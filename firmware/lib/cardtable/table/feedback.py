@@ -20,6 +20,7 @@ COLOURS = {
     "winner": (64, 52, 0),
 }
 _FAULT = COLOURS["fault"]
+_UNSHOWN = (-1, -1, -1)  # no colour yet: the first draw writes every LED
 FLASH_MS = {"accepted": 600, "rejected": 1500, "unknown": 1500, "misread": 1500, "fault": 1500}
 
 # (frequency Hz, ms) steps; 0 Hz is a rest.
@@ -46,7 +47,7 @@ class Feedback:
         self._flash = [OFF] * n
         self._until = [0] * n
         self._flashing = bytearray(n)
-        self._shown = [None] * n
+        self._shown = [_UNSHOWN] * n
         self.last_sound = None
         # update() looks at the LEDs only after a change or when a flash is due to end: on the
         # RP2040 the look costs ~0.5 ms, every loop step (issue 18)
