@@ -20,3 +20,9 @@ def host_only(path: Path) -> bool:
 def board_files(package: Path) -> list[Path]:
     """The .py files of the package (a folder) that go to the board, sorted."""
     return sorted(p for p in package.rglob("*.py") if "__pycache__" not in p.parts and not host_only(p))
+
+
+def package_files(folder: str) -> list[str]:
+    """board_files() of a folder as paths relative to it (what the freezing manifest lists)."""
+    root = Path(folder)
+    return [p.relative_to(root).as_posix() for p in board_files(root)]
