@@ -17,6 +17,7 @@ build cache comes without; `python3 tools/firmware/build.py --force`) and Node.
 from __future__ import annotations
 
 import bisect
+import functools
 import json
 import shutil
 import subprocess
@@ -68,16 +69,21 @@ def elf_missing() -> str | None:
     return None
 
 
-def symbols(elf: Path = ELF) -> tuple[list[int], list[tuple[int, str]]]:
-    """The ELF's functions sorted by address: (starts, [(end, name)])."""
+@functools.lru_cache(maxsize=None)
+def _nm(elf: Path = ELF) -> list[list[str]]:
+    """`arm-none-eabi-nm -n -S` of the ELF, split (run once)."""
     nm = shutil.which("arm-none-eabi-nm")
     if nm is None:
         raise SystemExit("rp2profile: arm-none-eabi-nm is missing (apt-get install gcc-arm-none-eabi)")
     out = subprocess.run([nm, "-n", "-S", "--defined-only", str(elf)], capture_output=True, text=True,
                          check=True).stdout
+    return [line.split() for line in out.splitlines()]
+
+
+def symbols(elf: Path = ELF) -> tuple[list[int], list[tuple[int, str]]]:
+    """The ELF's functions sorted by address: (starts, [(end, name)])."""
     syms: list[tuple[int, int, str]] = []  # (start, size or -1, name)
-    for line in out.splitlines():
-        f = line.split()
+    for f in _nm(elf):
         if len(f) == 4 and f[2] in "tTwW":
             syms.append((int(f[0], 16) & ~1, int(f[1], 16), f[3]))
         elif len(f) == 3 and f[1] in "tTwW":  # no size (assembly): up to the next symbol
@@ -92,18 +98,14 @@ def symbols(elf: Path = ELF) -> tuple[list[int], list[tuple[int, str]]]:
 
 def data_symbol(name: str, elf: Path = ELF) -> tuple[int, int]:
     """(address, size) of a data symbol of the ELF (e.g. the Python stack's buffer)."""
-    out = subprocess.run([shutil.which("arm-none-eabi-nm") or "arm-none-eabi-nm", "-S", "--defined-only", str(elf)],
-                         capture_output=True, text=True, check=True).stdout
-    for line in out.splitlines():
-        f = line.split()
+    for f in _nm(elf):
         if len(f) == 4 and f[3] == name:
             return int(f[0], 16), int(f[1], 16)
     raise KeyError(name)
 
 
-def high_water(hexdump: str) -> int:
+def high_water(raw: bytes) -> int:
     """Bytes of a zeroed buffer ever written, from its start: the last non-zero byte's end."""
-    raw = bytes.fromhex(hexdump)
     return len(raw.rstrip(b"\0"))
 
 
@@ -152,19 +154,18 @@ def callers(got: list[list[Any]], elf: Path = ELF) -> dict[str, dict[str, int]]:
     return out
 
 
-def report(funcs: dict[str, int], steps: int, top: int = 30) -> dict[str, Any]:
-    """The profile's figures: per group and the top functions, in cycles and per loop step."""
+def report(funcs: dict[str, int], top: int = 30) -> dict[str, Any]:
+    """The profile's figures: each group's and the top functions' share of the cycles."""
     total = sum(funcs.values()) or 1
     groups: dict[str, int] = {}
     for n, c in funcs.items():
         g = group_of(n)
         groups[g] = groups.get(g, 0) + c
-    per = (lambda c: round(c * 8 / 1e6 / steps, 3)) if steps else (lambda c: None)  # 8 ns a cycle
     return {
-        "cycles": total, "steps": steps,
-        "groups": [{"group": g, "share": round(c / total, 4), "ms_per_step": per(c)}
+        "cycles": total,
+        "groups": [{"group": g, "share": round(c / total, 4)}
                    for g, c in sorted(groups.items(), key=lambda kv: -kv[1])],
-        "functions": [{"function": n, "group": group_of(n), "share": round(c / total, 4), "ms_per_step": per(c)}
+        "functions": [{"function": n, "group": group_of(n), "share": round(c / total, 4)}
                       for n, c in sorted(funcs.items(), key=lambda kv: -kv[1])[:top]],
     }
 
@@ -194,7 +195,7 @@ def profile(plays: int = PLAYS, game: str = GAME, seed: int = 171) -> dict[str, 
             link.drain()
             bots.new_game({}, hello=hello)
             addrs = {n: a for a, (e, n) in zip(*symbols()) if n in ALLOCATORS}
-            board._request({"op": "profile", "on": True, "callers": list(addrs.values())})
+            board.profile(True, list(addrs.values()))
             t_on = board.status().get("emulated_ns") or 0
             laid = 0
             while laid < plays:
@@ -206,12 +207,12 @@ def profile(plays: int = PLAYS, game: str = GAME, seed: int = 171) -> dict[str, 
                     laid += 1
                 else:
                     bots.pump(0.05)
-            got = board._request({"op": "profile", "on": False})
+            got = board.profile(False)
             addr, size = data_symbol("pystack")
-            used = high_water(board._request({"op": "peek", "addr": addr, "len": size})["hex"])
+            used = high_water(board.peek(addr, size))
     finally:
         board.close()
-    out = report(by_function(got["cycles"]), 0)
+    out = report(by_function(got["cycles"]))
     out["allocators"] = callers(got["callers"])
     out["pystack"] = {"size": size, "high_water": used}
     out.update({"game": game, "plays": plays, "emulated_s": round((got["now_ns"] - t_on) / 1e9, 2),

@@ -442,6 +442,17 @@ class Rp2Board(VirtualBoard):
         """The chip runs its loop at its own pace: nothing to set."""
         self.period_ms = ms
 
+    def profile(self, on: bool, callers: list[int] | None = None) -> dict[str, Any]:
+        """Start (on) counting the chip's cycles per instruction address, and the return
+        addresses each of `callers` is entered with; or stop: `cycles` ([pc, cycles]; -1 waiting
+        for an interrupt, -2 a flash stall), `callers` ([addr, [[lr, n], ...]]), `now_ns`
+        (tools/rp2/chip.mjs; bench/rp2profile.py names them)."""
+        return self._request({"op": "profile", "on": on, "callers": callers or []}, timeout=60)
+
+    def peek(self, addr: int, n: int) -> bytes:
+        """n bytes of the chip's memory at addr (its SRAM: e.g. a buffer's high-water mark)."""
+        return bytes.fromhex(self._request({"op": "peek", "addr": addr, "len": n})["hex"])
+
     def record(self, on: bool) -> dict[str, Any]:
         """Start (on) keeping a record of the chip's play - its flash now, every erase and
         program from now on, the serial lines both ways, each with its emulated time - or stop
