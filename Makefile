@@ -23,10 +23,10 @@ demo: setup
 	$(BIN)/cardtable demo
 
 # pytest on every core (pytest-xdist), a test file to a worker (its module fixtures are built
-# once); each worker keeps its own port-lock folder (tests/conftest.py).
+# once); each worker keeps its own port-lock folder (tests/conftest.py). The MicroPython runner
+# runs beside it at the lowest CPU priority, on the CPU pytest leaves idle (tools/testall.py).
 test: setup
-	$(BIN)/python -m pytest -n auto --dist loadfile
-	$(BIN)/python tools/mpy/test_mpy.py
+	$(BIN)/python tools/testall.py
 
 test-py: setup
 	$(BIN)/python -m pytest -n auto --dist loadfile

@@ -32,8 +32,24 @@ def run(t, n):
         yield
 
 
+def led_as_said(t, zone):
+    """Each fault kind the table sends -> the zone's LED at the moment the message left."""
+    seen = {}
+    send = t.ctl.link.send
+
+    def spy(msg):
+        if msg.get("type") == "fault":
+            seen[msg["kind"]] = t.led(zone)
+        send(msg)
+
+    t.ctl.link.send = spy
+    return seen
+
+
 def check_faults(t):
-    """The four faults on zone c of a California Jacks table waiting for its cut card."""
+    """The four faults on zone c of a California Jacks table waiting for its cut card; the
+    LED shows each before its message leaves (a host that sees the message sees the LED)."""
+    led_then = led_as_said(t, "c")
     # a card snatched away in the middle of its read: torn, nothing dealt; laid again, it deals
     t.hal.tear("c")
     t.hal.place("c", "9S")
@@ -41,6 +57,7 @@ def check_faults(t):
     torn = faults(t, "torn")
     assert len(torn) == 1 and torn[0]["zone"] == "c" and "lay it again" in torn[0]["msg"], t.said
     assert t.led("c") == colour("misread") and t.ctl.feedback.last_sound == "misread"
+    assert led_then["torn"] == colour("misread")
     assert t.ctl.journal.seq == 0 and t.ctl.game.dealing
     yield
     yield from run(t, 160)  # the flash is over
@@ -51,6 +68,7 @@ def check_faults(t):
     two = faults(t, "two_tags")
     assert len(two) == 1 and two[0]["zone"] == "c" and "two tags" in two[0]["msg"], t.said
     assert t.led("c") == colour("unknown") and t.ctl.feedback.last_sound == "unknown"
+    assert led_then["two_tags"] == colour("unknown")
     assert t.ctl.journal.seq == 0 and t.ctl.game.dealing
     t.hal.lift("c")
     yield from run(t, 4)
@@ -61,6 +79,7 @@ def check_faults(t):
     tag = faults(t, "tag")
     assert len(tag) == 1 and tag[0]["zone"] == "c", t.said
     assert t.led("c") == colour("unknown") and t.ctl.journal.seq == 0
+    assert led_then["tag"] == colour("unknown")
     t.hal.lift("c")
     yield from run(t, 4)
     yield
@@ -70,12 +89,14 @@ def check_faults(t):
     down = faults(t, "reader")
     assert len(down) == 1 and down[0]["zone"] == "c" and "stopped answering" in down[0]["msg"]
     assert t.led("c") == colour("fault") and t.ctl.feedback.last_sound == "fault"
+    assert led_then["reader"] == colour("fault")
     yield from run(t, 200)
     assert t.led("c") == colour("fault") and len(faults(t, "reader")) == 1
     t.hal.revive("c")
     yield from run(t, 250)  # retried every 2 s
     up = faults(t, "reader")[-1]
     assert up.get("cleared") is True and t.led("c") != colour("fault")
+    assert led_then["reader"] == t.led("c")
     yield
     # and the table plays on: the torn card laid again deals the hand
     t.hal.place("c", "9S")

@@ -75,10 +75,10 @@ def test_each_fault_mid_game_has_its_named_outcome_on_the_link_and_the_led() -> 
         assert vb.pixels()[led] == COLOURS["fault"]
         vb.revive_reader(zone)
         fault(link, "reader", zone=zone, cleared=True, timeout=15)
-        assert vb.pixels()[led] == COLOURS["turn"]  # the leader's pad again
-
+        shown = vb.pixels()[led]
         state = link.state()
         assert state["seq"] == 1 and state["view"]["turn"] == [leader]  # nothing was played
+        assert shown == COLOURS["turn"]  # the leader's pad again
 
         table.lay(zone, "QH")  # and the game goes on: the card laid properly is the lead
         play = link.wait_for(lambda m: m.get("type") == "event" and m.get("from") == "zone " + zone, 10)

@@ -983,6 +983,7 @@ class Board extends Control {
         const ms = Number(req.ms);
         if (!(ms >= 0)) throw new RunnerError('period: ms >= 0');
         this.o.period = ms;
+        if (this.timer) this.scheduleTick(); // from now: a tick already due at the old period waits too
         this.reply(req, { ms });
         return;
       }

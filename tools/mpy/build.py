@@ -9,11 +9,13 @@ source is gone are removed, and data files (.json ...) are copied alongside.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -138,6 +140,21 @@ def build(src: Path = SRC, out: Path = OUT, force: bool = False, verbose: bool =
     for error in errors:
         print(f"mpy-cross failed: {error}", file=sys.stderr)
     return 1 if errors else 0
+
+
+@contextlib.contextmanager
+def locked(out: Path) -> Iterator[None]:
+    """Hold the build's lock (OUT/../.mpy.lock, which the virtual board's builds take too), so
+    two builds at once never write one tree; on Windows one build at a time is the user's care."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out.parent / ".mpy.lock", "w") as lock:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            yield
+            return
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
 
 
 def main(argv: list[str] | None = None) -> int:

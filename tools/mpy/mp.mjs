@@ -310,31 +310,35 @@ export function reportException(runner) {
 // Python-side argument lists travel as NUL-joined strings.
 export const joinList = (items) => items.join('\0');
 
-// Start a watchdog thread that prints `message()` and kills the process after `seconds`.
+// Start a watchdog thread that prints what hung and kills the process after `seconds` of CPU.
 // The main thread may be stuck inside WebAssembly, so only another thread can end it.
 export async function startWatchdog(seconds, shared) {
   const { Worker } = await import('node:worker_threads');
   const code = `
     const { workerData } = require('node:worker_threads');
     const fs = require('node:fs');
-    setTimeout(() => {
+    // CPU time, not wall time: a run that waits its turn on a busy machine is not stuck
+    const timer = setInterval(() => {
       const { seconds, shared } = workerData;
+      const used = process.cpuUsage(); // the whole process, the interpreter's thread with it
+      if ((used.user + used.system) / 1e6 < seconds) return;
+      clearInterval(timer);
       const meta = new Int32Array(shared, 0, 4);
       const bytes = new Uint8Array(shared, 16);
       const current = Buffer.from(bytes.subarray(0, meta[2])).toString();
       const lines = [];
       if (meta[3]) {
-        lines.push('FAIL ' + current + ' (timed out after ' + seconds + ' s)');
-        lines.push('run.mjs: timeout: killed after ' + seconds + ' s in ' + current);
+        lines.push('FAIL ' + current + ' (timed out after ' + seconds + ' s of CPU)');
+        lines.push('run.mjs: timeout: killed after ' + seconds + ' s of CPU in ' + current);
         lines.push(meta[0] + ' passed, ' + (meta[1] + 1) + ' failed');
       } else {
-        lines.push('run.mjs: timeout: killed after ' + seconds + ' s' + (current ? ' (in ' + current + ')' : '') +
+        lines.push('run.mjs: timeout: killed after ' + seconds + ' s of CPU' + (current ? ' (in ' + current + ')' : '') +
           ' -- an endless loop, or a capped heap filled within one top-level call');
       }
       const out = meta[3] ? 1 : 2;
       try { fs.writeSync(out, lines.join('\\n') + '\\n'); } catch (e) {}
       process.kill(process.pid, 'SIGKILL');
-    }, workerData.seconds * 1000);
+    }, 1000);
   `;
   const worker = new Worker(code, { eval: true, workerData: { seconds, shared } });
   worker.unref();

@@ -22,7 +22,7 @@ const USAGE = `usage: node tools/mpy/run.mjs [options] script.py [args...]
   --mpy                 default lib is the .mpy build (python tools/mpy/build.py)
   --out MEMFS:HOST      after the run, copy a MEMFS file or dir back to a host dir; repeatable
   --step FN N           after running the script, call its FN(i) for i in 0..N-1 from JS
-  --timeout S           kill the run after S seconds (default 300; 0 = never)
+  --timeout S           kill the run after S seconds of CPU (default 300; 0 = never)
   --test                run the test* functions of the given test files, as pytest collects
                         them, each test (and each yield of a generator test) one top-level call
   -k TEXT               with --test: only tests whose id contains TEXT

@@ -273,6 +273,36 @@ class CdcHost {
 
 // --- the chip ---------------------------------------------------------------------------------
 
+const SRAM_BASE = 0x20000000;
+
+/**
+ * Word reads and writes of SRAM and flash straight to their arrays. rp2040js's own path looks
+ * a write up among the peripherals first and a read passes three range tests before SRAM; the
+ * answer is the same either way (nothing else lives at these addresses), only slower.
+ */
+function fastMemory(mcu) {
+  const ram = mcu.sramView;
+  const ramEnd = SRAM_BASE + mcu.sram.length - 3;
+  const flash = mcu.flashView;
+  const flashEnd = FLASH_BASE + mcu.flash.length - 3;
+  const read = mcu.readUint32.bind(mcu);
+  const write = mcu.writeUint32.bind(mcu);
+  mcu.readUint32 = (address) => {
+    const a = address >>> 0;
+    if (a >= SRAM_BASE && a < ramEnd) return ram.getUint32(a - SRAM_BASE, true);
+    if (a >= FLASH_BASE && a < flashEnd) return flash.getUint32(a - FLASH_BASE, true);
+    return read(a);
+  };
+  mcu.writeUint32 = (address, value) => {
+    const a = address >>> 0;
+    if (a >= SRAM_BASE && a < ramEnd) ram.setUint32(a - SRAM_BASE, value, true);
+    else write(a, value);
+  };
+  // the core's own accessors only forward to the chip's
+  mcu.core.readUint32 = mcu.readUint32;
+  mcu.core.writeUint32 = mcu.writeUint32;
+}
+
 export class Chip {
   /**
    * flash: the flash contents (Uint8Array, FLASH_SIZE; used in place and changed by the
@@ -284,6 +314,7 @@ export class Chip {
     this.clock = mcu.clock;
     mcu.logger = { debug() {}, info() {}, warn() {}, error: (tag, msg) => this.log?.(`${tag}: ${msg}`) };
     mcu.loadBootrom(bootrom); // resets the core and erases the flash array
+    fastMemory(mcu);
     this.mcu = mcu;
     this.flash = mcu.flash.subarray(0, FLASH_SIZE);
     this.flash.set(flash);
@@ -551,12 +582,29 @@ export class Chip {
         if (this.prof) this.charge(PROF_WAIT, next / CYCLE_NS);
         continue;
       }
-      const pc = this.prof ? core.PC : 0;
-      if (this.profCallers) this.caller(pc, core.registers[14]);
-      const c = core.executeInstruction();
-      if (this.prof) this.charge(pc, c);
-      clock.tick(c * CYCLE_NS);
-      cycles += c;
+      if (this.prof) {
+        const pc = core.PC;
+        if (this.profCallers) this.caller(pc, core.registers[14]);
+        const c = core.executeInstruction();
+        this.charge(pc, c);
+        clock.tick(c * CYCLE_NS);
+        cycles += c;
+        if (clock.nanos >= untilNs) return 'run';
+        continue;
+      }
+      // the hot loop: instructions until an interrupt wait, a flash operation, the budget or a
+      // limit; the clock moves with every instruction (the timer reads it) and its alarms fire
+      // on time (a peripheral may schedule one from the instruction it runs)
+      const end = Math.min(untilNs, this.stopAtNs);
+      while (cycles < maxCycles) {
+        const c = core.executeInstruction();
+        cycles += c;
+        const ns = clock.nanos + c * CYCLE_NS;
+        const alarm = clock.nextAlarm;
+        if (alarm !== null && alarm.nanos <= ns) clock.tick(ns - clock.nanos);
+        else clock.nanosCounter = ns; // what tick() does when no alarm is due (rp2040js 1.4)
+        if (ns >= end || core.waiting || this.busy !== null || this.stopped) break;
+      }
       if (clock.nanos >= untilNs) return 'run';
     }
     return this.stopped ? 'stop' : 'run';

@@ -279,7 +279,7 @@ class Journal:
                         action = record.decode(game, obj, seq + 2)
                         if game.check(action):
                             break
-                        game.apply(action)
+                        game.apply_checked(action)
                 except ValueError:  # RecordError, IllegalAction, a bad header
                     break
                 seq += 1

@@ -159,16 +159,7 @@ def build() -> str:
     tool = _load_build_tool()
     out = io.StringIO()
     err = io.StringIO()
-    BUILD_ROOT.mkdir(parents=True, exist_ok=True)
-    # the same lock as the virtual board's builds, so two builds never write one tree
-    with open(BUILD_ROOT / ".mpy.lock", "w") as lock, \
-            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: one build at a time is the user's care
-            fcntl = None  # type: ignore[assignment]
-        if fcntl is not None:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+    with tool.locked(BUILD), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         status = tool.build(device_lib(), BUILD, False, False)
     if status:
         raise FlashError("mpy-cross could not compile the firmware:\n" + err.getvalue(), 1)

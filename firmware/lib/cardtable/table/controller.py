@@ -307,9 +307,7 @@ class Controller:
             # the longest game replays at most SINCE_MAX actions, never the journal
             from cardtable.table import checkpoint
             checkpoint.take(self, g)
-        events = g._apply(action)  # checked once: apply() would check it again (+23-53 %)
-        if g.keep_history:
-            g.history.append(action)
+        events = g.apply_checked(action)
         if self._since is not None:
             self._since.append(action)
         if action[1] == "deal":
@@ -384,11 +382,12 @@ class Controller:
 
     def _verdict(self, action, reason, src, led=-1):
         now = self.clock.ticks_ms()
+        self.feedback.flash(led, "rejected", now)
+        self.feedback.update(now)
+        self.feedback.sound("rejected", now)
         obj = None if action is None else self.game.public(self._encode(action))
         self.link.send({"type": "verdict", "action": obj, "seat": None if action is None else action[0],
                         "reason": reason, "from": src})
-        self.feedback.flash(led, "rejected", now)
-        self.feedback.sound("rejected", now)
 
     def confirm(self, seat, src, led=-1):
         """A tap pad (seat) or a confirm button (seat None): end what is pending."""
@@ -436,8 +435,7 @@ class Controller:
                 zone, ri, self.board.reader_label(ri), text), zone)
         elif kind == UP:
             self.feedback.set_fault(led, False)
-            self.link.send(lk.fault("reader", "zone %s: reader %d answers again" % (zone, ri),
-                                    zone, True))
+            self._fault("reader", "zone %s: reader %d answers again" % (zone, ri), zone, True)
 
     def refresh(self):
         """Steady zone colours from the game state: whose turn, pending inputs, the winner;
@@ -511,5 +509,7 @@ class Controller:
             out["agree"] = [self.agree[0], self.agree[1]]
         return out
 
-    def _fault(self, kind, msg, zone=None):
-        self.link.send(lk.fault(kind, msg, zone))
+    def _fault(self, kind, msg, zone=None, cleared=False):
+        # the LED shows it before the message leaves, as a play's verdict does
+        self.feedback.update(self.clock.ticks_ms())
+        self.link.send(lk.fault(kind, msg, zone, cleared))
