@@ -40,7 +40,7 @@ def main(argv: list[str]) -> int:
                 runner.wait()
         report.seek(0)
         print("\n" + report.read().rstrip())
-        print("(%.0f s after pytest ended)" % (time.monotonic() - t0))
+        print("(the MicroPython runner ended %.0f s after pytest)" % (time.monotonic() - t0))
     return rc or mrc
 
 

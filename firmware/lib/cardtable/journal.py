@@ -279,7 +279,9 @@ class Journal:
                         action = record.decode(game, obj, seq + 2)
                         if game.check(action):
                             break
-                        game.apply_checked(action)
+                        game._apply(action)  # checked once, as the table does (apply() checks again)
+                        if game.keep_history:
+                            game.history.append(action)
                 except ValueError:  # RecordError, IllegalAction, a bad header
                     break
                 seq += 1

@@ -197,11 +197,6 @@ class Game:
         reason = self.check(action)
         if reason:
             raise IllegalAction(reason, action)
-        return self.apply_checked(action)
-
-    def apply_checked(self, action):
-        """apply() of an action check() has just passed: the table, the journal's replay and the
-        referee check each action once (a second check costs 23-53 % more an action)."""
         events = self._apply(action)
         if self.keep_history:
             self.history.append(action)
