@@ -111,17 +111,22 @@ def test_a_nerts_race_goes_to_the_earlier_play_even_when_it_is_read_second():
     t0 = ctl.round_t0
     b = t.board
     yield
+    # (a step between reads: this port collects only between steps, a Pico when it must)
     ctl._scan_event((PLACED, b.zone_reader["f0"], t0 + 1000, "AS#0", 11))
     assert [len(p) for p in g.piles] == [1]
+    yield
     # Will (seat 1) and Bob (seat 2) both play the two of spades, 40 ms apart; the table reads
     # Will's (the later) first.
     ctl._scan_event((PLACED, b.zone_reader["f2"], t0 + 2040, "2S#1", 21))
     assert g.piles[0][-1][0] == g.deck.parse("2S#1")
+    yield
     ctl._scan_event((PLACED, b.zone_reader["f4"], t0 + 2000, "2S#2", 22))
     assert g.piles[0][-1] == (g.deck.parse("2S#2"), 2000), g.piles  # the first to play counts
     assert len(g.piles[0]) == 2 and g.centre[1] == 0 and g.centre[2] == 1
+    yield
     # ... and the other way round: the earlier one read first keeps its place
     ctl._scan_event((PLACED, b.zone_reader["f1"], t0 + 3000, "3S#0", 31))
+    yield
     ctl._scan_event((PLACED, b.zone_reader["f3"], t0 + 3040, "3S#1", 32))
     assert g.piles[0][-1] == (g.deck.parse("3S#0"), 3000)
     t.listen()

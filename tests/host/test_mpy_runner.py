@@ -179,3 +179,26 @@ def test_test_mpy_entry_point_aggregates(tmp_path: Path) -> None:
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=REPO)
     assert r.returncode == 1
     assert r.stdout.splitlines()[-1] == "2 passed, 1 failed"
+
+
+def test_the_glue_drops_only_the_table_check_and_keeps_the_packages_wasm(tmp_path: Path) -> None:
+    package = Path(os.environ.get("CARDTABLE_MICROPYTHON_WASM") or PACKAGE)
+    if package.is_dir():
+        package = package / "micropython.mjs"
+    other = tmp_path / "micropython.mjs"
+    other.write_text(package.read_text().replace("mirror is out of date", "mirror is stale"))
+    (tmp_path / "micropython.wasm").write_bytes((package.parent / "micropython.wasm").read_bytes())
+    js = ("import { fastGlue } from './tools/mpy/mp.mjs';"
+          "for (const p of process.argv.slice(1)) console.log(fastGlue(p));")
+    assert NODE
+    r = subprocess.run([NODE, "--input-type=module", "-e", js, str(package), str(other)],
+                       capture_output=True, text=True, cwd=REPO, timeout=60)
+    assert r.returncode == 0, r.stderr
+    fast, unknown = map(Path, r.stdout.split())
+    assert unknown == other  # glue without the known check is used as it is
+    assert fast.parent.parent == REPO / "build" / "micropython-wasm"
+    assert (fast.parent / "micropython.wasm").read_bytes() == (package.parent / "micropython.wasm").read_bytes()
+    original, patched = package.read_text(), fast.read_text()
+    assert "mirror is out of date" in original and "mirror is out of date" not in patched
+    assert len(original) - len(patched) == len(
+        'assert(wasmTable.get(funcPtr)==func,"JavaScript-side Wasm function table mirror is out of date!"),')

@@ -99,6 +99,16 @@ def test_serial_transport_writes_and_reads_files_in_the_raw_repl() -> None:
         assert 0 < status["heap_live_max"] <= status["heap_budget"]
 
 
+def test_a_table_that_keeps_more_alive_than_the_heap_is_a_fault_on_the_link() -> None:
+    # 120 KB (and the emulated readers' share): less than a two-seat table keeps alive
+    with VirtualBoard("pico-i2c-2seat", game="california-jacks", heap="120k") as vb, Link(vb.port) as link:
+        fault = wait_for(link, "fault", kind="error")
+        status = vb.status()
+        assert "the table holds" in fault["msg"] and "more than a Pico's %d" % status["heap_budget"] in fault["msg"]
+        assert status["mode"] == "table" and status["heap_over"] > 0
+        assert status["heap_live_max"] > status["heap_budget"]
+
+
 def test_the_link_answers_hello_commands_and_garbage() -> None:
     with VirtualBoard("pico-i2c-2seat", game="california-jacks") as vb, Link(vb.port) as link:
         hello = link.hello()

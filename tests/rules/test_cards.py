@@ -8,6 +8,8 @@ def test_standard_codes_round_trip_with_jokers():
     for c in standard.DECK_WITH_JOKERS:
         assert standard.parse(standard.fmt(c)) == c
     assert len(set(standard.fmt(c) for c in standard.DECK_WITH_JOKERS)) == 54
+    for bad in (54, 63, 64 + 54):
+        assert "no card has the number %d" % bad in str(raises(BadCard, standard.fmt, bad))
 
 
 def test_standard_input_is_case_insensitive_and_output_canonical():
@@ -42,6 +44,8 @@ def test_decktet_has_36_basic_cards_and_the_excuse():
     assert len(decktet.DECK) == 37
     codes = [decktet.fmt(c) for c in decktet.DECK]
     assert len(set(codes)) == 37
+    for bad in (-1, 37):
+        raises(BadCard, decktet.fmt, bad)
     for c in decktet.DECK:
         assert decktet.parse(decktet.fmt(c)) == c
         assert decktet.parse(decktet.name(c)) == c

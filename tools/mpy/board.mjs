@@ -83,8 +83,9 @@ const KNOBS = ['mute', 'nacks', 'error_frames', 'corrupt', 'corrupt_len', 'slow_
 const ERRNO = new Map([[44, 2], [20, 17], [31, 21], [54, 20], [55, 39], [28, 22], [2, 13],
   [63, 1], [8, 9], [51, 28], [29, 5], [10, 16], [6, 11], [48, 12], [75, 18], [37, 36]]);
 
-// Heap. The table must keep no more than a Pico's 192 KB alive; that is checked at the start
-// of every step, after the collection the previous step asked for. The emulated PN532s share
+// Heap. The table must keep no more than a Pico's 192 KB alive. A step that ends with more than
+// that in use asks for a collection, and the next step begins by checking what is left alive
+// (below it, what is alive is below it too). The emulated PN532s share
 // the heap, which a real board's readers do not, so the budget grows by what they take
 // (emuAllowance in mp.mjs). The hard cap is the budget plus headroom for one step's garbage: the
 // WebAssembly port cannot collect inside a call, where a Pico collects as soon as it is full.

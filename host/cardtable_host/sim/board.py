@@ -19,9 +19,10 @@ puts it on a board; ``mpy=False`` runs the .py sources instead (more heap, may n
   ``unplug()``/``replug()`` (a pulled cable: the pty closes, a new one opens), as
   ``/dev/ttyACM0`` survives a replug. A reset or a power cut keeps the pty.
 - Heap: the table may keep a Pico's 192 KB alive (``heap``), plus what the emulated
-  readers take, which a real board does not carry; ``status()`` reports the most it kept
-  (``heap_live_max``) against that budget (``heap_budget``), and a step that begins over
-  it raises a fault on the link. See tools/mpy/board.mjs.
+  readers take, which a real board does not carry. The heap is collected once it holds more
+  than that budget, as a Pico's is once full; ``status()`` reports the most found alive at a
+  collection (``heap_live_max``) against the budget (``heap_budget``), and a step that
+  begins over it raises a fault on the link. See tools/mpy/board.mjs.
 - Set CARDTABLE_VB_TRACE=1 to see every control request and reply on stderr.
 """
 from __future__ import annotations

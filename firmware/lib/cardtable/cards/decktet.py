@@ -33,6 +33,10 @@ CARDS = (
     (10, "Y", "Calamity"), (10, "K", "Windfall"),
     (0, "", "Excuse"),
 )
+# The code of each card, by number (a literal: kept in flash by a frozen image, no allocation).
+CODES = ("AM", "AS", "AW", "AL", "AY", "AK", "2MK", "2SY", "2WL", "3MW", "3SK", "3LY",
+         "4MS", "4WL", "4YK", "5ML", "5SW", "5YK", "6MW", "6SY", "6LK", "7ML", "7SK", "7WY",
+         "8MS", "8WL", "8YK", "9MS", "9WY", "9LK", "CM", "CS", "CW", "CL", "CY", "CK", "X")
 DECK = tuple(range(37))
 _HELP = "expected A+suit (AM), rank+suits (4MS), C+suit (CM), X, or a card name like Mountain"
 
@@ -114,14 +118,7 @@ def fmt(c):
     """Canonical code of a card."""
     if not 0 <= c < 37:
         raise BadCard("no Decktet card has the number %r" % (c,))
-    r, ss, _ = CARDS[c]
-    if r == 0:
-        return "X"
-    if r == 1:
-        return "A" + ss
-    if r == CROWN:
-        return "C" + ss
-    return str(r) + ss
+    return CODES[c]
 
 
 pretty = name

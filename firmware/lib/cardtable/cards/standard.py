@@ -21,6 +21,13 @@ SUIT_LETTERS = "CDHS"
 SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
 SUIT_SYMBOLS = ("\u2663", "\u2666", "\u2665", "\u2660")
 RANK_CODES = ("", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+# The code of each card, by number: a literal, so a frozen image keeps it in flash, and
+# formatting a card (every view formats every card it shows) allocates nothing.
+CODES = ("AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "10C", "JC", "QC", "KC",
+         "AD", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "10D", "JD", "QD", "KD",
+         "AH", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH", "KH",
+         "AS", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS",
+         "LJ", "BJ")
 DECK = tuple(range(52))
 DECK_WITH_JOKERS = tuple(range(54))
 _HELP = "expected rank A 2-10 J Q K then suit C D H S (e.g. 10H), or BJ/LJ"
@@ -107,17 +114,11 @@ def parse(code):
 def fmt(c):
     """Canonical code of a card."""
     base = c & 63
-    if base == LJ:
-        text = "LJ"
-    elif base == BJ:
-        text = "BJ"
-    elif base < 52:
-        text = RANK_CODES[base % 13 + 1] + SUIT_LETTERS[base // 13]
-    else:
+    if base > BJ:
         raise BadCard("no card has the number %d" % c)
     if c >= 64:
-        return text + "#" + str((c >> 6) - 1)
-    return text
+        return CODES[base] + "#" + str((c >> 6) - 1)
+    return CODES[base]
 
 
 def pretty(c):
