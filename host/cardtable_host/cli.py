@@ -10,33 +10,46 @@ if __name__ == "__main__" or os.path.basename(sys.argv[0]).startswith("cardtable
     signal.signal(signal.SIGINT, lambda _sig, _frame: os._exit(130))
 
 import argparse  # noqa: E402
-import ast  # noqa: E402
 import importlib  # noqa: E402
-import importlib.util  # noqa: E402
 import json  # noqa: E402
 
 from cardtable_host import portlock  # noqa: E402
 from cardtable_host.errors import INTERRUPTED, CardtableError  # noqa: E402
 
-# name -> module with HELP, DESCRIPTION, add_arguments(parser) and run(args) -> exit status.
-# Only the command being run is imported: the others' one-line HELP is read from their source,
-# so `cardtable --help` and every command start fast and do not need another's imports.
+# name -> (module, its one-line help). A command module has DESCRIPTION, add_arguments(parser)
+# and run(args) -> exit status; only the command being run is imported, so `cardtable --help`
+# and every command start fast and do not need another's imports.
 COMMANDS = {
-    "run": "cardtable_host.commands.run",
-    "serve": "cardtable_host.commands.serve",
-    "sim": "cardtable_host.commands.sim",
-    "monitor": "cardtable_host.commands.monitor",
-    "referee": "cardtable_host.commands.referee",
-    "pull": "cardtable_host.commands.pull",
-    "flash": "cardtable_host.commands.flash",
-    "enroll": "cardtable_host.commands.enroll",
-    "doctor": "cardtable_host.commands.doctor",
-    "demo": "cardtable_host.commands.demo",
-    "rules": "cardtable_host.commands.rules",
-    "test": "cardtable_host.commands.test",
-    "draw": "cardtable_host.commands.draw",
-    "tournament": "cardtable_host.commands.tournament",
-    "completion": "cardtable_host.commands.completion",
+    "run": ("cardtable_host.commands.run",
+            "the main job: serve the table live (a board is plugged in) or the simulated table"),
+    "serve": ("cardtable_host.commands.serve",
+              "serve the table: one owner of the board, its live page, an overlay and the archive"),
+    "sim": ("cardtable_host.commands.sim",
+            "play a game on a simulated table: real firmware on a virtual board, bots at the seats"),
+    "monitor": ("cardtable_host.commands.monitor",
+                "watch the table live: trick, turn, verdicts, scores, faults; type bids and trumps"),
+    "referee": ("cardtable_host.commands.referee",
+                "judge a game record: every action legal? who won each trick? the scores"),
+    "pull": ("cardtable_host.commands.pull",
+             "download the board's game journals as game records (for cardtable referee)"),
+    "flash": ("cardtable_host.commands.flash",
+              "put the firmware on the board: the cardtable image (or .mpy files), board files, hello"),
+    "enroll": ("cardtable_host.commands.enroll",
+               "tag a deck: write each card's code on its NFC sticker, read it back, check it"),
+    "doctor": ("cardtable_host.commands.doctor",
+               "check the table's health: every reader, the journal, free flash and heap"),
+    "demo": ("cardtable_host.commands.demo",
+             "watch bots play a full seeded game of each game, with the referee's verdicts"),
+    "rules": ("cardtable_host.commands.rules",
+              "show a game's rules as the table referees them, and its rule options"),
+    "test": ("cardtable_host.commands.test",
+             "run the rules tests (CPython; add --micropython for the device runtime too)"),
+    "draw": ("cardtable_host.commands.draw",
+             "regenerate hardware/ wiring tables and table drawings from the board files"),
+    "tournament": ("cardtable_host.commands.tournament",
+                   "run a Forty-Fives round-robin: schedule, tables over MQTT, live standings"),
+    "completion": ("cardtable_host.commands.completion",
+                   "print a shell completion script (bash or zsh) for cardtable's commands and options"),
 }
 
 EXIT_STATUS = """\
@@ -54,20 +67,6 @@ def version() -> str:
         return dist_version("cardtable")
     except PackageNotFoundError:  # pragma: no cover - run from a bare checkout
         return "unknown"
-
-
-def command_help(modname: str) -> str:
-    """A command module's HELP line, read from its source without importing it."""
-    spec = importlib.util.find_spec(modname)
-    if spec is None or spec.origin is None or not spec.origin.endswith(".py"):
-        return str(importlib.import_module(modname).HELP)
-    with open(spec.origin, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), spec.origin)
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == "HELP" for t in node.targets):
-            return str(ast.literal_eval(node.value))
-    return str(importlib.import_module(modname).HELP)
 
 
 def chosen_command(argv: list[str]) -> str | None:
@@ -91,12 +90,12 @@ def build_parser(only: str | None = None, *, full: bool = True) -> argparse.Argu
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version="cardtable %s" % version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, modname in COMMANDS.items():
+    for name, (modname, help_line) in COMMANDS.items():
         if not full and name != only:
-            sub.add_parser(name, help=command_help(modname))
+            sub.add_parser(name, help=help_line)
             continue
         mod = importlib.import_module(modname)
-        p = sub.add_parser(name, help=mod.HELP, description=mod.DESCRIPTION,
+        p = sub.add_parser(name, help=help_line, description=mod.DESCRIPTION,
                            formatter_class=argparse.RawDescriptionHelpFormatter,
                            epilog=EXIT_STATUS if "xit status" not in mod.DESCRIPTION else None)
         mod.add_arguments(p)

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import shlex
 
-HELP = "print a shell completion script (bash or zsh) for cardtable's commands and options"
 DESCRIPTION = """\
 Prints a completion script for the shell: the commands, each command's options, and the
 values an option or argument accepts (game ids, board names). Load it once per shell, or

@@ -12,7 +12,6 @@ from cardtable_host.gameids import resolve
 from cardtable_host.narrate import ScoreSheet, action_text, event_text
 from cardtable_host.term import paint, style_cards, use_colour
 
-HELP = "watch bots play a full seeded game of each game, with the referee's verdicts"
 DESCRIPTION = """\
 Bots play seeded games on the same rules code the table runs. Now and then a bot tries
 an illegal card, so you see the referee reject it with its reason. The same seed gives

@@ -10,7 +10,6 @@ from cardtable_host import boardfind
 from cardtable_host.errors import USAGE, CardtableError, UsageError
 from cardtable_host.term import paint, use_colour
 
-HELP = "check the table's health: every reader, the journal, free flash and heap"
 DESCRIPTION = """\
 Asks the running table for its health twice, SAMPLE seconds apart, and reports:
 each reader by zone (answering or down, its PN532 firmware version, its last error, polls

@@ -5,7 +5,6 @@ import argparse
 
 from cardtable_host import drawings
 
-HELP = "regenerate hardware/ wiring tables and table drawings from the board files"
 DESCRIPTION = """\
 The pin map and every table layout live once, in firmware/boards/*.json. This writes the
 wiring tables, the BOM and the SVG drawings under hardware/ from them; --check only

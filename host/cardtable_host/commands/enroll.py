@@ -16,7 +16,6 @@ from cardtable_host.errors import UsageError
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint, use_colour
 
-HELP = "tag a deck: write each card's code on its NFC sticker, read it back, check it"
 DESCRIPTION = """\
 Walks you through a deck one card at a time: "place AS on the reader", then it reads the
 sticker, writes the card's code as an NDEF text record (NTAG213/215/216, pages from 4),

@@ -22,7 +22,6 @@ from cardtable_host.errors import CardtableError, Interrupted
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint
 
-HELP = "put the firmware on the board: the cardtable image (or .mpy files), board files, hello"
 DESCRIPTION = """\
 The cardtable image (build/firmware/cardtable-pico.uf2, built or taken from the cache as
 `make firmware` does): MicroPython with the firmware frozen in. A Pico plugged in with

@@ -19,7 +19,6 @@ from cardtable_host.errors import USAGE, CardtableError
 from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.term import glyphs, paint, use_colour
 
-HELP = "watch the table live: trick, turn, verdicts, scores, faults; type bids and trumps"
 DESCRIPTION = """\
 A full-screen mirror of the table as a spectator sees it (never a hand or the kitty): the
 game and hand, whose turn it is, the cards of the current trick, tricks and scores, every

@@ -12,7 +12,6 @@ from cardtable_host import boardfind
 from cardtable_host.errors import FAILED, USAGE, CardtableError, UsageError
 from cardtable_host.term import paint
 
-HELP = "download the board's game journals as game records (for cardtable referee)"
 DESCRIPTION = """\
 Downloads the games the board keeps (its journal: every accepted action, as it happened,
 with a sequence number and a checksum per line) into a folder, one file per game named

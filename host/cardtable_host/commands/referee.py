@@ -14,7 +14,6 @@ from cardtable_host.errors import UsageError
 from cardtable_host.narrate import ScoreSheet, action_text, event_text
 from cardtable_host.term import paint, style_cards, use_colour
 
-HELP = "judge a game record: every action legal? who won each trick? the scores"
 DESCRIPTION = """\
 Replay a game record (JSON Lines: a header, then one action per line; the journal that
 `cardtable pull` downloads, a simulator's output or a hand-written file) and judge it.

@@ -11,7 +11,6 @@ from cardtable import games
 from cardtable_host.errors import UsageError
 from cardtable_host.gameids import resolve
 
-HELP = "show a game's rules as the table referees them, and its rule options"
 DESCRIPTION = """\
 Prints how the table referees the game, the rule options (the rule book's reading and the
 common variant), and the rule book's worked examples the table is tested against. Game

@@ -9,7 +9,6 @@ from cardtable_host.commands import serve as servecmd
 from cardtable_host.commands import sim as simcmd
 from cardtable_host.errors import UsageError
 
-HELP = "the main job: serve the table live (a board is plugged in) or the simulated table"
 DESCRIPTION = """\
 With a board plugged in (or --port), this is `cardtable serve`: the board's live table in
 the browser (the page's address is printed), the archive of its games, and the story on

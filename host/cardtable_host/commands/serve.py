@@ -20,7 +20,6 @@ from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
 from cardtable_host.hub import Hub
 from cardtable_host.term import paint, use_colour
 
-HELP = "serve the table: one owner of the board, its live page, an overlay and the archive"
 DESCRIPTION = """\
 Owns the board's port (every other cardtable command is refused, naming this one, while it
 runs; `cardtable monitor` becomes its client) and serves, on a local web server:

@@ -21,7 +21,6 @@ from cardtable_host.sim.table import VirtualTable
 from cardtable_host.simprompt import People
 from cardtable_host.term import paint, use_colour
 
-HELP = "play a game on a simulated table: real firmware on a virtual board, bots at the seats"
 DESCRIPTION = """\
 Starts a virtual board - the table's firmware on real MicroPython (WebAssembly), its USB
 serial on a pseudo-terminal exactly like a Pico's /dev/ttyACM0 - with emulated NFC readers

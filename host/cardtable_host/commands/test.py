@@ -8,7 +8,6 @@ import sys
 
 from cardtable_host.errors import UsageError
 
-HELP = "run the rules tests (CPython; add --micropython for the device runtime too)"
 DESCRIPTION = """\
 Runs the rules tests - the same files on both runtimes - so a table builder who changes a
 rule option or edits a game can check it without knowing the test layout. With

@@ -19,7 +19,6 @@ from cardtable_host import mqttwire
 from cardtable_host.errors import INTERRUPTED, CardtableError, UsageError
 from cardtable_host.tourney import TIEBREAKS, Tournament, create, parse_teams
 
-HELP = "run a Forty-Fives round-robin: schedule, tables over MQTT, live standings"
 DESCRIPTION = """\
 A round-robin tournament of teams (two players each) in a directory of JSON files: the
 schedule (rounds, tables, byes, times), the results log with every correction (who, what,
