@@ -37,6 +37,11 @@ class Flash(UserContext):
         self.dead = False
         self.spent = 0
 
+    def read(self, cfg: Any, block: int, off: int, size: int) -> bytearray:
+        # UserContext.read, without its debug log line (looked up for each of ~2 million reads)
+        start = block * cfg.block_size + off
+        return self.buffer[start:start + size]
+
     def prog(self, cfg: Any, block: int, off: int, data: bytes) -> int:
         if self.dead:
             return LFS_ERR_IO
