@@ -102,6 +102,8 @@ def test_serial_transport_writes_and_reads_files_in_the_raw_repl() -> None:
 def test_a_table_that_keeps_more_alive_than_the_heap_is_a_fault_on_the_link() -> None:
     # 120 KB (and the emulated readers' share): less than a two-seat table keeps alive
     with VirtualBoard("pico-i2c-2seat", game="california-jacks", heap="120k") as vb, Link(vb.port) as link:
+        link.hello()
+        assert vb.reset() == "table"  # (said once a boot: again, now that the link listens)
         fault = wait_for(link, "fault", kind="error")
         status = vb.status()
         assert "the table holds" in fault["msg"] and "more than a Pico's %d" % status["heap_budget"] in fault["msg"]
