@@ -65,6 +65,8 @@ def test_unplug_drops_the_pty_and_replug_brings_a_new_one_behind_the_stable_port
         assert portlock.announced(first)  # a board serves it: cardtable's commands accept it
         relay.unplug()
         assert relay.port == "" and not portlock.announced(first)
+        # the name goes with the cable: the pty's number may be another pty's at once
+        assert not os.path.lexists(stable)
         dev.say(b"said while unplugged\n")  # nobody hears it
         time.sleep(0.1)
         port = relay.replug()

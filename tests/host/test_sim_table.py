@@ -94,11 +94,13 @@ def test_enroll_through_the_simulated_tables_own_reader_finishes(tmp_path: Path)
                            text=True, env=dict(os.environ, NO_COLOR="1"))
     try:
         assert sim.stdout is not None
+        said = []
         for line in sim.stdout:
+            said.append(line)
             if "keeps running" in line:
                 break
         else:
-            raise AssertionError("the simulation ended before keeping the board")
+            raise AssertionError("the simulation ended before keeping the board:\n" + "".join(said[-30:]))
         port = port_file.read_text().strip()
         r = cardtable("enroll", "--game", "nexus", "--board-port", port, "--zone", "s0",
                       "--cards", "AS,KD,QH", "--wait", "20", timeout=90)

@@ -15,9 +15,9 @@ a reader's cable, set its PN532's fault knobs, reset the board or cut its power:
 The device package runs from the .mpy build (``tools/mpy/build.py``), as `cardtable flash`
 puts it on a board; ``mpy=False`` runs the .py sources instead (more heap, may not fit).
 
-- ``.port`` is the pty's ``/dev/pts/N``; ``.stable_port`` a symlink to it that survives
-  ``unplug()``/``replug()`` (a pulled cable: the pty closes, a new one opens), as
-  ``/dev/ttyACM0`` survives a replug. A reset or a power cut keeps the pty.
+- ``.port`` is the pty's ``/dev/pts/N``; ``.stable_port`` a symlink to it that goes with
+  ``unplug()`` and comes back with ``replug()`` (a pulled cable: the pty closes, a new one
+  opens), as ``/dev/ttyACM0`` does. A reset or a power cut keeps the pty.
 - Heap: the table may keep a Pico's 192 KB alive (``heap``), plus what the emulated
   readers take, which a real board does not carry. The heap is collected once it holds more
   than that budget, as a Pico's is once full; ``status()`` reports the most found alive at a

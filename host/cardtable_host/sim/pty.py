@@ -29,8 +29,8 @@ class PtyRelay:
     the relay ends). ``device_fd``, when given, becomes readable when the device has sent
     something; without it the device is asked every ``poll_s`` seconds. ``announce``: tell
     portlock a board serves the pty (cardtable's commands refuse other ptys). ``.stable_port``
-    is a symlink to the port that survives ``unplug()``/``replug()``, as ``/dev/ttyACM0``
-    survives a pulled cable.
+    is a symlink to the port that comes back with ``replug()`` (to a new pty), as
+    ``/dev/ttyACM0`` comes back when a pulled cable is plugged in again.
     """
 
     def __init__(self, to_device: Callable[[bytes], None], from_device: Callable[[], bytes | None],
@@ -84,11 +84,15 @@ class PtyRelay:
             self._dir = None
 
     def unplug(self) -> None:
-        """Pull the cable: the pty goes away (the device goes on, unheard)."""
+        """Pull the cable: the pty goes away (the device goes on, unheard), and ``stable_port``
+        with it, as /dev/ttyACM0 does: the pty's number may go to another pty at once, which a
+        link following the old name would take for this device."""
         with self._lock:
             self._close()
             self._pending.clear()
             self.port = ""
+            if self.stable_port and os.path.lexists(self.stable_port):
+                os.unlink(self.stable_port)
         self._wake()
 
     def replug(self) -> str:
