@@ -41,7 +41,10 @@ class RemoteLink:
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
-        self._loop.run_until_complete(self._follow())
+        try:
+            self._loop.run_until_complete(self._follow())
+        except asyncio.CancelledError:  # close() cancels the feed: its normal end
+            pass
 
     async def _follow(self) -> None:
         import aiohttp
