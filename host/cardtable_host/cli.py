@@ -16,40 +16,25 @@ import json  # noqa: E402
 from cardtable_host import portlock  # noqa: E402
 from cardtable_host.errors import INTERRUPTED, CardtableError  # noqa: E402
 
-# name -> (module, its one-line help). A command module has DESCRIPTION, add_arguments(parser)
-# and run(args) -> exit status; only the command being run is imported, so `cardtable --help`
-# and every command start fast and do not need another's imports.
+# name -> its one-line help. Each is the module cardtable_host.commands.NAME, with DESCRIPTION,
+# add_arguments(parser) and run(args) -> exit status; only the command being run is imported,
+# so `cardtable --help` and every command start fast and do not need another's imports.
 COMMANDS = {
-    "run": ("cardtable_host.commands.run",
-            "the main job: serve the table live (a board is plugged in) or the simulated table"),
-    "serve": ("cardtable_host.commands.serve",
-              "serve the table: one owner of the board, its live page, an overlay and the archive"),
-    "sim": ("cardtable_host.commands.sim",
-            "play a game on a simulated table: real firmware on a virtual board, bots at the seats"),
-    "monitor": ("cardtable_host.commands.monitor",
-                "watch the table live: trick, turn, verdicts, scores, faults; type bids and trumps"),
-    "referee": ("cardtable_host.commands.referee",
-                "judge a game record: every action legal? who won each trick? the scores"),
-    "pull": ("cardtable_host.commands.pull",
-             "download the board's game journals as game records (for cardtable referee)"),
-    "flash": ("cardtable_host.commands.flash",
-              "put the firmware on the board: the cardtable image (or .mpy files), board files, hello"),
-    "enroll": ("cardtable_host.commands.enroll",
-               "tag a deck: write each card's code on its NFC sticker, read it back, check it"),
-    "doctor": ("cardtable_host.commands.doctor",
-               "check the table's health: every reader, the journal, free flash and heap"),
-    "demo": ("cardtable_host.commands.demo",
-             "watch bots play a full seeded game of each game, with the referee's verdicts"),
-    "rules": ("cardtable_host.commands.rules",
-              "show a game's rules as the table referees them, and its rule options"),
-    "test": ("cardtable_host.commands.test",
-             "run the rules tests (CPython; add --micropython for the device runtime too)"),
-    "draw": ("cardtable_host.commands.draw",
-             "regenerate hardware/ wiring tables and table drawings from the board files"),
-    "tournament": ("cardtable_host.commands.tournament",
-                   "run a Forty-Fives round-robin: schedule, tables over MQTT, live standings"),
-    "completion": ("cardtable_host.commands.completion",
-                   "print a shell completion script (bash or zsh) for cardtable's commands and options"),
+    "run": "the main job: serve the table live (a board is plugged in) or the simulated table",
+    "serve": "serve the table: one owner of the board, its live page, an overlay and the archive",
+    "sim": "play a game on a simulated table: real firmware on a virtual board, bots at the seats",
+    "monitor": "watch the table live: trick, turn, verdicts, scores, faults; type bids and trumps",
+    "referee": "judge a game record: every action legal? who won each trick? the scores",
+    "pull": "download the board's game journals as game records (for cardtable referee)",
+    "flash": "put the firmware on the board: the cardtable image (or .mpy files), board files, hello",
+    "enroll": "tag a deck: write each card's code on its NFC sticker, read it back, check it",
+    "doctor": "check the table's health: every reader, the journal, free flash and heap",
+    "demo": "watch bots play a full seeded game of each game, with the referee's verdicts",
+    "rules": "show a game's rules as the table referees them, and its rule options",
+    "test": "run the rules tests (CPython; add --micropython for the device runtime too)",
+    "draw": "regenerate hardware/ wiring tables and table drawings from the board files",
+    "tournament": "run a Forty-Fives round-robin: schedule, tables over MQTT, live standings",
+    "completion": "print a shell completion script (bash or zsh) for cardtable's commands and options",
 }
 
 EXIT_STATUS = """\
@@ -67,6 +52,11 @@ def version() -> str:
         return dist_version("cardtable")
     except PackageNotFoundError:  # pragma: no cover - run from a bare checkout
         return "unknown"
+
+
+def command_module(name: str) -> str:
+    """The module of a command."""
+    return "cardtable_host.commands." + name
 
 
 def chosen_command(argv: list[str]) -> str | None:
@@ -90,11 +80,11 @@ def build_parser(only: str | None = None, *, full: bool = True) -> argparse.Argu
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version="cardtable %s" % version())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, (modname, help_line) in COMMANDS.items():
+    for name, help_line in COMMANDS.items():
         if not full and name != only:
             sub.add_parser(name, help=help_line)
             continue
-        mod = importlib.import_module(modname)
+        mod = importlib.import_module(command_module(name))
         p = sub.add_parser(name, help=help_line, description=mod.DESCRIPTION,
                            formatter_class=argparse.RawDescriptionHelpFormatter,
                            epilog=EXIT_STATUS if "xit status" not in mod.DESCRIPTION else None)

@@ -45,7 +45,7 @@ def test_starts_without_posix_terminal_modules(args: tuple[str, ...], says: str)
 def test_help_imports_no_command_module() -> None:
     """`cardtable --help` lists every command from the command table without importing them."""
     probe = ("import sys\nfrom cardtable_host import cli\ntry:\n    cli.main(['--help'])\n"
-             "except SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m in [mod for mod, _ in cli.COMMANDS.values()]))")
+             "except SystemExit:\n    pass\nprint(sorted(m for m in sys.modules if m in map(cli.command_module, cli.COMMANDS)))")
     r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     from cardtable_host import cli

@@ -61,28 +61,24 @@ export function resolvePackage() {
 // The npm build keeps Emscripten's assertions in its JS glue, and one sits on the hottest path of
 // all: every call through the function table (each of the port's try blocks goes through one)
 // looks the function up a second time to check the glue's cache. Measured on test_nexus: 17 % of
-// the run. The glue is loaded from a copy without that one check, beside a copy of the package's
-// .wasm (MicroPython itself, unchanged), in build/ under the hash of the two; a package whose
-// glue differs is loaded as it is.
+// the run. The glue is loaded from a copy without that one check, in build/ under the hash of
+// the glue; MicroPython itself, the package's .wasm, is loaded from the package (loadMicroPython's
+// `url`). A package whose glue differs is loaded as it is.
 const TABLE_CHECK = 'assert(wasmTable.get(funcPtr)==func,"JavaScript-side Wasm function table mirror is out of date!"),';
 
 export function fastGlue(glue) {
   const src = fs.readFileSync(glue, 'utf8');
   if (src.split(TABLE_CHECK).length !== 2) return glue;
-  const wasm = fs.readFileSync(path.join(path.dirname(glue), 'micropython.wasm'));
-  const key = crypto.createHash('sha256').update(src).update(wasm).digest('hex').slice(0, 16);
-  const dir = path.join(REPO_ROOT, 'build', 'micropython-wasm', key);
-  const out = path.join(dir, 'micropython.mjs');
+  const key = crypto.createHash('sha256').update(src).digest('hex').slice(0, 16);
+  const out = path.join(REPO_ROOT, 'build', 'micropython-wasm', key, 'micropython.mjs');
   if (fs.existsSync(out)) return out;
   try {
-    fs.mkdirSync(dir, { recursive: true });
-    // Written under temporary names and renamed, so a process starting beside this one never
-    // loads half a file; the glue last, as it is what the check above looks for.
-    const tmp = `.${process.pid}.tmp`;
-    fs.writeFileSync(path.join(dir, 'micropython.wasm' + tmp), wasm);
-    fs.renameSync(path.join(dir, 'micropython.wasm' + tmp), path.join(dir, 'micropython.wasm'));
-    fs.writeFileSync(out + tmp, src.replace(TABLE_CHECK, ''));
-    fs.renameSync(out + tmp, out);
+    fs.mkdirSync(path.dirname(out), { recursive: true });
+    // written under a temporary name and renamed: a process starting beside this one never
+    // loads half a file
+    const tmp = `${out}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, src.replace(TABLE_CHECK, ''));
+    fs.renameSync(tmp, out);
     return out;
   } catch {
     return glue;  // build/ not writable: the package's own glue works, only slower
@@ -170,7 +166,8 @@ const GROW_NOISE = /^(growMemory: Attempted|Failed to grow the heap|Cannot enlar
 // the port (MICROPY_GC_SPLIT_HEAP_AUTO) would otherwise malloc extra heap areas forever,
 // so refuse WebAssembly memory growth and take every free malloc byte for ourselves.
 export async function loadMicroPython({ heap = 192 * 1024, cap = false, stdout, stderr, stdin } = {}) {
-  const { loadMicroPython: load } = await import(pathToFileURL(fastGlue(resolvePackage())).href);
+  const glue = resolvePackage();
+  const { loadMicroPython: load } = await import(pathToFileURL(fastGlue(glue)).href);
   const out = stdout || new FdWriter(1);
   const err = stderr || new FdWriter(2);
   const input = stdin || stdinReader();
@@ -189,6 +186,7 @@ export async function loadMicroPython({ heap = 192 * 1024, cap = false, stdout, 
   let mp;
   try {
     mp = await load({
+      url: path.join(path.dirname(glue), 'micropython.wasm'), // the package's, wherever the glue is
       heapsize: heap,
       linebuffer: false,
       stdout: (bytes) => { for (const c of bytes) out.byte(c); },
