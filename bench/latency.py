@@ -26,6 +26,7 @@ factor that is an estimate (see bench/README.md, "From wasm to an RP2040").
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
@@ -174,10 +175,9 @@ class Cpu:
 def _wait(ready: float, check: float, t: Timing) -> float:
     """Time until the driver sees the PN532 ready: a status check at once, then one after
     every sleep_ms(1)."""
-    elapsed = check
-    while elapsed < ready:
-        elapsed += t.sleep + check
-    return elapsed
+    if ready <= check:
+        return check
+    return check + math.ceil((ready - check) / (t.sleep + check)) * (t.sleep + check)
 
 
 def exchange(bus: Bus, cmd: tuple[int, int], busy: float, rng: random.Random, t: Timing) -> float:

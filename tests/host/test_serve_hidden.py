@@ -65,6 +65,11 @@ def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, tmp
         pages = {p: s.get(p)[1] for p in ("", "overlay", "archive", "snapshot.json", "layout.json", "archive.json")}
         mon.terminate()
         mon.wait(10)
+        # The bots play on: the pages and the monitor may show plays whose messages are still on
+        # their way to the viewer. It reads on until it has the state of the board as of now.
+        now = s.json("snapshot.json")["seq"]
+        s.wait_for(lambda: v.has(lambda m: "view" in m and isinstance(m.get("seq"), int) and m["seq"] >= now),
+                   60, "the viewer to catch up with line %s" % now)
         v.close()
     msgs = v.messages
     assert msgs and msgs[0]["type"] == "snapshot"

@@ -30,7 +30,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Control, connect } from '../boardio.mjs';
 import {
-  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, commandLine, emuAllowance, loadMicroPython, memfsMkdirs, parseSize,
+  FdWriter, REPO_ROOT, RunnerError, TOOLS_DIR, commandLine, emuAllowance, loadMicroPython, memfsMkdirs, nextInstance,
+  parseSize,
 } from './mp.mjs';
 
 const USAGE = `usage: node tools/mpy/board.mjs [options]
@@ -50,7 +51,9 @@ const USAGE = `usage: node tools/mpy/board.mjs [options]
   --headroom SIZE     room for one step's garbage on top (default 64k): this port collects
                       only between calls from JavaScript, a Pico whenever its heap is full
   --no-cap            let the heap grow (the port's default; for measuring)
-  --period MS         milliseconds between ticks of the table's loop (default 1)
+  --period MS         milliseconds between ticks of the table's loop while nothing is under way
+                      (default 1; it runs back to back while a card is read, a command answered
+                      or a play journalled); 50 or more slows every tick
   --steps N           main.run() steps per tick (default 1)
   --control-fd N      the control channel (default 3 when open; -1: none)
   --repl              power up into the REPL without starting the table
@@ -73,6 +76,9 @@ const SYNC_MS = 50;
 // until the host or the table wakes it.
 const IDLE_AFTER_MS = 3000;
 const IDLE_MS = 50;
+// After a request or serial bytes the loop runs back to back this long: time for the scanner to
+// come round to a card just laid (then Controller.busy() holds the pace until it is reported).
+const HURRY_MS = 20;
 // A change on a reader is seen by the scanner within this many polls of it (place_polls /
 // lift_polls + 1 of the controller's defaults).
 const PLACE_POLLS = 3;
@@ -113,24 +119,6 @@ def freq(hz=None):
 def unique_id():
     return b"\\xe6\\x61\\x38\\x52\\x83\\x2a\\x5d\\x2c"
 `;
-
-// Every power-on loads a fresh MicroPython into this process. The port frees a Python object
-// when its JavaScript proxy is garbage-collected, through a FinalizationRegistry whose callback
-// calls the *current* global Module: a proxy of an old instance collected later would free
-// an object of the new one. So registries remember the instance they were made for and keep
-// quiet once it is gone.
-let generation = 0;
-const RealRegistry = globalThis.FinalizationRegistry;
-globalThis.FinalizationRegistry = class {
-  constructor(callback) {
-    const gen = generation;
-    this.registry = new RealRegistry((held) => { if (gen === generation) callback(held); });
-  }
-
-  register(obj, held, token) { return this.registry.register(obj, held, token); }
-
-  unregister(token) { return this.registry.unregister(token); }
-};
 
 function parseArgs(argv) {
   const o = {
@@ -254,6 +242,7 @@ class Board extends Control {
     this.booting = null;
     this.steps = 0;
     this.lastBusy = Date.now(); // when the board last said or was asked something
+    this.hurryUntil = 0; // the loop runs back to back until then (wake())
     this.written = 0; // serial bytes the board has printed
     this.boardInfo = null;
     globalThis.cardtableBoard = { request: (kind) => { this.request = kind; } };
@@ -420,7 +409,7 @@ class Board extends Control {
       const emulating = table && fs.existsSync(this.emuPath());
       this.budget = this.o.heap + (emulating ? emuAllowance(this.boardInfo?.readers?.length || 0) : 0);
       this.heapSize = this.budget + (table ? this.o.headroom : 0);
-      generation += 1;
+      nextInstance(); // every power-on loads a fresh MicroPython into this process
       const session = await loadMicroPython({
         heap: this.heapSize, cap: this.o.cap, stdin: () => null,
         stdout: { byte: (c) => this.outByte(c), flush: () => this.outFlush(), write: (d) => this.outWrite(d) },
@@ -545,7 +534,7 @@ class Board extends Control {
     const st = g.step(this.o.steps);
     this.steps += this.o.steps;
     this.outFlush();
-    if (st !== OK) {
+    if (st !== OK && st !== MORE) {
       g.report();
       this.outFlush();
       this.enterRepl({ raw: false, banner: true });
@@ -554,19 +543,32 @@ class Board extends Control {
     this.checkDeferred();
     this.checkWaits();
     this.syncFlash();
-    if (asked || this.written !== said) this.lastBusy = Date.now();
-    this.scheduleTick(this.resting() ? Math.max(this.o.period, IDLE_MS) : this.o.period);
+    const now = Date.now();
+    if (asked || this.written !== said) this.lastBusy = now;
+    this.scheduleTick(this.pace(st === MORE || this.waits.length > 0 || this.deferred.length > 0
+      || now < this.hurryUntil));
+  }
+
+  // Milliseconds to the next tick. A Pico's loop never sleeps; this one runs back to back while
+  // work is under way (a card being read, a command, a journal flush, a request waiting for
+  // polls), else every --period ms, and every IDLE_MS once resting. A period of IDLE_MS or more
+  // slows every tick: the board paused on purpose.
+  pace(underWay) {
+    const p = this.o.period;
+    if (p >= IDLE_MS) return p;
+    if (underWay) return 0;
+    return this.resting() ? IDLE_MS : p;
   }
 
   resting() {
     return Date.now() - this.lastBusy > IDLE_AFTER_MS;
   }
 
-  // Something happened (serial bytes, a control request): a resting loop runs at full pace.
+  // Something happened (serial bytes, a control request): the loop runs back to back a while.
   wake() {
-    const was = this.resting();
     this.lastBusy = Date.now();
-    if (was && this.mode === 'table' && this.timer) this.scheduleTick(0);
+    this.hurryUntil = this.lastBusy + HURRY_MS;
+    if (this.mode === 'table' && this.timer && !this.timer.immediate) this.scheduleTick(this.pace(true));
   }
 
   // -- the serial ------------------------------------------------------------------------

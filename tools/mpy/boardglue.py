@@ -344,7 +344,8 @@ def feed(hexdata):
 
 
 def step(n):
-    """n turns of main.py's loop (main.run), then housekeeping."""
+    """n turns of main.py's loop (main.run), then housekeeping; MORE while the table has work
+    under way (Controller.busy) or host bytes wait to be read."""
     return _guard(_step, n)
 
 
@@ -397,7 +398,8 @@ def _step(n):
     S["collected"] = not S["budget"] or used > S["budget"]
     if S["collected"]:
         gc.collect()  # runs as the next call begins: the next step measures what is alive
-    return OK
+    serial = ctl.hal.serial
+    return MORE if ctl.busy() or serial.rd < len(serial.inbox) else OK
 
 
 def _measure(ctl, live):

@@ -340,7 +340,39 @@ export function reportException(runner) {
 // Python-side argument lists travel as NUL-joined strings.
 export const joinList = (items) => items.join('\0');
 
-// Start a watchdog thread that prints what hung and kills the process after `seconds` of CPU.
+// Several MicroPythons one after another in one process (a board's power cycles, the test
+// runner's files). The port frees a Python object when its JavaScript proxy is garbage-collected,
+// through a FinalizationRegistry whose callback calls the *current* global Module: a proxy of an
+// old instance collected later would free an object of the new one. So registries remember the
+// instance they were made for and keep quiet once it is gone: call nextInstance() before loading
+// each MicroPython.
+let generation = 0;
+const RealRegistry = globalThis.FinalizationRegistry;
+
+class InstanceRegistry {
+  constructor(callback) {
+    const gen = generation;
+    this.registry = new RealRegistry((held) => { if (gen === generation) callback(held); });
+  }
+
+  register(obj, held, token) { return this.registry.register(obj, held, token); }
+
+  unregister(token) { return this.registry.unregister(token); }
+}
+
+export function nextInstance() {
+  globalThis.FinalizationRegistry = InstanceRegistry;
+  generation += 1;
+}
+
+// The process's CPU time so far, in ms.
+function cpuMs() {
+  const used = process.cpuUsage();
+  return Math.round((used.user + used.system) / 1000);
+}
+
+// Start a watchdog thread that prints what hung and kills the process after `seconds` of CPU
+// (counted from progress.meta[4], the CPU ms when the current file began).
 // The main thread may be stuck inside WebAssembly, so only another thread can end it.
 export async function startWatchdog(seconds, shared) {
   const { Worker } = await import('node:worker_threads');
@@ -351,10 +383,10 @@ export async function startWatchdog(seconds, shared) {
     const timer = setInterval(() => {
       const { seconds, shared } = workerData;
       const used = process.cpuUsage(); // the whole process, the interpreter's thread with it
-      if ((used.user + used.system) / 1e6 < seconds) return;
+      const meta = new Int32Array(shared, 0, 8);
+      if ((used.user + used.system) / 1e6 - meta[4] / 1000 < seconds) return;
       clearInterval(timer);
-      const meta = new Int32Array(shared, 0, 4);
-      const bytes = new Uint8Array(shared, 16);
+      const bytes = new Uint8Array(shared, 32);
       const current = Buffer.from(bytes.subarray(0, meta[2])).toString();
       const lines = [];
       if (meta[3]) {
@@ -375,12 +407,20 @@ export async function startWatchdog(seconds, shared) {
   return worker;
 }
 
-// Progress the watchdog can read: [passed, failed, len(current), test mode] + current id bytes.
+// Progress the watchdog can read: [passed, failed, len(current), test mode, CPU ms at the
+// file's start, unused x3] + current id bytes.
 export class Progress {
   constructor() {
-    this.shared = new SharedArrayBuffer(16 + 1024);
-    this.meta = new Int32Array(this.shared, 0, 4);
-    this.bytes = new Uint8Array(this.shared, 16);
+    this.shared = new SharedArrayBuffer(32 + 1024);
+    this.meta = new Int32Array(this.shared, 0, 8);
+    this.bytes = new Uint8Array(this.shared, 32);
+  }
+
+  // A new file: its own counts and its own CPU time.
+  restart() {
+    this.meta[0] = 0;
+    this.meta[1] = 0;
+    this.meta[4] = cpuMs();
   }
 
   set current(text) {

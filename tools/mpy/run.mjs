@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   EXITED, MORE, OK, RAISED, REPO_ROOT, Progress, RunnerError, commandLine, copyIn, copyOut, emuAllowance, formatSize,
-  installRunner, joinList, loadMicroPython, parseSize, reportException, startWatchdog,
+  installRunner, joinList, loadMicroPython, nextInstance, parseSize, reportException, startWatchdog,
 } from './mp.mjs';
 
 const USAGE = `usage: node tools/mpy/run.mjs [options] script.py [args...]
@@ -26,6 +26,9 @@ const USAGE = `usage: node tools/mpy/run.mjs [options] script.py [args...]
   --test                run the test* functions of the given test files, as pytest collects
                         them, each test (and each yield of a generator test) one top-level call
   -k TEXT               with --test: only tests whose id contains TEXT
+  --each                with --test: every file in a MicroPython of its own, one after the
+                        other in this process (each after a "# file PATH" line, its report
+                        ended by "# took MS ms"); --timeout counts for each file
 
 exit status: the script's sys.exit() value; 1 for an uncaught exception or a failed test;
 2 for bad usage; killed by SIGKILL (-9) on timeout.`;
@@ -35,7 +38,7 @@ const PY_LIB = path.join(REPO_ROOT, 'firmware', 'lib');
 
 function parseArgs(argv) {
   const o = { heap: 192 * 1024, cap: false, emulators: 0, libs: [], outs: [], step: null, timeout: 300,
-    test: false, mpy: false, pattern: '', positional: [] };
+    test: false, mpy: false, each: false, pattern: '', positional: [] };
   let i = 0;
   const need = (flag, n = 1) => {
     if (i + n >= argv.length) throw new RunnerError(`${flag} needs ${n} argument(s)`);
@@ -67,12 +70,14 @@ function parseArgs(argv) {
       o.timeout = Number(s);
     } else if (a === '--test') o.test = true;
     else if (a === '--mpy') o.mpy = true;
+    else if (a === '--each') o.each = true;
     else if (a === '-k') o.pattern = need(a)[0];
     else throw new RunnerError(`unknown option ${a}`);
   }
   o.positional = argv.slice(i);
   if (!o.positional.length) throw new RunnerError(o.test ? 'no test files given' : 'no script given');
   if (o.test && o.step) throw new RunnerError('--step does not apply to --test');
+  if (o.each && !o.test) throw new RunnerError('--each applies to --test only');
   return o;
 }
 
@@ -93,7 +98,10 @@ function parseOut(spec) {
 const sha256 = (file) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 
 // The .mpy tree must match firmware/lib exactly, or the tests would run stale code.
+let mpyChecked = false;
+
 function checkMpyBuild() {
+  if (mpyChecked) return;
   const manifestPath = path.join(REPO_ROOT, 'build', 'mpy', 'manifest.json');
   const fix = 'run `python tools/mpy/build.py` first';
   if (!fs.existsSync(manifestPath)) throw new RunnerError(`no .mpy build (${path.relative(REPO_ROOT, manifestPath)}): ${fix}`);
@@ -114,6 +122,7 @@ function checkMpyBuild() {
   for (const rel of Object.keys(manifest.files)) {
     if (!seen.has(rel)) throw new RunnerError(`build/mpy is stale (firmware/lib/${rel} is gone): ${fix}`);
   }
+  mpyChecked = true;
 }
 
 function defaultLibs(o) {
@@ -244,14 +253,11 @@ async function runTests(o, session, runner, progress) {
   return failed ? 1 : 0;
 }
 
-async function main() {
-  const o = commandLine(parseArgs, 'run.mjs', USAGE);
-  if (typeof o === 'number') return o;
-  const progress = new Progress();
-  if (o.timeout > 0) await startWatchdog(o.timeout, progress.shared);
+async function run(o, progress) {
   let session;
   try {
     const heap = o.heap + (o.emulators ? emuAllowance(o.emulators) : 0);
+    nextInstance();
     session = await loadMicroPython({ heap, cap: o.cap });
     const runner = installRunner(session, { test: o.test });
     return o.test ? await runTests(o, session, runner, progress) : await runScript(o, session, runner);
@@ -269,6 +275,29 @@ async function main() {
     session?.stdout.flush();
     session?.stderr.flush();
   }
+}
+
+// --each: a fresh MicroPython per file, in this one process (no Node start, worker or WebAssembly
+// compilation per file: most of a small file's run).
+async function runEach(o, progress) {
+  let rc = 0;
+  for (const file of o.positional) {
+    fs.writeSync(1, `# file ${file}\n`);
+    progress.restart();
+    const t0 = performance.now();
+    const status = await run({ ...o, positional: [file] }, progress);
+    fs.writeSync(1, `# took ${Math.round(performance.now() - t0)} ms, status ${status}\n`);
+    rc = Math.max(rc, status);
+  }
+  return rc;
+}
+
+async function main() {
+  const o = commandLine(parseArgs, 'run.mjs', USAGE);
+  if (typeof o === 'number') return o;
+  const progress = new Progress();
+  if (o.timeout > 0) await startWatchdog(o.timeout, progress.shared);
+  return o.each ? runEach(o, progress) : run(o, progress);
 }
 
 process.exit(await main());

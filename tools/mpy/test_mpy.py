@@ -1,10 +1,11 @@
 """Run the two-runtime tests on real MicroPython (WebAssembly port) under the Pico's heap cap.
 
-Every tests/rules/test_*.py and tests/device/test_*.py runs in its own Node process
+Every tests/rules/test_*.py and tests/device/test_*.py runs in a MicroPython of its own
 (tools/mpy/run.mjs --test), once against firmware/lib as .py and once against the
 mpy-cross build (.mpy), in parallel. The heavy play-out files (ONCE) run only against the
-.mpy build, the form the firmware ships in, unless --mode names a mode. Prints one line per
-file and run, the failures, and a closing `N passed, M failed` line; exits non-zero if
+.mpy build, the form the firmware ships in, unless --mode names a mode, each in a Node
+process of its own; the others run a few to a Node process (run.mjs --each). Prints one line
+per file and run, the failures, and a closing `N passed, M failed` line; exits non-zero if
 anything failed.
 """
 
@@ -154,28 +155,69 @@ def shown(path: Path) -> str:
         return str(path)
 
 
-def run_file(node: str, path: Path, mode: str, args: argparse.Namespace) -> Result:
-    cmd = [node, str(RUN_MJS), "--test", "--heap", heap_for(path, mode, args.heap), "--timeout", str(args.timeout)]
+def options(path: Path, mode: str, args: argparse.Namespace) -> list[str]:
+    """run.mjs's options for a file in a mode (files with the same ones can share a process)."""
+    opts = ["--test", "--heap", heap_for(path, mode, args.heap), "--timeout", str(args.timeout)]
     if not args.no_cap:
-        cmd.append("--cap")
+        opts.append("--cap")
     if mode == "mpy":
-        cmd.append("--mpy")
+        opts.append("--mpy")
         readers = emulated_readers(path)
         if readers:
-            cmd += ["--emulators", str(readers)]
+            opts += ["--emulators", str(readers)]
     if args.k:
-        cmd += ["-k", args.k]
-    cmd.append(str(path))
-    t0 = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT)
-    result = Result(shown(path), mode, proc.returncode, time.monotonic() - t0, proc.stdout, proc.stderr)
-    summaries = SUMMARY.findall(proc.stdout)
+        opts += ["-k", args.k]
+    return opts
+
+
+def result_of(path: Path, mode: str, rc: int, seconds: float, stdout: str, stderr: str) -> Result:
+    """A file's Result from its run's status and report."""
+    result = Result(shown(path), mode, rc, seconds, stdout, stderr)
+    summaries = SUMMARY.findall(stdout)
     if summaries:
         result.passed, result.failed = map(int, summaries[-1])
-        result.complete = proc.returncode in (0, 1)
-    if not result.complete or (proc.returncode != 0 and result.failed == 0):
+        result.complete = rc in (0, 1)
+    if not result.complete or (rc != 0 and result.failed == 0):
         result.failed = max(result.failed, 1)  # crashed, killed or refused to run
     return result
+
+
+def run_file(node: str, path: Path, mode: str, args: argparse.Namespace) -> list[Result]:
+    """One file in a Node process of its own."""
+    t0 = time.monotonic()
+    proc = subprocess.run([node, str(RUN_MJS), *options(path, mode, args), str(path)],
+                          capture_output=True, text=True, cwd=REPO_ROOT)
+    return [result_of(path, mode, proc.returncode, time.monotonic() - t0, proc.stdout, proc.stderr)]
+
+
+FILE_LINE = re.compile(r"^# file (.*)\n", re.M)
+TOOK_LINE = re.compile(r"^# took (\d+) ms, status (\d+)\n", re.M)
+
+
+def run_batch(node: str, paths: list[Path], mode: str, args: argparse.Namespace) -> list[Result]:
+    """Files with the same options in one Node process (run.mjs --each). If the process dies
+    in a file (killed at its timeout, a crash), that file fails with what it said and the files
+    after it run in a new process."""
+    proc = subprocess.run([node, str(RUN_MJS), *options(paths[0], mode, args), "--each", *map(str, paths)],
+                          capture_output=True, text=True, cwd=REPO_ROOT)
+    results: list[Result] = []
+    starts = list(FILE_LINE.finditer(proc.stdout))
+    for i, start in enumerate(starts):
+        end = starts[i + 1].start() if i + 1 < len(starts) else len(proc.stdout)
+        report = proc.stdout[start.end():end]
+        took = TOOK_LINE.search(report)
+        if took is None:  # the process ended in this file
+            results.append(result_of(paths[i], mode, proc.returncode, 0.0, report, proc.stderr))
+            break
+        results.append(result_of(paths[i], mode, int(took.group(2)), int(took.group(1)) / 1000,
+                                 report[:took.start()], ""))
+    if not starts:  # refused to start (a bad option, a stale build): every file says so
+        return [result_of(p, mode, proc.returncode, 0.0, proc.stdout, proc.stderr) for p in paths]
+    rest = paths[len(results):]
+    return results + (run_batch(node, rest, mode, args) if rest else [])
+
+
+BATCH = 6  # light files to a Node process: small enough to keep both cores busy to the end
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -220,19 +262,26 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     once = {(REPO_ROOT / name).resolve() for name in ONCE}
     heavy = [(f, "mpy") for f in files if f in once and args.mode == "both" and "mpy" in modes]
-    jobs = heavy + [(f, m) for f in files for m in modes if (f, "mpy") not in heavy]
+    light = [(f, m) for f in files for m in modes if (f, "mpy") not in heavy]
+    jobs = heavy + light
+    groups: dict[tuple[str, ...], list[Path]] = {}
+    for f, m in light:
+        groups.setdefault((m, *options(f, m, args)), []).append(f)
+    batches = [(key[0], paths[i:i + BATCH]) for key, paths in groups.items() for i in range(0, len(paths), BATCH)]
     results: list[Result] = []
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        futures = [pool.submit(run_file, node, f, m, args) for f, m in jobs]
+        futures = [pool.submit(run_file, node, f, m, args) for f, m in heavy]
+        futures += [pool.submit(run_batch, node, paths, m, args) for m, paths in batches]
         for fut in as_completed(futures):
-            r = fut.result()
-            results.append(r)
-            status = "ok  " if r.failed == 0 else "FAIL"
-            print(f"{status} [{r.mode:<3}] {r.file}  {r.passed} passed, {r.failed} failed  ({r.seconds:.1f} s)", flush=True)
-            if args.verbose:
-                print(r.stdout.rstrip())
-            if r.failed:
-                print("\n".join("    " + line for line in r.failure_text().splitlines()), flush=True)
+            for r in fut.result():
+                results.append(r)
+                status = "ok  " if r.failed == 0 else "FAIL"
+                print(f"{status} [{r.mode:<3}] {r.file}  {r.passed} passed, {r.failed} failed  ({r.seconds:.1f} s)",
+                      flush=True)
+                if args.verbose:
+                    print(r.stdout.rstrip())
+                if r.failed:
+                    print("\n".join("    " + line for line in r.failure_text().splitlines()), flush=True)
 
     passed = sum(r.passed for r in results)
     failed = sum(r.failed for r in results) + (1 if build_failed else 0)

@@ -810,35 +810,87 @@ class SPITarget:
             return REV[b]
         return 0
 
+    def write(self, buf):
+        """xfer() of each byte of buf, the answers dropped (a driver's write)."""
+        i = 0
+        if self._op < 0 and len(buf):
+            self._op = REV[buf[0]]
+            i = 1
+        if self._op == 1:
+            w = self._w
+            for k in range(i, len(buf)):
+                w.append(REV[buf[k]])
+        elif self._op == 3 and i < len(buf):
+            self.readinto(bytearray(len(buf) - i), 0)  # clocks the frame out all the same
+
+    def readinto(self, buf, wire):
+        """xfer(wire) for each byte of buf, the answers into buf (a driver's read)."""
+        n = len(buf)
+        i = 0
+        if self._op < 0 and n:
+            self._op = REV[wire]
+            buf[0] = 0
+            i = 1
+        op = self._op
+        if op == 3:
+            if self._r is None:
+                self._r = self.emu.take() or b""
+            r = self._r
+            ri = self._ri
+            m = len(r)
+            for k in range(i, n):
+                buf[k] = REV[r[ri]] if ri < m else 0
+                ri += 1
+            self._ri = ri
+            return
+        for k in range(i, n):
+            buf[k] = self.xfer(wire)
+
 
 class FakeSPI:
     """machine.SPI stand-in (MSB first) routing bytes to the faces whose CS is low."""
 
     def __init__(self):
         self.faces = []
+        self.selected = []  # the faces whose CS is low, kept by watching each CS
         self.contention = 0
 
     def attach(self, emu, cs, mhz=1):
         face = SPITarget(emu, cs, mhz)
         self.faces.append(face)
+        if cs.value() == 0:
+            self.selected.append(face)
+        cs._watch.append(lambda v: self._select(face, v))
         return face
+
+    def _select(self, face, v):
+        if v:
+            self.selected.remove(face)
+        else:
+            self.selected.append(face)
 
     def _byte(self, b):
         out = 0xFF  # nobody drives MISO: pulled up
-        n = 0
-        for f in self.faces:
-            if f.cs.value() == 0:
-                out &= f.xfer(b)
-                n += 1
-        if n > 1:
+        for f in self.selected:
+            out &= f.xfer(b)
+        if len(self.selected) > 1:
             self.contention += 1
         return out
 
+    # One face selected (a working bus): whole buffers at once, as many bytes as _byte() each.
     def write(self, buf):
+        sel = self.selected
+        if len(sel) == 1:
+            sel[0].write(buf)
+            return
         for b in buf:
             self._byte(b)
 
     def readinto(self, buf, write=0x00):
+        sel = self.selected
+        if len(sel) == 1:
+            sel[0].readinto(buf, write)
+            return
         for i in range(len(buf)):
             buf[i] = self._byte(write)
 

@@ -199,6 +199,11 @@ class Controller:
         self.feedback.update(self.clock.ticks_ms())
         self.hal.wdt.feed()
 
+    def busy(self):
+        """True while the next steps have work to finish: a card being confirmed, a play's
+        journal flush waiting, the journal being replayed."""
+        return self._replay is not None or len(self._commits) > 0 or self.scanner.busy()
+
     # -- games ----------------------------------------------------------------------------
 
     def new_game(self, name, seats=None, dealer=0, rules=None, layout=None):
