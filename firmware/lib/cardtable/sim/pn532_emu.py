@@ -651,8 +651,10 @@ class I2CTarget:
         if n == 1:
             return  # a status poll leaves the frame in place
         f = self.emu.take()
-        for i in range(1, n):
-            buf[i] = f[i - 1] if i - 1 < len(f) else 0
+        k = min(n - 1, len(f))
+        buf[1:1 + k] = f if k == len(f) else f[:k]
+        for i in range(1 + k, n):
+            buf[i] = 0
 
 
 class FakeMux:
@@ -692,6 +694,17 @@ class FakeI2C:
                 return m
         return None
 
+    def _only(self, addr):
+        """The one face answering addr; None if none does, False if several do (allocates
+        nothing: it is asked at every transaction)."""
+        found = None
+        for a, face, mux, ch in self.devices:
+            if a == addr and (mux is None or mux.mask & (1 << ch)):
+                if found is not None:
+                    return False
+                found = face
+        return found
+
     def _visible(self, addr):
         out = []
         for a, face, mux, ch in self.devices:
@@ -714,6 +727,10 @@ class FakeI2C:
                 m.mask = buf[len(buf) - 1]
                 m.writes += 1
             return len(buf)
+        face = self._only(addr)
+        if face:
+            face.write(buf)  # (the emulator copies what it keeps)
+            return len(buf)
         faces = self._visible(addr)
         if not faces:
             raise OSError(EIO)
@@ -728,6 +745,10 @@ class FakeI2C:
         if m is not None:
             for i in range(len(buf)):
                 buf[i] = m.mask
+            return
+        face = self._only(addr)
+        if face:
+            face.read(buf)
             return
         faces = self._visible(addr)
         if not faces:
