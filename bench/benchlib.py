@@ -76,7 +76,7 @@ def boot_modules() -> tuple[list[str], str]:
     """
     main = FIRMWARE / "main.py"
     if main.exists():
-        mods = _imports_of(main)
+        mods = [m for m in _imports_of(main) if not _simulated(m)]
         if mods:
             board = _default_board(main)
             drivers = _drivers_for(board) if board else []
@@ -93,7 +93,7 @@ def boot_modules() -> tuple[list[str], str]:
         if parts[-1] == "__init__":
             parts = parts[:-1]
         name = ".".join(parts)
-        if name.startswith("cardtable.games.") or name in ("cardtable.hw_sim", "cardtable.referee"):
+        if name.startswith("cardtable.games.") or name == "cardtable.referee" or _simulated(name):
             continue
         mods.append(name)
     return mods, "device package (no main.py yet): all modules but the rules, simulator and referee"
@@ -131,6 +131,12 @@ def _drivers_for(board_name: str) -> list[str]:
     if "uart" in kinds:
         out.append("cardtable.drivers.pn532_uart")
     return out
+
+
+def _simulated(module: str) -> bool:
+    """The simulated hardware (hw_sim, the PN532 emulator): main.py's booting() loads it for the
+    virtual board; a Pico's boot (main()) never does."""
+    return module == "cardtable.hw_sim" or module == "cardtable.sim" or module.startswith("cardtable.sim.")
 
 
 def _imports_of(path: Path) -> list[str]:
