@@ -30,6 +30,23 @@ def test_undo_takes_back_the_last_action_and_its_journal_line():
 
 
 @stepped
+def test_a_host_waiting_at_the_first_step_sees_the_hand_the_table_dealt_by_itself():
+    from simtable import Table, board, collect, loading, only_game
+
+    yield from only_game("fortyfives")
+    b = yield from board("pico-i2c-4seat")
+    yield from loading()
+    t = Table(b, "fortyfives")  # booted, not stepped yet: a host's hello is already waiting
+    collect()
+    yield
+    t.hal.serial.feed(json.dumps({"cmd": "hello", "id": 1}) + "\n")
+    t.run(1)
+    hello = t.kinds("hello")
+    assert hello and hello[-1]["seq"] == 1, hello  # the deal, journalled before the answer
+    assert t.ctl.game.phase == "bid"
+
+
+@stepped
 def test_the_table_keeps_no_history_in_memory_and_undoes_from_its_journal():
     # As main.py builds it: the actions live in the journal on flash, and undo replays it.
     t = yield from table("pico-i2c-2seat", "california-jacks", history=False)

@@ -209,8 +209,9 @@ def run_batch(node: str, paths: list[Path], mode: str, args: argparse.Namespace)
         if took is None:  # the process ended in this file
             results.append(result_of(paths[i], mode, proc.returncode, 0.0, report, proc.stderr))
             break
-        results.append(result_of(paths[i], mode, int(took.group(2)), int(took.group(1)) / 1000,
-                                 report[:took.start()], ""))
+        status = int(took.group(2))  # (what run.mjs said on stderr goes to a file it refused)
+        results.append(result_of(paths[i], mode, status, int(took.group(1)) / 1000, report[:took.start()],
+                                 proc.stderr if status not in (0, 1) else ""))
     if not starts:  # refused to start (a bad option, a stale build): every file says so
         return [result_of(p, mode, proc.returncode, 0.0, proc.stdout, proc.stderr) for p in paths]
     rest = paths[len(results):]

@@ -188,14 +188,15 @@ class Controller:
         while ev is not None:
             inputs.input_event(self, ev)
             ev = pins.next()
+        # The table deals by itself before it answers the host: no command sees it about to.
+        g = self.game
+        if g.dealing and not g.over and getattr(g, "AUTO_DEAL", False) and self.deal_zone is None:
+            self.play((None, "deal", {}), "auto")
         cmd = self.link.poll()
         if cmd is not None:
             commands.handle(self, cmd)
         if self._log is not None:
             commands.log_step(self)
-        g = self.game
-        if g.dealing and not g.over and getattr(g, "AUTO_DEAL", False) and self.deal_zone is None:
-            self.play((None, "deal", {}), "auto")
         self.feedback.update(self.clock.ticks_ms())
         self.hal.wdt.feed()
 
