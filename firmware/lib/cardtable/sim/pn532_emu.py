@@ -728,12 +728,12 @@ class FakeI2C:
                 m.writes += 1
             return len(buf)
         face = self._only(addr)
+        if face is None:
+            raise OSError(EIO)
         if face:
             face.write(buf)  # (the emulator copies what it keeps)
             return len(buf)
-        faces = self._visible(addr)
-        if not faces:
-            raise OSError(EIO)
+        faces = self._visible(addr)  # several answer
         data = bytes(buf)
         for f in faces:
             f.write(data)
@@ -747,12 +747,12 @@ class FakeI2C:
                 buf[i] = m.mask
             return
         face = self._only(addr)
+        if face is None:
+            raise OSError(EIO)
         if face:
             face.read(buf)
             return
-        faces = self._visible(addr)
-        if not faces:
-            raise OSError(EIO)
+        faces = self._visible(addr)  # several answer: the wired-AND of their bytes
         faces[0].read(buf)
         for f in faces[1:]:
             tmp = bytearray(len(buf))
