@@ -50,8 +50,37 @@ def allowed() -> set[str]:
     return {w.strip() for w in os.environ.get(ALLOW_ENV, "").split(",") if w.strip()}
 
 
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    _note(report)
+
+
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    if report.skipped and not hasattr(report, "wasxfail"):
+    _note(report)
+
+
+_config: list[pytest.Config] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _config[:] = [config]
+    if hasattr(config, "workerinput"):
+        config.workeroutput["cardtable_skips"] = _skips  # type: ignore[attr-defined]
+
+
+def _distributed() -> bool:
+    """True in an xdist controller: its workers send their skips when they end (xdist passes on
+    only one of several module skips with the same reason)."""
+    return bool(_config) and _config[0].pluginmanager.has_plugin("dsession")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # type: ignore[no-untyped-def]
+    _skips.extend(tuple(s) for s in getattr(node, "workeroutput", {}).get("cardtable_skips", ()))
+
+
+def _note(report: pytest.TestReport | pytest.CollectReport) -> None:
+    """Keep a skip's test id and reason."""
+    if report.skipped and not hasattr(report, "wasxfail") and not _distributed():
         reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
         _skips.append((report.nodeid, reason.removeprefix("Skipped: ")))
 
@@ -59,7 +88,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
 def _blocked() -> list[tuple[str, str, str]]:
     ok = allowed()
     out = []
-    for nodeid, reason in _skips:
+    for nodeid, reason in sorted(set(_skips)):
         cap = capability(reason)
         if cap is not None and cap not in ok:
             out.append((nodeid, reason, cap))
@@ -69,7 +98,7 @@ def _blocked() -> list[tuple[str, str, str]]:
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     if hasattr(session.config, "workerinput"):
         return  # an xdist worker: the controller judges
-    if _blocked() and exitstatus == 0:
+    if _blocked() and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
@@ -78,8 +107,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         return
     tr = terminalreporter
     ok = allowed()
-    tr.section("skipped tests (%d)" % len(_skips))
-    for nodeid, reason in sorted(_skips):
+    tr.section("skipped tests (%d)" % len(set(_skips)))
+    for nodeid, reason in sorted(set(_skips)):
         cap = capability(reason)
         tag = "" if cap is None else ("  [%s: allowed by %s]" % (cap, ALLOW_ENV) if cap in ok
                                       else "  [%s: NOT ALLOWED]" % cap)
