@@ -76,6 +76,57 @@ def test_the_installed_package_has_no_checkout_paths(installed: Path) -> None:
     assert boards == str(shipped)
 
 
+def every_command() -> list[tuple[str, ...]]:
+    """Every command and subcommand, as words on a command line (from the parser itself)."""
+    import argparse
+
+    from cardtable_host import cli
+
+    out: list[tuple[str, ...]] = []
+
+    def walk(p: argparse.ArgumentParser, words: tuple[str, ...]) -> None:
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for name, sub in a.choices.items():
+                    out.append(words + (name,))
+                    walk(sub, words + (name,))
+    walk(cli.build_parser(), ())
+    return out
+
+
+def test_every_command_says_its_help_from_the_wheel(installed: Path) -> None:
+    commands = every_command()
+    assert ("tournament", "demo") in commands and ("completion",) in commands
+    for words in commands:
+        r = run(installed, *words, "--help")
+        assert r.returncode == 0 and r.stdout.startswith("usage: cardtable " + " ".join(words)), (words, r.stderr)
+
+
+def test_the_wheel_runs_a_tournament_evening(installed: Path, tmp_path: Path) -> None:
+    r = run(installed, "tournament", "demo", "--teams", "4", "--tables", "2", "--dir", str(tmp_path / "t"), "--json")
+    assert r.returncode == 0, r.stdout + r.stderr
+    import json
+
+    final = json.loads(r.stdout)
+    assert final["standings"], final
+
+
+def test_the_wheel_draws_into_a_folder(installed: Path, tmp_path: Path) -> None:
+    r = run(installed, "draw", "--out", str(tmp_path / "d"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    shipped = sorted(p.stem for p in (REPO / "firmware" / "boards").glob("*.json"))
+    assert sorted(p.name for p in (tmp_path / "d").iterdir()) == shipped
+    for name in shipped:
+        assert "GP" in (tmp_path / "d" / name / "wiring.md").read_text()
+
+
+def test_the_wheel_prints_a_completion_script(installed: Path) -> None:
+    r = run(installed, "completion", "bash")
+    assert r.returncode == 0, r.stderr
+    assert "complete -o filenames -F _cardtable_complete cardtable" in r.stdout
+    assert "tournament" in r.stdout
+
+
 def test_enroll_with_a_reader_names_the_extra_to_install(installed: Path) -> None:
     r = run(installed, "enroll", "--port", "/dev/null", "--game", "fortyfives")
     assert r.returncode == 2, r.stdout + r.stderr
