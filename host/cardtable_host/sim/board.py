@@ -27,7 +27,6 @@ puts it on a board; ``mpy=False`` runs the .py sources instead (more heap, may n
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -39,9 +38,10 @@ import time
 from collections import deque
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cardtable_host.sim.pty import PtyRelay
+if TYPE_CHECKING:
+    from cardtable_host.sim.pty import PtyRelay
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 BOARD_MJS = REPO_ROOT / "tools" / "mpy" / "board.mjs"
@@ -77,6 +77,9 @@ def mpy_build() -> tuple[Path, Path]:
     build = _build_dir()
     build.mkdir(parents=True, exist_ok=True)
     lib = build / "mpy" / "lib"
+    posix_pty()  # the virtual board needs a POSIX system: say so before anything starts
+    import fcntl
+
     with open(build / ".mpy.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         proc = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "mpy" / "build.py"),
@@ -84,6 +87,16 @@ def mpy_build() -> tuple[Path, Path]:
         if proc.returncode:
             raise BoardError("building the .mpy firmware failed:\n" + proc.stdout + proc.stderr)
     return lib, lib / "cardtable" / "sim" / "pn532_emu.mpy"
+
+
+def posix_pty() -> type[PtyRelay]:
+    """The pseudo-terminal relay, or a BoardError saying the virtual board needs Linux or macOS."""
+    try:
+        from cardtable_host.sim.pty import PtyRelay
+    except ImportError:
+        raise BoardError("the virtual board's USB serial port is a pseudo-terminal, which needs "
+                         "Linux or macOS (on Windows, use WSL)") from None
+    return PtyRelay
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -172,7 +185,7 @@ class VirtualBoard:
         assert self._proc.stdout is not None and self._proc.stdin is not None
         out_fd, in_fd = self._proc.stdout.fileno(), self._proc.stdin.fileno()
         os.set_blocking(out_fd, False)
-        self._pty = PtyRelay(lambda data: _write_all(in_fd, data), lambda: self._serial_out(out_fd),
+        self._pty = posix_pty()(lambda data: _write_all(in_fd, data), lambda: self._serial_out(out_fd),
                              device_fd=out_fd, announce=True, name="vb-serial").start()
         for target, name in ((self._control_reader, "vb-control"), (self._stderr_reader, "vb-stderr")):
             t = threading.Thread(target=target, name=name, daemon=True)
