@@ -168,6 +168,19 @@ class VirtualBoard:
         self._pass_fds: tuple[int, ...] = ()  # more descriptors for the board process
         self._env: dict[str, str] | None = None  # its environment (None: ours)
 
+    def _node_env(self) -> dict[str, str] | None:
+        """The board process's environment: ours (or the one set), naming the WebAssembly
+        MicroPython in the user's cache when this is no checkout (installed there on first use)."""
+        from cardtable_host.sim import nodepkgs
+
+        try:
+            modules = nodepkgs.node_modules(lambda line: print(line, file=sys.stderr, flush=True))
+        except nodepkgs.NodePackagesError as e:
+            raise BoardError(str(e)) from None
+        if modules == REPO_ROOT / "node_modules":
+            return self._env
+        return dict(self._env or os.environ, CARDTABLE_MICROPYTHON_WASM=str(nodepkgs.micropython_mjs(modules)))
+
     # -- life -------------------------------------------------------------------------
 
     def start(self, timeout: float = 30) -> "VirtualBoard":
@@ -179,7 +192,7 @@ class VirtualBoard:
         try:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, pass_fds=(theirs.fileno(), *self._pass_fds),
-                                          cwd=str(REPO_ROOT), env=self._env)
+                                          cwd=str(REPO_ROOT), env=self._node_env())
         finally:
             theirs.close()
         assert self._proc.stdout is not None and self._proc.stdin is not None
