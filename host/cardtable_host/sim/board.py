@@ -40,6 +40,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from cardtable_host.errors import warn
+
 if TYPE_CHECKING:
     from cardtable_host.sim.pty import PtyRelay
 
@@ -174,7 +176,7 @@ class VirtualBoard:
         from cardtable_host.sim import nodepkgs
 
         try:
-            modules = nodepkgs.node_modules(lambda line: print(line, file=sys.stderr, flush=True))
+            modules = nodepkgs.node_modules(warn)  # its progress line, on stderr
         except nodepkgs.NodePackagesError as e:
             raise BoardError(str(e)) from None
         if modules == REPO_ROOT / "node_modules":
