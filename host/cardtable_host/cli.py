@@ -100,6 +100,8 @@ def _common(p: argparse.ArgumentParser, default: object = None) -> None:
     """The options every command takes, before or after its name."""
     p.add_argument("--config", metavar="FILE", default=default,
                    help="read settings from FILE too (after ./cardtable.toml and the user's own)")
+    p.add_argument("--color", "--colour", action="store_true", default=default,
+                   help="colour even when the output is no terminal (over NO_COLOR and FORCE_COLOR)")
 
 
 def fail(args: argparse.Namespace, e: CardtableError) -> int:
@@ -133,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    if getattr(args, "color", False):
+        from cardtable_host.term import force_colour
+
+        force_colour()
     portlock.set_command("cardtable " + args.command)
     try:
         return int(args.run(args) or 0)
