@@ -17,6 +17,7 @@ acknowledged to its table, and the tables' status is followed in a process of it
 from __future__ import annotations
 
 import json
+import logging
 import queue
 import threading
 import time
@@ -30,6 +31,8 @@ from cardtable_host.broker import DIRECTOR
 from cardtable_host.refworker import Worker
 from cardtable_host.tablewatch import TableWatch
 from cardtable_host.tourney import REFEREE, Tournament
+
+_log = logging.getLogger("cardtable.tournament")
 
 
 class Director:
@@ -106,6 +109,7 @@ class Director:
         self.c.loop_stop()
 
     def _on_up(self) -> None:
+        _log.info("the director is connected to the broker")
         t = self.tid
         self.c.subscribe([(mqttwire.topic(t, "table", "+", "result"), 1),
                           (mqttwire.topic(t, "director", "correct"), 1)])
@@ -117,6 +121,8 @@ class Director:
 
     def _on_status(self, table: int, raw: bytes) -> None:
         """A table's latest status, as it came: parsed when shown."""
+        if table not in self._status:
+            _log.info("table %d is connected", table)
         self._status[table] = raw
 
     @property

@@ -235,6 +235,9 @@ class Tournament:
             f.flush()
             if sync:
                 os.fsync(f.fileno())
+        from cardtable_host.config.logs import log_entry
+
+        log_entry(entry, name)
         return entry
 
     def sync(self, name: str = "results.jsonl") -> None:

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import logging
 import queue
 import secrets
 import time
@@ -16,6 +17,7 @@ from cardtable import games
 from cardtable_host import boardfind, servefile
 from cardtable_host.archive import Archive, default_dir, iso
 from cardtable_host.commands import options
+from cardtable_host.config import logs
 from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
 from cardtable_host.hub import Hub
 from cardtable_host.term import paint, use_colour
@@ -70,6 +72,7 @@ class ServeOptions:
     players: str = ""
     archive: str | None = None
     secret_file: str | None = None
+    log: str | None = None
     quiet: bool = False
     port: str | None = None
     tournament: str | None = None
@@ -101,6 +104,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    "page and the archive")
     p.add_argument("--archive", metavar="DIR", help="where finished games are kept (default %s)" % default_dir())
     p.add_argument("--secret-file", metavar="F", help="the scorekeeper's password, from a file")
+    p.add_argument("--log", metavar="FILE", help="log verdicts, faults, connections, refused controls and "
+                   "results to FILE (rotated at 5 MB; what spectators may see, never a secret)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the addresses, not the game")
     t = p.add_argument_group("a tournament table (a board on a port; see cardtable tournament)")
     t.add_argument("--tournament", metavar="DIR", help="the tournament directory (its schedule and "
@@ -269,10 +274,17 @@ def serve(args: ServeOptions) -> int:
     from cardtable_host import sim_serve, board_serve
 
     hub = Hub(table=args.table, players=players)
+    logs.hide(secret)
+    log_handler = logs.open_log(getattr(args, "log", None))
+    if log_handler is not None:
+        hub.subscribe(logs.hub_logger())
+        logging.getLogger("cardtable.serve").info("serve started: %s", "a simulated %s" % args.sim if args.sim
+                                                  else "the board on %s" % (args.port or "the port found"))
     table = Table(hub, archive, players, args.table)
     rep = _tournament(args, table) if args.tournament or args.tournament_table is not None else None
     start = sim_serve.run if args.sim else board_serve.run
     with contextlib.ExitStack() as stack:
+        stack.callback(logs.close_log, log_handler)
         stack.callback(end_on_sigterm())
         if rep is not None:
             stack.callback(rep.stop)

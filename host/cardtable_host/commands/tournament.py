@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import signal
 import sys
 import tempfile
@@ -88,6 +89,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         x = sub.add_parser(name, help=helptext)
         x.add_argument("dir")
         x.add_argument("--broker", default="127.0.0.1:1883", metavar="HOST[:PORT]")
+        x.add_argument("--log", metavar="FILE", help="log results, corrections, refusals and connections "
+                       "to FILE (rotated at 5 MB; never a password or an unseen card)")
         if name == "direct":
             x.add_argument("--web", type=int, metavar="PORT", help="also serve the director's page on PORT")
         if name == "report":
@@ -246,12 +249,23 @@ def _broker(args: argparse.Namespace) -> int:
     raise CardtableError("mosquitto stopped by itself (exit status %s)" % code)
 
 
+def _open_log(args: argparse.Namespace, creds: dict[str, str]) -> None:
+    """--log FILE: the run's log, every broker password kept out of it."""
+    from cardtable_host.config import logs
+
+    for password in creds.values():
+        logs.hide(password)
+    logs.open_log(args.log)
+
+
 def _direct(args: argparse.Namespace) -> int:
     from cardtable_host.director import Director
 
     tour = Tournament(args.dir)
     host, port = hostport(args.broker)
     creds = brokers.credentials(tour.dir / "broker")
+    _open_log(args, creds)
+    logging.getLogger("cardtable.tournament").info("the director's service for %s, broker %s:%d", tour.id, host, port)
     try:
         d = Director(tour, host, port, creds[brokers.DIRECTOR]).start()
     except ConnectionError as e:
@@ -273,6 +287,8 @@ def _report(args: argparse.Namespace) -> int:
     user = brokers.table_user(args.table)
     if user not in creds:
         raise UsageError("no table %d in this tournament (tables 1 to %d)" % (args.table, tour.state["tables"]))
+    _open_log(args, creds)
+    logging.getLogger("cardtable.tournament").info("table %d of %s reports to %s:%d", args.table, tour.id, host, port)
 
     def ask(g: dict[str, Any], team: str, scores: list[int]) -> bool:
         return input("%s: %d-%d. %s, confirm? [y/n] " % (g["id"], scores[0], scores[1], team)).strip().lower() == "y"
