@@ -3,7 +3,8 @@
 The runner (tools/mpy/test_mpy.py) gets only the CPU that pytest leaves idle (pytest's workers
 wait on emulated boards, browsers, brokers and sockets for a good part of the run), then the
 whole machine once pytest is done; its report is printed after pytest's. The exit status is
-pytest's, else the runner's. Arguments go to pytest.
+pytest's, else the runner's. Arguments go to pytest; naming tests (tests/...) runs those alone,
+without the runner.
 
 First the set-up a fresh machine needs (`--setup-only` stops after it): the Debian packages of
 tools/system-packages.txt (installed when this user is root or has sudo without a password; else
@@ -70,6 +71,10 @@ def main(argv: list[str]) -> int:
     if rc or setup_only:
         return rc
     env = _environment()
+    if any(a.startswith("tests") for a in argv):  # `make test ARGS=tests/host/x.py`: those alone
+        print("make test: only the tests named (%s); the MicroPython runner is not started"
+              % " ".join(a for a in argv if a.startswith("tests")), flush=True)
+        return subprocess.call([sys.executable, *PYTEST, *argv], cwd=REPO_ROOT, env=env)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as report:
         runner = subprocess.Popen([sys.executable, str(RUNNER)], cwd=REPO_ROOT, stdout=report, env=env,
                                   stderr=subprocess.STDOUT, text=True, preexec_fn=_lowest_priority)
