@@ -100,7 +100,7 @@ def _common(p: argparse.ArgumentParser, default: object = None) -> None:
     """The options every command takes, before or after its name."""
     p.add_argument("--config", metavar="FILE", default=default,
                    help="read settings from FILE too (after ./cardtable.toml and the user's own)")
-    p.add_argument("--color", "--colour", action="store_true", default=default,
+    p.add_argument("--color", action="store_true", default=default,
                    help="colour even when the output is no terminal (over NO_COLOR and FORCE_COLOR)")
 
 
