@@ -14,7 +14,7 @@ pytest.importorskip("termios")  # ptys are POSIX only
 
 import serial  # noqa: E402
 
-from cardtable_host import portlock  # noqa: E402
+from cardtable_host.board import portlock  # noqa: E402
 
 BOARD_COMMANDS = [  # PORT: the port's path
     ("doctor", "--port", "PORT"),

@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from cardtable_host import boardfind
+from cardtable_host.board import boardfind
 from cardtable_host.errors import USAGE, CardtableError, UsageError
 from cardtable_host.term import paint, use_colour
 
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _examine(args: argparse.Namespace, port: str) -> dict[str, Any]:
     """The health report; a board that does not answer is looked at as a REPL (``stopped``)."""
-    from cardtable_host.link import Link, LinkError
+    from cardtable_host.board.link import Link, LinkError
 
     try:
         link = Link(port, timeout=5, reconnect=False, lock=False)
@@ -200,7 +200,7 @@ REPL_SIGNS = (">>>", "MicroPython v", "raw REPL", "Traceback", "Error:", "cardta
 def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
     """The table does not answer: is the board at the REPL, or in maintenance mode?"""
     from cardtable_host.commands.flash import Board
-    from cardtable_host.link import BOOT_ERROR, board_words
+    from cardtable_host.board.link import BOOT_ERROR, board_words
 
     board = Board(port)
     try:

@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from cardtable_host import boardfind, imageinstall, portlock
+from cardtable_host.board import boardfind, imageinstall, portlock
 from cardtable_host.commands import options
-from cardtable_host.firmwarefiles import device_lib, firmware_dir
+from cardtable_host.board.firmwarefiles import device_lib, firmware_dir
 from cardtable_host.errors import CardtableError, Interrupted
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint
@@ -631,7 +631,7 @@ def _on_board(args: FlashOptions, port: str, image: imageinstall.Image | None, m
 def _start_layout(port: str, board: str, layout: str, hello: dict[str, Any],
                   say: Callable[[str], None]) -> dict[str, Any]:
     """The table resumed a game of another layout: start a new game in the one asked for."""
-    from cardtable_host.link import Link, LinkError
+    from cardtable_host.board.link import Link, LinkError
 
     old = hello.get("game") or {}
     game = layout_game(board, layout)

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from cardtable import record
 from cardtable.games import words
 
-from cardtable_host import boardfind, portlock
+from cardtable_host.board import boardfind, portlock
 from cardtable_host.errors import USAGE, CardtableError
 from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.term import glyphs, paint, use_colour
@@ -450,7 +450,7 @@ def seat_names(board: str | None, layout: str | None) -> list[str]:
     """Seat names ("South", ...) from the firmware's board file, if it is there."""
     if not board or not layout:
         return []
-    from cardtable_host.firmwarefiles import firmware_dir
+    from cardtable_host.board.firmwarefiles import firmware_dir
 
     path = firmware_dir() / "boards" / (board + ".json")
     try:
@@ -592,7 +592,7 @@ class Monitor:
 
     def connect(self, remote: Any = None) -> None:
         """Open the board's port, or follow a running `cardtable serve` (remote: its RemoteLink)."""
-        from cardtable_host.link import Link
+        from cardtable_host.board.link import Link
 
         if remote is not None:
             self.link = remote
@@ -664,7 +664,7 @@ class Monitor:
         return m.feed(msg)
 
     def send(self, cmd: dict[str, Any]) -> None:
-        from cardtable_host.link import CommandError, LinkError
+        from cardtable_host.board.link import CommandError, LinkError
 
         m = self.model
         if not m.connected:
@@ -746,7 +746,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _served(port: str | None) -> Any:
     """A RemoteLink to the `cardtable serve` that holds the board (named, or the only one
     running), or None: then the monitor opens the port itself."""
-    from cardtable_host import servefile
+    from cardtable_host.serve import servefile
 
     named = port or os.environ.get(boardfind.ENV)
     if named:
@@ -761,8 +761,8 @@ def _served(port: str | None) -> Any:
         info = found[0] if len(found) == 1 else None
     if info is None:
         return None
-    from cardtable_host.link import LinkDown
-    from cardtable_host.serveclient import RemoteLink
+    from cardtable_host.board.link import LinkDown
+    from cardtable_host.serve.serveclient import RemoteLink
 
     try:
         return RemoteLink(str(info["url"]), info.get("secret"))
@@ -771,7 +771,7 @@ def _served(port: str | None) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cardtable_host.link import LinkDown
+    from cardtable_host.board.link import LinkDown
 
     served = _served(args.port)
     port = served.port if served is not None else boardfind.board_port(args.port)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from cardtable_host import boardfind
+from cardtable_host.board import boardfind
 from cardtable_host.commands import serve as servecmd
 from cardtable_host.commands import sim as simcmd
 from cardtable_host.errors import UsageError

@@ -13,11 +13,12 @@ from typing import Any, Callable
 
 from cardtable import games
 
-from cardtable_host import boardfind, servefile
-from cardtable_host.archive import Archive, default_dir, iso
+from cardtable_host.board import boardfind
+from cardtable_host.serve import servefile
+from cardtable_host.serve.archive import Archive, default_dir, iso
 from cardtable_host.commands import options
 from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
-from cardtable_host.hub import Hub
+from cardtable_host.serve.hub import Hub
 from cardtable_host.term import paint, use_colour
 
 DESCRIPTION = """\
@@ -166,7 +167,7 @@ class Table:
 
     def run_requests(self, new_game: Callable[[], dict[str, Any]]) -> None:
         """Carry out the scorekeeper's commands that wait (main thread)."""
-        from cardtable_host.link import CommandError, LinkError
+        from cardtable_host.board.link import CommandError, LinkError
 
         while True:
             try:
@@ -266,7 +267,7 @@ def serve(args: ServeOptions) -> int:
         raise CardtableError(str(e), USAGE) from None
     _can_listen(host, http_port)  # before a board is opened: a taken address says so at once
     players = [p.strip() for p in args.players.split(",")] if args.players else []
-    from cardtable_host import sim_serve, board_serve
+    from cardtable_host.serve import sim_serve, board_serve
 
     hub = Hub(table=args.table, players=players)
     table = Table(hub, archive, players, args.table)
@@ -299,7 +300,7 @@ class Serving:
     def attach(self, port: str, timeout: float, shown: str | None = None) -> Any:
         """The link to the board on port, kept alive (it reconnects) and feeding the hub; the
         table asked who it is. shown: the port to name (default port)."""
-        from cardtable_host.link import Link, LinkDown
+        from cardtable_host.board.link import Link, LinkDown
 
         try:
             link = Link(port, timeout=timeout, reconnect=True, command="cardtable serve", tap=self.table.hub.feed)
@@ -318,11 +319,11 @@ class Serving:
 
 def _tournament(args: ServeOptions, table: Table) -> Any:
     """Connect a board's table to its tournament's broker (the Reporter), or CardtableError."""
-    from cardtable_host import broker as brokers
+    from cardtable_host.tournament import broker as brokers
     from cardtable_host.commands.tournament import hostport
-    from cardtable_host.reporter import Reporter
-    from cardtable_host.tablereport import TableReport
-    from cardtable_host.tourney import Tournament
+    from cardtable_host.tournament.reporter import Reporter
+    from cardtable_host.tournament.tablereport import TableReport
+    from cardtable_host.tournament.tourney import Tournament
 
     if args.sim:
         raise CardtableError("--tournament: a board on a port reports to a tournament; virtual tables "
@@ -373,8 +374,8 @@ def _secret(path: str | None) -> str:
 def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret: str,
             board_port: str) -> Callable[[], None]:
     """Start the web server and say where; returns what stops it (and withdraws the serve file)."""
-    from cardtable_host import drawings
-    from cardtable_host.web import Server, make_app
+    from cardtable_host.draw import drawings
+    from cardtable_host.serve.web import Server, make_app
 
     cache: dict[tuple[str, str], Any] = {}
 

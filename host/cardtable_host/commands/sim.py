@@ -12,13 +12,13 @@ from cardtable import games, record
 
 from cardtable_host.errors import CardtableError, UsageError, end_on_sigterm
 from cardtable_host.gameids import resolve
-from cardtable_host.link import CommandError, Link, LinkError, board_words
+from cardtable_host.board.link import CommandError, Link, LinkError, board_words
 from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.sim.board import BoardError, VirtualBoard
 from cardtable_host.sim.rp2board import Rp2Board
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import VirtualTable
-from cardtable_host.simprompt import People
+from cardtable_host.sim.simprompt import People
 from cardtable_host.term import paint, use_colour
 
 DESCRIPTION = """\

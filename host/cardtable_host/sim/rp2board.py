@@ -50,7 +50,7 @@ CACHE_KEEP = 24  # installed flashes kept in the cache
 def rp2_dir() -> Path:
     """Where the stock image and the bootrom are: rp2/ in the shared folder ($CARDTABLE_SHARED,
     else ../shared), as for `make firmware`."""
-    from cardtable_host.imageinstall import build_tool
+    from cardtable_host.board.imageinstall import build_tool
 
     return Path(build_tool().shared_dir()) / "rp2"
 
@@ -83,8 +83,8 @@ def missing() -> str | None:
 def stale_image(image: Path) -> str | None:
     """Why image, a cardtable image, is not this checkout's build (None: it is, or it is not a
     cardtable image); one line naming `make firmware`."""
-    from cardtable_host import uf2
-    from cardtable_host.imageinstall import build_tool
+    from cardtable_host.board import uf2
+    from cardtable_host.board.imageinstall import build_tool
 
     tool = build_tool()
     try:
@@ -270,7 +270,7 @@ class Rp2Board(VirtualBoard):
             self.repl, self.speed = repl, speed
 
     def _flash_firmware(self) -> None:
-        from cardtable_host import uf2
+        from cardtable_host.board import uf2
         from cardtable_host.commands import flash
         from cardtable_host.errors import CardtableError
 

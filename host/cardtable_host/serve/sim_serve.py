@@ -47,7 +47,7 @@ def run(args: ServeOptions, serving: Serving) -> int:
 def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, layout: str,
           rules: dict[str, Any], seed: int, delay: float) -> int:
     from cardtable_host.commands import sim as simcmd
-    from cardtable_host.link import LinkError
+    from cardtable_host.board.link import LinkError
     from cardtable_host.sim.bots import Bots, SimError
     from cardtable_host.sim.table import VirtualTable
 

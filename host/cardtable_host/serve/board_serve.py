@@ -4,7 +4,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from cardtable_host import boardfind
+from cardtable_host.board import boardfind
 
 if TYPE_CHECKING:
     from cardtable_host.commands.serve import ServeOptions, Serving

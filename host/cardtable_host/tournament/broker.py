@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from cardtable_host.errors import CardtableError
-from cardtable_host.mqttwire import topic
+from cardtable_host.tournament.mqttwire import topic
 
 DIRECTOR = "director"
 # How often the local broker saves its state (retained messages, sessions) to disk. Not a

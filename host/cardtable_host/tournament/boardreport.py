@@ -5,8 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from cardtable_host.link import Link
-from cardtable_host.reporter import Reporter
+from cardtable_host.board.link import Link
+from cardtable_host.tournament.reporter import Reporter
 from cardtable_host.sim.board import VirtualBoard
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import VirtualTable
