@@ -207,7 +207,7 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
     from cardtable.hal import FileStorage
     from cardtable.journal import Journal
     from cardtable.table import config
-    from cardtable_host.commands.sim import board_for, pick_layout
+    from cardtable_host.sim.choice import board_for, pick_layout
     from cardtable_host.board.link import Link
     from cardtable_host.sim.rp2board import Rp2Board
     from cardtable_host.sim.table import _boards_dir

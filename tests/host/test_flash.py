@@ -17,7 +17,7 @@ pytest.importorskip("termios")  # ptys are POSIX only
 
 import serial  # noqa: E402
 
-from cardtable_host.commands import flash  # noqa: E402
+from cardtable_host.board import flashing as flash  # noqa: E402
 from cardtable_host.board.link import Link  # noqa: E402
 from cardtable_host.sim.board import VirtualBoard  # noqa: E402
 

@@ -12,7 +12,7 @@ import pytest
 from hostsupport import cardtable, make_uf2
 
 from cardtable_host.board import imageinstall, uf2
-from cardtable_host.commands import flash
+from cardtable_host.board import flashing as flash
 from cardtable_host.errors import CardtableError
 
 BUILD = "0123456789ab"

@@ -69,7 +69,7 @@ def test_a_board_left_alone_rests_and_wakes_for_a_card() -> None:
     from cardtable_host.board.link import Link
     from cardtable_host.sim.board import VirtualBoard
 
-    # the sim's idle loop period (simcmd.IDLE_PERIOD_MS) for a board people play or watch
+    # the sim's idle loop period (sim/choice.py IDLE_PERIOD_MS) for a board people play or watch
     with VirtualBoard("pico-i2c-2seat", game="california-jacks", period_ms=2) as vb:
         assert vb._proc is not None
         time.sleep(4.0)  # nothing happens: the board settles

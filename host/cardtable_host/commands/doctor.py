@@ -199,7 +199,7 @@ REPL_SIGNS = (">>>", "MicroPython v", "raw REPL", "Traceback", "Error:", "cardta
 
 def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
     """The table does not answer: is the board at the REPL, or in maintenance mode?"""
-    from cardtable_host.commands.flash import Board
+    from cardtable_host.board.rawrepl import Board
     from cardtable_host.board.link import BOOT_ERROR, board_words
 
     board = Board(port)
@@ -244,7 +244,7 @@ def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
 
 def _restart(args: argparse.Namespace, port: str, rep: dict[str, Any], hold: Any) -> None:
     """Bring a stopped table back: a soft reset at the REPL, or finish the flash."""
-    from cardtable_host.commands import flash
+    from cardtable_host.board import flashing as flash
 
     say = (lambda s: None) if args.json else (lambda s: print(s, flush=True))
     if not rep.get("firmware"):

@@ -15,6 +15,7 @@ from cardtable import record
 from cardtable import referee as rules_referee
 
 from cardtable_host.tournament import broker as brokers
+from cardtable_host.tournament.broker import hostport
 from cardtable_host.tournament import mqttwire
 from cardtable_host.errors import INTERRUPTED, CardtableError, UsageError
 from cardtable_host.tournament.tourney import TIEBREAKS, Tournament, create, parse_teams
@@ -223,14 +224,6 @@ def _disputes(args: argparse.Namespace) -> int:
     if not ds:
         print("no disputed games")
     return 0
-
-
-def hostport(text: str) -> tuple[str, int]:
-    host, _, port = text.rpartition(":") if ":" in text else (text, "", "1883")
-    try:
-        return host or "127.0.0.1", int(port)
-    except ValueError:
-        raise UsageError("bad --broker %r: expected HOST or HOST:PORT" % text)
 
 
 def _broker(args: argparse.Namespace) -> int:

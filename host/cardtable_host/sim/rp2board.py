@@ -170,7 +170,7 @@ class Rp2Board(VirtualBoard):
         """The layout to install: layout, else the board's first layout for game."""
         if self.layout or not self.game:
             return self.layout
-        from cardtable_host.commands.sim import pick_layout
+        from cardtable_host.sim.choice import pick_layout
 
         return pick_layout(self.game, self.board or "pico-i2c-4seat", None, None)
 
@@ -179,7 +179,8 @@ class Rp2Board(VirtualBoard):
         h = hashlib.sha256()
         h.update(self.image.read_bytes())
         _tree_hash(h, REPO_ROOT / "firmware")
-        h.update((REPO_ROOT / "host" / "cardtable_host" / "commands" / "flash.py").read_bytes())
+        for part in ("flashing.py", "rawrepl.py"):  # how the flash is installed
+            h.update((REPO_ROOT / "host" / "cardtable_host" / "board" / part).read_bytes())
         h.update(("%s|%s" % (self.board, layout)).encode())
         return h.hexdigest()[:24]
 
@@ -271,7 +272,7 @@ class Rp2Board(VirtualBoard):
 
     def _flash_firmware(self) -> None:
         from cardtable_host.board import uf2
-        from cardtable_host.commands import flash
+        from cardtable_host.board import flashing as flash
         from cardtable_host.errors import CardtableError
 
         # The image is in the flash already: flash copies the board files for a cardtable image
@@ -289,7 +290,7 @@ class Rp2Board(VirtualBoard):
             self.installed = report
 
     def _write_config(self, layout: str) -> None:
-        from cardtable_host.commands import flash
+        from cardtable_host.board import flashing as flash
 
         fb = flash.Board(self.port)
         try:
@@ -302,7 +303,7 @@ class Rp2Board(VirtualBoard):
 
     def put_journal(self, journal: bytes) -> None:
         """At the REPL (a board started with repl=True): make ``journal`` the flash's only game."""
-        from cardtable_host.commands import flash
+        from cardtable_host.board import flashing as flash
 
         fb = flash.Board(self.port)
         try:
