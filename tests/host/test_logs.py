@@ -62,7 +62,7 @@ def test_serve_logs_what_spectators_see_and_never_the_secret(tmp_path: Path) -> 
 
 
 def test_tournament_entries_are_logged_without_the_record_or_passwords(tmp_path: Path) -> None:
-    from cardtable_host.tourney import Tournament
+    from cardtable_host.tournament.tourney import Tournament
 
     tour = Tournament.__new__(Tournament)
     tour.dir = tmp_path  # only append() is used: it needs the folder

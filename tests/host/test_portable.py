@@ -107,7 +107,7 @@ def test_help_imports_no_command_module() -> None:
 def test_the_folders_come_from_platformdirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import platformdirs
 
-    from cardtable_host import archive
+    from cardtable_host.serve import archive
     from cardtable_host.config import dirs
 
     monkeypatch.setattr(platformdirs, "user_data_path", lambda app, appauthor=None: tmp_path / "data" / app)
@@ -117,7 +117,7 @@ def test_the_folders_come_from_platformdirs(tmp_path: Path, monkeypatch: pytest.
 
 def test_flash_finds_the_bootsel_drive_by_its_label_on_windows_and_macos(tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    from cardtable_host import uf2
+    from cardtable_host.board import uf2
 
     def drive(name: str) -> Path:
         d = tmp_path / name

@@ -103,6 +103,6 @@ class VirtualTable:
 
 
 def _boards_dir() -> Any:
-    from cardtable_host.firmwarefiles import firmware_dir
+    from cardtable_host.board.firmwarefiles import firmware_dir
 
     return firmware_dir() / "boards"

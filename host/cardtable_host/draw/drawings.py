@@ -14,9 +14,9 @@ from cardtable.table.config import Board
 
 from cardtable_host.errors import CardtableError, UsageError, warn
 
-from cardtable_host.firmwarefiles import firmware_dir
+from cardtable_host.board.firmwarefiles import firmware_dir
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BOARDS_DIR = firmware_dir() / "boards"  # a checkout's firmware/boards, else the installed copy
 # a checkout's hardware/, else ./hardware (an installed cardtable draws where it is run)
 HARDWARE_DIR = ROOT / "hardware" if (ROOT / "hardware").is_dir() else Path("hardware")
