@@ -43,15 +43,17 @@ class Progress:
             self._bar.start()
         return self._bar
 
-    def update(self, done: int | None = None, message: str | None = None) -> None:
-        """Move the bar to done (default: unchanged) and show message."""
+    def update(self, done: int | None = None, message: str | None = None, total: int | None = None) -> None:
+        """Move the bar to done (default: unchanged) of total (default: unchanged) and show message."""
+        if total is not None:
+            self.total = max(total, 1)
         if done is not None:
             self.done = min(done, self.total)
         if message is not None:
             self.message = message
         if self.enabled:
             bar = self._shown()
-            bar.update(self._task, completed=self.done, message=self.message)
+            bar.update(self._task, completed=self.done, total=self.total, message=self.message)
             bar.refresh()
 
     def advance(self, n: int = 1, message: str | None = None) -> None:

@@ -71,3 +71,37 @@ def test_nexus_options_read_as_json() -> None:
     row = next(ln for ln in out.splitlines() if ln.startswith("up2_hidden"))
     assert [c.strip() for c in row.split("|")][:2] == ["up2_hidden", "true"]
     assert "false: both indicators visible" in row
+
+
+def test_the_directors_replays_show_as_a_bar() -> None:
+    import re
+    import threading
+
+    from cardtable_host.commands.tournament import watch_replays
+    from cardtable_host.progress import Progress
+
+    class Director:
+        lock = threading.Lock()
+        hashes = {"r1g1": "a", "r1g2": "b", "r1g3": "c"}
+        refereeing = {"r1g3": "path"}
+
+    out = io.StringIO()
+    stop = threading.Event()
+    bar = Progress(1, "replays", stream=out, enabled=True)
+    ticks = []
+
+    def tick() -> None:  # stop once the bar has been drawn twice
+        while len(ticks) < 2:
+            if "2/3" in out.getvalue():
+                ticks.append(1)
+                Director.refereeing = {}
+                while "3/3" not in out.getvalue():
+                    threading.Event().wait(0.01)
+                ticks.append(1)
+        stop.set()
+
+    threading.Thread(target=tick, daemon=True).start()
+    watch_replays(Director(), stop, bar, every=0.01)
+    screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out.getvalue())
+    assert "2/3 1 waiting for the referee" in re.sub(r" +", " ", screen)
+    assert "3/3 all refereed" in re.sub(r" +", " ", screen)

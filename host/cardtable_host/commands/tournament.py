@@ -10,7 +10,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from cardtable import record
 from cardtable import referee as rules_referee
@@ -19,6 +19,7 @@ from cardtable_host.tournament import broker as brokers
 from cardtable_host.tournament.broker import hostport
 from cardtable_host.tournament import mqttwire
 from cardtable_host.errors import INTERRUPTED, CardtableError, UsageError
+from cardtable_host.progress import Progress
 from cardtable_host.tournament.tourney import TIEBREAKS, Tournament, create, parse_teams
 
 DESCRIPTION = """\
@@ -266,7 +267,7 @@ def _direct(args: argparse.Namespace) -> int:
     print("director's service for %s on %s:%d (Ctrl-C stops it)" % (tour.id, host, port), flush=True)
     if args.web is not None:
         _page(d, creds[brokers.DIRECTOR], args.web, args)
-    _wait_forever()
+    _wait_forever(lambda stop: watch_replays(d, stop))
     d.stop()
     return INTERRUPTED
 
@@ -316,12 +317,31 @@ def _page(director: Any, password: str, port: int, args: argparse.Namespace) -> 
           file=sys.stderr if getattr(args, "json", False) else sys.stdout, flush=True)  # --json: stdout is the report
 
 
-def _wait_forever() -> None:
+def _wait_forever(watch: Callable[[threading.Event], None] | None = None) -> None:
+    stop = threading.Event()
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        threading.Event().wait()
+        if watch is not None:
+            watch(stop)
+        stop.wait()
     except KeyboardInterrupt:
-        pass
+        stop.set()
+
+
+def watch_replays(d: Any, stop: threading.Event, bar: Progress | None = None, every: float = 0.5) -> None:
+    """The director's replays as a progress bar on the terminal: results refereed of those
+    received (drawn only on a terminal), until stop is set."""
+    bar = bar or Progress(1, "replays")
+    if not bar.enabled:
+        return
+    try:
+        while not stop.wait(every):
+            with d.lock:
+                received, waiting = len(d.hashes), len(d.refereeing)
+            bar.update(received - waiting, "%d waiting for the referee" % waiting if waiting else "all refereed",
+                       total=received)
+    finally:
+        bar.close()
 
 
 def _demo(args: argparse.Namespace) -> int:
