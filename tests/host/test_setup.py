@@ -19,7 +19,7 @@ sys.path.insert(0, str(REPO / "tools"))
 import system_packages  # noqa: E402
 import testall  # noqa: E402
 
-BASICS = ("sh", "bash", "env", "cat", "mkdir", "touch", "chmod", "node", "npm", "git")
+BASICS = ("sh", "bash", "env", "cat", "mkdir", "touch", "chmod", "true", "node", "npm", "git")
 
 
 def _script(path: Path, text: str) -> None:
