@@ -54,7 +54,11 @@ FULL = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000, 1_000_000, 5000)
 QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200, 2000, 50)
 
 
-def main(argv: list[str] | None = None) -> int:
+Guard = Callable[[str, Callable[[], Any]], Any]
+
+
+def _parser() -> argparse.ArgumentParser:
+    """`make bench`'s options."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a fast pass (the smoke test): one seed, fewer actions and trials")
     ap.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {rel(RESULTS)})")
@@ -81,24 +85,28 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", choices=("race", "profile"),
                     help="run one section alone: race (Nerts race resolution, bench/race.py), profile (where "
                          "the rp2 board's chip spends its time, bench/rp2profile.py)")
-    args = ap.parse_args(argv)
-    plan = QUICK if args.quick else FULL
-    if args.only:
-        import race
-        import rp2profile
+    return ap
 
-        section = race if args.only == "race" else rp2profile
-        out = section.section(args.quick, not args.no_rp2)
-        for title, header, rows in section.tables(out):
-            print(table(title, header, rows))
-        dest = args.out if args.out != RESULTS else section.OUT
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(json.dumps(_clean(out), indent=1) + "\n")
-        print(f"\nresults: {rel(dest)}")
-        return 0
-    t_start = time.monotonic()
-    errors: list[str] = []
 
+def _only(args: argparse.Namespace) -> int:
+    """--only: one section alone, its tables printed and its JSON written."""
+    import race
+    import rp2profile
+
+    section = race if args.only == "race" else rp2profile
+    out = section.section(args.quick, not args.no_rp2)
+    for title, header, rows in section.tables(out):
+        print(table(title, header, rows))
+    dest = args.out if args.out != RESULTS else section.OUT
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(_clean(out), indent=1) + "\n")
+    print(f"\nresults: {rel(dest)}")
+    return 0
+
+
+def _guard(errors: list[str]) -> Guard:
+    """guard(section, fn): fn's result, or its error noted in errors (one broken section must
+    not lose the others)."""
     def guard(section: str, fn: Callable[[], Any]) -> Any:
         try:
             return fn()
@@ -107,6 +115,11 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             return {"error": f"{type(e).__name__}: {e}"}
 
+    return guard
+
+
+def _games(ap: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[dict[str, int], dict[str, str]]:
+    """The games to measure ({id: seats}, --games' choice) and those skipped ({id: why})."""
     games, skipped = benchlib.games_available()
     if args.games:
         want = [g.strip() for g in args.games.split(",") if g.strip()]
@@ -116,22 +129,24 @@ def main(argv: list[str] | None = None) -> int:
         games = {g: s for g, s in games.items() if g in want}
     for name, why in skipped.items():
         print(f"skipping {name}: {why}", file=sys.stderr)
+    return games, skipped
 
-    import latency
+
+def _cpython(plan: Plan, games: dict[str, int], guard: Guard) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Section 1, CPython alone on the machine: ({game: per-action cost}, {game: throughput})."""
     import speed
 
-    # 1. CPython, alone on the machine (the MicroPython processes come after).
-    print(f"CPython: per-action cost and throughput of {len(games)} games ...", file=sys.stderr)
     cpy: dict[str, Any] = {}
     thr: dict[str, Any] = {}
-    if args.latency_only:
-        return latency_only(args, plan, games, guard, errors, t_start)
     for g, s in games.items():
         cpy[g] = guard(f"cpython {g}", partial(speed.per_action, g, s, plan.seeds, plan.max_actions,
                                                1 if plan.quick else 3))
         thr[g] = guard(f"throughput {g}", partial(speed.throughput, g, s, plan.throughput_s, plan.throughput_cap))
+    return cpy, thr
 
-    # 2. The .mpy build and its size.
+
+def _footprint(cpy: dict[str, Any], guard: Guard, errors: list[str]) -> dict[str, Any]:
+    """Section 2: the .mpy build and its size."""
     import footprint
 
     journal_max = max((r.get("journal_game_bytes", 0) for r in cpy.values() if "error" not in r), default=None)
@@ -139,39 +154,47 @@ def main(argv: list[str] | None = None) -> int:
     foot = guard("footprint", lambda: footprint.measure(journal_max))
     if foot.get("build_status"):
         errors.append("footprint: mpy-cross failed: " + foot.get("build_log", ""))
+    return foot
 
-    # 3. MicroPython (WebAssembly port, heap capped like a Pico's).
-    boot_mods, boot_source = benchlib.boot_modules()
+
+def _micropython(args: argparse.Namespace, plan: Plan, games: dict[str, int], foot: dict[str, Any],
+                 boot_mods: list[str], guard: Guard, errors: list[str]
+                 ) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Section 3, on the WebAssembly port with the heap capped like a Pico's: (why it was
+    skipped or None, per-game figures, boot heap, driver figures)."""
     missing = "disabled (--no-micropython)" if args.no_micropython else micropython_missing()
     mpy_games: dict[str, Any] = {}
     boot: dict[str, Any] = {}
     driver: dict[str, Any] = {}
     if missing:
         print(f"MicroPython: skipped: {missing}", file=sys.stderr)
-    elif foot.get("error") or foot.get("build_status"):
-        missing = "the .mpy build failed"
-    else:
-        import device
+        return missing, mpy_games, boot, driver
+    if foot.get("error") or foot.get("build_status"):
+        return "the .mpy build failed", mpy_games, boot, driver
+    import device
 
-        print(f"MicroPython: {len(games)} games, boot heap and driver on the wasm port, "
-              f"{args.jobs} at a time ...", file=sys.stderr)
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            runs: dict[str, list[Future]] = {
-                g: [pool.submit(device.game_run, g, s, plan.seeds, plan.max_actions, boot_mods)
-                    for _ in range(plan.repeats)]
-                for g, s in games.items()}
-            f_boot = {k: pool.submit(device.boot, boot_mods, k == "mpy") for k in ("mpy", "py")}
-            f_drv = pool.submit(device.driver)
-            for g, fs in runs.items():
-                mpy_games[g] = guard(f"micropython {g}", partial(_merged, device, fs))
-            boot = {k: guard(f"boot {k}", f.result) for k, f in f_boot.items()}
-            driver = guard("driver", f_drv.result)
-        for section, res in [*(("micropython " + g, r) for g, r in mpy_games.items()),
-                             *(("boot " + k, r) for k, r in boot.items()), ("driver", driver)]:
-            if isinstance(res, dict) and res.get("error") and f"{section}:" not in " ".join(errors):
-                errors.append(f"{section}: {res['error']}")
+    print(f"MicroPython: {len(games)} games, boot heap and driver on the wasm port, "
+          f"{args.jobs} at a time ...", file=sys.stderr)
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        runs: dict[str, list[Future]] = {
+            g: [pool.submit(device.game_run, g, s, plan.seeds, plan.max_actions, boot_mods)
+                for _ in range(plan.repeats)]
+            for g, s in games.items()}
+        f_boot = {k: pool.submit(device.boot, boot_mods, k == "mpy") for k in ("mpy", "py")}
+        f_drv = pool.submit(device.driver)
+        for g, fs in runs.items():
+            mpy_games[g] = guard(f"micropython {g}", partial(_merged, device, fs))
+        boot = {k: guard(f"boot {k}", f.result) for k, f in f_boot.items()}
+        driver = guard("driver", f_drv.result)
+    for section, res in [*(("micropython " + g, r) for g, r in mpy_games.items()),
+                         *(("boot " + k, r) for k, r in boot.items()), ("driver", driver)]:
+        if isinstance(res, dict) and res.get("error") and f"{section}:" not in " ".join(errors):
+            errors.append(f"{section}: {res['error']}")
+    return None, mpy_games, boot, driver
 
-    # 4. The fault suite's fuzzers, at length.
+
+def _faults(plan: Plan, guard: Guard, errors: list[str]) -> dict[str, Any]:
+    """Section 4: the fault suite's fuzzers, at length."""
     import faults
 
     print(f"faults: fuzzing the link with {plan.fuzz_lines:,} lines, the referee with "
@@ -181,79 +204,120 @@ def main(argv: list[str] | None = None) -> int:
     for name, key in (("link", "crashes"), ("link", "changed"), ("records", "tracebacks"), ("records", "unclear")):
         if fault[name].get(key):
             errors.append(f"faults {name}: {fault[name][key]} {key}")
+    return fault
 
-    # 5. The real port: the rp2 board (minutes: the emulated chip runs at a fraction of a Pico).
+
+def _rp2_board(args: argparse.Namespace, plan: Plan, games: dict[str, int], boot_mods: list[str],
+               guard: Guard, errors: list[str]) -> dict[str, Any]:
+    """Section 5: the real port on the rp2 board (minutes: the emulated chip runs at a fraction
+    of a Pico)."""
     if args.quick or args.no_rp2:
-        rp2_out: dict[str, Any] = {"skipped": "--quick" if args.quick else "--no-rp2"}
-    else:
-        import rp2
+        return {"skipped": "--quick" if args.quick else "--no-rp2"}
+    import rp2
 
-        print(f"rp2 board: boot heap on the stock and frozen images, {len(games)} games "
-              f"({RP2_ACTIONS} actions each, then each whole seeded game's largest state) on the "
-              "emulated RP2040 ...", file=sys.stderr)
-        rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), RP2_ACTIONS, boot_mods, plan.max_actions))
-        if rp2_out.get("error") and "rp2:" not in " ".join(errors):
-            errors.append("rp2: " + str(rp2_out["error"]))
+    print(f"rp2 board: boot heap on the stock and frozen images, {len(games)} games "
+          f"({RP2_ACTIONS} actions each, then each whole seeded game's largest state) on the "
+          "emulated RP2040 ...", file=sys.stderr)
+    rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), RP2_ACTIONS, boot_mods, plan.max_actions))
+    if rp2_out.get("error") and "rp2:" not in " ".join(errors):
+        errors.append("rp2: " + str(rp2_out["error"]))
+    return rp2_out
 
-    # 5b. Power cuts on the rp2 board's flash path.
+
+def _power_cuts(args: argparse.Namespace, guard: Guard, errors: list[str]) -> dict[str, Any]:
+    """Section 5b: power cuts on the rp2 board's flash path."""
     if args.quick or args.no_rp2 or args.powercut_trials + args.powercut_live <= 0:
-        cuts_out: dict[str, Any] = {"skipped": "--quick" if args.quick else "--no-rp2 or no trials"}
-    else:
-        import rp2cuts
+        return {"skipped": "--quick" if args.quick else "--no-rp2 or no trials"}
+    import rp2cuts
 
-        print(f"rp2 board: {args.powercut_trials} replayed and {args.powercut_live} live power cuts ...",
-              file=sys.stderr)
-        cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(args.powercut_trials, args.powercut_live))
-        if cuts_out.get("failures"):
-            errors.append("rp2 power cuts: %d trial(s) lost, doubled or did not resume an action"
-                          % len(cuts_out["failures"]))
+    print(f"rp2 board: {args.powercut_trials} replayed and {args.powercut_live} live power cuts ...",
+          file=sys.stderr)
+    cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(args.powercut_trials, args.powercut_live))
+    if cuts_out.get("failures"):
+        errors.append("rp2 power cuts: %d trial(s) lost, doubled or did not resume an action"
+                      % len(cuts_out["failures"]))
+    return cuts_out
 
-    # 5c. Nerts races on the rp2 board (IRQ edges on the emulated clock) and in the model.
+
+def _race_and_profile(args: argparse.Namespace, guard: Guard) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Sections 5c and 5d: Nerts races on the rp2 board (IRQ edges on the emulated clock) and in
+    the model; where the chip's time goes while the table plays."""
     import race
 
     if not (args.quick or args.no_rp2):
         print("rp2 board: Nerts races timed at the readers' IRQ edges ...", file=sys.stderr)
     race_out = guard("race", lambda: race.section(args.quick, not args.no_rp2))
-
-    # 5d. Where the chip's time goes while the table plays.
     import rp2profile
 
     if not (args.quick or args.no_rp2):
         print("rp2 board: a profile of the chip while the bots play ...", file=sys.stderr)
     profile_out = guard("rp2 profile", lambda: rp2profile.section(args.quick, not args.no_rp2))
+    return race_out, profile_out
 
-    # 5e. Placements and undo timed on the rp2 board's emulated clock.
-    board_lat = rp2_latency(args, plan, games, guard)
 
-    # 6. The latency model.
-    place_polls, pp_source = latency.place_polls_default()
-    lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source, rp2_out,
-                                               games, board_lat))
-
-    # 7. Tournament tables over MQTT (needs Mosquitto).
+def _tournament(plan: Plan, guard: Guard) -> dict[str, Any]:
+    """Section 7: tournament tables over MQTT (needs Mosquitto)."""
     import tournament
 
     print("tournament: 50 tables through one Mosquitto ...", file=sys.stderr)
-    tour = guard("tournament", lambda: tournament.measure(10, 2.0, 1.0) if plan.quick else tournament.measure())
+    return guard("tournament", lambda: tournament.measure(10, 2.0, 1.0) if plan.quick else tournament.measure())
 
-    speed_out = speed_section(games, cpy, mpy_games)
-    memory = memory_section(boot, boot_source, boot_mods, mpy_games)
+
+def _meta(plan: Plan, missing: str | None) -> dict[str, Any]:
+    """What the figures were measured with (the results' "meta")."""
+    return {
+        "schema": 1,
+        "quick": plan.quick,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPUs",
+        "micropython": None if missing else "1.27 WebAssembly port, heap 192k capped",
+        "micropython_skipped": missing,
+        "seeds": list(plan.seeds),
+        "max_actions": plan.max_actions,
+        "repeats": plan.repeats,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _parser()
+    args = ap.parse_args(argv)
+    plan = QUICK if args.quick else FULL
+    if args.only:
+        return _only(args)
+    t_start = time.monotonic()
+    errors: list[str] = []
+    guard = _guard(errors)
+    games, skipped = _games(ap, args)
+
+    import latency
+
+    # 1. CPython, alone on the machine (the MicroPython processes come after).
+    print(f"CPython: per-action cost and throughput of {len(games)} games ...", file=sys.stderr)
+    if args.latency_only:
+        return latency_only(args, plan, games, guard, errors, t_start)
+    cpy, thr = _cpython(plan, games, guard)
+    # 2. The .mpy build and its size; 3. MicroPython; 4. the fuzzers; 5. the rp2 board.
+    foot = _footprint(cpy, guard, errors)
+    boot_mods, boot_source = benchlib.boot_modules()
+    missing, mpy_games, boot, driver = _micropython(args, plan, games, foot, boot_mods, guard, errors)
+    fault = _faults(plan, guard, errors)
+    rp2_out = _rp2_board(args, plan, games, boot_mods, guard, errors)
+    cuts_out = _power_cuts(args, guard, errors)
+    race_out, profile_out = _race_and_profile(args, guard)
+    # 5e. Placements and undo timed on the rp2 board's emulated clock.
+    board_lat = rp2_latency(args, plan, games, guard)
+
+    # 6. The latency model; 7. tournament tables.
+    place_polls, pp_source = latency.place_polls_default()
+    lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source, rp2_out,
+                                               games, board_lat))
+    tour = _tournament(plan, guard)
     results: dict[str, Any] = {
-        "meta": {
-            "schema": 1,
-            "quick": plan.quick,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "python": platform.python_version(),
-            "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPUs",
-            "micropython": None if missing else "1.27 WebAssembly port, heap 192k capped",
-            "micropython_skipped": missing,
-            "seeds": list(plan.seeds),
-            "max_actions": plan.max_actions,
-            "repeats": plan.repeats,
-        },
+        "meta": _meta(plan, missing),
         "games": {"measured": games, "skipped": skipped},
-        "speed": speed_out,
-        "memory": memory,
+        "speed": speed_section(games, cpy, mpy_games),
+        "memory": memory_section(boot, boot_source, boot_mods, mpy_games),
         "throughput": thr,
         "footprint": foot,
         "driver": driver or None,
@@ -268,6 +332,9 @@ def main(argv: list[str] | None = None) -> int:
     results["budgets"] = budgets(results)
     results["errors"] = errors
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
+
+    import faults
+    import tournament
 
     print(report(results) + faults.report(fault) + tournament.report(tour))
     return finish(args.out, results, errors)
