@@ -709,7 +709,18 @@ def report(r: dict[str, Any]) -> str:
                  f"{meta['micropython'] or 'skipped (' + str(meta['micropython_skipped']) + ')'}")
     if r["games"]["skipped"]:
         parts.append("skipped games: " + "; ".join(f"{g} ({w})" for g, w in r["games"]["skipped"].items()))
+    parts += _speed_report(r)
+    parts += _memory_report(r)
+    parts += _throughput_and_flash_report(r)
+    parts += _driver_report(r)
+    parts.append(latency_report(r.get("latency") or {}))
+    parts += _rp2_report(r)
+    parts += _budgets_report(r)
+    return "\n".join(parts)
 
+
+def _speed_report(r: dict[str, Any]) -> list[str]:
+    """The per-action cost table."""
     rows = []
     for g, s in r["speed"].items():
         c = s.get("cpython") or {}
@@ -718,10 +729,14 @@ def report(r: dict[str, Any]) -> str:
         rows.append([g, s["seats"], m.get("actions") or c.get("actions"), _p(c, "action_us", "p50"),
                      _p(m, "action_us", "p50"), _p(m, "action_us", "p90"), s.get("ratio"),
                      est.get("p50"), "-".join(str(x) for x in est.get("range", [])) or None])
-    parts.append(table("\nPer action: check+apply, microseconds (medians over seeded random games)",
-                       ["game", "seats", "actions", "CPython", "MPy wasm", "wasm p90", "ratio",
-                        "RP2040 est", "range"], rows))
+    return [table("\nPer action: check+apply, microseconds (medians over seeded random games)",
+                  ["game", "seats", "actions", "CPython", "MPy wasm", "wasm p90", "ratio",
+                   "RP2040 est", "range"], rows)]
 
+
+def _memory_report(r: dict[str, Any]) -> list[str]:
+    """The heap at boot and per game on MicroPython."""
+    parts: list[str] = []
     mem = r["memory"]
     boot = mem.get("boot") or {}
     if boot:
@@ -747,12 +762,15 @@ def report(r: dict[str, Any]) -> str:
         parts.append(table("\nHeap per game on MicroPython, firmware loaded (KiB / bytes / actions)",
                            ["game", "module", "state max", "kept/act", "alloc/act", "no-GC acts",
                             "+report", "capacity", "out of heap"], rows))
+    return parts
 
+
+def _throughput_and_flash_report(r: dict[str, Any]) -> list[str]:
+    """Games per CPU second on CPython; the .mpy footprint and the journal on flash."""
     rows = [[g, t.get("games_per_s"), t.get("actions_per_s"), t.get("mean_actions"), t.get("capped")]
             for g, t in r["throughput"].items() if "error" not in t]
-    parts.append(table("\nThroughput on CPython: seeded random full games per CPU second",
-                       ["game", "games/s", "actions/s", "actions/game", "capped"], rows))
-
+    parts = [table("\nThroughput on CPython: seeded random full games per CPU second",
+                   ["game", "games/s", "actions/s", "actions/game", "capped"], rows)]
     f = r.get("footprint") or {}
     if "total_bytes" in f:
         lines = [f"\nFlash: {f['mpy_cross']} -march={f['march']}: {len(f['modules'])} modules "
@@ -764,19 +782,26 @@ def report(r: dict[str, Any]) -> str:
             lines.append(f"Journal: largest game here {j['largest_game_bytes']:,} B; {j['keep_games']} kept "
                          f"= {j['bytes']:,} B ({j['fs_fraction']:.1%} of the filesystem)")
         parts.append("\n".join(lines))
+    return parts
 
+
+def _driver_report(r: dict[str, Any]) -> list[str]:
+    """The PN532 driver's CPU per poll on the wasm port."""
     d = r.get("driver") or {}
-    if d.get("i2c"):
-        rows = [[bus, d[bus]["empty"]["ns"] / 1000, d[bus]["tag"]["ns"] / 1000, d[bus]["read"]["ns"] / 1000,
-                 d[bus]["empty"]["alloc_per_poll"], d[bus]["read"]["alloc_per_poll"]] for bus in ("i2c", "spi")]
-        step = d.get("step") or {}
-        parts.append(table("\nPN532 driver CPU per poll on wasm (us; bus answering at once), bytes allocated",
-                           ["bus", "empty", "card", "card+READ", "alloc empty", "alloc READ"], rows)
-                     + (f"\n  idle controller step ({step.get('readers')} fake readers): {step['ns'] / 1000:.1f} us"
-                        if step.get("ns") else ""))
+    if not d.get("i2c"):
+        return []
+    rows = [[bus, d[bus]["empty"]["ns"] / 1000, d[bus]["tag"]["ns"] / 1000, d[bus]["read"]["ns"] / 1000,
+             d[bus]["empty"]["alloc_per_poll"], d[bus]["read"]["alloc_per_poll"]] for bus in ("i2c", "spi")]
+    step = d.get("step") or {}
+    return [table("\nPN532 driver CPU per poll on wasm (us; bus answering at once), bytes allocated",
+                  ["bus", "empty", "card", "card+READ", "alloc empty", "alloc READ"], rows)
+            + (f"\n  idle controller step ({step.get('readers')} fake readers): {step['ns'] / 1000:.1f} us"
+               if step.get("ns") else "")]
 
-    parts.append(latency_report(r.get("latency") or {}))
 
+def _rp2_report(r: dict[str, Any]) -> list[str]:
+    """The rp2 board's tables: images and games, Nerts races, the chip's profile, power cuts."""
+    parts: list[str] = []
     rp2r = r.get("rp2") or {}
     if rp2r.get("images"):
         import rp2
@@ -802,18 +827,22 @@ def report(r: dict[str, Any]) -> str:
             parts.append(table("\n" + title, header, rows))
     elif cuts.get("skipped"):
         parts.append(f"\nrp2 board power cuts: skipped ({cuts['skipped']})")
+    return parts
 
+
+def _budgets_report(r: dict[str, Any]) -> list[str]:
+    """Each budget of bench/README.md: ok or OVER."""
     rows = []
     for b in r["budgets"]:
         mark = "ok" if b["ok"] else "OVER"
         limit = "-" if b["limit"] is None else f"{b['limit']:g}"
         rows.append([mark, b["budget"], f"{b['value']:g} {b['unit']}", limit])
-    parts.append(table("\nBudgets (bench/README.md)", ["", "budget", "value", "limit"], rows))
+    parts = [table("\nBudgets (bench/README.md)", ["", "budget", "value", "limit"], rows)]
     over = [b for b in r["budgets"] if not b["ok"]]
     if over:
         parts.append(f"\n{len(over)} figure(s) over budget (OVER above); see bench/README.md for what "
                      "each means and budgets[].note in the JSON")
-    return "\n".join(parts)
+    return parts
 
 
 def latency_report(lat: dict[str, Any]) -> str:
