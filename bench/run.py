@@ -513,32 +513,13 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     import dataclasses
 
     import latency
-    import race
 
     n = LATENCY_BUDGET_READERS
     bus = latency.BUSES[0]
     cpu = model.cpu(latency.RP2040_FACTORS["nominal"])
     rp2g = _rp2_games(rp2_out)
     if rp2g:
-        # check() on the emulated RP2040's clock: the slowest game's quantiles as the samples
-        g = max(rp2g, key=lambda k: rp2g[k]["check_us"].get("p90", 0))
-        samples = (rp2g[g].get("_samples") or {}).get("check_play_us")
-        if samples:
-            check = [x / 1000 for x in samples]
-        else:  # (quantiles only)
-            q = rp2g[g]["check_us"]
-            check = [q[k] / 1000 for k in ("p50", "p50", "p90", "p95", "p99", "max") if k in q]
-        cpu = dataclasses.replace(cpu, check=check)
-        check_src = f"check() on the rp2 board's emulated RP2040 clock ({g}, frozen image)"
-        drv = ((rp2_out.get("images") or {}).get("frozen") or {}).get("driver") or {}
-        if all(isinstance(drv.get(b), dict) for b in ("i2c", "spi")):
-            # the driver's CPU per poll (on fake buses in Python) and an idle step there too
-            cpu = dataclasses.replace(cpu, poll={b: {k: drv[b][k]["ns"] / 1e6 for k in ("empty", "tag", "read")}
-                                                 for b in ("i2c", "spi")})
-            check_src += "; the PN532 driver's CPU per poll there too"
-            if isinstance(drv.get("step"), dict) and drv["step"].get("ns"):
-                cpu = dataclasses.replace(cpu, step=drv["step"]["ns"] / 1e6)
-                check_src += " and an idle controller step"
+        cpu, check_src = _rp2_cpu(cpu, rp2g, rp2_out)
         res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
                                occupancy=model.occupancy, t=model.timing)
     else:
@@ -574,18 +555,66 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
                            "p99_pn532_slow_ms": max(slow["rejected"]["p99"], slow["accepted"]["p99"]),
                            "board": board}
     # Nerts: two plays 50 ms apart on the 12-reader board (6 foundations, 6 "left" pads idle)
-    slow_t = dataclasses.replace(model.timing, sleep=1.0)
     trials = 400 if plan.quick else 4000
-    out["nerts_race_50ms"] = {
+    out["nerts_race_50ms"] = _nerts_race(model, bus, cpu, trials)
+    # dealing across the deal pad: the 2-seat board's 7 readers
+    out["deal"] = latency.deal_reads(7, bus, cpu, trials, 79)
+    out["undo"] = undo = _undo_times(model, games, plan, rp2g, mpy, cpy, board_lat)
+    if undo:
+        out["undo_worst"] = _undo_worst(undo)
+    return out
+
+
+def _rp2_cpu(cpu: Any, rp2g: dict[str, Any], rp2_out: dict[str, Any]) -> tuple[Any, str]:
+    """The model's CPU with check() (and the driver's polls, an idle step) as the rp2 board's
+    emulated RP2040 clock timed them, and where they come from."""
+    import dataclasses
+
+    # check() on the emulated RP2040's clock: the slowest game's quantiles as the samples
+    g = max(rp2g, key=lambda k: rp2g[k]["check_us"].get("p90", 0))
+    samples = (rp2g[g].get("_samples") or {}).get("check_play_us")
+    if samples:
+        check = [x / 1000 for x in samples]
+    else:  # (quantiles only)
+        q = rp2g[g]["check_us"]
+        check = [q[k] / 1000 for k in ("p50", "p50", "p90", "p95", "p99", "max") if k in q]
+    cpu = dataclasses.replace(cpu, check=check)
+    check_src = f"check() on the rp2 board's emulated RP2040 clock ({g}, frozen image)"
+    drv = ((rp2_out.get("images") or {}).get("frozen") or {}).get("driver") or {}
+    if all(isinstance(drv.get(b), dict) for b in ("i2c", "spi")):
+        # the driver's CPU per poll (on fake buses in Python) and an idle step there too
+        cpu = dataclasses.replace(cpu, poll={b: {k: drv[b][k]["ns"] / 1e6 for k in ("empty", "tag", "read")}
+                                             for b in ("i2c", "spi")})
+        check_src += "; the PN532 driver's CPU per poll there too"
+        if isinstance(drv.get("step"), dict) and drv["step"].get("ns"):
+            cpu = dataclasses.replace(cpu, step=drv["step"]["ns"] / 1e6)
+            check_src += " and an idle controller step"
+    return cpu, check_src
+
+
+def _nerts_race(model: Any, bus: Any, cpu: Any, trials: int) -> dict[str, Any]:
+    """Two Nerts plays 50 ms apart on the 12-reader board: how often the earlier is ordered first."""
+    import dataclasses
+
+    import latency
+    import race
+
+    slow_t = dataclasses.replace(model.timing, sleep=1.0)
+    return {
         "ordered_right": round(latency.race(12, bus, cpu, trials, 77, 50.0, rare=6), 4),
         "before_issue_18": round(latency.race(12, bus, cpu, trials, 77, 50.0, rare=0, t=slow_t), 4),
         "irq_edge": round(race.irq_race(trials, 77, 50.0), 4),  # board "scan": "irq" (bench/race.py)
         "by_apart_ms": {str(d): round(latency.race(12, bus, cpu, trials // 2, 78 + d, float(d), rare=6), 4)
                         for d in (10, 20, 30, 50, 100)},
     }
-    # dealing across the deal pad: the 2-seat board's 7 readers
-    out["deal"] = latency.deal_reads(7, bus, cpu, trials, 79)
-    # undo at the end of the longest seeded game of each kind
+
+
+def _undo_times(model: Any, games: dict[str, int], plan: Plan, rp2g: dict[str, Any], mpy: dict[str, Any],
+                cpy: dict[str, Any], board_lat: dict[str, Any]) -> dict[str, Any]:
+    """Undo at the end of the longest seeded game of each kind: modelled from the best apply()
+    figure there is, and as timed on the rp2 board where it was."""
+    import latency
+
     undo: dict[str, Any] = {}
     for g, seats in games.items():
         seed, acts, k = latency.since_at_end(g, seats, (1, 2, 3), plan.max_actions)
@@ -605,13 +634,14 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
         if "ms" in on_board:  # timed end to end on the rp2 board (its seats: the board's layout)
             undo[g]["board_ms"] = round(on_board["ms"])
             undo[g]["board"] = on_board
-    out["undo"] = undo
-    if undo:
-        ms = {g: u.get("board_ms", u["model_ms"]) for g, u in undo.items()}
-        worst = max(ms, key=lambda g: ms[g])
-        out["undo_worst"] = {"game": worst, "ms": ms[worst],
-                             "source": "rp2 board" if "board_ms" in undo[worst] else "model"}
-    return out
+    return undo
+
+
+def _undo_worst(undo: dict[str, Any]) -> dict[str, Any]:
+    """The game whose undo takes longest: on the rp2 board where timed there, else modelled."""
+    ms = {g: u.get("board_ms", u["model_ms"]) for g, u in undo.items()}
+    worst = max(ms, key=lambda g: ms[g])
+    return {"game": worst, "ms": ms[worst], "source": "rp2 board" if "board_ms" in undo[worst] else "model"}
 
 
 def summary_lines(r: dict[str, Any]) -> list[str]:
@@ -847,34 +877,7 @@ def _budgets_report(r: dict[str, Any]) -> list[str]:
 
 def latency_report(lat: dict[str, Any]) -> str:
     """The latency section's tables."""
-    parts: list[str] = []
-    if lat.get("grid"):
-        p = lat["params"]
-        parts.append(f"\nPlacement to verdict (model, ms): debounce {p['place_polls']} polls "
-                     f"({lat['place_polls_source']}); laid by the seat to play (its zone is the scanner's focus); "
-                     f"half the other pads hold a card; RP2040 = wasm x "
-                     f"{p['rp2040_factors']['nominal']:g}; rules: {lat['rules_source']} ({lat['rules_game']})")
-        for bus, per in lat["grid"].items():
-            nom = per["nominal"]
-            rows = [[n, c["cycle_ms"], c["rejected"]["p50"], c["rejected"]["p95"], c["accepted"]["p50"],
-                     c["accepted"]["p95"], c["accepted"]["max"]]
-                    for n, c in nom.items() if int(n) in (2, 3, 4, 6, 8, 10, 12, 16)]
-            parts.append(table(f"  {p['buses'][bus]['label']}",
-                               ["readers", "cycle", "reject p50", "p95", "accept p50", "p95", "max"], rows))
-            e8 = [f"{k} p95 {per[k]['8']['accepted']['p95']:.0f}" for k in ("fast", "slow", "full_table_slow")
-                  if "8" in per.get(k, {})]
-            parts.append("  8 readers, accepted: " + ", ".join(e8))
-        first = next(iter(lat["grid"]))
-        parts_8 = lat["grid"][first]["nominal"].get("8", {}).get("mean_parts_ms")
-        if parts_8:
-            parts.append(f"  where the time goes (8 readers, {p['buses'][first]['label']}, mean ms): " +
-                         ", ".join(f"{k} {v:.0f}" for k, v in parts_8.items()))
-        wi = lat.get("what_if_8_readers_i2c") or {}
-        if wi:
-            parts.append(table("  what if (8 readers, I2C; one change at a time)",
-                               ["change", "reject p50", "p95", "p99", "accept p50", "p95", "p99"],
-                               [[k.replace("_", " "), v["rejected_p50"], v["rejected_p95"], v.get("rejected_p99"),
-                                 v["accepted_p50"], v["accepted_p95"], v.get("accepted_p99")] for k, v in wi.items()]))
+    parts = _latency_grid_report(lat) if lat.get("grid") else []
     sm = lat.get("summary") or {}
     if lat.get("grid"):
         race = sm.get("nerts_race_50ms")
@@ -916,6 +919,38 @@ def latency_report(lat: dict[str, Any]) -> str:
                                ["board", "bus", "readers", "focus", "reject p50", "p95", "accept p50", "p95"], rows))
 
     return "\n".join(parts)
+
+
+def _latency_grid_report(lat: dict[str, Any]) -> list[str]:
+    """The model's grid: placement to verdict by bus and number of readers, and what if."""
+    parts: list[str] = []
+    p = lat["params"]
+    parts.append(f"\nPlacement to verdict (model, ms): debounce {p['place_polls']} polls "
+                 f"({lat['place_polls_source']}); laid by the seat to play (its zone is the scanner's focus); "
+                 f"half the other pads hold a card; RP2040 = wasm x "
+                 f"{p['rp2040_factors']['nominal']:g}; rules: {lat['rules_source']} ({lat['rules_game']})")
+    for bus, per in lat["grid"].items():
+        nom = per["nominal"]
+        rows = [[n, c["cycle_ms"], c["rejected"]["p50"], c["rejected"]["p95"], c["accepted"]["p50"],
+                 c["accepted"]["p95"], c["accepted"]["max"]]
+                for n, c in nom.items() if int(n) in (2, 3, 4, 6, 8, 10, 12, 16)]
+        parts.append(table(f"  {p['buses'][bus]['label']}",
+                           ["readers", "cycle", "reject p50", "p95", "accept p50", "p95", "max"], rows))
+        e8 = [f"{k} p95 {per[k]['8']['accepted']['p95']:.0f}" for k in ("fast", "slow", "full_table_slow")
+              if "8" in per.get(k, {})]
+        parts.append("  8 readers, accepted: " + ", ".join(e8))
+    first = next(iter(lat["grid"]))
+    parts_8 = lat["grid"][first]["nominal"].get("8", {}).get("mean_parts_ms")
+    if parts_8:
+        parts.append(f"  where the time goes (8 readers, {p['buses'][first]['label']}, mean ms): " +
+                     ", ".join(f"{k} {v:.0f}" for k, v in parts_8.items()))
+    wi = lat.get("what_if_8_readers_i2c") or {}
+    if wi:
+        parts.append(table("  what if (8 readers, I2C; one change at a time)",
+                           ["change", "reject p50", "p95", "p99", "accept p50", "p95", "p99"],
+                           [[k.replace("_", " "), v["rejected_p50"], v["rejected_p95"], v.get("rejected_p99"),
+                             v["accepted_p50"], v["accepted_p95"], v.get("accepted_p99")] for k, v in wi.items()]))
+    return parts
 
 
 def _no_gc(w: dict[str, Any]) -> str:
