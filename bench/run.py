@@ -105,8 +105,7 @@ def _only(args: argparse.Namespace) -> int:
 
 
 def _guard(errors: list[str]) -> Guard:
-    """guard(section, fn): fn's result, or its error noted in errors (one broken section must
-    not lose the others)."""
+    """guard(section, fn): fn's result, or its error noted in errors and returned."""
     def guard(section: str, fn: Callable[[], Any]) -> Any:
         try:
             return fn()
@@ -160,8 +159,7 @@ def _footprint(cpy: dict[str, Any], guard: Guard, errors: list[str]) -> dict[str
 def _micropython(args: argparse.Namespace, plan: Plan, games: dict[str, int], foot: dict[str, Any],
                  boot_mods: list[str], guard: Guard, errors: list[str]
                  ) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """Section 3, on the WebAssembly port with the heap capped like a Pico's: (why it was
-    skipped or None, per-game figures, boot heap, driver figures)."""
+    """Section 3, MicroPython (wasm, Pico heap cap): (why skipped or None, games, boot, driver)."""
     missing = "disabled (--no-micropython)" if args.no_micropython else micropython_missing()
     mpy_games: dict[str, Any] = {}
     boot: dict[str, Any] = {}
@@ -209,8 +207,7 @@ def _faults(plan: Plan, guard: Guard, errors: list[str]) -> dict[str, Any]:
 
 def _rp2_board(args: argparse.Namespace, plan: Plan, games: dict[str, int], boot_mods: list[str],
                guard: Guard, errors: list[str]) -> dict[str, Any]:
-    """Section 5: the real port on the rp2 board (minutes: the emulated chip runs at a fraction
-    of a Pico)."""
+    """Section 5: the real port on the rp2 board (minutes: the emulated chip is slower than a Pico)."""
     if args.quick or args.no_rp2:
         return {"skipped": "--quick" if args.quick else "--no-rp2"}
     import rp2
@@ -240,8 +237,7 @@ def _power_cuts(args: argparse.Namespace, guard: Guard, errors: list[str]) -> di
 
 
 def _race_and_profile(args: argparse.Namespace, guard: Guard) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Sections 5c and 5d: Nerts races on the rp2 board (IRQ edges on the emulated clock) and in
-    the model; where the chip's time goes while the table plays."""
+    """Sections 5c and 5d: Nerts races (rp2 board IRQ edges, the model); the chip's profile."""
     import race
 
     if not (args.quick or args.no_rp2):
@@ -566,8 +562,7 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
 
 
 def _rp2_cpu(cpu: Any, rp2g: dict[str, Any], rp2_out: dict[str, Any]) -> tuple[Any, str]:
-    """The model's CPU with check() (and the driver's polls, an idle step) as the rp2 board's
-    emulated RP2040 clock timed them, and where they come from."""
+    """The model's CPU as the rp2 board's emulated clock timed it, and where the figures come from."""
     import dataclasses
 
     # check() on the emulated RP2040's clock: the slowest game's quantiles as the samples
@@ -611,8 +606,7 @@ def _nerts_race(model: Any, bus: Any, cpu: Any, trials: int) -> dict[str, Any]:
 
 def _undo_times(model: Any, games: dict[str, int], plan: Plan, rp2g: dict[str, Any], mpy: dict[str, Any],
                 cpy: dict[str, Any], board_lat: dict[str, Any]) -> dict[str, Any]:
-    """Undo at the end of the longest seeded game of each kind: modelled from the best apply()
-    figure there is, and as timed on the rp2 board where it was."""
+    """Undo at the end of the longest seeded game of each kind: modelled, and timed on the rp2 board."""
     import latency
 
     undo: dict[str, Any] = {}

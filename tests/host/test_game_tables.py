@@ -59,8 +59,8 @@ def _named(node: ast.AST) -> set[str]:
 
 
 def tables(tree: ast.AST) -> Iterator[tuple[str, int, set[str]]]:
-    """(name, line, game ids) of every literal naming two games or more: its name is the
-    variable it is assigned to at the top of the module, else the function it is in."""
+    """(name, line, game ids) of every literal naming two games or more."""
+    # its name: the variable it is assigned to at the top of the module, else its function
     def walk(node: ast.AST, owner: str) -> Iterator[tuple[str, int, set[str]]]:
         for child in ast.iter_child_nodes(node):
             name = owner

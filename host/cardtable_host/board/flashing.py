@@ -314,8 +314,7 @@ def _on_board(args: FlashOptions, port: str, image: imageinstall.Image | None, m
 def _say_dry_run(board: "Board", args: FlashOptions, image: imageinstall.Image | None, copy: list[str],
                  remove: list[str], cfg: dict[str, Any], old_cfg: dict[str, Any], report: dict[str, Any],
                  say: Callable[[str], None]) -> None:
-    """--dry-run: say what a flash would do (image: the one it would install, if any), and start
-    the table again unless --no-reset."""
+    """--dry-run: say what a flash would do (image: one it would install), restart unless --no-reset."""
     if image is not None:
         say("  install the cardtable image %s build %s" % (image.version, image.build))
     for p in copy:
@@ -333,8 +332,7 @@ def _say_dry_run(board: "Board", args: FlashOptions, image: imageinstall.Image |
 def _write(board: "Board", args: FlashOptions, local: dict[str, bytes], copy: list[str], remove: list[str],
            cfg: dict[str, Any], old_cfg: dict[str, Any], report: dict[str, Any],
            say: Callable[[str], None]) -> dict[str, Any] | None:
-    """Copy, remove and write the config under the maintenance flag, then reset: the hello after
-    the reset (None with --no-reset: the board is left at the REPL)."""
+    """Copy, remove, write the config (maintenance flag up), reset: the hello (None: --no-reset)."""
     busy = bool(copy or remove or cfg != old_cfg)
     if busy:
         board.write(MAINTENANCE, b"flash in progress: run `cardtable flash` again\n")

@@ -54,8 +54,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _book_commands(sub: Any) -> None:
-    """The tournament's book: make it, its schedule and standings, results, forfeits,
-    corrections and disputes."""
+    """The book: new, schedule, standings, result, forfeit, correct, disputes."""
     n = sub.add_parser("new", help="make a tournament directory")
     n.add_argument("dir")
     n.add_argument("--team", action="append", metavar="NAME=PLAYER+PLAYER", help="a team (repeat)")

@@ -173,8 +173,8 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
 
 
 def _page(name: str) -> Callable[[web.Request], Any]:
-    """The handler of a page: web/head.html is every page's head up to its own <title> (which
-    the page file begins with)."""
+    """The handler of a page."""
+    # web/head.html is every page's head up to its own <title> (which the page file begins with)
     text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / name).read_text(encoding="utf-8")
 
     async def handler(request: web.Request) -> web.StreamResponse:
