@@ -123,3 +123,14 @@ def test_a_table_lacking_a_registered_game_is_found() -> None:
     assert forgotten(("x.py", "SEEDS"), set(IDS)) == set()
     # a lone game id (a test of one game) is no table
     assert list(tables(ast.parse("G = %r\nT = (%r, 3)\n" % (one, one)))) == []
+
+
+def test_every_registered_game_has_its_record_fixtures() -> None:
+    """tests/fixtures/GAME/ is a per-game table too (test_referee_cli.py reads its folders): a
+    legal, an illegal and a malformed record of every registered game, and of no other."""
+    fixtures = ROOT / "tests" / "fixtures"
+    folders = {p.name for p in fixtures.iterdir() if p.is_dir()}
+    assert folders == IDS, "fixture folders %s, registered games %s" % (sorted(folders), sorted(IDS))
+    lacking = [(g, f) for g in sorted(IDS) for f in ("legal.jsonl", "illegal.jsonl", "malformed.jsonl")
+               if not (fixtures / g / f).is_file()]
+    assert not lacking, lacking
