@@ -54,7 +54,27 @@ class PlainTricks(TrickGame):
         return (self.next_in_trick(),) if self.phase == "play" else ()
 
     def check_deal(self, action):
-        return self.check_deal_piles(action[2], {"hands": HAND})
+        # one hand of HAND cards per seat (None: a hand not seen), no card dealt twice
+        piles = action[2]
+        if not isinstance(piles, dict) or [k for k in piles if k != "hands"]:
+            return "a plain-tricks deal names one pile: hands"
+        hands = piles.get("hands")
+        if hands is None:
+            return None
+        if not isinstance(hands, list) or len(hands) != self.seats:
+            return "the deal has one hand per seat, %d in all" % self.seats
+        seen = []
+        for h in hands:
+            if h is not None and (not isinstance(h, list) or len(h) != HAND):
+                return "each hand must be a list of %d cards" % HAND
+            for c in h or ():
+                why = self.card_reason(c)
+                if why:
+                    return why
+                if c in seen:
+                    return "the %s is dealt twice" % self.card_code(c)
+                seen.append(c)
+        return None
 
     def do_deal(self, action):
         self.reset_hand()
