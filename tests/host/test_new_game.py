@@ -106,7 +106,15 @@ def test_the_new_game_plays_on_the_virtual_board_and_the_referee_agrees(tree: Pa
     assert verdict["scores"] == result["scores"] and verdict["winner"] == result["winner"]
 
 
-def test_a_new_game_module_is_not_ignored_by_git() -> None:
-    p = subprocess.run(["git", "check-ignore", "-q", "--no-index",
-                        "firmware/lib/cardtable/games/plaintricks.py"], cwd=ROOT)
-    assert p.returncode == 1  # 1: not ignored (0 would be ignored)
+def test_a_new_game_module_is_not_ignored_by_git(tmp_path: Path) -> None:
+    """.gitignore's patterns are anchored: a games/ folder deep in the tree is no pull folder."""
+    shutil.copy(ROOT / ".gitignore", tmp_path / ".gitignore")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+
+    def ignored(path: str) -> bool:
+        p = subprocess.run(["git", "check-ignore", "-q", "--no-index", path], cwd=tmp_path)
+        assert p.returncode in (0, 1), p  # 0: ignored, 1: not
+        return p.returncode == 0
+
+    assert not ignored("firmware/lib/cardtable/games/plaintricks.py")
+    assert ignored("games/0001.jsonl")  # `cardtable pull`'s folder at the root still is
