@@ -23,6 +23,7 @@ need_node()
 SEEDS = {"california-jacks": 171, "fortyfives": 26, "nonesuch": 254, "nerts": 120}
 # game -> (board, seed): every registered game, on the board the simulator picks for it
 GAMES = {g: (board_for(g), SEEDS.get(g, 1)) for g in games.GAMES}
+RULES = {"nerts": {"target": 10}}  # one short hand; every other game by its own rules
 _SPLIT = re.compile(r"[\s,;:()\[\]{}'\"=]+")
 
 
@@ -117,7 +118,7 @@ def test_no_hidden_card_reaches_a_spectator(game_id: str) -> None:
                         on_message=lambda msg, before: w.check(bots.shadow, model, msg))
             hello = link.hello()
             model.feed(hello)
-            bots.new_game({"target": 10} if game_id == "nerts" else None, hello=hello)
+            bots.new_game(RULES.get(game_id), hello=hello)
             bots.run(max_actions=3000, until=lambda: w.done)
             bots.settle(0.2)
             assert w.done, "the hand did not end"
