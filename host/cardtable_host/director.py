@@ -16,6 +16,7 @@ acknowledged to its table, and the tables' status is followed in a process of it
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import queue
@@ -31,11 +32,10 @@ from cardtable_host.archive import Archive
 from cardtable_host.broker import DIRECTOR, MAX_MESSAGE, WATCHER
 from cardtable_host.refworker import Worker
 from cardtable_host.tablewatch import TableWatch
-from cardtable_host.tourney import REFEREE, Tournament
+from cardtable_host.tourney import HEALTH, REFEREE, Tournament
 from cardtable_host.tournament.safejson import Refused, load_object
 
 RETRY_S = 1.0  # how often a result the disk would not take is tried again
-HEALTH = "director.json"  # the director's health, for `tournament standings` (see Director.health)
 
 
 class Director:
@@ -149,7 +149,7 @@ class Director:
         out = {}
         for table, raw in sorted(list(self._status.items())):  # a copy: the network thread adds
             try:
-                out[table] = load_object(raw, 4096, 2)
+                out[table] = _clean_status(table, load_object(raw, 4096, 2))
             except Refused:
                 continue  # not a status this page can show (too big, too deep, not JSON)
         return out
@@ -161,14 +161,15 @@ class Director:
             self._message(msg.topic, msg.payload)
         except Exception as e:  # a check this message broke: refused all the same, and logged
             self.handler_errors += 1
-            self.refuse(msg.topic, None, "the director could not read it (%s: %s)" % (type(e).__name__, str(e)[:200]))
+            self.refuse(msg.topic, None, "the director could not read it (%s: %s)" % (type(e).__name__, str(e)[:200]),
+                        msg.payload)
 
     def _message(self, where: str, raw: bytes) -> None:
         parts = where.split("/")
         try:
             payload = load_object(raw, MAX_MESSAGE)
         except Refused as e:
-            self.refuse(where, None, str(e))
+            self.refuse(where, None, str(e), raw)
             return
         if parts[2:3] == ["director"]:
             self.correct(payload)
@@ -177,13 +178,17 @@ class Director:
         else:
             self.refuse(where, payload, "not a topic the director reads")
 
-    def refuse(self, where: str, payload: dict[str, Any] | None, why: str) -> None:
+    def refuse(self, where: str, payload: dict[str, Any] | None, why: str, raw: bytes | None = None) -> None:
         """Log a refused message (refused.jsonl, once per message and reason) and leave the
         standings alone."""
         game, hash_ = (payload or {}).get("game"), (payload or {}).get("hash")
         game = game if isinstance(game, str) and len(game) <= 100 else None
         hash_ = hash_ if isinstance(hash_, str) and len(hash_) <= 100 else None
-        key = (where, "%s %s" % (game, hash_), why)
+        try:
+            raw = raw if raw is not None else json.dumps(payload, sort_keys=True).encode("utf-8")
+        except (TypeError, ValueError, RecursionError):
+            raw = b""
+        key = (where, hashlib.sha256(raw).hexdigest(), why)
         if key in self._refused_seen:
             return  # a table resending what was refused: said once
         try:
@@ -469,6 +474,29 @@ class Director:
                 snap["new"], self._new = self._new, {}
             self.c.publish(mqttwire.topic(self.tid, "standings"), json.dumps(snap), qos=1, retain=True)
             self.updates += 1
+
+
+def _clean_status(table: int, got: dict[str, Any]) -> dict[str, Any]:
+    """The fields of a table's status the director shows, each of its type (a table's
+    retained message is whatever it published)."""
+    out: dict[str, Any] = {"table": table, "state": "unknown"}
+    if isinstance(got.get("state"), str):
+        out["state"] = got["state"][:20]
+    for k in ("round", "hand"):
+        if type(got.get(k)) is int:
+            out[k] = got[k]
+    if got.get("dealer") in (0, 1, 2, 3) and type(got["dealer"]) is int:
+        out["dealer"] = got["dealer"]
+    if isinstance(got.get("game"), str):
+        out["game"] = got["game"][:100]
+    teams, scores = got.get("teams"), got.get("scores")
+    if isinstance(teams, list) and len(teams) == 2 and all(isinstance(x, str) for x in teams):
+        out["teams"] = [x[:60] for x in teams]
+    if isinstance(scores, list) and len(scores) == 2 and all(type(x) is int for x in scores):
+        out["scores"] = scores
+    if isinstance(got.get("t"), (int, float)):
+        out["t"] = got["t"]
+    return out
 
 
 def _credential(tour: Tournament, user: str) -> str | None:

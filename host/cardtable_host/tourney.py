@@ -33,6 +33,7 @@ FORFEIT_SCORE = (120, 0)  # the Nevins sheet plays to 120: a forfeit counts as a
 
 
 REFEREE = "the referee"  # who flags a result its record does not bear out
+HEALTH = "director.json"  # the director's service's health, written by it (director.Director.health)
 
 
 def circle(n_teams: int) -> list[list[tuple[int, int | None]]]:
@@ -388,18 +389,65 @@ class Tournament:
         out = [rows[i] for group in order for i in group]
         return out
 
-    def prizes_text(self, table: list[dict[str, Any]]) -> list[str]:
-        """The first and second place called out, with the sheet's prizes when set."""
+    def health_lines(self) -> list[str]:
+        """What a director should know about the counting: when a result was last counted, the
+        director's storage errors (its HEALTH file), lines of the log that were skipped."""
+        log = self.log()
+        counted = [e for e in log if e.get("kind") in ("result", "dispute") and str(e.get("by", "")).startswith("table")]
+        out = []
+        if counted:
+            out.append("the director last counted a result at %s (%s)" % (_when(counted[-1].get("at")), counted[-1].get("game")))
+        else:
+            out.append("the director has counted no result from a table yet")
+        try:
+            h = json.loads((self.dir / HEALTH).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            h = None
+        if isinstance(h, dict):
+            err = h.get("storage_error")
+            if isinstance(err, dict):
+                out.append("STORAGE ERROR since %s: %s; %d result(s) kept until the folder takes them"
+                           % (_when(err.get("since")), err.get("error"), len(h.get("waiting") or [])))
+            elif h.get("storage_errors"):
+                out.append("the director's storage errors since it started: %d (writing again since)" % h["storage_errors"])
+            if isinstance(h.get("alive"), (int, float)) and time.time() - h["alive"] > 60:
+                out.append("the director's service last said it was running at %s" % _when(h["alive"]))
+        for sk in self.skipped:
+            out.append("results.jsonl line %d skipped: not a whole entry (a crash cut it?): %s" % (sk["line"], sk["text"]))
+        return out
+
+    def over(self) -> bool:
+        """Whether every game of the tournament is decided."""
+        return len(self.outcomes()) == len(self.games)
+
+    def prizes_text(self, table: list[dict[str, Any]], over: bool | None = None) -> list[str]:
+        """The first and second place called out (with the sheet's prizes) once every game is
+        decided; before that, who is leading."""
+        if not table or not table[0]["played"]:
+            return []
+        if not (self.over() if over is None else over):
+            lead = [r for r in table if r["rank"] == 1]
+            return ["Leading so far: %s" % " and ".join("%s (%s)" % (r["name"], " & ".join(r["players"]))
+                                                     for r in lead)]
         prizes = self.state["options"].get("prizes") or []
         out = []
         for place in (1, 2):
             teams = [r for r in table if r["rank"] == place]
-            if not teams or not table[0]["played"]:
+            if not teams:
                 continue
             names = " and ".join("%s (%s)" % (r["name"], " & ".join(r["players"])) for r in teams)
             prize = (": " + prizes[place - 1]) if place <= len(prizes) else ""
             out.append("%s%s — %s" % (PLACES[place - 1], prize, names))
         return out
+
+
+def _when(t: Any) -> str:
+    """A time as a person reads it: '2026-11-28 20:15:03 UTC' (from unix time or ISO text)."""
+    if isinstance(t, (int, float)):
+        return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
+    if isinstance(t, str):
+        return t.replace("T", " ").replace("Z", " UTC")
+    return "an unknown time"
 
 
 def _higher(scores: list[int]) -> int:

@@ -109,7 +109,10 @@ def test_correction_forfeit_and_audit_trail_through_the_command(tmp_path: Path) 
     assert by[names(g2)[1]]["won"] >= 1 and by[names(g2)[1]]["points_for"] >= 125
     assert by[names(g1)[1]]["won"] >= 1  # the forfeit counts
     text = cardtable("tournament", "standings", d).stdout
-    assert "First Place Team: $200 ($100 each) — " in text
+    assert "Leading so far: " in text and "First Place" not in text  # a game still to play
+    tour.append({"kind": "result", "game": g3["id"], "scores": [120, 100], "winner": 0})
+    text = cardtable("tournament", "standings", d).stdout
+    assert "First Place Team: $200 ($100 each) — " in text and "Leading" not in text
     # bad input: one line, status 2
     r = cardtable("tournament", "correct", d, "nope", "1", "2", "--by", "x", "--reason", "y")
     assert r.returncode == 2 and "no game 'nope'" in r.stderr and "Traceback" not in r.stderr

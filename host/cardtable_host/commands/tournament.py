@@ -146,13 +146,15 @@ def standings_text(tour: Tournament, rows: list[dict[str, Any]]) -> str:
                                                       r["points_for"], r["points_against"]))
     out.append("")
     out += tour.prizes_text(rows)
+    out.append("")
+    out += tour.health_lines()
     return "\n".join(out)
 
 
 def _standings(args: argparse.Namespace) -> int:
     tour = Tournament(args.dir)
     rows = tour.standings()
-    print(json.dumps({"standings": rows, "tiebreaks": tour.state["options"]["tiebreaks"]})
+    print(json.dumps({"standings": rows, "tiebreaks": tour.state["options"]["tiebreaks"], "health": tour.health_lines()})
           if args.json else standings_text(tour, rows))
     return 0
 
