@@ -254,3 +254,67 @@ def test_oversized_message_refused_and_a_deep_status_does_not_break_the_page(clu
         deep.disconnect()
     finally:
         rogue.disconnect()
+
+
+def test_a_record_not_matching_its_hash_and_a_result_one_team_confirmed_are_refused(club) -> None:  # type: ignore[no-untyped-def]
+    tour, creds, b, d = club
+    rogue = _rogue(tour, creds, b.port, 1)
+    try:
+        g = _game(tour, 1, 1)
+        p = _payload(tour, g, *bot_game(51))
+        _send(rogue, tour, 1, dict(p, hash=mqttwire.record_hash(p["record"][:-1])))
+        _send(rogue, tour, 1, dict(p, confirmed=p["teams"][:1]))
+        assert mqttwire.wait_for(lambda: len(_refused(tour)) == 2, 10), _refused(tour)
+        whys = [x["why"] for x in _refused(tour)]
+        assert whys[0] == "the record does not match its hash"
+        assert whys[1].startswith("both teams must confirm a result (confirmed: %s)" % p["teams"][0])
+        assert not tour.result_recorded(g["id"])
+        _send(rogue, tour, 1, p)  # both confirmed, the hash its record's: counted
+        assert mqttwire.wait_for(lambda: g["id"] in tour.outcomes(), 10)
+    finally:
+        rogue.disconnect()
+
+
+def test_the_broker_refuses_a_client_without_a_user_name(club) -> None:  # type: ignore[no-untyped-def]
+    tour, creds, b, d = club
+    import paho.mqtt.client as mqtt
+
+    anon = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="anon", protocol=mqtt.MQTTv311)
+    with pytest.raises(ConnectionError) as no:
+        mqttwire.connect(anon, "127.0.0.1", b.port, timeout=5)
+    assert "Not authorized" in str(no.value) or "refused" in str(no.value)
+    assert "allow_anonymous false" in (tour.dir / "broker" / "mosquitto.conf").read_text()
+    # with a user name and its password, the same client is let in
+    ok = mqttwire.client("named", "table1", creds["table1"])
+    mqttwire.connect(ok, "127.0.0.1", b.port, timeout=5)
+    ok.disconnect()
+
+
+def test_the_password_file_written_here_lets_a_table_in(tmp_path: Path) -> None:
+    """No mosquitto_passwd needed: the file is written in its format, and Mosquitto takes it."""
+    creds = brokers.write_config(tmp_path / "broker", "tx", 2)
+    lines = (tmp_path / "broker" / "passwd").read_text().splitlines()
+    assert [x.split(":", 1)[0] for x in lines] == list(creds)
+    for line in lines:
+        user, h = line.split(":", 1)
+        _, seven, iters, salt, digest = h.split("$")
+        assert seven == "7" and iters == "101" and len(salt) == 16 and len(digest) == 88
+    b = brokers.LocalBroker(tmp_path / "broker").start()
+    try:
+        c = mqttwire.client("t1", "table1", creds["table1"])
+        mqttwire.connect(c, "127.0.0.1", b.port, timeout=5)
+        c.disconnect()
+        with pytest.raises(ConnectionError):
+            mqttwire.connect(mqttwire.client("t2", "table2", creds["table1"]), "127.0.0.1", b.port, timeout=5)
+    finally:
+        b.stop()
+    if shutil.which("mosquitto_passwd"):  # the real tool's line for the same password and salt
+        import base64
+        import subprocess
+
+        f = tmp_path / "real"
+        f.write_text("table1:%s\n" % creds["table1"])
+        subprocess.run(["mosquitto_passwd", "-U", str(f)], check=True)
+        real = f.read_text().strip()
+        salt = base64.b64decode(real.split("$")[3])
+        assert brokers.password_line("table1", creds["table1"], salt) == real
