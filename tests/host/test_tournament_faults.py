@@ -318,3 +318,39 @@ def test_the_password_file_written_here_lets_a_table_in(tmp_path: Path) -> None:
         real = f.read_text().strip()
         salt = base64.b64decode(real.split("$")[3])
         assert brokers.password_line("table1", creds["table1"], salt) == real
+
+
+def test_tournament_broker_stopped_with_sigterm_stops_its_mosquitto(tmp_path: Path) -> None:
+    import signal
+    import socket
+    import subprocess
+
+    from hostsupport import command
+
+    tour = create(tmp_path / "t", [{"name": n, "players": [n + "1", n + "2"]} for n in "AB"], 1,
+                  then=lambda folder, tid: brokers.write_config(folder / "broker", tid, 1))
+    port = brokers.free_port()
+    p = subprocess.Popen(command("tournament", "broker", str(tour.dir), "--port", str(port)),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and "mosquitto on 127.0.0.1:%d" % port in p.stdout.readline()
+        # a second one on the same port says so, instead of "stopped by itself"
+        r = cardtable("tournament", "broker", str(tour.dir), "--port", str(port))
+        assert r.returncode == 1 and "port %d on 127.0.0.1 is taken" % port in r.stderr, r.stderr
+        p.send_signal(signal.SIGTERM)
+        p.wait(10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    # its Mosquitto went with it: the port is free
+    assert mqttwire.wait_for(lambda: _port_free(port), 5)
+
+
+def _port_free(port: int) -> bool:
+    import socket
+
+    try:
+        socket.create_connection(("127.0.0.1", port), 0.2).close()
+        return False
+    except OSError:
+        return True

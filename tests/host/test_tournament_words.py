@@ -177,3 +177,22 @@ def test_head_to_head_counts_only_games_between_the_tied_teams(tmp_path: Path) -
     # B beat C and E, A did not play them all: only A v B decides between A and B
     ranks = {r["name"]: r["rank"] for r in rows}
     assert ranks["A"] == 1 and ranks["B"] == 2
+
+
+def test_no_posix_only_module_on_a_tournament_commands_path(tmp_path: Path) -> None:
+    """Windows has no pwd, grp, termios, tty, fcntl or resource: every tournament subcommand
+    that needs no broker runs without them (and the rest import without them)."""
+    hook = tmp_path / "hook"
+    hook.mkdir()
+    (hook / "sitecustomize.py").write_text(
+        "import sys\nfor m in ('pwd', 'grp', 'termios', 'tty', 'fcntl', 'resource'):\n    sys.modules[m] = None\n")
+    env = dict(os.environ, PYTHONPATH=str(hook) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    d = str(tmp_path / "club")
+    for args in (("new", d, "--team", "A=a+b", "--team", "B=c+d"), ("schedule", d), ("standings", d),
+                 ("disputes", d), ("direct", "--help"), ("broker", "--help"), ("report", "--help")):
+        r = cardtable("tournament", *args, env=env)
+        assert r.returncode == 0, (args, r.stderr)
+    r = subprocess.run([sys.executable, "-c", "import cardtable_host.director, cardtable_host.directorweb, "
+                        "cardtable_host.evening, cardtable_host.reporter, cardtable_host.tablewatch"],
+                       env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
