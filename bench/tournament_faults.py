@@ -62,7 +62,7 @@ def read_only(folder: Path) -> Iterator[None]:
         subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=True)
         yield
     finally:
-        subprocess.run(["umount", str(folder)], check=True)
+        subprocess.run(["umount", "-l", str(folder)], check=True)  # lazy: a reader still inside keeps its view
 
 
 def drill(work: Path, seed: int = 3) -> dict[str, Any]:
@@ -78,11 +78,15 @@ def drill(work: Path, seed: int = 3) -> dict[str, Any]:
 
     def hook(stage: str, rnd: int, e: Evening) -> None:
         if rnd == 1 and stage == "start":
-            # the hostile table: its own credential (its table offline meanwhile), claiming the
-            # director's client id too
+            # the hostile table: its own credential (its table offline meanwhile); first it
+            # claims the director's client id, then it publishes the poison
             e.tables[HOSTILE_TABLE].go_offline()
-            rogue = mqttwire.client("cardtable-director-%s" % tour.id, brokers.table_user(HOSTILE_TABLE),
-                                    creds[brokers.table_user(HOSTILE_TABLE)])
+            user, password = brokers.table_user(HOSTILE_TABLE), creds[brokers.table_user(HOSTILE_TABLE)]
+            thief = mqttwire.client("cardtable-director-%s" % tour.id, user, password, clean=False)
+            mqttwire.connect(thief, "127.0.0.1", b.port)
+            thief.disconnect()
+            thief.loop_stop()
+            rogue = mqttwire.client("rogue", user, password)
             mqttwire.connect(rogue, "127.0.0.1", b.port)
             for p in bad:
                 rogue.publish(mqttwire.topic(tour.id, "table", HOSTILE_TABLE, "result"), p, qos=1).wait_for_publish(10)
@@ -96,9 +100,13 @@ def drill(work: Path, seed: int = 3) -> dict[str, Any]:
         if rnd == 2 and stage == "end":
             ids = [g["id"] for g in tour.state["rounds"][1]["games"]]
             d = e.director
-            mqttwire.wait_for(lambda: sorted(d.waiting) == sorted(ids), 20)
-            out["storage_waiting"] = len(d.waiting)
-            out["storage_error_shown"] = (d.snapshot(tables=False)["health"]["storage_error"] or {}).get("error")
+
+            def health() -> dict[str, Any]:
+                return dict(d.snapshot(tables=False).get("health") or {})
+
+            mqttwire.wait_for(lambda: sorted(health().get("waiting") or []) == sorted(ids), 20)
+            out["storage_waiting"] = len(health().get("waiting") or [])
+            out["storage_error_shown"] = (health().get("storage_error") or {}).get("error")
             out["counted_while_read_only"] = [i for i in ids if tour.result_recorded(i)]
             hold.close()  # writable again: the kept results are counted
         if rnd == 4 and stage == "start":

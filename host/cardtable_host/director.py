@@ -290,7 +290,7 @@ class Director:
             record.game_from_header(dict(head), 1)
         except record.RecordError as e:
             return "the record is not valid: %s" % e
-        label = mqttwire.game_label(table, g["round"], gid)
+        label = mqttwire.game_label(table, g["round"], g["id"])
         if head.get("table") != label or head.get("players") != self.tour.seat_players(g):
             return ("the record is not for game %s: its header must say \"table\": %s and the players %s"
                     % (gid, json.dumps(label), ", ".join(self.tour.seat_players(g))))

@@ -140,7 +140,7 @@ def clock(minutes: int) -> str:
 def create(folder: str | os.PathLike[str], teams: list[dict[str, Any]], tables: int, *,
            name: str = "45s Tournament", start: str = "6pm", round_minutes: int = 45,
            tiebreaks: list[str] | None = None, prizes: list[str] | None = None,
-           tid: str | None = None, then: Callable[[Path, str], None] | None = None) -> "Tournament":
+           tid: str | None = None, then: Callable[[Path, str], Any] | None = None) -> "Tournament":
     """Make a new tournament directory with its round-robin schedule; then(folder, id) adds to
     it before it appears. All or nothing: a failure leaves no folder behind."""
     if tables < 1:

@@ -8,7 +8,6 @@ import importlib.util
 import json
 import shutil
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ if not (shutil.which("mosquitto") or Path("/usr/sbin/mosquitto").exists()):
     pytest.skip("Mosquitto is not installed (apt-get install mosquitto; .ci/run does)", allow_module_level=True)
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
+LIMIT = 1_000_000  # the largest message the broker and the director take (broker.MAX_MESSAGE)
 
 
 def _drill_module() -> Any:
@@ -89,10 +89,16 @@ def _game(tour: Tournament, rnd: int, table: int) -> dict[str, Any]:
     return next(g for g in tour.state["rounds"][rnd - 1]["games"] if g["table"] == table)
 
 
-def _payload(tour: Tournament, g: dict[str, Any], lines: list[str], scores: list[int], stamp: bool = True) -> dict[str, Any]:
+def _stamp(tour: Tournament, g: dict[str, Any], lines: list[str]) -> list[str]:
+    """The record with its header naming the game, as a table's reporter sends it."""
+    head = json.loads(lines[0])
+    head.update(table="table %d, round %d (%s)" % (g["table"], g["round"], g["id"]), players=tour.seat_players(g))
+    return [json.dumps(head)] + lines[1:]
+
+
+def _payload(tour: Tournament, g: dict[str, Any], lines: list[str], scores: list[int]) -> dict[str, Any]:
     names = [tour.team_name(t) for t in g["teams"]]
-    if stamp:
-        lines = mqttwire.stamp(lines, mqttwire.game_label(g["table"], g["round"], g["id"]), tour.seat_players(g))
+    lines = _stamp(tour, g, lines)
     return {"game": g["id"], "table": g["table"], "round": g["round"], "teams": names, "scores": scores,
             "winner": names[0] if scores[0] > scores[1] else names[1], "record": lines,
             "hash": mqttwire.record_hash(lines), "confirmed": names, "disputed_by": None}
@@ -135,18 +141,23 @@ def test_a_read_only_folder_keeps_the_result_says_so_and_counts_it_once_writable
     t1 = Reporter(tour, 1, "127.0.0.1", b.port, creds["table1"]).start()
     try:
         g = _game(tour, 1, 1)
+        def health() -> dict[str, Any]:
+            return dict(d.snapshot().get("health") or {})
+
         with drill.read_only(tour.dir / "archive"):
             t1.play(g["id"], 5)
-            assert mqttwire.wait_for(lambda: d.storage_error is not None and g["id"] in d.waiting, 10)
-            time.sleep(1.5)  # the table's resends and the director's retries meanwhile
+            # the director has it, and the disk would not take it (or, before the fix, it died)
+            mqttwire.wait_for(lambda: health().get("waiting") == [g["id"]], 10)
             assert not tour.result_recorded(g["id"]) and t1.pending() == 1  # not acknowledged
-            snap = d.snapshot()
-            assert snap["health"]["storage_error"] and snap["health"]["waiting"] == [g["id"]]
+            shown = health()
+            assert "Read-only" in shown["storage_error"]["error"] or "denied" in shown["storage_error"]["error"]
+            assert shown["waiting"] == [g["id"]]
+        # writable again: counted, acknowledged, once
         assert mqttwire.wait_for(lambda: tour.result_recorded(g["id"]), 10)
         assert mqttwire.wait_for(lambda: t1.pending() == 0, 10)
         assert [e["game"] for e in tour.log() if e["kind"] == "result"] == [g["id"]]
-        assert mqttwire.wait_for(lambda: d.storage_error is None, 5)
-        assert d.storage_errors >= 1
+        assert mqttwire.wait_for(lambda: health()["storage_error"] is None, 5)
+        assert health()["storage_errors"] >= 1
     finally:
         t1.stop()
 
@@ -218,12 +229,12 @@ def test_a_tables_credential_cannot_knock_the_director_off(club) -> None:  # typ
 def test_oversized_message_refused_and_a_deep_status_does_not_break_the_page(club) -> None:  # type: ignore[no-untyped-def]
     tour, creds, b, d = club
     conf = (tour.dir / "broker" / "mosquitto.conf").read_text()
-    assert "max_packet_size %d" % brokers.MAX_MESSAGE in conf
+    assert "max_packet_size %d" % LIMIT in conf
     rogue = _rogue(tour, creds, b.port, 1)
     try:
         g = _game(tour, 1, 1)
         big = _payload(tour, g, *bot_game(41))
-        big["junk"] = "x" * (brokers.MAX_MESSAGE + 10)
+        big["junk"] = "x" * (LIMIT + 10)
         rogue.publish(mqttwire.topic(tour.id, "table", 1, "result"), json.dumps(big), qos=1)
         # the broker drops the client that sends it; the director never holds it
         assert mqttwire.wait_for(lambda: not rogue.is_connected(), 10)
@@ -239,7 +250,6 @@ def test_oversized_message_refused_and_a_deep_status_does_not_break_the_page(clu
                      json.dumps({"table": 2, "state": "playing", "teams": "Team 1"}), qos=1, retain=True).wait_for_publish(10)
         assert mqttwire.wait_for(lambda: 2 in d.status, 10)
         assert d.status[2] == {"table": 2, "state": "playing"}
-        from aiohttp.test_utils import TestClient, TestServer  # noqa: F401 - the page's own server below
         from cardtable_host.directorweb import run_in_thread
         import urllib.request
 
@@ -322,13 +332,12 @@ def test_the_password_file_written_here_lets_a_table_in(tmp_path: Path) -> None:
 
 def test_tournament_broker_stopped_with_sigterm_stops_its_mosquitto(tmp_path: Path) -> None:
     import signal
-    import socket
     import subprocess
 
     from hostsupport import command
 
-    tour = create(tmp_path / "t", [{"name": n, "players": [n + "1", n + "2"]} for n in "AB"], 1,
-                  then=lambda folder, tid: brokers.write_config(folder / "broker", tid, 1))
+    tour = create(tmp_path / "t", [{"name": n, "players": [n + "1", n + "2"]} for n in "AB"], 1)
+    brokers.write_config(tour.dir / "broker", tour.id, 1)
     port = brokers.free_port()
     p = subprocess.Popen(command("tournament", "broker", str(tour.dir), "--port", str(port)),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

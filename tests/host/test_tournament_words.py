@@ -3,7 +3,6 @@ spreadsheet's CSV), `forfeit` and `correct` of a counted game, `report --ask`, t
 the results log (issues 30 and 32)."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -106,8 +105,8 @@ def test_report_ask_names_whose_score(tmp_path: Path) -> None:
 
     from cardtable_host import broker as brokers
 
-    tour = create(tmp_path / "club", [{"name": n, "players": [n + "1", n + "2"]} for n in ("Aces", "Kings")], 1,
-                  then=lambda folder, tid: brokers.write_config(folder / "broker", tid, 1))
+    tour = create(tmp_path / "club", [{"name": n, "players": [n + "1", n + "2"]} for n in ("Aces", "Kings")], 1)
+    brokers.write_config(tour.dir / "broker", tour.id, 1)
     g = tour.state["rounds"][0]["games"][0]
     names = [tour.team_name(t) for t in g["teams"]]
     asked: list[str] = []
