@@ -89,6 +89,21 @@ def write_config(folder: Path, tid: str, tables: int) -> dict[str, str]:
     return creds
 
 
+def add_watcher(folder: Path, tid: str, tables: int) -> bool:
+    """Give a tournament made before the watcher user one (credentials, passwd, ACL); whether
+    it was missing. Without it the director's two connections would share a user, and the
+    broker (a client's id is its user name) would let each push the other off."""
+    creds = credentials(folder)
+    if WATCHER in creds:
+        return False
+    creds[WATCHER] = secrets.token_urlsafe(12)
+    _write_private(folder / "credentials.json", json.dumps(creds, indent=1))
+    with open(folder / "passwd", "a", encoding="utf-8") as f:
+        f.write(password_line(WATCHER, creds[WATCHER]) + "\n")
+    (folder / "acl").write_text(acl_text(tid, tables), encoding="utf-8")
+    return True
+
+
 def _write_private(path: Path, text: str) -> None:
     """Write a file only its owner may read (mode 0600)."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -75,6 +75,8 @@ class Director:
         self.storage_errors = 0  # writes that failed since the start
         self.handler_errors = 0  # messages that broke a check (refused all the same)
         self._refused_seen: set[tuple[str, str, str]] = set()
+        self._health_written: dict[str, Any] | None = None  # the health last written (HEALTH), when
+        self._health_at = 0.0
         self.updates = 0  # standings published
         # The standings go out from a thread of their own, each update for every result counted
         # since the one before: a burst of results is counted as it comes, and the standings
@@ -206,6 +208,8 @@ class Director:
         referee's replay follows."""
         with self.lock:
             why = self._check(table, p)
+            if why and isinstance(p.get("game"), str) and self.waiting.get(p["game"], (0, {}, 0))[1] is p:
+                del self.waiting[p["game"]]  # kept for the disk, now counted from a resend, or refused
             if why == "resend":
                 self._ack_after_sync(table)
                 return
@@ -246,10 +250,6 @@ class Director:
             self.refereeing[p["game"]] = str(path)
             self.last = p["game"]
             self.last_received = received or time.time()
-            try:
-                self._write_health()
-            except OSError:
-                pass  # said on the page; the retry loop writes it again
             self._new[p["game"]] = self.last_received
             self.publish_standings()
             self._ack_after_sync(table)
@@ -325,17 +325,20 @@ class Director:
             self.storage_error = None
 
     def _retry_loop(self) -> None:
-        """Try the results the disk would not take again, in the order they came."""
+        """Try the results the disk would not take again, in the order they came; keep the
+        health file current."""
         while not self._stopped.wait(RETRY_S):
-            for gid, (table, p, received) in sorted(list(self.waiting.items()), key=lambda kv: kv[1][2]):
-                try:
-                    self.result(table, p, received)
-                except Exception as e:  # noqa: BLE001 - kept for the next try
-                    print("cardtable director: %s not counted yet: %s" % (gid, e), file=sys.stderr, flush=True)
             try:
-                self._write_health()
-            except OSError:
-                pass
+                with self.lock:
+                    kept = sorted(self.waiting.items(), key=lambda kv: kv[1][2])
+                for gid, (table, p, received) in kept:
+                    self.result(table, p, received)
+                with self.lock:
+                    h = self.health()
+                if {k: v for k, v in h.items() if k != "alive"} != self._health_written or time.time() - self._health_at >= 15:
+                    self._write_health()
+            except Exception as e:  # noqa: BLE001 - this thread must go on: tried again next time
+                print("cardtable director: %s" % e, file=sys.stderr, flush=True)
 
     def health(self) -> dict[str, Any]:
         """When the director last counted a result, what it waits to write, storage errors."""
@@ -348,8 +351,12 @@ class Director:
         """The health where `tournament standings` reads it (HEALTH, replaced whole)."""
         path = self.tour.dir / HEALTH
         tmp = path.with_name(HEALTH + ".tmp")
-        tmp.write_text(json.dumps(self.health()), encoding="utf-8")
+        with self.lock:
+            h = self.health()
+        tmp.write_text(json.dumps(h), encoding="utf-8")
         os.replace(tmp, path)
+        self._health_written = {k: v for k, v in h.items() if k != "alive"}
+        self._health_at = h["alive"]
 
     # -- the referee, behind the standings ---------------------------------------------------
 

@@ -246,6 +246,8 @@ def hostport(text: str) -> tuple[str, int]:
 
 def _broker(args: argparse.Namespace) -> int:
     tour = Tournament(args.dir)
+    if brokers.add_watcher(tour.dir / "broker", tour.id, tour.state["tables"]):
+        print("added the director's watcher user to %s (made by an older cardtable)" % (tour.dir / "broker"), flush=True)
     b = brokers.LocalBroker(tour.dir / "broker", args.port, listen=args.listen).start()
     print("mosquitto on %s:%d for %s (Ctrl-C stops it)" % (args.listen, b.port, tour.id), flush=True)
     try:
