@@ -74,6 +74,13 @@ def club(tmp_path: Path):  # type: ignore[no-untyped-def]
     b.stop()
 
 
+def _text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
 def _refused(tour: Tournament) -> list[dict[str, Any]]:
     p = tour.dir / "refused.jsonl"
     return [json.loads(x) for x in p.read_text().splitlines()] if p.exists() else []
@@ -152,6 +159,10 @@ def test_a_read_only_folder_keeps_the_result_says_so_and_counts_it_once_writable
             shown = health()
             assert "Read-only" in shown["storage_error"]["error"] or "denied" in shown["storage_error"]["error"]
             assert shown["waiting"] == [g["id"]]
+            # and `tournament standings` says so (the director writes its health beside the log)
+            assert mqttwire.wait_for(lambda: "storage_error\": {" in _text(tour.dir / "director.json"), 10)
+            out = cardtable("tournament", "standings", str(tour.dir)).stdout
+            assert "STORAGE ERROR since " in out and "1 result(s) kept until the folder takes them" in out, out
         # writable again: counted, acknowledged, once
         assert mqttwire.wait_for(lambda: tour.result_recorded(g["id"]), 10)
         assert mqttwire.wait_for(lambda: t1.pending() == 0, 10)
