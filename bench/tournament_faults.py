@@ -18,11 +18,11 @@ import time
 from pathlib import Path
 from typing import Any, Iterator
 
-from cardtable_host import broker as brokers
-from cardtable_host import mqttwire
-from cardtable_host.director import Director
-from cardtable_host.evening import Evening
-from cardtable_host.tourney import Tournament, create
+from cardtable_host.tournament import broker as brokers
+from cardtable_host.tournament import mqttwire
+from cardtable_host.tournament.director import Director
+from cardtable_host.tournament.evening import Evening
+from cardtable_host.tournament.tourney import Tournament, create
 
 HOSTILE_TABLE = 3
 

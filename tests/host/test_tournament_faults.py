@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from cardtable_host import broker as brokers
-from cardtable_host import mqttwire
-from cardtable_host.director import Director
-from cardtable_host.reporter import Reporter, bot_game
-from cardtable_host.tourney import Tournament, create
+from cardtable_host.tournament import broker as brokers
+from cardtable_host.tournament import mqttwire
+from cardtable_host.tournament.director import Director
+from cardtable_host.tournament.reporter import Reporter, bot_game
+from cardtable_host.tournament.tourney import Tournament, create
 from hostsupport import cardtable
 
 if not (shutil.which("mosquitto") or Path("/usr/sbin/mosquitto").exists()):
@@ -261,7 +261,7 @@ def test_oversized_message_refused_and_a_deep_status_does_not_break_the_page(clu
                      json.dumps({"table": 2, "state": "playing", "teams": "Team 1"}), qos=1, retain=True).wait_for_publish(10)
         assert mqttwire.wait_for(lambda: 2 in d.status, 10)
         assert d.status[2] == {"table": 2, "state": "playing"}
-        from cardtable_host.directorweb import run_in_thread
+        from cardtable_host.tournament.directorweb import run_in_thread
         import urllib.request
 
         stop, port = run_in_thread(d, creds["director"], 0)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cardtable_host.tourney import Tournament, create
+from cardtable_host.tournament.tourney import Tournament, create
 from hostsupport import cardtable
 
 
@@ -31,7 +31,7 @@ def test_every_command_that_needs_no_broker_works_without_mosquitto(tmp_path: Pa
     assert (Path(d) / "broker" / "passwd").read_text().count("$7$101$") == 4  # director, watcher, 2 tables
     tour = Tournament(d)
     g1, g2 = tour.state["rounds"][0]["games"]
-    from cardtable_host.reporter import bot_game
+    from cardtable_host.tournament.reporter import bot_game
 
     lines, _ = bot_game(4)
     rec = tmp_path / "g.jsonl"
@@ -51,7 +51,7 @@ def test_new_is_all_or_nothing(tmp_path: Path) -> None:
     boom = dict(os.environ, PYTHONPATH=str(tmp_path / "hook") + os.pathsep + os.environ.get("PYTHONPATH", ""))
     (tmp_path / "hook").mkdir()
     (tmp_path / "hook" / "sitecustomize.py").write_text(
-        "from cardtable_host import broker\n"
+        "from cardtable_host.tournament import broker\n"
         "def fail(*a, **k):\n    raise OSError(28, 'No space left on device')\n"
         "broker.write_config = fail\n")
     r = cardtable("tournament", "new", str(d), "--team", "A=a+b", "--team", "B=c+d", env=boom)
@@ -103,7 +103,7 @@ def test_report_ask_names_whose_score(tmp_path: Path) -> None:
     ask: the question comes before the result is sent)."""
     from cardtable_host.commands import tournament as cmd
 
-    from cardtable_host import broker as brokers
+    from cardtable_host.tournament import broker as brokers
 
     tour = create(tmp_path / "club", [{"name": n, "players": [n + "1", n + "2"]} for n in ("Aces", "Kings")], 1)
     brokers.write_config(tour.dir / "broker", tour.id, 1)
@@ -122,7 +122,7 @@ def test_report_ask_names_whose_score(tmp_path: Path) -> None:
 
     real_input = builtins.input
     builtins.input = lambda prompt="": asked.append(prompt) or "y"  # type: ignore[assignment]
-    import cardtable_host.reporter as rep
+    import cardtable_host.tournament.reporter as rep
 
     real = rep.Reporter
     rep.Reporter = fake_reporter  # type: ignore[assignment,misc]
@@ -191,7 +191,7 @@ def test_no_posix_only_module_on_a_tournament_commands_path(tmp_path: Path) -> N
                  ("disputes", d), ("direct", "--help"), ("broker", "--help"), ("report", "--help")):
         r = cardtable("tournament", *args, env=env)
         assert r.returncode == 0, (args, r.stderr)
-    r = subprocess.run([sys.executable, "-c", "import cardtable_host.director, cardtable_host.directorweb, "
-                        "cardtable_host.evening, cardtable_host.reporter, cardtable_host.tablewatch"],
+    r = subprocess.run([sys.executable, "-c", "import cardtable_host.tournament.director, cardtable_host.tournament.directorweb, "
+                        "cardtable_host.tournament.evening, cardtable_host.tournament.reporter, cardtable_host.tournament.tablewatch"],
                        env=env, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr

@@ -27,13 +27,13 @@ from typing import Any
 
 from cardtable import record
 
-from cardtable_host import mqttwire
-from cardtable_host.archive import Archive
-from cardtable_host.broker import DIRECTOR, MAX_MESSAGE, WATCHER
-from cardtable_host.refworker import Worker
-from cardtable_host.tablewatch import TableWatch
-from cardtable_host.tourney import HEALTH, REFEREE, Tournament
+from cardtable_host.serve.archive import Archive
+from cardtable_host.tournament import mqttwire
+from cardtable_host.tournament.broker import DIRECTOR, MAX_MESSAGE, WATCHER
+from cardtable_host.tournament.refworker import Worker
 from cardtable_host.tournament.safejson import Refused, load_object
+from cardtable_host.tournament.tablewatch import TableWatch
+from cardtable_host.tournament.tourney import HEALTH, REFEREE, Tournament
 
 RETRY_S = 1.0  # how often a result the disk would not take is tried again
 
