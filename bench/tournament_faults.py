@@ -48,7 +48,8 @@ def poisons(tour: Tournament) -> list[bytes]:
 @contextlib.contextmanager
 def read_only(folder: Path) -> Iterator[None]:
     """The folder read-only while inside (as root, whom permissions do not stop: a read-only
-    bind mount of it)."""
+    bind mount of it; where root may not mount, the folder moved aside and a file in its place,
+    so that every write into it fails all the same)."""
     if os.geteuid() != 0:
         mode = folder.stat().st_mode & 0o777
         folder.chmod(0o555)
@@ -57,12 +58,21 @@ def read_only(folder: Path) -> Iterator[None]:
         finally:
             folder.chmod(mode)
         return
-    subprocess.run(["mount", "--bind", str(folder), str(folder)], check=True)
+    if subprocess.run(["mount", "--bind", str(folder), str(folder)], capture_output=True).returncode == 0:
+        try:
+            subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=True)
+            yield
+        finally:
+            subprocess.run(["umount", "-l", str(folder)], check=True)  # lazy: a reader still inside keeps its view
+        return
+    aside = folder.with_name(folder.name + ".aside")
+    folder.rename(aside)
+    folder.write_text("not a folder: writes here fail\n")
     try:
-        subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=True)
         yield
     finally:
-        subprocess.run(["umount", "-l", str(folder)], check=True)  # lazy: a reader still inside keeps its view
+        folder.unlink()
+        aside.rename(folder)
 
 
 def drill(work: Path, seed: int = 3) -> dict[str, Any]:
