@@ -373,7 +373,11 @@ class Director:
                     claim = self.tour.outcomes(disputed_too=True).get(gid)
                 if path is None:
                     continue
-                entry = judge(gid, path, claim, worker.verdict(path))
+                try:
+                    entry = judge(gid, path, claim, worker.verdict(path))
+                except Exception as e:  # noqa: BLE001 - a verdict that cannot be read is the director's to settle
+                    entry = {"kind": "refereed", "game": gid, "by": REFEREE, "record": path, "ok": False,
+                             "why": "the referee could not give a verdict: %s" % e}
                 with self.lock:
                     try:
                         self.tour.append(entry, sync=False)  # on disk with the next sync
@@ -476,11 +480,16 @@ class Director:
             if self._stopped.is_set():
                 return
             self._standings_wanted.clear()
-            with self.lock:
-                snap = self.snapshot(tables=False)
-                snap["new"], self._new = self._new, {}
-            self.c.publish(mqttwire.topic(self.tid, "standings"), json.dumps(snap), qos=1, retain=True)
-            self.updates += 1
+            try:
+                with self.lock:
+                    snap = self.snapshot(tables=False)
+                    snap["new"], self._new = self._new, {}
+                self.c.publish(mqttwire.topic(self.tid, "standings"), json.dumps(snap), qos=1, retain=True)
+                self.updates += 1
+            except Exception as e:  # noqa: BLE001 - the next update tries again; this thread goes on
+                print("cardtable director: the standings were not published: %s" % e, file=sys.stderr, flush=True)
+                if not self._stopped.wait(RETRY_S):
+                    self._standings_wanted.set()
 
 
 def _clean_status(table: int, got: dict[str, Any]) -> dict[str, Any]:
