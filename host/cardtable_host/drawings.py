@@ -275,22 +275,32 @@ def _i2c_timing(d: Drawn) -> list[str]:
     if not names:
         return []
     L = ["## I2C pull-ups and rise time", "",
-         "With a channel selected, the TCA9548A joins the trunk to it: the trunk's and the"
-         " channel's pull-ups work in parallel on the wire of both. The firmware checks every"
-         " segment at boot (`table/buscheck.py`): t_r = 0.8473 x R x C (NXP UM10204), counting"
-         " %d pF per metre of wire and %d pF per pin; %d kHz needs t_r <= %d ns, %d kHz"
-         " <= %d ns." % (buscheck.CABLE_PF_M, buscheck.PIN_PF, buscheck.FAST_HZ // 1000,
-                         buscheck.FAST_TR_NS, buscheck.STD_HZ // 1000, buscheck.STD_TR_NS), ""]
+         "With a channel selected, the TCA9548A's NMOS pass gate joins the trunk to it only up"
+         " to its pass voltage: 1.6 V at least, 1.9 V typically, 2.8 V at most at V_CC 3.3 V"
+         " (TI SCPS207H 6.5). Below it the trunk's and the channel's pull-ups work in parallel"
+         " on the wire of both; above it each side rises on its own pull-ups and wire. The"
+         " firmware checks every segment at boot (`table/buscheck.py`, integer maths): the"
+         " 0.3 to 0.7 V_DD rise of NXP UM10204 split at the lowest pass voltage, 0.3066 R C"
+         " joined then 0.5407 R C for the slower side alone, counting %d pF per metre of wire"
+         " and %d pF per pin (the trunk: the Pico's pin and each mux's trunk pin; a channel:"
+         " its mux pin and the PN532's); %d kHz needs t_r <= %d ns, %d kHz <= %d ns."
+         " `tests/host/test_bus_spice.py` checks these figures against ngspice (within 5 %%)."
+         " Probe both sides when you bring a bus up: the trunk at the Pico's SDA/SCL pins is"
+         " the slow side." % (buscheck.CABLE_PF_M, buscheck.PIN_PF, buscheck.FAST_HZ // 1000,
+                              buscheck.FAST_TR_NS, buscheck.STD_HZ // 1000,
+                              buscheck.STD_TR_NS), ""]
     rows = []
     for bn in names:
         bus = d.raw["buses"][bn]
-        for i, ohms, pf, tr, mm in buscheck.segments(bus, d.raw["readers"], bn):
+        for i, rt, ct, rc, cc, mm in buscheck.sides(bus, d.raw["readers"], bn):
             r = d.raw["readers"][i]
             where = "0x%02x ch %d" % (b.readers[i][1], b.readers[i][2]) if "mux" in r else "direct"
+            tr = buscheck.rise2_ns(rt, ct, rc, cc) if rc else buscheck.rise_ns(rt, ct)
             rows.append([str(i), b.reader_zone[i], bn, where, _ohms(bus.get("pullup", 0) or 0),
-                         _ohms(r.get("pullup", 0) or 0), _ohms(ohms), str(mm), str(pf), str(tr)])
+                         _ohms(r.get("pullup", 0) or 0), str(mm), str(ct),
+                         str(cc) if rc else "-", str(tr)])
     L += _table(["reader", "zone", "bus", "channel", "trunk pull-ups", "channel pull-ups",
-                 "together", "wire mm", "C pF", "t_r ns"], rows)
+                 "wire mm", "trunk pF", "channel pF", "t_r ns"], rows)
     L += [""]
     for bn in names:
         bus = b.buses[bn]

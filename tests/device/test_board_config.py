@@ -372,8 +372,16 @@ def test_rise_time_uses_um10204_with_integer_maths():
     segs = buscheck.segments({"pullup": 10000, "cable_mm": 300},
                              [{"bus": "i2c0", "mux": "0x70", "ch": 0, "pullup": 10000,
                                "cable_mm": 600}], "i2c0")
-    # 0.9 m at 80 pF/m + four pins at 10 pF (Pico, mux trunk side, mux channel, PN532)
-    assert segs == [(0, 5000, 112, 474, 900)], segs
+    # 0.9 m at 80 pF/m + four pins at 10 pF (Pico, mux trunk side, mux channel, PN532). Two
+    # stages (the pass gate at its lowest 1.6 V): joined, 5 kohm on 112 pF from 0.99 to 1.6 V
+    # (0.3066 RC); then the channel alone, 10 kohm on 48 + 20 pF, from 1.6 to 2.31 V (0.5407
+    # RC), slower than the trunk's 10 kohm on 24 + 20 pF: 172 + 368 ns. One stage said 474.
+    assert segs == [(0, 5000, 112, 539, 900)], segs
+    assert buscheck.sides({"pullup": 10000, "cable_mm": 300},
+                          [{"bus": "i2c0", "mux": "0x70", "ch": 0, "pullup": 10000,
+                            "cable_mm": 600}], "i2c0") == [(0, 10000, 44, 10000, 68, 900)]
+    assert buscheck.rise2_ns(10000, 44, 10000, 68, buscheck.PASS_MV_TYP) == 516
+    assert buscheck.rise2_ns(0, 44, 10000, 68) == -1  # no trunk pull-up: never rises past V_pass
 
 
 def test_weak_pull_ups_on_a_long_bus_refuse_400_khz_and_pick_100():
@@ -391,11 +399,15 @@ def test_weak_pull_ups_on_a_long_bus_refuse_400_khz_and_pick_100():
 
 def test_a_bus_too_slow_even_for_100_khz_or_too_strong_is_refused():
     cfg = base()
-    cfg["buses"]["i2c0"]["pullup"] = 0
+    cfg["buses"]["i2c0"]["pullup"] = 47000
     for r in cfg["readers"]:
         r["pullup"] = 47000
     msg = problems(cfg)
     assert "buses.i2c0: too slow even for 100 kHz (1000 ns allowed): mux 0x70 ch 0 rises in" in msg
+    cfg["buses"]["i2c0"]["pullup"] = 0  # above the pass gate's voltage nothing pulls the trunk up
+    msg = problems(cfg)
+    assert "buses.i2c0: no pull-ups on the trunk of i2c0: a TCA9548A channel passes only up to" \
+        " about 1.6-2.8 V" in msg, msg
     cfg = base()
     for r in cfg["readers"]:
         r["pullup"] = 1000

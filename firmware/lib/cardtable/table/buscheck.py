@@ -2,6 +2,7 @@
 # Imported by configcheck while a board file is checked, and unloaded with it. Integer maths
 # only: this runs on the Pico at boot.
 from cardtable.compat import const
+from cardtable.table.intmath import isqrt
 
 # NXP UM10204 rev. 7 (I2C-bus specification), table 10: rise time t_r at most 1000 ns in
 # Standard-mode (100 kHz) and 300 ns in Fast-mode (400 kHz); bus capacitance at most 400 pF;
@@ -22,6 +23,19 @@ LONG_MM = const(1000)  # I2C is a bus for one board: warn above about a metre of
 CABLE_MM_MAX = const(5000)
 OHM_MAX = const(100000)
 SPI_CORES = const(6)  # SCK, MOSI, MISO, chip select, 5 V, GND
+# The TCA9548A's channels are NMOS pass gates (TI SCPS207H section 6.5 and figure "V_pass vs
+# V_CC"): at V_CC 3.3 V one passes 1.6 V at least, 1.9 V typically, 2.8 V at most. Below that
+# the trunk and the channel are one node (pull-ups in parallel on both wires); above it each
+# side rises on its own pull-ups and wire. Between 0.3 and 0.7 VDD (0.99 and 2.31 V) the RC
+# rise takes ln(2.31 / 0.99) = 0.8473 RC in one piece (UM10204's figure), or, split at V_pass:
+# ln(2.31 / (3.3 - V_pass)) R_both C_both + ln((3.3 - V_pass) / 0.99) R_side C_side, in
+# ten-thousandths below. A side's time grows as V_pass falls when it is slower than the joined
+# node, so the worst case is V_pass at its minimum (or the joined node, V_pass above 2.31 V).
+PASS_MV_MIN = const(1600)
+PASS_MV_TYP = const(1900)
+LN_ALL = const(8473)
+LN_JOINED = {PASS_MV_MIN: 3066, PASS_MV_TYP: 5008}
+LN_SIDE = {PASS_MV_MIN: 5407, PASS_MV_TYP: 3465}
 
 
 def parallel(r1, r2):
@@ -35,31 +49,62 @@ def parallel(r1, r2):
 
 def rise_ns(ohms, pf):
     """UM10204's t_r = 0.8473 R C in ns (R in ohms, C in pF), in small ints."""
-    return (ohms * pf // 1000) * 8473 // 10000
+    return (ohms * pf // 1000) * LN_ALL // 10000
+
+
+def rise2_ns(rt, ct, rc, cc, pass_mv=PASS_MV_MIN):
+    """t_r in ns of the slower side of a TCA9548A channel: the trunk (pull-up rt ohms, ct pF)
+    and the channel (rc, cc) joined by the pass gate up to pass_mv, each on its own above;
+    -1 if a side has no pull-up (it never rises past the pass gate's voltage)."""
+    if not rt or not rc:
+        return -1
+    joined = (parallel(rt, rc) * (ct + cc) // 1000) * LN_JOINED[pass_mv]
+    side = max(rt * ct, rc * cc) // 1000 * LN_SIDE[pass_mv]
+    return max((joined + side) // 10000, rise_ns(parallel(rt, rc), ct + cc))
 
 
 def segments(bus, readers, name):
     """(reader index, pull-up ohms, pF, t_r ns, wire mm) per reader on I2C bus `name`.
 
-    With a channel selected, the TCA9548A's pass gate joins the trunk to that channel: the
-    trunk's and the channel's pull-ups work in parallel on the wire of both, the Pico's pin,
-    each mux's trunk pin, the channel's pin and the PN532's pin (10 pF each).
+    With a channel selected, the TCA9548A's pass gate joins the trunk to that channel only up
+    to its pass voltage (rise2_ns): the trunk carries its wire, the Pico's pin and each mux's
+    trunk pin; the channel its wire, the channel pin and the PN532's (10 pF each). ohms and pF
+    are the joined node's; t_r is the slower side's at the pass gate's lowest voltage.
     """
+    out = []
+    for i, rt, ct, rc, cc, mm in sides(bus, readers, name):
+        ohms = parallel(rt, rc)
+        if rc and cc:
+            tr = rise2_ns(rt, ct, rc, cc)
+        else:
+            tr = rise_ns(ohms, ct + cc) if ohms else -1
+        out.append((i, ohms, ct + cc, tr, mm))
+    return out
+
+
+def sides(bus, readers, name):
+    """(reader index, trunk ohms, trunk pF, channel ohms, channel pF, wire mm) per reader on
+    I2C bus `name`; a reader on the trunk (no mux) has channel (0, 0) and its own pull-up and
+    pin on the trunk."""
     muxes = []
     for r in readers:
         if r.get("bus") == name and "mux" in r and r["mux"] not in muxes:
             muxes.append(r["mux"])
     trunk = bus.get("cable_mm", 0)
+    tpf = (trunk * CABLE_PF_M + 500) // 1000 + (1 + len(muxes)) * PIN_PF
     out = []
     for i in range(len(readers)):
         r = readers[i]
         if r.get("bus") != name:
             continue
-        mm = trunk + r.get("cable_mm", 0)
-        pins = 2 + len(muxes) + (1 if "mux" in r else 0)
-        pf = (mm * CABLE_PF_M + 500) // 1000 + pins * PIN_PF
-        ohms = parallel(bus.get("pullup", 0), r.get("pullup", 0))
-        out.append((i, ohms, pf, rise_ns(ohms, pf) if ohms else -1, mm))
+        mm = r.get("cable_mm", 0)
+        cpf = (mm * CABLE_PF_M + 500) // 1000 + PIN_PF
+        if "mux" in r:
+            out.append((i, bus.get("pullup", 0), tpf, r.get("pullup", 0), cpf + PIN_PF,
+                        trunk + mm))
+        else:
+            out.append((i, parallel(bus.get("pullup", 0), r.get("pullup", 0)), tpf + cpf, 0, 0,
+                        trunk + mm))
     return out
 
 
@@ -113,6 +158,12 @@ def _i2c(ck, b, bn, d, readers):
                 " and name it in \"reset\"" % bn)
     if reset is not None:
         b.buses[bn]["reset"] = reset
+    if muxed and not d.get("pullup") and _ints(ck, key, d, ("pullup",), 0, OHM_MAX):
+        ck.bad(key, "no pull-ups on the trunk of %s: a TCA9548A channel passes only up to about"
+               " 1.6-2.8 V (TI SCPS207H), so above that the Pico's side rises on the trunk's"
+               " own pull-ups; fit 4.7-10 kohm from SDA and SCL to 3.3 V at the Pico (the"
+               " Adafruit 2717 has 10 kohm) and write \"pullup\"" % bn)
+        ok = False
     for i in mine:
         r = readers[i]
         rkey = "readers[%d]" % i
@@ -122,8 +173,9 @@ def _i2c(ck, b, bn, d, readers):
             continue
         if "mux" in r:
             if not r.get("pullup"):
-                ck.bad(rkey, "no pull-ups on %s: a TCA9548A channel passes at most about VCC - 1 V"
-                       " from the Pico's side (TI SCPS207H), so each channel needs pull-ups of"
+                ck.bad(rkey, "no pull-ups on %s: a TCA9548A channel passes only up to about 1.9 V"
+                       " (1.6-2.8 V at VCC 3.3 V, TI SCPS207H) from the Pico's side, so each"
+                       " channel needs pull-ups of"
                        " its own, and a module without them (the Adafruit 364 has none) never"
                        " answers there; fit 2.2 kohm from SDn and SCn to 3.3 V and write"
                        " \"pullup\": 2200 (or the module's own value)" % _label(r))
@@ -141,9 +193,10 @@ def _i2c(ck, b, bn, d, readers):
         return
     _lengths(ck, cfg_at(ck), d, readers, mine)
     worst = None
-    for seg in segments(d, readers, bn):
-        i, ohms, pf, tr, mm = seg
+    for i, rt, ct, rc, cc, mm in sides(d, readers, bn):
         rkey = "readers[%d]" % i
+        ohms = parallel(rt, rc)
+        pf = ct + cc
         if ohms < RP_MIN:
             ck.bad(rkey, "%d ohm of pull-ups (trunk and channel together) is more than a chip"
                    " can pull low: at least %d ohm for 3 mA at 0.4 V (UM10204)" % (ohms, RP_MIN))
@@ -154,28 +207,38 @@ def _i2c(ck, b, bn, d, readers):
             ck.warn(rkey, "%d mm of wire from the Pico to %s: above about 1 m, noise and"
                     " crosstalk corrupt I2C; put the mux nearer its readers" % (
                         mm, _label(readers[i])))
-        if worst is None or tr > worst[3]:
-            worst = seg
+        if rc:
+            tr = rise2_ns(rt, ct, rc, cc)
+            slow = "the trunk" if rt * ct >= rc * cc else "the channel"
+            why = ("%s rises in %d ns: above the pass gate's 1.6 V (its lowest, TI SCPS207H)"
+                   " %s rises alone (trunk: %d ohm of pull-ups on %d pF; channel: %d ohm on"
+                   " %d pF; %d mm of wire in all)" % (_label(readers[i]), tr, slow, rt, ct,
+                                                       rc, cc, mm))
+        else:
+            tr = rise_ns(ohms, pf)
+            slow = "the bus"
+            why = "%s rises in %d ns (%d ohm of pull-ups, %d pF: %d mm of wire and the pins)" % (
+                _label(readers[i]), tr, ohms, pf, mm)
+        if worst is None or tr > worst[0]:
+            worst = (tr, why, slow)
     if worst is None:
         return
-    i, ohms, pf, tr, mm = worst
-    why = "%s rises in %d ns (%d ohm of pull-ups, %d pF: %d mm of wire and the pins)" % (
-        _label(readers[i]), tr, ohms, pf, mm)
+    tr, why, slow = worst
     b.buses[bn]["rise_ns"] = tr
     if "freq" in d:
         freq = d["freq"]
         need = FAST_TR_NS if freq > STD_HZ else STD_TR_NS
         if tr > need:
             ck.bad(key + ".freq", "%d Hz allows a rise time of %d ns (UM10204), but %s; %s" % (
-                freq, need, why, "set \"freq\": 100000 or fit stronger pull-ups"
-                if tr <= STD_TR_NS else "fit stronger pull-ups or shorten the wires"))
+                freq, need, why, "set \"freq\": 100000 or fit stronger pull-ups on %s" % slow
+                if tr <= STD_TR_NS else "fit stronger pull-ups on %s or shorten the wires" % slow))
     elif tr <= FAST_TR_NS:
         b.buses[bn]["freq"] = FAST_HZ
     elif tr <= STD_TR_NS:
         b.buses[bn]["freq"] = STD_HZ
     else:
-        ck.bad(key, "too slow even for 100 kHz (%d ns allowed): %s; fit stronger pull-ups or"
-               " shorten the wires" % (STD_TR_NS, why))
+        ck.bad(key, "too slow even for 100 kHz (%d ns allowed): %s; fit stronger pull-ups on %s"
+               " or shorten the wires" % (STD_TR_NS, why, slow))
 
 
 def cfg_at(ck):
@@ -193,15 +256,13 @@ def cfg_at(ck):
 
 def _lengths(ck, where, d, readers, mine):
     """Wire at least as long as the straight line the drawing shows (else t_r is too low)."""
-    from cardtable.table.configcheck import _isqrt
-
     pico, zone_at = where
     muxes = d.get("muxes", {})
 
     def far(a, b):
         try:
             dx, dy = a[0] - b[0], a[1] - b[1]
-            return _isqrt(dx * dx + dy * dy)
+            return isqrt(dx * dx + dy * dy)
         except (TypeError, IndexError, KeyError):
             return 0  # (malformed positions are reported elsewhere)
 

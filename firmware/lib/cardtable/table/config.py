@@ -5,6 +5,7 @@ import sys
 
 CHECK = "cardtable.table.configcheck"
 BUSCHECK = "cardtable.table.buscheck"
+INTMATH = "cardtable.table.intmath"
 
 
 class ConfigError(ValueError):
@@ -105,10 +106,10 @@ def reader_label(r):
 
 
 def unload_check():
-    """Forget configcheck and buscheck (and their names in the package) so the collector can
+    """Forget configcheck, buscheck and intmath (and their names in the package) so the collector can
     free them."""
     pkg = sys.modules.get("cardtable.table")
-    for mod in (CHECK, BUSCHECK):
+    for mod in (CHECK, BUSCHECK, INTMATH):
         if mod in sys.modules:
             del sys.modules[mod]
         name = mod.rsplit(".", 1)[1]

@@ -7,6 +7,7 @@ from cardtable.compat import const
 from cardtable.games import GAMES
 from cardtable.table.config import Board, ConfigError, Layout
 from cardtable.table.config import reader_label as _reader_label
+from cardtable.table.intmath import isqrt as _isqrt
 
 FORMAT = const(1)
 
@@ -127,15 +128,6 @@ def _show(v):
 
 def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _isqrt(n):
-    x = n
-    y = (x + 1) // 2
-    while y < x:
-        x = y
-        y = (x + n // x) // 2
-    return x
 
 
 class _Check:
