@@ -183,7 +183,6 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
     for r in _raw_readers(d, "i2c"):
         if "mux" in r and r.get("pullup"):
             channel_pullups[r["pullup"]] = channel_pullups.get(r["pullup"], 0) + 2
-    cores = max([bus.get("cable_cores", 6) for bus in spi_buses] or [4])
     rows = [
         ("Raspberry Pi Pico (RP2040)", "Raspberry Pi SC0915", 1, ""),
         ("PN532 NFC reader module", "Elechouse PN532 NFC Module V3, or Adafruit 364", n,
@@ -223,11 +222,61 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
          "worst case %d mA" % p.worst),
         ("Schottky diode into VSYS", "1N5819", 1, "USB and the supply may both be plugged"),
         ("NFC sticker, 25 mm round", "NXP NTAG213 (NTAG215 also works)", tags, tag_note),
-        ("Cable run to a reader", "%d-core, 24 AWG" % cores, n,
+        ("Reader cable, Cat5e U/UTP", "4 twisted pairs, 24 AWG", n,
          ("%.1f m in all; " % (cable_mm(d) / 1000) if cable_mm(d) else "keep each run short; ")
-         + "each signal twisted with a ground"),
+         + "pairs as in wiring.md's reader cables (each signal twisted with a ground)"),
+        ("RJ45 jack (8P8C), one at each end of a reader's cable", "Amphenol RJHSE-5380, or a"
+         " breakout", 2 * n, "T568B; one at the reader, one at its mux channel or the Pico"),
     ]
     return [r for r in rows if r[2] > 0]
+
+
+# T568B: the pairs in the order a cable's signals take them, each as (signal pin, ground pin):
+# the signal on the solid wire, its ground on the white-striped one.
+T568B_PAIRS = (("orange", 2, 1), ("green", 6, 3), ("blue", 4, 5), ("brown", 8, 7))
+
+
+def cable_pairs(signals: list[str], cores: int = buscheck.CAT5E_CORES) -> list[tuple[str, str]]:
+    """A reader cable's pairs from its signals (fastest first): each signal twisted with a
+    ground while the pairs last, the slowest paired with each other after that."""
+    pairs = cores // 2
+    own = max(0, min(len(signals), 2 * pairs - len(signals)))
+    out = [(sig, "GND") for sig in signals[:own]]
+    rest = signals[own:]
+    for k in range(0, len(rest), 2):
+        out.append((rest[k], rest[k + 1] if k + 1 < len(rest) else "GND"))
+    return out + [("spare", "spare")] * (pairs - len(out))
+
+
+def _cables(d: Drawn) -> list[str]:
+    """Each distinct reader cable: cores, pairs and RJ45 pins, and the readers it serves."""
+    plans: dict[tuple[str, ...], list[str]] = {}
+    kinds: dict[tuple[str, ...], tuple[str, int]] = {}
+    for i, r in enumerate(d.raw["readers"]):
+        bus = d.raw["buses"][r["bus"]]
+        if bus["kind"] not in ("i2c", "spi"):
+            continue
+        sig = tuple(buscheck.signals(bus["kind"], r))
+        plans.setdefault(sig, []).append("%d (%s)" % (i, d.board.reader_zone[i]))
+        kinds[sig] = (bus["kind"], bus.get("cable_cores", buscheck.CAT5E_CORES))
+    if not plans:
+        return []
+    L = ["## Reader cables", "",
+         "Cat5e, an RJ45 jack (T568B) at each end: the signal on a pair's solid wire, a ground on"
+         " its white-striped one; every ground joins GND at both ends.", ""]
+    rows = []
+    for sig, who in plans.items():
+        kind, cores = kinds[sig]
+        pairs = cable_pairs(list(sig), cores)
+        cells = []
+        for (colour, pin_a, pin_b), (a, b) in zip(T568B_PAIRS, pairs):
+            cells.append("%s: %d %s, %d %s" % (colour, pin_a, a, pin_b, b))
+        used = sum(1 for pair in pairs for w in pair if w != "spare")
+        rows.append([", ".join(who), kind.upper(), str(len(sig) + 1), "%d of %d" % (used, cores),
+                     "; ".join(cells)])
+    L += _table(["readers", "bus", "cores needed", "cores used", "pairs (RJ45 pin, signal)"],
+                rows)
+    return L + [""]
 
 
 # ---------------------------------------------------------------- wiring.md
@@ -408,6 +457,7 @@ def wiring_md(d: Drawn) -> str:
     L += [""]
 
     L += _i2c_timing(d)
+    L += _cables(d)
     L += ["## Zones", ""]
     rows = []
     for zn in sorted(b.zone_reader, key=lambda z: b.zone_reader[z]):

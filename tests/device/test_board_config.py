@@ -445,6 +445,23 @@ def test_an_spi_build_needs_six_cores_chip_select_pull_ups_and_an_sck_resistor()
                           " the Pico's SCK pin and write \"sck_series\": 33",), b.warnings
 
 
+def test_a_readers_cable_has_a_core_for_each_of_its_signals():
+    from cardtable.table import buscheck
+
+    cfg = shipped("pico-nerts-6")
+    assert buscheck.signals("i2c", cfg["readers"][0]) == ["SCL", "SDA", "5V", "IRQ"]
+    assert buscheck.signals("spi", {"rst": 3}) == ["SCK", "MISO", "MOSI", "5V", "CS", "RSTPDN"]
+    config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")  # Cat5e by default: 8 cores
+    cfg["buses"]["i2c0"]["cable_cores"] = 4  # the old BOM's 4-core cable
+    msg = refused(cfg, "pico-nerts-6")
+    assert "buses.i2c0.cable_cores: 4-core cable cannot carry I2C to a reader: it needs 5 for" \
+        " readers[0] (SCL, SDA, 5V, IRQ, GND); use Cat5e" in msg, msg
+    cfg["buses"]["i2c0"]["cable_cores"] = 5
+    config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")
+    cfg["readers"][1]["rst"] = 28
+    assert "it needs 6 for readers[1] (SCL, SDA, 5V, IRQ, RSTPDN, GND)" in refused(cfg, "pico-nerts-6")
+
+
 def test_round_tables_keep_parts_on_the_table_and_zones_clear_of_hands():
     cfg = shipped("pico-nerts-6")
     cfg["piezo"]["at"] = [1100, 1150]  # inside the bounding box, off the round table

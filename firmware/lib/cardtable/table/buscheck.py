@@ -22,7 +22,7 @@ CABLE_PF_M = const(80)
 LONG_MM = const(1000)  # I2C is a bus for one board: warn above about a metre of wire
 CABLE_MM_MAX = const(5000)
 OHM_MAX = const(100000)
-SPI_CORES = const(6)  # SCK, MOSI, MISO, chip select, 5 V, GND
+CAT5E_CORES = const(8)  # a reader's cable unless the bus says "cable_cores": four twisted pairs
 # The TCA9548A's channels are NMOS pass gates (TI SCPS207H section 6.5 and figure "V_pass vs
 # V_CC"): at V_CC 3.3 V one passes 1.6 V at least, 1.9 V typically, 2.8 V at most. Below that
 # the trunk and the channel are one node (pull-ups in parallel on both wires); above it each
@@ -122,6 +122,17 @@ def _ints(ck, key, d, names, lo, hi):
     return ok
 
 
+def signals(kind, r):
+    """The signals reader r's cable carries besides GND, the fastest first (the pairing puts
+    each of those with a ground of its own while the pairs last)."""
+    s = ["SCL", "SDA", "5V"] if kind == "i2c" else ["SCK", "MISO", "MOSI", "5V", "CS"]
+    if r.get("irq") is not None:
+        s.append("IRQ")
+    if r.get("rst") is not None:
+        s.append("RSTPDN")
+    return s
+
+
 def check(ck, b, cfg):
     """Add the electrical problems and warnings of board config cfg to ck; pick I2C speeds."""
     ck.cfg = cfg
@@ -134,6 +145,26 @@ def check(ck, b, cfg):
             _i2c(ck, b, bn, d, readers)
         elif kind == "spi":
             _spi(ck, "buses." + bn, d)
+        if kind in ("i2c", "spi"):
+            _cores(ck, bn, d, kind, readers)
+
+
+def _cores(ck, bn, d, kind, readers):
+    """Each reader's cable has a core for every signal it carries and one for GND."""
+    if not _ints(ck, "buses." + bn, d, ("cable_cores",), 1, 64):
+        return
+    cores = d.get("cable_cores", CAT5E_CORES)
+    for i in range(len(readers)):
+        r = readers[i]
+        if r.get("bus") != bn:
+            continue
+        need = signals(kind, r)
+        if len(need) + 1 > cores:
+            ck.bad("buses.%s.cable_cores" % bn, "%d-core cable cannot carry %s to a reader: it"
+                   " needs %d for readers[%d] (%s, GND); use Cat5e (8 cores, four pairs) and"
+                   " write \"cable_cores\": 8" % (cores, kind.upper(), len(need) + 1, i,
+                                                 ", ".join(need)))
+            return
 
 
 def _i2c(ck, b, bn, d, readers):
@@ -283,14 +314,6 @@ def _lengths(ck, where, d, readers, mine):
 
 def _spi(ck, key, d):
     _ints(ck, key, d, ("cs_pullup", "sck_series"), 0, OHM_MAX)
-    _ints(ck, key, d, ("cable_cores",), 1, 64)
-    cores = d.get("cable_cores")
-    if cores is None:
-        ck.bad(key, "missing 'cable_cores': the conductors in each reader's cable (SPI needs"
-               " %d: SCK, MOSI, MISO, chip select, 5 V, GND)" % SPI_CORES)
-    elif isinstance(cores, int) and cores < SPI_CORES:
-        ck.bad(key + ".cable_cores", "%d-core cable cannot carry SPI to a reader: it needs %d"
-               " conductors (SCK, MOSI, MISO, chip select, 5 V, GND)" % (cores, SPI_CORES))
     if not d.get("cs_pullup"):
         ck.bad(key, "no chip-select pull-ups: RP2040 pins come out of reset pulled down, so"
                " until the firmware runs every PN532 is selected and drives MISO at once; fit"
