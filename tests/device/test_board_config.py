@@ -462,6 +462,28 @@ def test_a_readers_cable_has_a_core_for_each_of_its_signals():
     assert "it needs 6 for readers[1] (SCL, SDA, 5V, IRQ, RSTPDN, GND)" in refused(cfg, "pico-nerts-6")
 
 
+def test_reader_levels_are_checked_against_the_picos_pins():
+    cfg = shipped("pico-nerts-6")
+    del cfg["readers"][2]["module"]  # an Elechouse V3: its IRQ level is not documented
+    msg = refused(cfg, "pico-nerts-6")
+    assert "readers[2].irq: the Elechouse V3's IRQ level is undocumented (which side of its" \
+        " level shifter it sits on): before wiring it to GP18, measure its idle level" in msg, msg
+    cfg["readers"][2]["irq_mv"] = 5000  # measured: it idles at 5 V
+    msg = refused(cfg, "pico-nerts-6")
+    assert "readers[2].irq: 5000 mV on GP18: the RP2040 is not 5 V tolerant" in msg, msg
+    cfg["readers"][2]["irq_mv"] = 3300
+    config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")
+    cfg["readers"][7]["rst"] = 28  # an Elechouse V3's RSTPDN, from a GPIO
+    msg = refused(cfg, "pico-nerts-6")
+    assert "readers[7].rst: the Elechouse V3's RSTPDN reaches the PN532 as 2201 mV when GP28" \
+        " drives it with 3300" in msg, msg
+    cfg["readers"][7]["rst_mv"] = 5000  # through the 74AHCT125
+    config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")
+    cfg["readers"][7]["module"] = "pn532-red"
+    assert "readers[7].module: unknown reader module 'pn532-red' (known: adafruit-364," \
+        " elechouse-v3)" in refused(cfg, "pico-nerts-6")
+
+
 def test_round_tables_keep_parts_on_the_table_and_zones_clear_of_hands():
     cfg = shipped("pico-nerts-6")
     cfg["piezo"]["at"] = [1100, 1150]  # inside the bounding box, off the round table

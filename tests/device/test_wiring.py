@@ -162,8 +162,8 @@ def test_a_bus_that_stays_low_after_the_clear_says_so():
 
 def test_rstpdn_is_pulsed_at_boot_and_irq_replaces_status_reads():
     cfg = board_dict("pico-i2c-2seat")
-    cfg["readers"][0].update({"rst": 0, "irq": 1})
-    cfg["readers"][1]["rst"] = 2
+    cfg["readers"][0].update({"rst": 0, "irq": 1, "module": "adafruit-364"})
+    cfg["readers"][1].update({"rst": 2, "module": "adafruit-364"})
     b = config.validate(cfg)
     clock = SimClock()
     readers, emus, pins = emulated(b, pn532_emu, clock)

@@ -250,8 +250,8 @@ def test_rstpdn_is_pulsed_at_boot_and_irq_pins_are_read(rp2: Any, monkeypatch: p
     import json
 
     cfg = json.loads((BOARDS / "pico-spi-4seat.json").read_text())
-    cfg["readers"][0].update({"rst": 0, "irq": 1})
-    cfg["readers"][1]["rst"] = 2
+    cfg["readers"][0].update({"rst": 0, "irq": 1, "module": "adafruit-364"})
+    cfg["readers"][1].update({"rst": 2, "module": "adafruit-364"})
     b = config.validate(cfg)
     slept: list[int] = []
     monkeypatch.setattr(rp2.hal.Clock, "sleep_ms", lambda self, ms: slept.append(ms))

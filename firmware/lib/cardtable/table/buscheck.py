@@ -122,6 +122,65 @@ def _ints(ck, key, d, names, lo, hi):
     return ok
 
 
+# Reader modules and their levels: (I2C/SPI lines in mV, P70_IRQ as it reaches the Pico in mV
+# (0: undocumented, to be measured), the share of RSTPDN's drive that reaches the PN532 in
+# thousandths).
+# - Elechouse PN532 NFC Module V3: its bus lines are at the PN532's 3.3 V (the shipped builds
+#   rely on it); which side of its level shifter IRQ sits on is undocumented, and its RSTPDN
+#   goes through a 10 k / 20 k divider, so 3.3 V from a GPIO reaches the PN532 as 2.2 V, at
+#   its threshold (users report random freezes): IRQ 0, RSTPDN 667.
+# - Adafruit 364 (PN532 breakout v1.6): no level shifting; IRQ and RSTPDN are the PN532's own
+#   pins at 3.3 V (NXP PN532 datasheet: PVDD / DVDD 3.3 V).
+MODULES = {"elechouse-v3": (3300, 0, 667), "adafruit-364": (3300, 3300, 1000)}
+MODULE = "elechouse-v3"  # a reader with no "module"
+MODULE_NAMES = {"elechouse-v3": "the Elechouse V3", "adafruit-364": "the Adafruit 364"}
+GPIO_MV_MAX = const(3600)  # RP2040 datasheet: IOVDD + 0.3 V at most on a GPIO (not 5 V tolerant)
+RST_MV_MIN = const(2900)  # RSTPDN at the PN532 well clear of its V_IH (0.7 x 3.3 V = 2.3 V)
+GPIO_MV = const(3300)  # what a GPIO drives
+
+
+def _levels(ck, readers):
+    """Each reader module's levels against the Pico's pins: a 5 V signal to a GPIO and an
+    undocumented level on a wired IRQ or RSTPDN are refused."""
+    for i in range(len(readers)):
+        r = readers[i]
+        if not isinstance(r, dict):
+            continue
+        key = "readers[%d]" % i
+        m = r.get("module", MODULE)
+        if m not in MODULES:
+            ck.bad(key + ".module", "unknown reader module %r (known: %s)" % (
+                m, ", ".join(sorted(MODULES))))
+            continue
+        if not _ints(ck, key, r, ("irq_mv", "rst_mv"), 0, 12000):
+            continue
+        bus_mv, irq_mv, rst_mv = MODULES[m]
+        name = MODULE_NAMES[m]
+        if bus_mv > GPIO_MV_MAX:
+            ck.bad(key + ".module", "%s's bus lines are at %d mV: the RP2040 is not 5 V"
+                   " tolerant; fit a level shifter" % (name, bus_mv))
+        if r.get("irq") is not None:
+            mv = r.get("irq_mv", irq_mv)
+            if not mv:
+                ck.bad(key + ".irq", "%s's IRQ level is undocumented (which side of its level"
+                       " shifter it sits on): before wiring it to GP%s, measure its idle level"
+                       " to GND (`cardtable doctor --bringup` says when) and write"
+                       " \"irq_mv\", or use an Adafruit 364 (\"module\": \"adafruit-364\")"
+                       % (name, r["irq"]))
+            elif mv > GPIO_MV_MAX:
+                ck.bad(key + ".irq", "%d mV on GP%s: the RP2040 is not 5 V tolerant (%d mV at"
+                       " most); put a divider or a level shifter between them" % (
+                           mv, r["irq"], GPIO_MV_MAX))
+        if r.get("rst") is not None:
+            mv = r.get("rst_mv", GPIO_MV) * rst_mv // 1000
+            if mv < RST_MV_MIN:
+                ck.bad(key + ".rst", "%s's RSTPDN reaches the PN532 as %d mV when GP%s drives"
+                       " it with %d (a 10 k / 20 k divider on the module), at its threshold"
+                       " (random freezes): drive it at 5 V through the 74AHCT125 and write"
+                       " \"rst_mv\": 5000, or use an Adafruit 364" % (
+                           name, mv, r["rst"], r.get("rst_mv", GPIO_MV)))
+
+
 def signals(kind, r):
     """The signals reader r's cable carries besides GND, the fastest first (the pairing puts
     each of those with a ground of its own while the pairs last)."""
@@ -147,6 +206,7 @@ def check(ck, b, cfg):
             _spi(ck, "buses." + bn, d)
         if kind in ("i2c", "spi"):
             _cores(ck, bn, d, kind, readers)
+    _levels(ck, readers)
 
 
 def _cores(ck, bn, d, kind, readers):

@@ -53,7 +53,8 @@ _BUS_KEYS = {"i2c": ("freq", "pullup", "cable_mm", "reset", "muxes", "cable_core
 _I2C_ROLES = ("sda", "scl")
 _SPI_ROLES = ("miso", "cs", "sck", "mosi")
 _UART_ROLES = ("tx", "rx", "cts", "rts")
-_I2C_READER = ("irq", "rst", "pullup", "cable_mm")
+_I2C_READER = ("irq", "rst", "pullup", "cable_mm", "module", "irq_mv", "rst_mv")
+_OTHER_READER = ("irq", "rst", "cable_mm", "module", "irq_mv", "rst_mv")
 
 
 def on_header(gp):
@@ -440,7 +441,7 @@ def _readers(ck, b, readers):
                 direct.setdefault(r["bus"], i)
             rec = (r["bus"], mux, ch, None)
         elif kind == "spi":
-            if not ck.obj(key, r, ("bus", "cs"), ("irq", "rst")):
+            if not ck.obj(key, r, ("bus", "cs"), _OTHER_READER):
                 continue
             cs = ck.pin(key + ".cs", r["cs"])
             if cs is None:
@@ -448,7 +449,7 @@ def _readers(ck, b, readers):
             ident = ("cs", cs)
             rec = (r["bus"], None, None, cs)
         else:
-            if not ck.obj(key, r, ("bus",), ("irq", "rst")):
+            if not ck.obj(key, r, ("bus",), _OTHER_READER):
                 continue
             ident = (r["bus"],)
             rec = (r["bus"], None, None, None)
