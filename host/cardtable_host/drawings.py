@@ -187,6 +187,9 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
         ("Raspberry Pi Pico (RP2040)", "Raspberry Pi SC0915", 1, ""),
         ("PN532 NFC reader module", "Elechouse PN532 NFC Module V3, or Adafruit 364", n,
          "mode switch set to %s" % ("SPI" if spi else "I2C")),
+        ("of which Adafruit 364 (IRQ or RSTPDN wired: 3.3 V levels)", "Adafruit 364", sum(
+            1 for r in d.raw["readers"] if r.get("module", buscheck.MODULE) == "adafruit-364"),
+         "the board file's \"module\"; the others may be either"),
         ("TCA9548A 8-channel I2C multiplexer", "TI TCA9548APWR on a breakout, e.g. Adafruit 2717",
          len(muxes(d)), "RESET to its GPIO; the 2717 carries the trunk's 10 kohm pull-ups"),
     ]

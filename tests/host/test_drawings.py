@@ -159,14 +159,22 @@ def test_bom_has_every_part_the_wiring_needs() -> None:
     assert rows["Resistor 33 ohm, in series with SCK"][2:] == ["", "", "", "1"]
     assert rows["Capacitor 100 nF, at each bare WS2812B"][2:] == ["7", "10", "18", "5"]
     assert rows["Capacitor 10 nF, encoder filter"][2:] == ["2", "", "", ""]
-    assert "6-core" in files["pico-spi-4seat/wiring.md"]
-    assert "4-core" in files["pico-i2c-4seat/wiring.md"]
+    assert rows["Reader cable, Cat5e U/UTP"][2:] == ["7", "10", "12", "5"]
+    assert rows["RJ45 jack (8P8C), one at each end of a reader's cable"][2:] == ["14", "20", "24", "10"]
+    assert rows["of which Adafruit 364 (IRQ or RSTPDN wired: 3.3 V levels)"][2:] == ["", "", "6", ""]
+    # Each cable's pairs come from its reader's signals: the Nerts foundations carry IRQ.
+    nerts = files["pico-nerts-6/wiring.md"]
+    assert ("| 0 (f0), 1 (f1), 2 (f2), 3 (f3), 4 (f4), 5 (f5) | I2C | 5 | 8 of 8 | orange: 2 SCL,"
+            " 1 GND; green: 6 SDA, 3 GND; blue: 4 5V, 5 GND; brown: 8 IRQ, 7 GND |") in nerts
+    assert "| I2C | 4 | 6 of 8 |" in nerts
+    assert "| SPI | 6 | 8 of 8 | orange: 2 SCK, 1 GND;" in files["pico-spi-4seat/wiring.md"]
     md = files["pico-i2c-4seat/wiring.md"]
     assert "1OE (pin 1) to GND; unused gates: A and OE to GND" in md
     assert "5 V and return fed to both ends of the chain" in md
     assert ("| GP3 | 5 | mux RESET of i2c0 (active low, driven high) | RESET of TCA9548A"
             " 0x70, 0x71 |") in md
-    assert "| 6 | t1 | i2c0 | 0x71 ch 1 | 5 kohm | 2.2 kohm | 1.5 kohm | 900 | 122 | 157 |" in md
+    # the trunk: 400 mm and three pins (Pico, two muxes); the channel: 500 mm and two pins
+    assert "| 6 | t1 | i2c0 | 0x71 ch 1 | 5 kohm | 2.2 kohm | 900 | 62 | 60 | 224 |" in md
 
 
 def test_the_layout_places_the_pico_and_the_muxes() -> None:
