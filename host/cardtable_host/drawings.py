@@ -730,7 +730,11 @@ def _wires(d: Drawn) -> list[str]:
     for zn, ri in sorted(d.board.zone_reader.items()):
         bus, mux, _, _ = d.board.readers[ri]
         start = at.get((bus, mux), pico) if mux is not None else pico
-        out.append(_line(start, tuple(d.raw["zones"][zn]["at"]), "#6a3d9a", 1, "4 3"))
+        # the cable as the board file routes it: round other pads' antennas, not under them
+        pts = [start] + [tuple(p) for p in d.raw["readers"][ri].get("route", [])]
+        pts.append(tuple(d.raw["zones"][zn]["at"]))
+        out.append('<polyline points="%s" fill="none" stroke="#6a3d9a" stroke-width="1"'
+                   ' stroke-dasharray="4 3"/>' % " ".join("%d,%d" % (x, y) for x, y in pts))
     return out
 
 

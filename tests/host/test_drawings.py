@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cardtable.table import geomcheck
 from cardtable_host import drawings
 from cardtable_host.errors import CardtableError, UsageError
 
@@ -59,7 +60,7 @@ def test_check_names_the_stale_files_and_draw_fixes_them(
     capsys.readouterr()
 
     def move_kitty(cfg):
-        cfg["zones"]["c"]["at"] = [450, 470]
+        cfg["zones"]["c"]["at"] = [450, 455]
     _edit(boards / "pico-spi-4seat.json", move_kitty)
     with pytest.raises(CardtableError, match=r"generated file\(s\) out of date: run `cardtable draw`") as stale:
         drawings.draw(boards, hw, check=True)
@@ -69,7 +70,7 @@ def test_check_names_the_stale_files_and_draw_fixes_them(
     assert "stale: %s" % (hw / "pico-spi-4seat" / "wiring.md").as_posix() in out
     assert "pico-i2c-4seat" not in out  # other boards are untouched
     assert drawings.draw(boards, hw) == 0
-    assert "450, 470" in (hw / "pico-spi-4seat" / "wiring.md").read_text(encoding="utf-8")
+    assert "450, 455" in (hw / "pico-spi-4seat" / "wiring.md").read_text(encoding="utf-8")
     assert drawings.draw(boards, hw, check=True) == 0
 
 
@@ -186,4 +187,17 @@ def test_the_layout_places_the_pico_and_the_muxes() -> None:
         for bus, addr in drawings.muxes(board):
             assert "0x%02x" % addr in texts, (board.name, bus, addr)
         lines = list(root.iter(SVG + "line"))
-        assert len(lines) == len(drawings.muxes(board)) + len(board.board.readers), board.name
+        assert len(lines) == len(drawings.muxes(board)), board.name  # the trunks
+        cables = list(root.iter(SVG + "polyline"))
+        assert len(cables) == len(board.board.readers), board.name
+        # Each cable as routed in the board file: it passes over no other pad's outline.
+        boxes = {zn: geomcheck.outline(z) for zn, z in board.raw["zones"].items()}
+        for zn, ri in board.board.zone_reader.items():
+            pts = geomcheck.route(board.raw, ri)
+            drawn = [tuple(int(v) for v in p.split(",")) for p in
+                     cables[sorted(board.board.zone_reader).index(zn)].get("points", "").split()]
+            assert drawn == [tuple(p) for p in pts], (board.name, zn)
+            for k in range(1, len(pts)):
+                for other, box in boxes.items():
+                    if other != zn:
+                        assert not geomcheck.crosses(pts[k - 1], pts[k], box), (board.name, zn, other)

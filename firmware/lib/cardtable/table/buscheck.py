@@ -22,6 +22,11 @@ CABLE_PF_M = const(80)
 LONG_MM = const(1000)  # I2C is a bus for one board: warn above about a metre of wire
 CABLE_MM_MAX = const(5000)
 OHM_MAX = const(100000)
+# SPI to readers in a star: every run is a stub on SCK and MOSI, unterminated, and the PN532
+# samples on SCK's edges; ringing grows with the wire. Our rule of thumb, kept well inside what
+# builds report working: the baud in kHz times the metres of wire in all at most 2000 (1 MHz on
+# 2 m of runs, 5 MHz, the PN532's most, on 40 cm).
+SPI_KHZ_M = const(2000)
 CAT5E_CORES = const(8)  # a reader's cable unless the bus says "cable_cores": four twisted pairs
 # The TCA9548A's channels are NMOS pass gates (TI SCPS207H section 6.5 and figure "V_pass vs
 # V_CC"): at V_CC 3.3 V one passes 1.6 V at least, 1.9 V typically, 2.8 V at most. Below that
@@ -61,25 +66,6 @@ def rise2_ns(rt, ct, rc, cc, pass_mv=PASS_MV_MIN):
     joined = (parallel(rt, rc) * (ct + cc) // 1000) * LN_JOINED[pass_mv]
     side = max(rt * ct, rc * cc) // 1000 * LN_SIDE[pass_mv]
     return max((joined + side) // 10000, rise_ns(parallel(rt, rc), ct + cc))
-
-
-def segments(bus, readers, name):
-    """(reader index, pull-up ohms, pF, t_r ns, wire mm) per reader on I2C bus `name`.
-
-    With a channel selected, the TCA9548A's pass gate joins the trunk to that channel only up
-    to its pass voltage (rise2_ns): the trunk carries its wire, the Pico's pin and each mux's
-    trunk pin; the channel its wire, the channel pin and the PN532's (10 pF each). ohms and pF
-    are the joined node's; t_r is the slower side's at the pass gate's lowest voltage.
-    """
-    out = []
-    for i, rt, ct, rc, cc, mm in sides(bus, readers, name):
-        ohms = parallel(rt, rc)
-        if rc and cc:
-            tr = rise2_ns(rt, ct, rc, cc)
-        else:
-            tr = rise_ns(ohms, ct + cc) if ohms else -1
-        out.append((i, ohms, ct + cc, tr, mm))
-    return out
 
 
 def sides(bus, readers, name):
@@ -204,6 +190,7 @@ def check(ck, b, cfg):
             _i2c(ck, b, bn, d, readers)
         elif kind == "spi":
             _spi(ck, "buses." + bn, d)
+            _spi_runs(ck, b, bn, readers)
         if kind in ("i2c", "spi"):
             _cores(ck, bn, d, kind, readers)
     _levels(ck, readers)
@@ -346,7 +333,7 @@ def cfg_at(ck):
 
 
 def _lengths(ck, where, d, readers, mine):
-    """Wire at least as long as the straight line the drawing shows (else t_r is too low)."""
+    """A trunk at least as long as the straight line the drawing shows (else t_r is too low)."""
     pico, zone_at = where
     muxes = d.get("muxes", {})
 
@@ -363,13 +350,32 @@ def _lengths(ck, where, d, readers, mine):
         if mm > trunk:
             ck.bad("buses.%s.cable_mm" % readers[mine[0]]["bus"], "%d mm is shorter than the"
                    " %d mm from the Pico to mux %s on the drawing" % (trunk, mm, a))
-    for i in mine:
+    # (each reader's run against its route on the drawing: table/geomcheck.py)
+
+
+def _spi_runs(ck, b, bn, readers):
+    """Every SPI reader gives its run's length; the baud is capped by the wire in all."""
+    total = 0
+    for i in range(len(readers)):
         r = readers[i]
-        start = muxes.get(r.get("mux")) if "mux" in r else None
-        mm = far(start, zone_at.get(i)) if start is not None else 0
-        if mm > r.get("cable_mm", mm):
-            ck.bad("readers[%d].cable_mm" % i, "%d mm is shorter than the %d mm from mux %s to"
-                   " its zone on the drawing" % (r["cable_mm"], mm, r["mux"]))
+        if r.get("bus") != bn:
+            continue
+        rkey = "readers[%d]" % i
+        if "cable_mm" not in r:
+            ck.bad(rkey, "missing 'cable_mm': the wire's length in mm from the Pico to the reader"
+                   " (the SPI speed check needs it)")
+            return
+        if not _ints(ck, rkey, r, ("cable_mm",), 0, CABLE_MM_MAX):
+            return
+        total += r["cable_mm"]
+    baud = b.buses[bn].get("baud")
+    if not total or not isinstance(baud, int):
+        return
+    most = SPI_KHZ_M * 1000 // total * 1000  # Hz
+    if baud > most:
+        ck.bad("buses.%s.baud" % bn, "%d Hz over %d mm of SCK and MOSI in a star (every reader's"
+               " run): at most %d Hz there (%d kHz x m); lower \"baud\" or shorten the runs" % (
+                   baud, total, most, SPI_KHZ_M))
 
 
 def _spi(ck, key, d):

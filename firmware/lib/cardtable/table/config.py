@@ -6,6 +6,7 @@ import sys
 CHECK = "cardtable.table.configcheck"
 BUSCHECK = "cardtable.table.buscheck"
 INTMATH = "cardtable.table.intmath"
+GEOMCHECK = "cardtable.table.geomcheck"
 
 
 class ConfigError(ValueError):
@@ -106,15 +107,20 @@ def reader_label(r):
 
 
 def unload_check():
-    """Forget configcheck, buscheck and intmath (and their names in the package) so the collector can
+    """Forget configcheck, buscheck, geomcheck and intmath (and their names in the package) so the collector can
     free them."""
+    for mod in (CHECK, BUSCHECK, INTMATH, GEOMCHECK):
+        unload(mod)
+
+
+def unload(mod):
+    """Forget module mod (and its name in the package) so the collector can free it."""
     pkg = sys.modules.get("cardtable.table")
-    for mod in (CHECK, BUSCHECK, INTMATH):
-        if mod in sys.modules:
-            del sys.modules[mod]
-        name = mod.rsplit(".", 1)[1]
-        if pkg is not None and hasattr(pkg, name):
-            delattr(pkg, name)
+    if mod in sys.modules:
+        del sys.modules[mod]
+    name = mod.rsplit(".", 1)[1]
+    if pkg is not None and hasattr(pkg, name):
+        delattr(pkg, name)
 
 
 def _check(fn, *args):

@@ -6,7 +6,9 @@ import json
 from cardtable.compat import const
 from cardtable.games import GAMES
 from cardtable.table.config import Board, ConfigError, Layout
+from cardtable.table.config import BUSCHECK, GEOMCHECK
 from cardtable.table.config import reader_label as _reader_label
+from cardtable.table.config import unload as _unload
 from cardtable.table.intmath import isqrt as _isqrt
 
 FORMAT = const(1)
@@ -53,8 +55,8 @@ _BUS_KEYS = {"i2c": ("freq", "pullup", "cable_mm", "reset", "muxes", "cable_core
 _I2C_ROLES = ("sda", "scl")
 _SPI_ROLES = ("miso", "cs", "sck", "mosi")
 _UART_ROLES = ("tx", "rx", "cts", "rts")
-_I2C_READER = ("irq", "rst", "pullup", "cable_mm", "module", "irq_mv", "rst_mv")
-_OTHER_READER = ("irq", "rst", "cable_mm", "module", "irq_mv", "rst_mv")
+_I2C_READER = ("irq", "rst", "pullup", "cable_mm", "module", "irq_mv", "rst_mv", "route")
+_OTHER_READER = ("irq", "rst", "cable_mm", "module", "irq_mv", "rst_mv", "route")
 
 
 def on_header(gp):
@@ -125,6 +127,14 @@ def _show(v):
         return json.dumps(v)
     except (TypeError, ValueError):
         return repr(v)
+
+
+def _drop(mod):
+    """Unload a check module once it has run, and collect (the Pico's heap is small)."""
+    import gc
+
+    _unload(mod)
+    gc.collect()
 
 
 def _is_int(v):
@@ -285,6 +295,8 @@ def validate(cfg, source="<board>", expect_name=None):
         from cardtable.table import buscheck
 
         buscheck.check(ck, b, cfg)
+        buscheck = None
+        _drop(BUSCHECK)  # the geometry's check comes next: one at a time in the heap
     _zones(ck, b, cfg.get("zones"), w, h, leds)
     _hands(ck, cfg.get("zones"), seats, w, h)
     _scan(ck, b, cfg.get("scan", "poll"), cfg.get("zones"))
@@ -298,6 +310,12 @@ def validate(cfg, source="<board>", expect_name=None):
     pico = cfg.get("pico")
     if pico is not None and ck.obj("pico", pico, ("at",)):
         ck.point("pico.at", pico["at"], w, h)
+    if b.readers and b.zone_reader:
+        from cardtable.table import geomcheck
+
+        geomcheck.check(ck, b, cfg, w, h)
+        geomcheck = None
+        _drop(GEOMCHECK)
     layouts = cfg.get("layouts", {})
     if ck.mapping("layouts", layouts) and not ck.problems:
         if not layouts:
