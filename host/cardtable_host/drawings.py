@@ -33,7 +33,9 @@ PICO_MA = 50  # RP2040 board busy at 125 MHz, with margin
 # A PN532 module that is powered with its field off draws ~36 mA; reading a tag 35-60 mA
 # (NXP community thread 528385; Seeed forum "Grove NFC low power mode").
 PN532_IDLE_MA = 40
-PN532_ACTIVE_MA = 100  # the one reader whose field is on, with margin over 60 mA
+# A field on: NXP's PN532 data sheet gives the antenna driver (ITVDD) up to 150 mA, and a
+# module matched for range draws near that; budget every field on at it.
+PN532_ACTIVE_MA = 150
 PN532_POWERDOWN_MA = 1  # soft power-down is ~45 uA on the same thread
 MUX_MA = 1  # TCA9548A: microamps
 LED_DARK_MA = 1  # a WS2812B draws about 1 mA even when dark
@@ -124,9 +126,26 @@ class Power:
         return self.readers + self.leds_white + self.other
 
     @property
+    def worst_all_on(self) -> int:
+        """The worst case with every field on (a fault, or a bring-up step, can leave them on)."""
+        return self.readers_all_on + self.leds_white + self.other
+
+    @property
     def supply_a(self) -> int:
-        """Smallest whole-amp 5 V supply with 25 % headroom over the worst case."""
-        return max(1, math.ceil(self.worst * 1.25 / 1000))
+        """Smallest whole-amp 5 V supply with 25 % headroom over the worst case with every
+        field on."""
+        return max(1, math.ceil(self.worst_all_on * 1.25 / 1000))
+
+
+# Resettable fuses (PTC) by hold current in mA, e.g. Littelfuse RXEF / Bourns MF-R: one per
+# 5 V branch, the smallest that holds 125 % of the branch's worst case.
+POLYFUSE_HOLD_MA = (500, 650, 750, 900, 1100, 1350, 1600, 1850, 2500, 3000, 4000)
+
+
+def polyfuse_ma(worst: int) -> int:
+    """The hold current of the polyfuse for a 5 V branch whose worst case is worst mA."""
+    need = worst * 5 // 4
+    return next((h for h in POLYFUSE_HOLD_MA if h >= need), POLYFUSE_HOLD_MA[-1])
 
 
 def fields_on(d: Drawn) -> int:
@@ -224,6 +243,10 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
         ("5 V supply, %d A" % p.supply_a, "e.g. Mean Well GST25E05-P1J (5 V 4 A)", 1,
          "worst case %d mA" % p.worst),
         ("Schottky diode into VSYS", "1N5819", 1, "USB and the supply may both be plugged"),
+        ("Polyfuse on the readers' 5 V branch, %.2f A hold" % (polyfuse_ma(p.readers) / 1000),
+         "Littelfuse RXEF / Bourns MF-R", 1, "readers as scanned: %d mA" % p.readers),
+        ("Polyfuse on the LEDs' 5 V branch, %.2f A hold" % (polyfuse_ma(p.leds_white) / 1000),
+         "Littelfuse RXEF / Bourns MF-R", 1, "every LED full white: %d mA" % p.leds_white),
         ("NFC sticker, 25 mm round", "NXP NTAG213 (NTAG215 also works)", tags, tag_note),
         ("Reader cable, Cat5e U/UTP", "4 twisted pairs, 24 AWG", n,
          ("%.1f m in all; " % (cable_mm(d) / 1000) if cable_mm(d) else "keep each run short; ")
@@ -531,6 +554,12 @@ def wiring_md(d: Drawn) -> str:
             else "not enough, so feed VSYS from a %d A 5 V supply." % p.supply_a),
         "- Readers and LEDs take 5 V, never the Pico's 3V3(OUT) (keep that under %d mA)."
         % PICO_3V3_MA,
+        "- The supply is sized for every field on at once, LEDs full white: %d mA, with 25 %%"
+        " headroom: %d A." % (p.worst_all_on, p.supply_a),
+        "- A polyfuse on each 5 V branch: %.2f A hold on the readers' (%d mA as scanned), %.2f A"
+        " on the LEDs' (%d mA full white); a short on one branch then leaves the Pico and the"
+        " other branch running." % (polyfuse_ma(p.readers) / 1000, p.readers,
+                                    polyfuse_ma(p.leds_white) / 1000, p.leds_white),
         "",
     ]
     return "\n".join(L)

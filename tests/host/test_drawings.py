@@ -201,3 +201,19 @@ def test_the_layout_places_the_pico_and_the_muxes() -> None:
                 for other, box in boxes.items():
                     if other != zn:
                         assert not geomcheck.crosses(pts[k - 1], pts[k], box), (board.name, zn, other)
+
+
+def test_power_budgets_150_ma_a_field_and_fuses_each_branch() -> None:
+    boards = {d.name: d for d in drawings.load_boards(BOARDS)}
+    nerts = drawings.power(boards["pico-nerts-6"])
+    # Seven fields on (six foundations waiting on IRQ, one polled) at 150 mA, five idle at 40.
+    assert (nerts.readers, nerts.readers_all_on) == (7 * 150 + 5 * 40, 12 * 150)
+    assert nerts.worst == 2393 and nerts.worst_all_on == 2943 and nerts.supply_a == 4
+    files = drawings.generate(BOARDS, _readme())
+    md = files["pico-nerts-6/wiring.md"]
+    assert "| Polyfuse on the readers' 5 V branch, 1.60 A hold | Littelfuse RXEF / Bourns MF-R | 1 |" \
+        " readers as scanned: 1250 mA |" in md, md
+    assert "| Polyfuse on the LEDs' 5 V branch, 1.35 A hold |" in md
+    assert "The supply is sized for every field on at once, LEDs full white: 2943 mA, with 25 %" \
+        " headroom: 4 A." in md
+    assert drawings.polyfuse_ma(390) == 500 and drawings.polyfuse_ma(1250) == 1600
