@@ -455,7 +455,9 @@ def wiring_md(d: Drawn) -> str:
     rows += [
         ["VBUS", "40", "5 V from USB", "nothing else: the supply feeds VSYS"],
         ["VSYS", "39", "5 V in", "external 5 V through the 1N5819 (anode at the supply)"],
-        ["3V3(OUT)", "36", "3.3 V out", "TCA9548A VIN and I2C pull-ups only"],
+        ["3V3(OUT)", "36", "3.3 V out", "TCA9548A VIN and I2C pull-ups only" if muxes(d) else
+         "the chip-select pull-ups only" if any(k["kind"] == "spi" for k in b.buses.values())
+         else "nothing"],
         ["GND", "38", "ground", "common ground of supply, readers, LEDs and buttons"],
     ]
     L += _table(["Pico", "header pin", "signal", "goes to"], rows)

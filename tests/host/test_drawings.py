@@ -217,3 +217,16 @@ def test_power_budgets_150_ma_a_field_and_fuses_each_branch() -> None:
     assert "The supply is sized for every field on at once, LEDs full white: 2943 mA, with 25 %" \
         " headroom: 4 A." in md
     assert drawings.polyfuse_ma(390) == 500 and drawings.polyfuse_ma(1250) == 1600
+
+
+def test_titles_and_pin_maps_say_what_the_board_has() -> None:
+    words = {"five": 5, "seven": 7, "ten": 10, "twelve": 12}
+    files = drawings.generate(BOARDS, None)
+    for d in drawings.load_boards(BOARDS):
+        said = [words[w] for w in d.board.title.replace(":", " ").split() if w in words]
+        assert said == [len(d.board.readers)], (d.name, d.board.title)
+        md = files["%s/wiring.md" % d.name]
+        row = [ln for ln in md.splitlines() if ln.startswith("| 3V3(OUT) |")][0]
+        assert ("TCA9548A" in row) == bool(drawings.muxes(d)), (d.name, row)
+    spi = files["pico-spi-4seat/wiring.md"]
+    assert "| 3V3(OUT) | 36 | 3.3 V out | the chip-select pull-ups only |" in spi
