@@ -1,11 +1,12 @@
-"""`cardtable doctor` on the virtual board: a healthy table, a reader cut off, and no table."""
+"""`cardtable doctor` on the virtual board: a healthy table, a reader cut off, no table, and
+the guided first power-up (--bringup) with scripted placements."""
 from __future__ import annotations
 
 import json
 import time
 
 import pytest
-from hostsupport import need_node, cardtable
+from hostsupport import command, need_node, cardtable
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
@@ -48,6 +49,56 @@ def test_doctor_finds_a_dead_reader_and_sees_it_mended() -> None:
                 break
         assert back.returncode == 0, back.stdout
         assert json.loads(back.stdout)["ok"] is True
+
+
+def test_bringup_walks_every_zone_and_names_a_dead_reader_and_a_stuck_led_chain() -> None:
+    import os
+    import subprocess
+
+    with VirtualBoard("pico-i2c-2seat", game="nexus") as vb:
+        vb.kill_reader("t1")  # reader 5: its cable never made
+        proc = subprocess.Popen(command("doctor", "--bringup", "--port", vb.port, "--wait", "30"),
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=dict(os.environ, NO_COLOR="1"))
+        assert proc.stdin is not None and proc.stdout is not None
+        out: list[str] = []
+        laid: list[str] = []
+        asked: list[int] = []
+        try:
+            for line in proc.stdout:  # the maker: lays a card when asked, says what the LEDs did
+                out.append(line.rstrip("\n"))
+                if line.endswith("lay any tagged card on it\n"):
+                    zone = line.split()[1].rstrip(",")
+                    laid.append(zone)
+                    vb.place(zone, "AS", wait=False)
+                elif "did LED" in line:
+                    led = int(line.split("did LED ")[1].split()[0])
+                    asked.append(led)
+                    # the chain is broken after LED 3: LEDs 4 onwards stay dark
+                    proc.stdin.write("y\n" if led < 4 else "n\n")
+                    proc.stdin.flush()
+                elif line.strip() == "lift the card":
+                    vb.lift(laid[-1], wait=False)
+            rc = proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        text = "\n".join(out)
+        assert rc == 1, text + proc.stderr.read()
+        assert out[0] == "bring-up of pico-i2c-2seat: 7 readers, one zone at a time", text
+        assert laid == ["s0", "s1", "c", "k", "t0", "d"], text  # every zone but the dead one
+        assert "zone t1 (tap 1), reader 5 on mux 0x70 ch 5 on i2c0: DOWN, skipped" in text, text
+        reads = [ln for ln in out if ln.startswith("  read in ")]
+        assert len(reads) == 6 and all(" ms: tag 04" in ln and ln.endswith("card AS") for ln in reads), reads
+        assert asked == [0, 1, 2, 3, 4, 6], text
+        assert "bring-up: 6 of 7 readers read a card (" in text
+        assert "2 problems:" in text, text
+        assert ("  - zone t1 (tap 1), reader 5 on mux 0x70 ch 5 on i2c0 is down (") in text, text
+        assert "measure at mux 0x70: SD5 and SC5 idle at 3.3 V" in text
+        assert ("  - LED chain stuck at LED 4 (zone t0) and every LED after it: the chain stops"
+                " between LED 3 and LED 4: check DOUT of LED 3 to DIN of LED 4") in text, text
+        # the table plays again: a card laid now is a play, not an enrolment
+        assert vb.mode == "table"
 
 
 def test_doctor_on_a_board_without_the_table_says_so() -> None:
