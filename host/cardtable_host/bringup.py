@@ -136,6 +136,8 @@ def walk(link: Link, boards_dir: Path, say: Say, ask: Ask, wait_s: float = 120.0
             z = ZoneResult(zone, i, where(b, i), led=b.zone_led.get(zone) if b else None)
             rep.zones.append(z)
             label = "zone %s%s, %s" % (zone, " (%s)" % role if role else "", z.where)
+            if i:
+                down = _down(link.health())  # (one may have gone down since)
             if zone in down:
                 z.problem = "%s is down (%s): measure %s" % (label, down[zone], measure(b, i))
                 say("%s: DOWN, skipped" % label)

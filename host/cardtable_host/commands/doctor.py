@@ -287,7 +287,8 @@ def _bringup(args: argparse.Namespace) -> int:
     """`doctor --bringup`: the guided walk (bringup.walk) and its summary."""
     from dataclasses import asdict
 
-    from cardtable_host import bringup, drawings
+    from cardtable_host import bringup
+    from cardtable_host.firmwarefiles import firmware_dir
     from cardtable_host.link import Link, LinkError
 
     if not args.wait > 0:
@@ -313,7 +314,7 @@ def _bringup(args: argparse.Namespace) -> int:
         except LinkError as e:
             raise CardtableError(str(e), USAGE) from None
         try:
-            rep = bringup.walk(link, drawings.BOARDS_DIR, say, ask, args.wait)
+            rep = bringup.walk(link, firmware_dir() / "boards", say, ask, args.wait)
         except LinkError as e:
             raise CardtableError("the board on %s stopped answering: %s" % (port, e), USAGE) from None
         finally:
