@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from cardtable.table import config
-from cardtable_host.link import CommandError, Link, LinkError
+from cardtable_host.board.link import CommandError, Link, LinkError
 
 POLL_S = 0.2  # between two looks for the card on the zone being brought up
 
