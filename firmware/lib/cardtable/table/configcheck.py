@@ -5,10 +5,9 @@ import json
 
 from cardtable.compat import const
 from cardtable.games import GAMES
-from cardtable.table.config import Board, ConfigError, Layout
-from cardtable.table.config import BUSCHECK, GEOMCHECK
-from cardtable.table.config import reader_label as _reader_label
-from cardtable.table.config import unload as _unload
+from cardtable.table.boardtypes import Board, ConfigError, Layout
+from cardtable.table.boardtypes import forget as _unload
+from cardtable.table.boardtypes import reader_label as _reader_label
 from cardtable.table.intmath import isqrt as _isqrt
 
 FORMAT = const(1)
@@ -127,6 +126,10 @@ def _show(v):
         return json.dumps(v)
     except (TypeError, ValueError):
         return repr(v)
+
+
+BUSCHECK = "cardtable.table.buscheck"  # (table/config.py unloads them by these names too)
+GEOMCHECK = "cardtable.table.geomcheck"
 
 
 def _drop(mod):
