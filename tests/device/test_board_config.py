@@ -532,6 +532,12 @@ def test_reader_cables_go_round_other_antennas_and_are_long_enough():
     assert "readers[7]: its cable to zone 'l1' runs under the antenna of zone 'f1' (a field on" \
         " over a cable couples into it); route it round" in msg, msg
     yield
+    cfg = shipped("pico-i2c-4seat")
+    cfg["buses"]["i2c0"]["muxes"]["0x70"] = [355, 355]  # the trunk from the Pico across the kitty
+    msg = refused(cfg, "pico-i2c-4seat")
+    assert "buses.i2c0.muxes.0x70: the trunk from the Pico to this mux runs under the antenna of" \
+        " zone 'c'" in msg, msg
+    yield
     cfg = shipped("pico-nerts-6")
     cfg["readers"][7]["cable_mm"] = 450
     msg = refused(cfg, "pico-nerts-6")

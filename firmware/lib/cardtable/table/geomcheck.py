@@ -51,6 +51,10 @@ def length(pts):
     return n
 
 
+def _xy(p):
+    return isinstance(p, list) and len(p) == 2 and isinstance(p[0], int) and isinstance(p[1], int)
+
+
 def route(cfg, i):
     """The points of reader i's cable as the board file lays it: its mux (or the Pico), the
     "route" waypoints, its zone; None where a position is missing."""
@@ -70,8 +74,7 @@ def route(cfg, i):
             end = z.get("at")
     pts = [start] + list(r.get("route", [])) + [end]
     for p in pts:
-        if not isinstance(p, list) or len(p) != 2 or not isinstance(p[0], int) \
-                or not isinstance(p[1], int):
+        if not _xy(p):
             return None  # (reported where the position is read)
     return pts
 
@@ -112,6 +115,19 @@ def check(ck, b, cfg, w, h):
                     ck.bad("zones." + zn, "%d mm from the deal pad '%s': the deck held over it"
                            " and each card dealt from it pass over this pad; keep pads %d mm"
                            " from a deal pad's outline" % (g, dz, DEAL_KEEP_MM))
+    pico = cfg.get("pico")
+    pico = pico.get("at") if isinstance(pico, dict) else None
+    buses = cfg.get("buses")
+    if _xy(pico) and isinstance(buses, dict):
+        for bn in buses:
+            muxes = buses[bn].get("muxes") if isinstance(buses[bn], dict) else None
+            for a in muxes if isinstance(muxes, dict) else ():
+                for zn in names:
+                    if _xy(muxes[a]) and crosses(pico, muxes[a], box[zn]):
+                        ck.bad("buses.%s.muxes.%s" % (bn, a), "the trunk from the Pico to this mux"
+                               " runs under the antenna of zone '%s': place the mux (or the Pico)"
+                               " so the trunk goes round it" % zn)
+                        break
     readers = cfg.get("readers", [])
     for i in range(len(readers)):
         r = readers[i]
