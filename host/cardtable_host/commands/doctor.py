@@ -325,11 +325,10 @@ def _bringup(args: argparse.Namespace) -> int:
         print(json.dumps({"ok": rep.ok, "board": rep.board, "port": port, "problems": rep.problems,
                           "zones": [asdict(z) for z in rep.zones]}))
     else:
-        read = [z for z in rep.zones if z.read_ms is not None]
+        read = [z.read_ms for z in rep.zones if z.read_ms is not None]
         print()
         print("bring-up: %d of %d readers read a card%s" % (
-            len(read), len(rep.zones), " (%.0f to %.0f ms)" % (
-                min(z.read_ms for z in read), max(z.read_ms for z in read)) if read else ""))
+            len(read), len(rep.zones), " (%.0f to %.0f ms)" % (min(read), max(read)) if read else ""))
         colour = use_colour()
         if rep.ok:
             print(paint("every step passed", "green", colour))
