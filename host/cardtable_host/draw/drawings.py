@@ -382,7 +382,8 @@ def _i2c_timing(d: Drawn) -> list[str]:
         reset = bus.get("reset")
         L.append("- %s runs at %d Hz (slowest rise %d ns); the muxes' RESET is on %s." % (
             bn, bus["freq"], bus.get("rise_ns", 0),
-            "GP%d" % reset if reset is not None else "no GPIO: a stuck reader stops the bus"))
+            "GP%d" % reset if reset is not None else
+            "no GPIO: a reader latched up holding SDA stops the bus"))
     return L + [""]
 
 

@@ -231,9 +231,9 @@ def _i2c(ck, b, bn, d, readers):
         else:
             ck.bad(key + ".reset", "no TCA9548A on %s to reset" % bn)
     elif muxed:
-        ck.warn(key, "no \"reset\": the muxes' RESET is not on a GPIO, so a reader that holds SDA"
-                " low stops every reader on %s until the power is cut; wire RESET to a free pin"
-                " and name it in \"reset\"" % bn)
+        ck.warn(key, "no \"reset\": the muxes' RESET is not on a GPIO, so a reader latched up"
+                " holding SDA low (one that nine clocks do not free) stops every reader on %s until"
+                " the power is cut; wire RESET to a free pin and name it in \"reset\"" % bn)
     if reset is not None:
         b.buses[bn]["reset"] = reset
     if muxed and not d.get("pullup") and _ints(ck, key, d, ("pullup",), 0, OHM_MAX):
