@@ -29,6 +29,7 @@ class ZoneResult:
     text: str | None = None
     led: int | None = None
     led_lit: bool | None = None  # None: not asked (no LED, no card code, no answer)
+    two_tags: bool | None = None  # the table said two tags when two were laid (None: not tried)
     problem: str | None = None
 
 
@@ -117,9 +118,10 @@ def _yes(answer: str | None) -> bool | None:
     return None
 
 
-def walk(link: Link, boards_dir: Path, say: Say, ask: Ask, wait_s: float = 120.0) -> Report:
+def walk(link: Link, boards_dir: Path, say: Say, ask: Ask, wait_s: float = 120.0,
+         two: bool = True) -> Report:
     """Bring the table up zone by zone over link; say() prints, ask() reads the maker's answer
-    (None: none given)."""
+    (None: none given); two: the two-tag check on each zone too."""
     hello = link.hello()
     cfg = link.config()
     name = str(hello.get("board"))
@@ -160,6 +162,21 @@ def walk(link: Link, boards_dir: Path, say: Say, ask: Ask, wait_s: float = 120.0
                     say("  (could not flash its LED: %s)" % e.msg)
                 else:
                     z.led_lit = _yes(ask("  did LED %d flash green at zone %s? [y/n] " % (z.led, zone)))
+            if two:
+                link.tag(done=True)  # the table watches the zone again: two tags are a fault
+                say("  lift it, then lay two tagged cards on it together")
+                z.two_tags = link.wait_for(lambda m, zn=zone: m.get("type") == "fault" and m.get(
+                    "kind") == "two_tags" and m.get("zone") == zn, wait_s) is not None
+                if z.two_tags:
+                    say("  two tags seen: nothing played")
+                else:
+                    z.problem = ("%s did not report two tags laid together within %g s: lay them"
+                                 " squarely on the pad; a reader that never counts two has a weak"
+                                 " field (metal under the pad, a module detuned or too deep under"
+                                 " the felt)" % (label, wait_s))
+                    say("  no two tags seen")
+                say("  lift both cards")
+                continue
             say("  lift the card")
     finally:
         try:

@@ -30,7 +30,9 @@ arguments; 130 Ctrl-C.
 With --bringup it guides a first power-up instead: for each zone in turn it asks for any
 tagged card on it ("zone s0 (play 0), reader 0 on mux 0x70 ch 0: lay any tagged card on
 it"), reports the reader's read time and the tag, flashes the zone's LED (the card's own
-code written back) and asks whether it lit, and ends with what to measure where a step
+code written back) and asks whether it lit, asks for two tagged cards laid together (the
+table must say two tags and play nothing; --no-two skips it), and ends with what to
+measure where a step
 failed: a reader that is down or reads nothing (its mux channel's lines, 5 V, the module's
 switch), an LED chain that stops (between which two LEDs). Exit status 0 when every step
 passed, 1 otherwise.
@@ -58,6 +60,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="guide a first power-up: a card on each zone in turn, its LED, what to measure")
     p.add_argument("--wait", type=float, default=120.0, metavar="S",
                    help="with --bringup: seconds to wait for the card on each zone (default 120)")
+    p.add_argument("--no-two", action="store_true",
+                   help="with --bringup: skip the two-tag check (two cards laid together on each zone)")
 
 
 def diagnose(hello: dict[str, Any], cfg: dict[str, Any], first: dict[str, Any], second: dict[str, Any],
@@ -314,7 +318,7 @@ def _bringup(args: argparse.Namespace) -> int:
         except LinkError as e:
             raise CardtableError(str(e), USAGE) from None
         try:
-            rep = bringup.walk(link, firmware_dir() / "boards", say, ask, args.wait)
+            rep = bringup.walk(link, firmware_dir() / "boards", say, ask, args.wait, not args.no_two)
         except LinkError as e:
             raise CardtableError("the board on %s stopped answering: %s" % (port, e), USAGE) from None
         finally:
