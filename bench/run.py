@@ -259,6 +259,14 @@ def _tournament(plan: Plan, guard: Guard) -> dict[str, Any]:
     return guard("tournament", lambda: tournament.measure(10, 2.0, 1.0) if plan.quick else tournament.measure())
 
 
+def _tournament_faults(guard: Guard) -> dict[str, Any]:
+    """Section 7b: the director under fire (bench/tournament_faults.py)."""
+    import tournament_faults
+
+    print("tournament: the director under fire (poison payloads, a read-only folder, a torn log) ...", file=sys.stderr)
+    return guard("tournament faults", tournament_faults.section)
+
+
 def _meta(plan: Plan, missing: str | None) -> dict[str, Any]:
     """What the figures were measured with (the results' "meta")."""
     return {
@@ -309,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source, rp2_out,
                                                games, board_lat))
     tour = _tournament(plan, guard)
+    tour_faults = _tournament_faults(guard)
     results: dict[str, Any] = {
         "meta": _meta(plan, missing),
         "games": {"measured": games, "skipped": skipped},
@@ -324,16 +333,23 @@ def main(argv: list[str] | None = None) -> int:
         "rp2_profile": profile_out,
         "faults": fault,
         "tournament": tour,
+        "tournament_faults": tour_faults,
     }
     results["budgets"] = budgets(results)
     results["errors"] = errors
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
 
+    print(report(results) + _sections_report(fault, tour, tour_faults))
+    return finish(args.out, results, errors)
+
+
+def _sections_report(fault: dict[str, Any], tour: dict[str, Any], tour_faults: dict[str, Any]) -> str:
+    """The tables the fault suite and the tournament sections print themselves."""
     import faults
     import tournament
+    import tournament_faults
 
-    print(report(results) + faults.report(fault) + tournament.report(tour))
-    return finish(args.out, results, errors)
+    return faults.report(fault) + tournament.report(tour) + tournament_faults.report(tour_faults)
 
 
 def finish(out: Path, results: dict[str, Any], errors: list[str]) -> int:
