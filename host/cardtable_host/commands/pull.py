@@ -131,9 +131,29 @@ def run(args: argparse.Namespace) -> int:
     try:
         hello = link.hello()
         out["board"] = hello.get("board")
-        kept = _chosen(link, args)
+        kept = link.games()
+        if args.current:
+            kept = [g for g in kept if g.get("current")]
+        if args.game:
+            missing = [n for n in args.game if n not in [g["number"] for g in kept]]
+            if missing:
+                raise UsageError("the board has no game %s (it keeps %s)" % (
+                    ", ".join(map(str, missing)), ", ".join(str(g["number"]) for g in link.games()) or "none"))
+            kept = [g for g in kept if g["number"] in args.game]
         if args.list:
-            out["games"] = _listed(link, kept, args.json)
+            listed = []
+            for g in kept:
+                entry = dict(g)
+                entry.update(summary(link.log(g["number"], timeout=120)))
+                listed.append(entry)
+                if not args.json:
+                    state = "(damaged: %s)" % entry["damaged"] if entry.get("damaged") else (
+                        "(being played)" if g.get("current") and not entry["over"] else
+                        "(over)" if entry["over"] else "(not over)")
+                    print("%4d  %-18s %5s actions %7d bytes  %s" % (
+                        g["number"], entry["game"] or "?", entry["actions"] if entry["actions"] is not None else "?",
+                        g["bytes"], state))
+            out["games"] = listed
             if not kept and not args.json:
                 print("the board keeps no games yet")
             out["ok"] = True
@@ -142,12 +162,32 @@ def run(args: argparse.Namespace) -> int:
         results = []
         unread = []  # games whose journal could not be read: said once, after the others
         for g in kept:
-            entry, why = _pulled(link, g, args.out, args.json)
-            results.append(entry)
-            if why:
-                unread.append(why)
-            elif entry.get("damaged"):
+            n = g["number"]
+            try:
+                lines = link.log(n, timeout=120)
+            except LinkError as e:
+                results.append({"number": n, "error": str(e)})
+                unread.append("game %d: could not read its journal: %s" % (n, e))
+                continue
+            try:
+                header = record.parse_line(lines[0], 1) if lines else {}
+            except record.RecordError:
+                header = {}
+            try:
+                path, what = save(args.out, file_name(n, header), lines)
+            except OSError as e:
+                raise CardtableError("cannot write game %d into %s: %s" % (n, args.out, e.strerror)) from None
+            problem = check(lines)
+            entry = {"number": n, "game": header.get("game"), "file": path, "lines": len(lines),
+                     "current": bool(g.get("current")), "status": what}
+            if problem:
+                entry["damaged"] = problem
                 status = 1
+            results.append(entry)
+            if not args.json:
+                note = " (being played)" if g.get("current") else ""
+                line = "%-28s %4d lines, %s%s" % (path, len(lines), what, note)
+                print(paint(line + ": " + problem, "red") if problem else line)
         out["games"] = results
         out["ok"] = status == 0
         if not args.json and results:
@@ -171,63 +211,3 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps(out))
     return status
-
-
-def _chosen(link: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
-    """The board's kept games that --current and --game choose (all without them)."""
-    kept = link.games()
-    if args.current:
-        kept = [g for g in kept if g.get("current")]
-    if args.game:
-        missing = [n for n in args.game if n not in [g["number"] for g in kept]]
-        if missing:
-            raise UsageError("the board has no game %s (it keeps %s)" % (
-                ", ".join(map(str, missing)), ", ".join(str(g["number"]) for g in link.games()) or "none"))
-        kept = [g for g in kept if g["number"] in args.game]
-    return kept
-
-
-def _listed(link: Any, kept: list[dict[str, Any]], quiet: bool) -> list[dict[str, Any]]:
-    """--list: each game with its journal's summary, printed a line each unless quiet (--json)."""
-    listed = []
-    for g in kept:
-        entry = dict(g)
-        entry.update(summary(link.log(g["number"], timeout=120)))
-        listed.append(entry)
-        if not quiet:
-            state = "(damaged: %s)" % entry["damaged"] if entry.get("damaged") else (
-                "(being played)" if g.get("current") and not entry["over"] else
-                "(over)" if entry["over"] else "(not over)")
-            print("%4d  %-18s %5s actions %7d bytes  %s" % (
-                g["number"], entry["game"] or "?", entry["actions"] if entry["actions"] is not None else "?",
-                g["bytes"], state))
-    return listed
-
-
-def _pulled(link: Any, g: dict[str, Any], out_dir: str, quiet: bool) -> tuple[dict[str, Any], str | None]:
-    """One game's journal saved as a record in out_dir: (its entry, or why it could not be read)."""
-    from cardtable_host.board.link import LinkError
-
-    n = g["number"]
-    try:
-        lines = link.log(n, timeout=120)
-    except LinkError as e:
-        return {"number": n, "error": str(e)}, "game %d: could not read its journal: %s" % (n, e)
-    try:
-        header = record.parse_line(lines[0], 1) if lines else {}
-    except record.RecordError:
-        header = {}
-    try:
-        path, what = save(out_dir, file_name(n, header), lines)
-    except OSError as e:
-        raise CardtableError("cannot write game %d into %s: %s" % (n, out_dir, e.strerror)) from None
-    problem = check(lines)
-    entry = {"number": n, "game": header.get("game"), "file": path, "lines": len(lines),
-             "current": bool(g.get("current")), "status": what}
-    if problem:
-        entry["damaged"] = problem
-    if not quiet:
-        note = " (being played)" if g.get("current") else ""
-        line = "%-28s %4d lines, %s%s" % (path, len(lines), what, note)
-        print(paint(line + ": " + problem, "red") if problem else line)
-    return entry, None

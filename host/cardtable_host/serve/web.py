@@ -162,67 +162,15 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
 
     app.on_startup.append(on_startup)
     app.on_cleanup.append(on_cleanup)
-    for path, name in (("/", "table.html"), ("/overlay", "overlay.html"), ("/archive", "archive.html"),
-                       ("/archive/{n:\\d+}", "game.html")):
-        app.router.add_get(path, _page(name))
-    _add_archive_routes(app, archive)
-    _add_live_routes(app, hub, viewers, drawing)
-    app.router.add_post("/control", _control_handler(secret, control))
-    app.router.add_static("/static/", PAGES)
-    return app
 
+    def page(name: str) -> Callable[[web.Request], Any]:
+        # web/head.html is every page's head up to its own <title> (which the page file begins with)
+        text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / name).read_text(encoding="utf-8")
 
-def _page(name: str) -> Callable[[web.Request], Any]:
-    """The handler of a page."""
-    # web/head.html is every page's head up to its own <title> (which the page file begins with)
-    text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / name).read_text(encoding="utf-8")
-
-    async def handler(request: web.Request) -> web.StreamResponse:
-        return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-cache"})
-    return handler
-
-
-def _number(request: web.Request) -> int:
-    """The archived game's number the path names (404 if none)."""
-    try:
-        return int(request.match_info["n"])
-    except ValueError:
-        raise web.HTTPNotFound(text="no such game") from None
-
-
-def _add_archive_routes(app: web.Application, archive: Archive) -> None:
-    """The archive's list, its records and their replays and verdicts."""
-    async def games(request: web.Request) -> web.StreamResponse:
-        return web.json_response(await asyncio.to_thread(archive.games))
-
-    async def game_record(request: web.Request) -> web.StreamResponse:
-        n = _number(request)
-        path = archive.path(n)
-        if path is None:
-            raise web.HTTPNotFound(text="no game %d in the archive" % n)
-        return web.FileResponse(path, headers={
-            "Content-Type": "application/jsonl; charset=utf-8",
-            "Content-Disposition": 'attachment; filename="%s"' % path.name})
-
-    def archived(read: Callable[[int], Any]) -> Callable[[web.Request], Any]:
-        """A JSON page of an archived game: read(n) of the game the path names."""
         async def handler(request: web.Request) -> web.StreamResponse:
-            n = _number(request)
-            found = await asyncio.to_thread(read, n)
-            if found is None:
-                raise web.HTTPNotFound(text="no game %d in the archive" % n)
-            return web.json_response(found)
+            return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-cache"})
         return handler
 
-    app.router.add_get("/archive.json", games)
-    app.router.add_get("/archive/{n:\\d+}.jsonl", game_record)
-    app.router.add_get("/archive/{n:\\d+}.json", archived(archive.replay))
-    app.router.add_get("/archive/{n:\\d+}/verdict.json", archived(archive.verdict))
-
-
-def _add_live_routes(app: web.Application, hub: Hub, viewers: Viewers,
-                     drawing: Callable[[], tuple[str, dict[str, Any]] | None]) -> None:
-    """The live table: the spectators' socket, the snapshot, fan-out stats, the layout drawing."""
     async def ws(request: web.Request) -> web.StreamResponse:
         sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
         await sock.prepare(request)
@@ -256,15 +204,34 @@ def _add_live_routes(app: web.Application, hub: Hub, viewers: Viewers,
             return web.Response(text=found[0], content_type="image/svg+xml")
         return web.json_response(found[1])
 
-    app.router.add_get("/ws", ws)
-    app.router.add_get("/snapshot.json", snapshot)
-    app.router.add_get("/stats.json", stats)
-    app.router.add_get("/layout.svg", layout)
-    app.router.add_get("/layout.json", layout)
+    def number(request: web.Request) -> int:
+        try:
+            return int(request.match_info["n"])
+        except ValueError:
+            raise web.HTTPNotFound(text="no such game") from None
 
+    async def games(request: web.Request) -> web.StreamResponse:
+        return web.json_response(await asyncio.to_thread(archive.games))
 
-def _control_handler(secret: str, control: Control | None) -> Callable[[web.Request], Any]:
-    """POST /control: the scorekeeper's commands, with the secret serve printed."""
+    async def game_record(request: web.Request) -> web.StreamResponse:
+        n = number(request)
+        path = archive.path(n)
+        if path is None:
+            raise web.HTTPNotFound(text="no game %d in the archive" % n)
+        return web.FileResponse(path, headers={
+            "Content-Type": "application/jsonl; charset=utf-8",
+            "Content-Disposition": 'attachment; filename="%s"' % path.name})
+
+    def archived(read: Callable[[int], Any]) -> Callable[[web.Request], Any]:
+        """A JSON page of an archived game: read(n) of the game the path names."""
+        async def handler(request: web.Request) -> web.StreamResponse:
+            n = number(request)
+            found = await asyncio.to_thread(read, n)
+            if found is None:
+                raise web.HTTPNotFound(text="no game %d in the archive" % n)
+            return web.json_response(found)
+        return handler
+
     async def do_control(request: web.Request) -> web.StreamResponse:
         given = request.headers.get(SECRET_HEADER, "")
         if not given and request.headers.get("Authorization", "").startswith("Bearer "):
@@ -283,7 +250,23 @@ def _control_handler(secret: str, control: Control | None) -> Callable[[web.Requ
             return web.json_response({"ok": False, "error": "no board to control"}, status=503)
         reply = await asyncio.to_thread(control, cmd)
         return web.json_response(reply, status=200 if reply.get("ok") else int(reply.get("status", 409)))
-    return do_control
+
+    app.router.add_get("/", page("table.html"))
+    app.router.add_get("/overlay", page("overlay.html"))
+    app.router.add_get("/archive", page("archive.html"))
+    app.router.add_get("/archive/{n:\\d+}", page("game.html"))
+    app.router.add_get("/archive.json", games)
+    app.router.add_get("/archive/{n:\\d+}.jsonl", game_record)
+    app.router.add_get("/archive/{n:\\d+}.json", archived(archive.replay))
+    app.router.add_get("/archive/{n:\\d+}/verdict.json", archived(archive.verdict))
+    app.router.add_get("/ws", ws)
+    app.router.add_get("/snapshot.json", snapshot)
+    app.router.add_get("/stats.json", stats)
+    app.router.add_get("/layout.svg", layout)
+    app.router.add_get("/layout.json", layout)
+    app.router.add_post("/control", do_control)
+    app.router.add_static("/static/", PAGES)
+    return app
 
 
 class Server:
