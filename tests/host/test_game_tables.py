@@ -59,23 +59,24 @@ def _named(node: ast.AST) -> set[str]:
 
 
 def tables(tree: ast.AST) -> Iterator[tuple[str, int, set[str]]]:
-    """(name, line, game ids) of every literal naming two games or more."""
+    """(name, line, game ids) of every table: a literal naming two games or more at the top of
+    a module, three or more inside a function (two there are a test of those two games)."""
     # its name: the variable it is assigned to at the top of the module, else its function
-    def walk(node: ast.AST, owner: str) -> Iterator[tuple[str, int, set[str]]]:
+    def walk(node: ast.AST, owner: str, top: bool) -> Iterator[tuple[str, int, set[str]]]:
         for child in ast.iter_child_nodes(node):
-            name = owner
+            name, here = owner, top
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = child.name
-            elif isinstance(child, (ast.Assign, ast.AnnAssign)) and owner == "":
+                name, here = child.name, False
+            elif isinstance(child, (ast.Assign, ast.AnnAssign)) and top and owner == "":
                 targets = child.targets if isinstance(child, ast.Assign) else [child.target]
                 name = next((t.id for t in targets if isinstance(t, ast.Name)), owner)
             ids = _named(child)
-            if len(ids) >= 2:
+            if len(ids) >= (2 if here else 3):
                 yield name, getattr(child, "lineno", 0), ids
             else:
-                yield from walk(child, name)
+                yield from walk(child, name, here)
 
-    yield from walk(tree, "")
+    yield from walk(tree, "", True)
 
 
 def found() -> dict[tuple[str, str], set[str]]:
@@ -114,11 +115,13 @@ def test_the_reasons_here_are_for_tables_that_exist() -> None:
 
 
 def test_a_table_lacking_a_registered_game_is_found() -> None:
-    one, two, *_ = sorted(IDS)
+    one, two, three, *_ = sorted(IDS)
     src = ("SEEDS = {%r: 1, %r: 2}\nPAIRS = [(%r, 'b'), (%r, 'c')]\nX = 1\n\n\ndef f():\n"
-           "    for g in (%r, %r):\n        pass\n") % (one, two, one, two, one, two)
+           "    for g in (%r, %r, %r):\n        pass\n\n\n@mark(%r, [(%r, 1), (%r, 2)])\ndef g():\n    pass\n"
+           ) % (one, two, one, two, one, two, three, "game", one, two)
     got = {name: ids for name, _, ids in tables(ast.parse(src))}
-    assert got == {"SEEDS": {one, two}, "PAIRS": {one, two}, "f": {one, two}}
+    # g's two games are a test of those two (fixtures of their own), not a table of games
+    assert got == {"SEEDS": {one, two}, "PAIRS": {one, two}, "f": {one, two, three}}
     assert forgotten(("x.py", "SEEDS"), got["SEEDS"]) == IDS - {one, two}
     assert forgotten(("x.py", "SEEDS"), set(IDS)) == set()
     # a lone game id (a test of one game) is no table
