@@ -28,8 +28,9 @@ class Table:
     def __init__(self, tmp: Path, gate: netguard.Gate | None = None, names: set[str] | None = None) -> None:
         self.commands: list[dict[str, Any]] = []
         self.hub = Hub(table="t")
-        app = make_app(self.hub, Archive(tmp / "archive"), SECRET, self.control, lambda: None, names)
-        self.server = Server(app, "127.0.0.1", 0, gate)
+        app = make_app(self.hub, Archive(tmp / "archive"), SECRET, self.control, lambda: None,
+                       *([names] if names is not None else []))
+        self.server = Server(app, "127.0.0.1", 0, *([gate] if gate is not None else []))
         self.server.start()
         self.port = self.server.port
 
@@ -244,3 +245,49 @@ def test_spectators_get_only_the_message_kinds_serve_lists() -> None:
     assert "hands" not in got[0] and "id" not in got[0]
     assert "AS" not in json.dumps(got)
     assert set(PUBLIC) == {"hello", "state", "event", "verdict", "fault", "link", "agree"}
+
+
+def test_an_empty_secret_file_is_refused_at_start(tmp_path: Path) -> None:
+    from hostsupport import cardtable
+
+    for text in ("", "  \n\t\n"):
+        f = tmp_path / "secret"
+        f.write_text(text)
+        r = cardtable("serve", "--sim", "nexus", "--secret-file", str(f), "--http", "127.0.0.1:0",
+                      "--archive", str(tmp_path / "a"), timeout=60)
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert r.stderr.strip() == "cardtable serve: --secret-file %s is empty" % f
+        assert "table page" not in r.stdout
+
+
+def test_serving_every_address_shows_addresses_a_phone_can_open_and_warns(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from hostsupport import need_node
+
+    pytest.importorskip("termios")
+    need_node()
+    proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "serve", "--sim", "nexus", "--seed", "1",
+                             "--http", "0.0.0.0:0", "--archive", str(tmp_path / "a"), "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=dict(os.environ, NO_COLOR="1"), start_new_session=True)
+    lines: list[str] = []
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            if line.startswith("scorekeeper secret:"):
+                break
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(20)
+    page = [x for x in lines if x.startswith("table page: ")]
+    assert len(page) == 1, lines
+    url = page[0].split(": ", 1)[1]
+    assert "0.0.0.0" not in "\n".join(lines)
+    host = url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]")
+    assert host in netguard.lan_addresses() or (not netguard.lan_addresses() and host == "127.0.0.1"), lines
+    assert any(x.startswith("warning: the page and the scorekeeper's secret travel as plain HTTP") for x in lines), lines
