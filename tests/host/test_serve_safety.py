@@ -4,6 +4,7 @@ requests that never finish, more connections than it serves; and what spectators
 from __future__ import annotations
 
 import json
+import os
 import logging
 import socket
 import time
@@ -291,3 +292,62 @@ def test_serving_every_address_shows_addresses_a_phone_can_open_and_warns(tmp_pa
     host = url.split("//", 1)[1].rsplit(":", 1)[0].strip("[]")
     assert host in netguard.lan_addresses() or (not netguard.lan_addresses() and host == "127.0.0.1"), lines
     assert any(x.startswith("warning: the page and the scorekeeper's secret travel as plain HTTP") for x in lines), lines
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[tuple[Path, Path]]:
+    """A tiny file system, full: (its archive folder, the file filling it)."""
+    import subprocess
+
+    if not hasattr(os, "getuid") or os.getuid() != 0:
+        pytest.skip("mounting a tiny file system needs root")
+    mnt = tmp_path / "disk"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mnt)], capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here: %s" % r.stderr.strip())
+    try:
+        (mnt / "archive").mkdir()
+        filler = mnt / "filler"
+        fd = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+        try:
+            while True:
+                os.write(fd, b"x" * 1024)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
+        yield mnt / "archive", filler
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
+
+
+def test_a_full_disk_keeps_the_game_until_it_is_archived(full_disk: tuple[Path, Path]) -> None:
+    from hostsupport import need_node
+    from servesupport import Serve, Viewer
+
+    pytest.importorskip("termios")
+    need_node()
+    folder, filler = full_disk
+    with Serve("--sim", "nexus", "--seed", "1", "--delay", "0", "--games", "2", "--http", "127.0.0.1:0",
+               "--archive", str(folder)) as s:
+        v = Viewer(s.url)
+        failed = s.wait_for(lambda: [m for m in v.messages if m.get("archive_status")], 240, "the archive failing")[0]
+        assert "1 finished game not archived yet" in failed["archive_status"], failed
+        assert "No space left on device" in failed["archive_status"]
+        assert s.json("snapshot.json")["archive_status"] == failed["archive_status"]  # the page shows it
+        assert not list(folder.iterdir())  # no half-written file left behind
+        # the next game starts all the same
+        s.wait_for(lambda: v.has(lambda m: m["n"] > failed["n"] and m.get("type") == "event" and m.get("seq") == 1),
+                   60, "the next game")
+        assert s.json("archive.json") == []
+        filler.unlink()  # room again: the kept game is saved, once
+        s.wait_for(lambda: s.json("snapshot.json")["archive_status"] == "", 60, "the game archived")
+        games = s.json("archive.json")  # the kept game first; the second too if it is over by now
+        assert sorted(g["number"] for g in games) in ([1], [1, 2]) and all(g["over"] for g in games)
+        files = sorted(p.name for p in folder.iterdir())
+        assert files == ["%04d-nexus.jsonl" % g for g in range(1, len(games) + 1)]
+        assert len({(folder / f).read_text() for f in files}) == len(files)  # each game once
+        assert v.has(lambda m: m.get("type") == "note" and (m.get("archived") or [None])[0] == 1)
+        v.close()
+    assert "Traceback" not in "\n".join(s.err)

@@ -188,9 +188,11 @@ class Guarded(asyncio.Protocol):
 
     def connection_made(self, transport: Any) -> None:
         self._transport = transport
-        if not self._gate.enter():
-            transport.write(BUSY)
-            transport.close()
+        if not self._gate.enter():  # said, then closed once the client stops (or in 2 s): a
+            transport.write(BUSY)   # close with its request unread would reset the answer away
+            if transport.can_write_eof():
+                transport.write_eof()
+            self._timer = asyncio.get_running_loop().call_later(2.0, self._too_slow)
             return
         self._inner = self._make()
         self._inner.connection_made(transport)
@@ -213,7 +215,7 @@ class Guarded(asyncio.Protocol):
         self._inner.data_received(data)
 
     def eof_received(self) -> bool | None:
-        return None if self._inner is None else self._inner.eof_received()
+        return False if self._inner is None else self._inner.eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self._timer is not None:
