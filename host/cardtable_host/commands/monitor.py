@@ -108,8 +108,9 @@ class Model:
         if kind == "event":
             self.seq = msg.get("seq", self.seq)
             src = source_words(str(msg.get("from") or ""), self.buttons)
-            self.add("%s%s" % (self.action_words(msg.get("action")),
-                               "  (%s)" % src if src and src != "auto" else ""))
+            said = ("undone: %s" % self.action_words(msg["undone"]) if msg.get("undone") is not None
+                    else self.action_words(msg.get("action")))
+            self.add("%s%s" % (said, "  (%s)" % src if src and src != "auto" else ""))
             verb = (msg.get("action") or {}).get("act")
             for ev in msg.get("events") or []:
                 if not isinstance(ev, dict) or ev.get("ev") == verb:
@@ -148,7 +149,7 @@ class Model:
     def action_words(self, obj: Any) -> str:
         """'seat 1 plays 5H' for a record line, or its JSON if the game cannot say it."""
         if not isinstance(obj, dict):
-            return str(obj)
+            return "(no action)" if obj is None else words.plain(obj)
         g = self.game()
         if g is not None:
             try:
@@ -158,7 +159,7 @@ class Model:
                     return str(g.action_words(obj))
                 except (ValueError, KeyError, TypeError):
                     pass
-        return json.dumps(obj)
+        return words.plain(obj)
 
 
 def _at(msg: dict[str, Any]) -> str:
@@ -184,6 +185,7 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
     if not view:
         return ["(no game state yet)"]
     game = view.get("game", "?")
+    g = _game_of(view)
     seats = int(view.get("seats") or 0)
     turn = view.get("turn") or []
     head = [game]
@@ -194,7 +196,7 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
     if view.get("dealer") is not None:
         head.append("dealer %s" % _seat(view, view["dealer"], names))
     if view.get("trump"):
-        head.append("trump %s" % view["trump"])
+        head.append("trump %s" % (words.suit_words(g, view["trump"]) if g is not None else view["trump"]))
     elif view.get("no_trump"):
         head.append("no trump")
     if isinstance(view.get("bidder"), int) and view["bidder"] >= 0:  # an auction won
@@ -208,11 +210,27 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
     if "trick" in view:
         lines.extend(_trick_table(view, seats, turn, names))
     elif "parade" in view:  # a parade game (Fairies)
-        lines.extend(_fairies(view, names))
+        lines.extend(_fairies(view, names, g))
     elif "nerts_left" in view:  # a race to the centre (Nerts)
         lines.extend(_nerts(view, seats, turn, names))
-    lines.extend(_extras(view))
+    lines.extend(_extras(view, g))
     return lines
+
+
+def _game_of(view: dict[str, Any]) -> Any:
+    """The game a view is of, for its words (None if this host does not know it)."""
+    from cardtable import games
+
+    gid = view.get("game")
+    if not isinstance(gid, str) or gid not in games.GAMES:
+        return None
+    try:
+        g = games.load(gid)
+        if isinstance(view.get("seats"), int) and view["seats"] != g.seats:
+            g = games.load(gid, seats=view["seats"])
+    except (ValueError, TypeError, KeyError):
+        return None
+    return g
 
 
 def _winner(view: dict[str, Any], w: int, names: list[str]) -> str:
@@ -246,16 +264,17 @@ def _n(xs: list, i: int) -> str:
     return "" if i >= len(xs) or xs[i] is None else str(xs[i])
 
 
-def _fairies(view: dict[str, Any], names: list[str]) -> list[str]:
+def _fairies(view: dict[str, Any], names: list[str], g: Any) -> list[str]:
     out = ["", "nexus:  %s" % (" ".join(view.get("nexus") or []) or "-"),
            "parade: %s%s" % (" ".join(view.get("parade") or []) or "-",
                              "  (seat %s's)" % view["parade_owner"] if view.get("parade_owner") is not None else ""),
            "deck: %s cards   moves: %s   refills: %s" % (view.get("deck"), view.get("moves"), view.get("refills"))]
     zones = view.get("zones") or []
     for s, z in enumerate(zones):
-        out.append("%s: holds %s, score zones %s" % (_seat(view, s, names), _n(view.get("held") or [], s), z))
+        out.append("%s: holds %s, score zones %s" % (_seat(view, s, names), _n(view.get("held") or [], s),
+                                                      words.plain(z)))
     if view.get("scores"):
-        out.append("scores: %s" % view["scores"])
+        out.append("scores: %s" % (words.per_seat(g, view["scores"]) if g is not None else words.plain(view["scores"])))
     return out
 
 
@@ -275,7 +294,7 @@ def _nerts(view: dict[str, Any], seats: int, turn: list, names: list[str]) -> li
     return out
 
 
-def _extras(view: dict[str, Any]) -> list[str]:
+def _extras(view: dict[str, Any], g: Any = None) -> list[str]:
     out = []
     bids = view.get("bids")
     if bids:
@@ -288,9 +307,12 @@ def _extras(view: dict[str, Any]) -> list[str]:
                        ("stock_top", "stock top"), ("led", "led"), ("excuse", "Excuse with seat"),
                        ("round", "round"), ("points", "points")):
         v = view.get(key)
-        if v is None or v == []:
+        if v is None or v == [] or key == "round" and not v:
             continue
-        facts.append("%s %s" % (label, " ".join(v) if isinstance(v, list) and key == "up" else v))
+        if isinstance(v, list) and g is not None and all(type(x) is int for x in v):
+            facts.append("%s: %s" % (label, words.per_seat(g, v)))
+        else:
+            facts.append("%s %s" % (label, words.plain(v)))
     if view.get("trump_broken"):
         facts.append("trump broken")
     if facts:
@@ -300,20 +322,11 @@ def _extras(view: dict[str, Any]) -> list[str]:
             "seat %s in trick %s of hand %s" % (r.get("seat"), r.get("trick"), r.get("hand"))
             for r in view["revokes"]))
     if view.get("last_hand"):
-        out.append("last hand: %s" % _plain(view["last_hand"]))
+        last = view["last_hand"]
+        out.append("last hand: %s" % (g.last_hand_words(last) if g is not None else words.plain(last)))
     return out
 
 
-def _plain(v: Any) -> str:
-    """A JSON value in plain words: lists space-separated, dicts as 'key value', no reprs."""
-    if isinstance(v, dict):
-        return ", ".join("%s %s" % (k.replace("_", " "), _plain(x)) for k, x in v.items()
-                         if x is not None)
-    if isinstance(v, (list, tuple)):
-        return " ".join(_plain(x) for x in v)
-    if v is True or v is False:
-        return "yes" if v else "no"
-    return "-" if v is None else str(v)
 
 
 def render(model: Model, width: int = 80, height: int = 24, colour: bool = False) -> list[str]:
