@@ -15,10 +15,10 @@ import pytest
 
 pytest.importorskip("aiohttp")
 
-from cardtable_host.archive import Archive  # noqa: E402
-from cardtable_host.hub import PUBLIC, Hub  # noqa: E402
+from cardtable_host.serve.archive import Archive  # noqa: E402
+from cardtable_host.serve.hub import PUBLIC, Hub  # noqa: E402
 from cardtable_host.serve import netguard  # noqa: E402
-from cardtable_host.web import Server, make_app  # noqa: E402
+from cardtable_host.serve.web import Server, make_app  # noqa: E402
 
 SECRET = "s3cret-Of-the-table"
 
@@ -99,7 +99,7 @@ def test_a_number_json_cannot_carry_is_refused_at_once(table: Table, number: str
 
 
 def test_the_link_never_writes_nan_to_a_board() -> None:
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
 
     sent: list[bytes] = []
 

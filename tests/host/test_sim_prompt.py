@@ -152,7 +152,7 @@ def test_suits_are_taken_by_name_as_for_trump() -> None:
     from types import SimpleNamespace
 
     from cardtable import games
-    from cardtable_host import simprompt
+    from cardtable_host.sim import simprompt
 
     pressed: list[str] = []
     table = _Table()
