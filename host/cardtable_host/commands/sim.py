@@ -45,7 +45,7 @@ examples:
   cardtable sim fortyfives                   # four bots, a whole game, live
   cardtable sim nexus --seed 3 --delay 0.3   # slower, to watch it
   cardtable sim nonesuch --bots 3            # you play seat 0; bots play 1..3
-  cardtable sim nerts --rule target=30 --json > nerts.jsonl
+  cardtable sim nerts --rule target=30 --record nerts.jsonl   # then: cardtable referee nerts.jsonl
   cardtable sim california-jacks --keep --port-file board.port   # then: cardtable monitor --port "$(cat board.port)"
   cardtable sim fortyfives --board rp2       # on the emulated RP2040 running the firmware image
 """
@@ -79,7 +79,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-mistakes", action="store_true",
                    help="bots never lay a wrong card (by default one now and then, to show verdicts)")
     p.add_argument("--json", action="store_true",
-                   help="print every message of the board as a JSON line, then the result")
+                   help="print every message of the board as a JSON line, then the result (for "
+                        "programs: the board's messages, not a game record; --record FILE writes "
+                        "the record `cardtable referee` reads)")
     p.add_argument("--quiet", "-q", action="store_true", help="only deals, hand scores and the result")
     p.add_argument("--verbose", "-v", action="store_true", help="also the board's own diagnostics")
 
@@ -284,8 +286,10 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
     bot_seats = set(range(nseats - nbots, nseats))
     show.obj({"type": "sim", "port": vb.port, "board": board_name, "layout": layout, "game": game,
               "seed": seed, "bots": sorted(bot_seats)})
-    show.line(show.paint("cardtable sim: %s on a virtual %s, seed %d" % (game, board_name, seed), "bold"))
-    show.line("virtual board on %s   (held by this simulator while it plays%s)" % (
+    show.line(show.paint("cardtable sim: %s on an %s %s, seed %d" % (game, vb.KIND, board_name, seed)
+                         if vb.KIND[0] in "aeiou" else
+                         "cardtable sim: %s on a %s %s, seed %d" % (game, vb.KIND, board_name, seed), "bold"))
+    show.line("%s on %s   (held by this simulator while it plays%s)" % (vb.KIND, 
         vb.port, "; with --keep: cardtable monitor --port %s after the game" % vb.port if not args.keep else
         ": cardtable monitor --port %s once the game is over" % vb.port))
     if vb.mode != "table":

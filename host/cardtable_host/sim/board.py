@@ -120,6 +120,7 @@ class VirtualBoard:
 
     # What a program driving the board may wait, in wall seconds: the boot to the table, a
     # command's answer on the link, the board's judgement of a card laid on a reader.
+    KIND = "virtual board"  # what it is called where a person reads
     BOOT_S = 60.0
     LINK_S = 10.0
     JUDGE_S = 20.0

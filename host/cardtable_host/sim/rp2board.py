@@ -132,6 +132,7 @@ class Rp2Board(VirtualBoard):
 
     # An emulated chip runs at 0.05-0.4x a Pico (a busy machine: the lower end); a judgement
     # takes ~0.25 s of emulated time.
+    KIND = "emulated RP2040 board"
     BOOT_S = 300.0
     LINK_S = 60.0
     JUDGE_S = 120.0
