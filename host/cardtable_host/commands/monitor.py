@@ -10,6 +10,7 @@ import time
 from typing import Any, Callable
 
 from cardtable import record
+from cardtable.games import words
 
 from cardtable_host.board import boardfind, portlock
 from cardtable_host.errors import USAGE, CardtableError
@@ -71,7 +72,7 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
     if view.get("dealer") is not None:
         head.append("dealer %s" % _seat(view, view["dealer"], names))
     if view.get("trump"):
-        head.append("trump %s" % (words.suit_words(g, view["trump"]) if g is not None else view["trump"]))
+        head.append("trump %s" % view["trump"])  # a suit's code, as the cards are shown
     elif view.get("no_trump"):
         head.append("no trump")
     if isinstance(view.get("bidder"), int) and view["bidder"] >= 0:  # an auction won

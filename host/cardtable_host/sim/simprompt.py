@@ -194,9 +194,10 @@ class People:
             hand = view.get("hand")
             self.show.line("seat %d: %s" % (seat, " ".join(hand) if hand else "(no hand known)"))
         elif word == "state":
-            from cardtable_host.commands.monitor import table_lines
+            from cardtable.games import words
 
-            self.show.line("\n".join(table_lines(b.link.state().get("view"))))
+            view = b.link.state().get("view") or {}
+            self.show.line("\n".join("%s: %s" % (str(k).replace("_", " "), words.plain(v)) for k, v in view.items()))
         else:
             raise ValueError("unknown command %r (try help)" % word)
 
