@@ -351,3 +351,31 @@ def test_a_full_disk_keeps_the_game_until_it_is_archived(full_disk: tuple[Path, 
         assert v.has(lambda m: m.get("type") == "note" and (m.get("archived") or [None])[0] == 1)
         v.close()
     assert "Traceback" not in "\n".join(s.err)
+
+
+def test_with_no_board_a_running_serve_is_named_not_taken_for_the_table(tmp_path: Path) -> None:
+    """Two serves of virtual boards run (another checkout's, say): flash, doctor and monitor
+    with no board take neither for the table; they name each, to choose one with --port."""
+    from hostsupport import cardtable, need_node
+    from servesupport import Serve
+
+    pytest.importorskip("termios")
+    need_node()
+    env = dict(os.environ)
+    env.pop("CARDTABLE_PORT", None)
+    args = ("--sim", "nexus", "--seed", "1", "--delay", "0.05", "--http", "127.0.0.1:0", "--quiet")
+    with Serve(*args, "--archive", str(tmp_path / "a1"), env=env) as one:
+        for cmd in (("doctor",), ("monitor", "--plain"), ("flash",)):
+            r = cardtable(*cmd, env=env, timeout=60)
+            assert r.returncode == 2, r.stdout + r.stderr
+            assert "in use" not in r.stderr and "Traceback" not in r.stderr
+            assert "no board found, but a cardtable serve runs one on %s (cardtable serve, pid %d" % (
+                one.port, one.proc.pid) in r.stderr, r.stderr
+            assert "--port %s" % one.port in r.stderr
+        with Serve(*args, "--archive", str(tmp_path / "a2"), env=env) as two:
+            for cmd in (("doctor",), ("monitor", "--plain"), ("flash",)):
+                r = cardtable(*cmd, env=env, timeout=60)
+                assert r.returncode == 2, r.stdout + r.stderr
+                line = r.stderr.strip().splitlines()[-1]
+                assert "2 cardtable serves run one each" in line and "choose one with --port" in line, line
+                assert one.port in line and two.port in line

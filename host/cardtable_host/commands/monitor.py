@@ -615,8 +615,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _served(port: str | None) -> Any:
-    """A RemoteLink to the `cardtable serve` that holds the board (named, or the only one
-    running), or None: then the monitor opens the port itself."""
+    """A RemoteLink to the `cardtable serve` that holds the board (named, or the one Pico
+    plugged in), or None: then the monitor opens the port itself (and, with no board, says
+    which serves run, to choose one with --port)."""
     from cardtable_host.serve import servefile
 
     named = port or os.environ.get(boardfind.ENV)
@@ -627,9 +628,11 @@ def _served(port: str | None) -> Any:
                 info = servefile.find(boardfind.resolve(named))
             except boardfind.BoardNotFound:
                 info = None
-    else:
-        found = servefile.running()
-        info = found[0] if len(found) == 1 else None
+    else:  # the one Pico plugged in, if a serve holds it; never a serve of some other board
+        try:
+            info = servefile.find(boardfind.resolve(None))
+        except boardfind.BoardNotFound:
+            info = None
     if info is None:
         return None
     from cardtable_host.board.link import LinkDown
