@@ -184,8 +184,10 @@ def test_another_sites_name_or_page_is_refused(table: Table) -> None:
     assert status == 403
     status, _ = table.get("/ws", dict(ws, Origin="null"))
     assert status == 403
+    status, _ = table.get("/ws", dict(ws, Origin="http://127.0.0.1:%d" % (table.port + 1)))
+    assert status == 403  # another service of this machine is another site too
     status, _ = table.get("/ws", dict(ws, Origin="http://127.0.0.1:%d" % table.port))
-    assert status == 101
+    assert status == 101  # the page's own
     status, _ = table.post(b'{"cmd": "undo"}', {"Origin": b"http://evil.example"})
     assert status == 403 and table.commands == []
 
@@ -195,6 +197,9 @@ def test_a_name_the_user_allowed_is_served(tmp_path: Path) -> None:
     try:
         assert t.get("/archive.json", {"Host": "table.club.lan:8719", "Origin": "http://table.club.lan:8719"})[0] == 200
         assert t.get("/archive.json", {"Host": "other.club.lan"})[0] == 403
+        # by an address (a phone on the LAN): no name an attacker could point here
+        assert t.get("/archive.json", {"Host": "192.0.2.7:8719", "Origin": "http://192.0.2.7:8719"})[0] == 200
+        assert t.get("/archive.json", {"Host": "192.0.2.7:8719", "Origin": "http://192.0.2.9:8719"})[0] == 403
     finally:
         t.server.stop()
 

@@ -175,7 +175,8 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
 
     drawing()  # drawn once, before the first page asks
     names = netguard.host_names(host, args.allow_origin)
-    app = make_app(table.hub, table.archive, secret, table.control, drawing, names)
+    app = make_app(table.hub, table.archive, secret, table.control, drawing, names,
+                   netguard.origins(args.allow_origin))
     server = Server(app, host, http_port)
     try:
         server.start()

@@ -106,19 +106,42 @@ def _hostname(value: str) -> str | None:
     return (parsed.hostname or "").lower() or None
 
 
-def guard(names: set[str]) -> Callable[..., Awaitable[web.StreamResponse]]:
-    """A middleware that refuses (403) a request whose Host or Origin names no allowed host."""
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def origins(extra: Iterable[str]) -> set[str]:
+    """The origins (scheme://host[:port]) the user allowed besides the page's own."""
+    out = set()
+    for e in extra:
+        if "://" in e:
+            parts = urlsplit(e)
+            out.add("%s://%s" % (parts.scheme.lower(), parts.netloc.lower()))
+    return out
+
+
+def guard(names: set[str], allowed: set[str] | None = None) -> Callable[..., Awaitable[web.StreamResponse]]:
+    """A middleware that refuses (403) a request whose Host names no allowed host (an address
+    is allowed: a rebinding attack needs a name of its own), or whose Origin is neither the
+    page's own (same scheme, host and port) nor one the user allowed."""
+    allowed = allowed or set()
+
     @web.middleware
     async def middleware(request: web.Request,
                          handler: Callable[[web.Request], Awaitable[web.StreamResponse]]) -> web.StreamResponse:
-        host = _hostname(request.headers.get("Host", ""))
-        if host not in names:
+        given = request.headers.get("Host", "")
+        host = _hostname(given)
+        if host is None or host not in names and not _is_address(host):
             return web.Response(status=403, text="this table is not served under that name (Host): open it "
                                 "by its address, or start serve with --allow-origin")
         origin = request.headers.get("Origin")
         if origin is not None:
-            parts = urlsplit(origin)
-            if parts.scheme not in ("http", "https") or (parts.hostname or "").lower() not in names:
+            own = {"http://" + given.lower(), "https://" + given.lower()}
+            if origin.lower().rstrip("/") not in own | allowed:
                 return web.Response(status=403, text="pages from another site may not use this table (Origin)")
         return await handler(request)
     return middleware

@@ -148,13 +148,14 @@ class Viewers:
 
 def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
              drawing: Callable[[], tuple[str, dict[str, Any]] | None],
-             names: set[str] | None = None) -> web.Application:
-    """The aiohttp application of one table; names: the host names it answers to (Host and
-    Origin), by default loopback's. The secret is never empty (ValueError)."""
+             names: set[str] | None = None, allowed: set[str] | None = None) -> web.Application:
+    """The aiohttp application of one table; names: the host names it answers to (Host), by
+    default loopback's; allowed: origins besides the page's own that may use it. The secret is never empty (ValueError)."""
     if not secret:
         raise ValueError("the scorekeeper's secret cannot be empty")
     app = web.Application(client_max_size=64 * 1024,
-                          middlewares=[netguard.guard(names if names is not None else netguard.host_names("127.0.0.1"))])
+                          middlewares=[netguard.guard(names if names is not None else netguard.host_names("127.0.0.1"),
+                                                       allowed)])
     viewers = Viewers(hub)
     app["viewers"] = viewers
 
