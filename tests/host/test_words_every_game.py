@@ -136,3 +136,21 @@ def test_pull_and_doctor_say_a_finished_game_in_words(gid: str, played: dict[str
     saved = [line for line in pulled.stdout.splitlines() if gid in line and " lines, " in line][-1]
     assert saved.endswith("(over)") and "being played" not in saved, pulled.stdout
     assert "a game of %s, over" % gid in doctor.stdout and "playing %s" % gid not in doctor.stdout, doctor.stdout
+
+
+@pytest.mark.parametrize("gid", GAMES)
+def test_a_game_left_unfinished_is_told_in_words(gid: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """sim's last line when the people quit before the end: the scores so far, per seat or side."""
+    from types import SimpleNamespace
+
+    from cardtable_host.commands import sim
+
+    g = games.load(gid)
+    scores = list(g.scores)
+    scores[0] = scores[0] - 20  # a side behind
+    bots = SimpleNamespace(shadow=g, scores=scores, over=False, winner=None, game_id=gid, actions=3)
+    sim._result(sim.Show(False, False, False), bots, SimpleNamespace(status=lambda: {}))  # type: ignore[arg-type]
+    said = capsys.readouterr().out
+    assert said.startswith("the game is not over; scores so far: "), said
+    assert g.side(0) + " -20" in said
+    assert not literals(said), said
