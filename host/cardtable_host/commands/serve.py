@@ -23,7 +23,10 @@ Spectators only read: what they see is the board's spectator view, never a hand.
 scorekeeper's controls (POST /control: undo, a typed bid or pass, a new game; with --sim,
 unplug and replug the virtual board's USB cable) need the
 secret printed at start (or $CARDTABLE_SERVE_SECRET / --secret-file). It binds to
-127.0.0.1 unless --http names another address (0.0.0.0: phones on the same network).
+127.0.0.1 unless --http names another address (0.0.0.0: phones on the same network; it
+then prints the machine's LAN addresses, and the page and the secret travel as plain HTTP).
+Requests naming another host, or sent by a page of another site, are refused
+(--allow-origin adds a name).
 It follows the board across an unplug and a replug.
 
 With --sim GAME it serves a virtual board with bots in every seat (see cardtable sim);
