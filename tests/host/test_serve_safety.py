@@ -366,7 +366,8 @@ def test_with_no_board_a_running_serve_is_named_not_taken_for_the_table(tmp_path
 
     pytest.importorskip("termios")
     need_node()
-    env = dict(os.environ)
+    env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path / "run"))  # these serves only
+    (tmp_path / "run").mkdir(mode=0o700)
     env.pop("CARDTABLE_PORT", None)
     args = ("--sim", "nexus", "--seed", "1", "--delay", "0.05", "--http", "127.0.0.1:0", "--quiet")
     with Serve(*args, "--archive", str(tmp_path / "a1"), env=env) as one:
