@@ -17,12 +17,15 @@ import pytest
 from hostsupport import need_node
 from servesupport import Serve, Viewer, ended_hand
 
+from cardtable import games
+
 pytest.importorskip("aiohttp")
 pytest.importorskip("termios")
 need_node()
 
-GAMES = {"nexus": [], "fairies": [], "california-jacks": [], "fortyfives": [], "nonesuch": [],
-         "nerts": ["--rule", "target=10"]}
+# every registered game, with the extra arguments some need for one short hand
+EXTRA = {"nerts": ["--rule", "target=10"]}
+GAMES = {g: EXTRA.get(g, []) for g in games.GAMES}
 _SPLIT = re.compile(r"[\s,;:()\[\]{}'\"=×]+")
 
 

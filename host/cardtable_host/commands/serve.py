@@ -23,7 +23,10 @@ Spectators only read: what they see is the board's spectator view, never a hand.
 scorekeeper's controls (POST /control: undo, a typed bid or pass, a new game; with --sim,
 unplug and replug the virtual board's USB cable) need the
 secret printed at start (or $CARDTABLE_SERVE_SECRET / --secret-file). It binds to
-127.0.0.1 unless --http names another address (0.0.0.0: phones on the same network).
+127.0.0.1 unless --http names another address (0.0.0.0: phones on the same network; it
+then prints the machine's LAN addresses, and the page and the secret travel as plain HTTP).
+Requests naming another host, or sent by a page of another site, are refused
+(--allow-origin adds a name).
 It follows the board across an unplug and a replug.
 
 With --sim GAME it serves a virtual board with bots in every seat (see cardtable sim);
@@ -60,6 +63,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="(--sim) start the first game once N spectators have the page open")
     p.add_argument("--http", default=DEFAULT_HTTP, metavar="HOST:PORT",
                    help="where the web server listens (default %s; port 0 picks a free one)" % DEFAULT_HTTP)
+    p.add_argument("--allow-origin", action="append", default=[], metavar="NAME",
+                   help="another host name the page is opened by (e.g. table.club.lan, or "
+                        "http://table.club.lan:8719); repeatable. Requests naming any other host (Host or "
+                        "Origin) are refused")
     p.add_argument("--table", default="", help="the table's name, kept in each archived game")
     p.add_argument("--players", default="", metavar="A,B,...", help="players' names by seat, for the "
                    "page and the archive")

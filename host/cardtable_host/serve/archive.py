@@ -49,7 +49,7 @@ class Archive:
     """A folder of finished games' records."""
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
-        self.dir = Path(folder)
+        self.dir = Path(folder).absolute()
         self.dir.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
 
@@ -77,8 +77,16 @@ class Archive:
             number = max([n for n, _ in self._files()] + [0]) + 1
             path = self.dir / ("%04d-%s.jsonl" % (number, head["game"]))
             tmp = path.with_suffix(".tmp")
-            tmp.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-            os.replace(tmp, path)
+            try:
+                with open(tmp, "w", encoding="utf-8") as f:
+                    f.write("".join(line + "\n" for line in lines))
+                os.replace(tmp, path)
+            except OSError:
+                try:  # a full disk: no half-written file left behind
+                    tmp.unlink()
+                except OSError:
+                    pass
+                raise
         return number
 
     def _files(self) -> list[tuple[int, Path]]:

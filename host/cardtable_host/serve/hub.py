@@ -56,6 +56,7 @@ class Hub:
         self.layout = layout
         self.sent = 0  # messages published so far (each carries its number as "n")
         self.games_archived: list[int] = []
+        self.archive_status = ""  # what keeps finished games from the archive ("" when nothing does)
         self._lock = threading.Lock()
         self._subs: dict[int, Send] = {}
         self._next_sub = 0
@@ -128,7 +129,7 @@ class Hub:
             self.sent += 1
             msg = {"n": self.sent, "t": t, "type": "note", "lines": [[text, colour]],
                    "connected": self.model.connected, "status": self.model.status,
-                   "archived": list(self.games_archived)}
+                   "archived": list(self.games_archived), "archive_status": self.archive_status}
             n, text_out = self.sent, json.dumps(msg)
             subs = list(self._subs.values())
         for send in subs:
@@ -185,7 +186,8 @@ class Hub:
                 "faults": list(m.faults.values()),
                 "log": [[text, colour] for text, colour in list(m.log)[-SNAPSHOT_LOG:]],
                 "table": self.table, "players": self.players, "seat_names": m.seat_names,
-                "board": self.board, "layout": self.layout, "archived": list(self.games_archived)}
+                "board": self.board, "layout": self.layout, "archived": list(self.games_archived),
+                "archive_status": self.archive_status}
 
     def view(self) -> dict[str, Any] | None:
         with self._lock:

@@ -146,10 +146,26 @@ def _secret(path: str | None) -> str:
     return os.environ.get(ENV_SECRET) or secrets.token_urlsafe(12)
 
 
+def page_addresses(host: str, port: int) -> tuple[str, list[str]]:
+    """(the address this machine's own programs use, the addresses to show people) of a server
+    listening on host:port: for all addresses, the machine's LAN ones (a phone can open them)."""
+    from cardtable_host.serve import netguard
+
+    if host in netguard.WILDCARD:
+        here = "127.0.0.1" if host != "::" else "::1"
+        shown = netguard.lan_addresses() or [here]
+    else:
+        here, shown = host, [host]
+    form = "http://%s:%d/"
+    return form % (netguard.url_host(here), port), [form % (netguard.url_host(a), port) for a in shown]
+
+
 def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret: str,
             board_port: str) -> Callable[[], None]:
     """Start the web server and say where; returns what stops it (and withdraws the serve file)."""
     from cardtable_host.draw import drawings
+    from cardtable_host.board import portlock
+    from cardtable_host.serve import netguard
     from cardtable_host.serve.web import Server, make_app
 
     cache: dict[tuple[str, str], Any] = {}
@@ -167,20 +183,27 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
         return cache[(b, lay)]
 
     drawing()  # drawn once, before the first page asks
-    app = make_app(table.hub, table.archive, secret, table.control, drawing)
+    names = netguard.host_names(host, args.allow_origin)
+    app = make_app(table.hub, table.archive, secret, table.control, drawing, names,
+                   netguard.origins(args.allow_origin))
     server = Server(app, host, http_port)
     try:
-        url = server.start()
+        server.start()
     except OSError as e:
         raise CardtableError("cannot listen on %s:%d: %s" % (host, http_port, e.strerror or e), USAGE) from None
     if not args.quiet:
         table.hub.subscribe(Printer())
     path = servefile.path(board_port)
-    info = {"url": url, "secret": secret, "pid": os.getpid(), "port": board_port, "command": "cardtable serve"}
-    fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(info, f)
+    here, shown = page_addresses(host, server.port)
+    url = shown[0]
+    info = {"url": here, "secret": secret, "pid": os.getpid(), "port": board_port, "command": "cardtable serve"}
+    portlock.write_private(path, json.dumps(info))  # this user's only, never through a symlink
     print("table page: %s" % url, flush=True)
+    for other in shown[1:]:
+        print("       also: %s" % other, flush=True)
+    if not netguard.is_loopback(host):
+        print("warning: the page and the scorekeeper's secret travel as plain HTTP: anyone on this "
+              "network can read them (use it on a network you trust)", flush=True)
     print("overlay: %soverlay   archive: %sarchive   board: %s" % (url, url, board_port), flush=True)
     print("scorekeeper secret: %s" % (secret if not (args.secret_file or os.environ.get(ENV_SECRET))
                                       else "(the configured one)"), flush=True)

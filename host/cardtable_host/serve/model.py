@@ -74,8 +74,9 @@ class Model:
         if kind == "event":
             self.seq = msg.get("seq", self.seq)
             src = source_words(str(msg.get("from") or ""), self.buttons)
-            self.add("%s%s" % (self.action_words(msg.get("action")),
-                               "  (%s)" % src if src and src != "auto" else ""))
+            said = ("undone: %s" % self.action_words(msg["undone"]) if msg.get("undone") is not None
+                    else self.action_words(msg.get("action")))
+            self.add("%s%s" % (said, "  (%s)" % src if src and src != "auto" else ""))
             verb = (msg.get("action") or {}).get("act")
             for ev in msg.get("events") or []:
                 if not isinstance(ev, dict) or ev.get("ev") == verb:
@@ -112,9 +113,9 @@ class Model:
         return False
 
     def action_words(self, obj: Any) -> str:
-        """'seat 1 plays 5H' for a record line, or its JSON if the game cannot say it."""
+        """'seat 1 plays 5H' for a record line, or its fields in plain words if the game cannot say it."""
         if not isinstance(obj, dict):
-            return str(obj)
+            return "(no action)" if obj is None else words.plain(obj)
         g = self.game()
         if g is not None:
             try:
@@ -124,7 +125,7 @@ class Model:
                     return str(g.action_words(obj))
                 except (ValueError, KeyError, TypeError):
                     pass
-        return json.dumps(obj)
+        return words.plain(obj)
 
 
 def at_zone(msg: dict[str, Any]) -> str:

@@ -34,8 +34,7 @@ def run(args: ServeOptions, serving: Serving) -> int:
     try:
         vb.start(vb.BOOT_S)
     except BoardError as e:
-        raise CardtableError("the %s did not start: %s" % (
-            "rp2 board" if chip == simchoice.RP2 else "virtual board", e)) from None
+        raise CardtableError("the %s did not start: %s" % (vb.KIND, e)) from None
     table = serving.table
     table.cable = _cable(vb)
     table.hub.board, table.hub.layout = board_name, layout

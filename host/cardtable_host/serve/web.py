@@ -8,7 +8,6 @@ scorekeeper's, and needs the secret `serve` printed (compared in constant time).
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
 import logging
 import struct
@@ -20,6 +19,7 @@ from typing import Any, Callable
 
 from aiohttp import WSMsgType, web
 
+from cardtable_host.serve import netguard
 from cardtable_host.serve.archive import Archive
 from cardtable_host.serve.hub import Hub
 
@@ -149,9 +149,15 @@ class Viewers:
 
 
 def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
-             drawing: Callable[[], tuple[str, dict[str, Any]] | None]) -> web.Application:
-    """The aiohttp application of one table."""
-    app = web.Application(client_max_size=64 * 1024)
+             drawing: Callable[[], tuple[str, dict[str, Any]] | None],
+             names: set[str] | None = None, allowed: set[str] | None = None) -> web.Application:
+    """The aiohttp application of one table; names: the host names it answers to (Host), by
+    default loopback's; allowed: origins besides the page's own that may use it. The secret is never empty (ValueError)."""
+    if not secret:
+        raise ValueError("the scorekeeper's secret cannot be empty")
+    app = web.Application(client_max_size=64 * 1024,
+                          middlewares=[netguard.guard(names if names is not None else netguard.host_names("127.0.0.1"),
+                                                       allowed)])
     viewers = Viewers(hub)
     app["viewers"] = viewers
 
@@ -238,16 +244,19 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     async def do_control(request: web.Request) -> web.StreamResponse:
         given = request.headers.get(SECRET_HEADER, "")
         if not given and request.headers.get("Authorization", "").startswith("Bearer "):
-            given = request.headers["Authorization"][7:]
-        if not hmac.compare_digest(given.encode(), secret.encode()):
-            log.warning("refused a control request from %s: %s", request.remote,
-                        "a wrong secret" if given else "no secret")
+            given = request.headers["Authorization"][7:].strip()
+        if not given:
+            log.warning("refused a control request from %s: no secret", request.remote)
             return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
                                       "(printed when cardtable serve started)"}, status=403)
+        if not netguard.secret_matches(given, secret):
+            log.warning("refused a control request from %s: a wrong secret", request.remote)
+            return web.json_response({"ok": False, "error": "wrong secret: the scorekeeper's secret is "
+                                      "the one printed when cardtable serve started"}, status=403)
         try:
-            cmd = await request.json()
-        except ValueError:
-            return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
+            cmd = await netguard.read_body(request)
+        except netguard.BadBody as e:
+            return web.json_response({"ok": False, "error": str(e)}, status=400)
         if not isinstance(cmd, dict) or cmd.get("cmd") not in COMMANDS:
             return web.json_response({"ok": False, "error": "cmd must be one of %s" % ", ".join(COMMANDS)},
                                      status=400)
@@ -279,10 +288,12 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
 class Server:
     """The web server on its own thread and event loop."""
 
-    def __init__(self, app: web.Application, host: str, port: int) -> None:
+    def __init__(self, app: web.Application, host: str, port: int, gate: netguard.Gate | None = None) -> None:
         self.app = app
         self.host = host
         self.port = port
+        self.gate = gate or netguard.Gate()
+        self._listener: asyncio.AbstractServer | None = None
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._error: BaseException | None = None
@@ -312,12 +323,14 @@ class Server:
         self.loop.run_forever()
 
     async def _setup(self) -> None:
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, keepalive_timeout=30)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
-        await site.start()
-        server = getattr(site, "_server", None)
-        socks = getattr(server, "sockets", None) or []
+        make = self._runner.server
+        assert make is not None
+        gate = self.gate
+        self._listener = await asyncio.get_running_loop().create_server(
+            lambda: netguard.Guarded(make, gate), self.host or None, self.port, reuse_address=True)
+        socks = self._listener.sockets or []
         if socks:
             self.port = socks[0].getsockname()[1]
 
@@ -326,6 +339,8 @@ class Server:
             return
 
         async def down() -> None:
+            if self._listener is not None:
+                self._listener.close()
             if self._runner is not None:
                 await self._runner.cleanup()
 

@@ -133,6 +133,7 @@ class Rp2Board(VirtualBoard):
 
     # An emulated chip runs at 0.05-0.4x a Pico (a busy machine: the lower end); a judgement
     # takes ~0.25 s of emulated time.
+    KIND = "emulated RP2040 board"
     BOOT_S = 300.0
     LINK_S = 60.0
     JUDGE_S = 120.0
@@ -144,7 +145,7 @@ class Rp2Board(VirtualBoard):
                  trace: bool = False) -> None:
         VirtualBoard.__init__(self, board=board, flash_dir=flash_dir, game=game, layout=layout,
                               install=install, repl=repl, echo_stderr=echo_stderr)
-        self.image = Path(image) if image is not None else default_image()
+        self.image = Path(image).absolute() if image is not None else default_image()
         self.check_build = image is None and self.image == FROZEN_UF2  # the checkout's image: must be current
         self.speed = float(os.environ.get(ENV_SPEED) or 1.0) if speed is None else speed
         self.devices = default_devices() if devices is None else tuple(devices)
@@ -388,14 +389,15 @@ class Rp2Board(VirtualBoard):
         except ValueError as e:
             raise BoardError(str(e)) from None
 
-    def hold_sda(self, zone: int | str, clocks: int = -1) -> None:
-        """Make a zone's PN532 (I2C) hold SDA low from the next transaction addressed to it:
-        for good (-1), until `clocks` SCL clocks reach it, or let go now (0)."""
+    def hold_sda(self, zone: int | str, clocks: int = -1, now: bool = False) -> None:
+        """Make a zone's PN532 (I2C) hold SDA low from the next transaction addressed to it (now:
+        at once, as one a reset cut off mid-byte): for good (-1), until `clocks` SCL clocks
+        reach it, or let go now (0)."""
         try:
             i = self._readers().index(zone)
         except ValueError as e:
             raise BoardError(str(e)) from None
-        self._request({"op": "hold_sda", "reader": i, "clocks": clocks})
+        self._request({"op": "hold_sda", "reader": i, "clocks": clocks, "now": now})
 
     def turn(self, encoder: str, steps: int, bounce_ms: float = 0.0, half: bool = False) -> None:
         """Turn an encoder by steps detents (negative: back), each contact change bouncing for

@@ -667,6 +667,13 @@ class FortyFives(TrickGame):
             return out
         return words.describe(self, ev)
 
+    def last_hand_words(self, last):
+        from cardtable.games import words
+        said = self.describe(dict(last, ev="hand"))
+        if last.get("trump"):
+            said += "; %s were trumps" % words.suit_words(self, last["trump"])
+        return said
+
     def view(self, seat=None):
         out = self.trick_view(seat)
         out["dealer"] = self.dealer

@@ -790,7 +790,7 @@ class Nerts(Game):
         if verb == "draw":
             return "%s turns the stock" % who
         if verb == "move":
-            return "%s moves %s onto work pile %s" % (who, words.show(self, obj["card"]),
+            return "%s moves %s onto work pile %s" % (who, words.show(self, obj.get("card")),
                                                       obj["at"] + 1)
         return words.action_words(self, obj)
 

@@ -43,6 +43,33 @@ def score_words(g, scores):
     return ", ".join("%s %d" % (side(g, n), scores[n]) for n in sides(g))
 
 
+def plain(v):
+    """A value as a person reads it: lists as their items, no brackets, quotes or None."""
+    if isinstance(v, dict):
+        return ", ".join("%s %s" % (str(k).replace("_", " "), plain(x)) for k, x in v.items()
+                         if x is not None)
+    if isinstance(v, (list, tuple)):
+        return " ".join(plain(x) for x in v) or "nothing"
+    if v is True or v is False:
+        return "yes" if v else "no"
+    return "-" if v is None else str(v)
+
+
+def per_seat(g, xs, sign=False):
+    """Numbers kept per seat, or per partnership, in words: 'seat 0 11, seat 1 7'."""
+    teams = g.TEAMS and len(xs) == 2
+    fmt = "%s %+d" if sign else "%s %d"
+    out = [fmt % (side(g, n) if teams else "seat %d" % n, x) for n, x in enumerate(xs) if type(x) is int]
+    return ", ".join(out) if out else plain(xs)
+
+
+def last_hand_words(g, last):
+    """The last hand's result as a view keeps it, in words."""
+    if isinstance(last, list) and all(type(x) is int for x in last):
+        return per_seat(g, last, sign=True)
+    return plain(last)
+
+
 def action_words(g, obj):
     """A record line (as record.encode gives it) in words: 'seat 1 plays 10H'."""
     verb = obj.get("act")

@@ -202,8 +202,8 @@ const Cardtable = (() => {
       b.textContent = st.connected ? "live" : "offline";
       b.className = "badge " + (st.connected ? "live" : "down");
       const s = document.getElementById("status");
-      s.textContent = st.connected ? "" : st.status || "connecting to the table...";
-      s.classList.toggle("hidden", st.connected);
+      s.textContent = st.connected ? st.archive || "" : st.status || "connecting to the table...";
+      s.classList.toggle("hidden", st.connected && !st.archive);
     }
     function draw() {
       renderView(st.view, st.names, st.players);
@@ -214,7 +214,7 @@ const Cardtable = (() => {
     }
     follow((snap) => {
       st.view = snap.view; st.names = snap.seat_names || []; st.players = snap.players || [];
-      st.connected = snap.connected; st.status = snap.status; st.faults = {};
+      st.connected = snap.connected; st.status = snap.status; st.faults = {}; st.archive = snap.archive_status || "";
       for (const f of snap.faults || []) st.faults[f.kind + " " + (f.zone || "")] = f;
       document.getElementById("title").textContent = snap.table || "cardtable";
       clear(logBox); log(snap.log);
@@ -222,6 +222,7 @@ const Cardtable = (() => {
       draw(); faults();
     }, (msg) => {
       st.connected = msg.connected; st.status = msg.status;
+      if (msg.type === "note") st.archive = msg.archive_status || "";
       if (msg.type === "state") st.view = msg.view;
       if (msg.type === "hello" && msg.board) loadDrawing(msg.board, msg.layout);
       if (msg.type === "fault") {
