@@ -28,8 +28,12 @@ sys.exit(cli.main(sys.argv[1:]))
 
 
 def without_posix(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, NO_COLOR="1")
+    import pwd  # this test runs on POSIX: the user the command runs as, named as Windows names it
+
+    env.setdefault("USERNAME", pwd.getpwuid(os.getuid()).pw_name)  # getpass reads it on Windows
     return subprocess.run([sys.executable, "-c", RUNNER, *args], capture_output=True, text=True,
-                          timeout=300, env=dict(os.environ, NO_COLOR="1"), cwd=cwd)
+                          timeout=300, env=env, cwd=cwd)
 
 
 @pytest.mark.parametrize("args, says", [
