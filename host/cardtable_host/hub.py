@@ -9,15 +9,20 @@ verdict, fault) and the link going up or down, with command ids and private fiel
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from typing import Any, Callable
+
+from cardtable.games import words
 
 from cardtable_host.commands.monitor import Model
 
 Send = Callable[[int, float, str], None]  # a subscriber: (message number, time taken, JSON)
 # "t", the time serve took a message from the board, is time.monotonic(): CLOCK_MONOTONIC on
 # Linux, one clock for every process of the machine, so a local viewer can time its copy.
+CARD_CODE = re.compile(r"(?<![\w#])(10|[2-9AJQK])([CDHS])(#\d+)?(?!\w)")  # a standard card code in text
+GLYPHS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 SNAPSHOT_LOG = 60  # log lines a new viewer is shown
 # What a spectator may see of each message: the board already tells only its public form.
 PUBLIC = {
@@ -50,8 +55,11 @@ class Hub:
     def __init__(self, port: str = "", table: str = "", players: list[str] | None = None,
                  board: str | None = None, layout: str | None = None) -> None:
         self.model = Model(port)
+        self.model.sources = False  # spectators are told who did what, not which pad said so
         self.table = table
         self.players = players or []
+        self.sheet: list[dict[str, Any]] = []  # the score sheet: a row per hand scored
+        self._announced = ""  # the game header the story last said was ready
         self.board = board
         self.layout = layout
         self.sent = 0  # messages published so far (each carries its number as "n")
@@ -76,15 +84,25 @@ class Hub:
             if pub["type"] == "link":
                 self._link(bool(pub.get("up")))
             else:
+                self._names()
+                if pub["type"] == "verdict":
+                    pub["words"] = self._verdict_words(pub)
                 self.model.feed(pub)
+                self._reword(before, pub)
                 if pub["type"] in ("hello", "state"):
                     self.model.connected = True
                     self.model.status = "live"
                 self._game_clock(pub)
+                if pub["type"] == "event" and (self._score(pub) or pub.get("seq") == 1):
+                    pub["sheet"] = list(self.sheet)
             new = self.model.added - before
             lines = list(self.model.log)[-new:] if new > 0 else []
             self.sent += 1
             pub = dict({"n": self.sent, "t": t}, **pub)  # first: a viewer finds them at once
+            if pub["type"] == "state":
+                pub["reading"] = self._reading()
+            if pub["type"] in ("hello", "state"):
+                pub["names"] = self._names()
             pub["lines"] = [[text, colour] for text, colour in lines]
             pub["connected"] = self.model.connected
             pub["status"] = self.model.status
@@ -103,9 +121,115 @@ class Hub:
             m.status = "the board is gone (cable pulled? board reset?): waiting for it"
             m.add("board gone: waiting for it to come back", "yellow")
 
+    # -- the table in words: names, the reading, the score sheet (under the lock) ------------
+
+    def _names(self) -> list[str]:
+        """Each seat's name: the player's (--players), else the board's place, else its compass point."""
+        hdr = (self.model.hello or {}).get("game")
+        view = self.model.view or {}
+        n = view.get("seats") or (hdr.get("seats") if isinstance(hdr, dict) else None) or len(self.players)
+        n = n if isinstance(n, int) and 0 < n <= 16 else 0
+        places = words.place_names(n) if n else []
+        board = self.model.seat_names
+        out = []
+        for s in range(n):
+            given = self.players[s] if s < len(self.players) else ""
+            out.append(given or (board[s] if s < len(board) and board[s] else places[s]))
+        if out != self.model.names:
+            self.model.names = out
+            g = self.model.game()
+            if g is not None:
+                g.names = list(out)
+        return out
+
+    def _reword(self, before: int, pub: dict[str, Any]) -> None:
+        """The log lines a message just added, told to people: names for seats, no firmware talk."""
+        new = min(self.model.added - before, len(self.model.log))
+        if new <= 0:
+            return
+        log = self.model.log
+        for i in range(len(log) - new, len(log)):
+            text, colour = log[i]
+            if pub["type"] == "verdict":
+                text, colour = "refused: " + pub["words"], "red"
+            elif pub["type"] == "hello":
+                g = self.model.game()
+                text = "the table is ready: %s" % (words.title(g) if g is not None else "no game yet")
+            elif text == "deal":
+                text = "the cards are dealt"
+            log[i] = (self._named(text), colour)
+        if pub["type"] == "hello":
+            key = json.dumps(pub.get("game"), sort_keys=True)
+            if key == self._announced and pub.get("seq") != 0:
+                del log[-1]  # the board said hello again (a re-sync): the story goes on
+                self.model.added -= 1
+            self._announced = key
+
+    def _named(self, text: str) -> str:
+        """Names for seats, suit glyphs for a standard deck's card codes ('Ann plays 10♥')."""
+        g = self.model.game()
+        if g is None:
+            return text
+        text = words.name_seats(g, text)
+        if getattr(g, "DECK", None) == "standard":
+            text = CARD_CODE.sub(lambda m: m.group(1) + GLYPHS[m.group(2)] + (m.group(3) or ""), text)
+        return text
+
+    def _reading(self) -> dict[str, Any] | None:
+        """The view as people read it (the game's own words: cardtable.games.words.reading)."""
+        g = self.model.game()
+        if g is None or not isinstance(self.model.view, dict):
+            return None
+        try:
+            return words.reading(g, self.model.view)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+            return None
+
+    def _verdict_words(self, pub: dict[str, Any]) -> str:
+        """'Bob laid the 2♣: not your turn, Cy is to play' (who, what, why; names for seats)."""
+        g = self.model.game()
+        seat = pub.get("seat")
+        who = words.who(g, seat) if g is not None and isinstance(seat, int) else "the table"
+        reason = str(pub.get("reason") or "refused")
+        if g is not None:
+            reason = words.name_seats(g, reason)
+        act = pub.get("action") if isinstance(pub.get("action"), dict) else {}
+        card = act.get("card")
+        what = " (%s)" % card if isinstance(card, str) else ""
+        return self._named("%s: %s%s" % (who, reason.replace(": ", " \u2014 ", 1), what))
+
+    def _score(self, pub: dict[str, Any]) -> bool:
+        """A scored hand in an event goes on the score sheet; True if one did."""
+        g = self.model.game()
+        if pub.get("seq") == 1:
+            self.sheet = []
+        if g is None:
+            return False
+        added = False
+        for ev in pub.get("events") or ():
+            if not isinstance(ev, dict) or ev.get("ev") != "hand":
+                continue
+            sides = list(words.sides(g))
+            before = self.sheet[-1]["totals"] if self.sheet else [0] * len(sides)
+            sc = ev.get("scores")
+            if isinstance(sc, list) and len(sc) >= len(sides):
+                totals = [sc[k] for k in sides]
+            elif isinstance(ev.get("points"), list) and len(ev["points"]) >= len(sides):
+                totals = [b + ev["points"][k] for b, k in zip(before, sides)]
+            else:
+                continue
+            if not all(isinstance(x, int) for x in totals):
+                continue
+            self.sheet.append({"hand": ev.get("hand", len(self.sheet) + 1), "totals": totals,
+                               "points": [a - b for a, b in zip(totals, before)],
+                               "note": words.name_seats(g, words.sheet_note(g, ev))})
+            added = True
+        return added
+
     def _game_clock(self, pub: dict[str, Any]) -> None:
         if pub["type"] == "hello" and pub.get("seq") == 0:
             self.started = time.time()
+            self.sheet = []
         elif pub["type"] == "event" and pub.get("seq") == 1:
             self.started = time.time()
         elif self.started is None and pub["type"] in ("state", "event"):
@@ -124,6 +248,7 @@ class Hub:
         """Tell every viewer a line of the story (e.g. a game archived)."""
         t = time.monotonic()
         with self._lock:
+            text = self._named(text)
             self.model.add(text, colour)
             self.sent += 1
             msg = {"n": self.sent, "t": t, "type": "note", "lines": [[text, colour]],
@@ -185,6 +310,7 @@ class Hub:
                 "faults": list(m.faults.values()),
                 "log": [[text, colour] for text, colour in list(m.log)[-SNAPSHOT_LOG:]],
                 "table": self.table, "players": self.players, "seat_names": m.seat_names,
+                "names": self._names(), "reading": self._reading(), "sheet": list(self.sheet),
                 "board": self.board, "layout": self.layout, "archived": list(self.games_archived)}
 
     def view(self) -> dict[str, Any] | None:

@@ -70,6 +70,9 @@ class Model:
         self.seat_names: list[str] = []
         self.buttons: dict[str, str] = {}  # button name -> what it does (the board's config)
         self.added = 0  # log lines ever added (the log keeps the last LOG_KEEP)
+        self.names: list[str] = []  # players' names by seat, for the game's words (serve's pages)
+        self.card_style: Callable[[str], str] | None = None  # card code -> words (serve: suit glyphs)
+        self.sources = True  # say where an action came from ("(zone s0)"); serve's pages leave it out
         self._game: Any = None
         self._game_id: str | None = None
 
@@ -82,6 +85,10 @@ class Model:
         if key != self._game_id:
             try:
                 self._game = record.game_from_header(dict(hdr), 1)
+                if self.names:
+                    self._game.names = list(self.names)
+                if self.card_style is not None:
+                    self._game.card_style = self.card_style
             except (ValueError, KeyError, TypeError):
                 self._game = None
             self._game_id = key
@@ -109,7 +116,7 @@ class Model:
             self.seq = msg.get("seq", self.seq)
             src = source_words(str(msg.get("from") or ""), self.buttons)
             self.add("%s%s" % (self.action_words(msg.get("action")),
-                               "  (%s)" % src if src and src != "auto" else ""))
+                               "  (%s)" % src if src and src != "auto" and self.sources else ""))
             verb = (msg.get("action") or {}).get("act")
             for ev in msg.get("events") or []:
                 if not isinstance(ev, dict) or ev.get("ev") == verb:
