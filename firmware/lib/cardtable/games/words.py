@@ -271,6 +271,6 @@ def reading(g, view):
 def sheet_note(g, ev):
     """A hand's line on the score sheet: 'Ann & Cy bid 30: made' (the game may say more)."""
     if type(ev.get("bidder")) is int and ev.get("bid") is not None and "made" in ev:
-        return "%s bid %s: %s" % (side(g, g.team(ev["bidder"])),
+        return "%s bid %s: %s" % (who(g, ev["bidder"]),
                                   ev["bid"], "made" if ev["made"] else "set")
     return ""
