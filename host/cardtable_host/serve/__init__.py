@@ -1,0 +1,1 @@
+"""cardtable serve: the pages, the live feed, the archive."""
