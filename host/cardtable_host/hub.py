@@ -9,7 +9,6 @@ verdict, fault) and the link going up or down, with command ids and private fiel
 from __future__ import annotations
 
 import json
-import re
 import threading
 import time
 from typing import Any, Callable
@@ -17,12 +16,11 @@ from typing import Any, Callable
 from cardtable.games import words
 
 from cardtable_host.commands.monitor import Model
+from cardtable_host.serve.grid import glyph_text, sheet_add
 
 Send = Callable[[int, float, str], None]  # a subscriber: (message number, time taken, JSON)
 # "t", the time serve took a message from the board, is time.monotonic(): CLOCK_MONOTONIC on
 # Linux, one clock for every process of the machine, so a local viewer can time its copy.
-CARD_CODE = re.compile(r"(?<![\w#])(10|[2-9AJQK])([CDHS])(#\d+)?(?!\w)")  # a standard card code in text
-GLYPHS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
 SNAPSHOT_LOG = 60  # log lines a new viewer is shown
 # What a spectator may see of each message: the board already tells only its public form.
 PUBLIC = {
@@ -170,10 +168,7 @@ class Hub:
         g = self.model.game()
         if g is None:
             return text
-        text = words.name_seats(g, text)
-        if getattr(g, "DECK", None) == "standard":
-            text = CARD_CODE.sub(lambda m: m.group(1) + GLYPHS[m.group(2)] + (m.group(3) or ""), text)
-        return text
+        return glyph_text(g, words.name_seats(g, text))
 
     def _reading(self) -> dict[str, Any] | None:
         """The view as people read it (the game's own words: cardtable.games.words.reading)."""
@@ -207,23 +202,9 @@ class Hub:
             return False
         added = False
         for ev in pub.get("events") or ():
-            if not isinstance(ev, dict) or ev.get("ev") != "hand":
-                continue
-            sides = list(words.sides(g))
-            before = self.sheet[-1]["totals"] if self.sheet else [0] * len(sides)
-            sc = ev.get("scores")
-            if isinstance(sc, list) and len(sc) >= len(sides):
-                totals = [sc[k] for k in sides]
-            elif isinstance(ev.get("points"), list) and len(ev["points"]) >= len(sides):
-                totals = [b + ev["points"][k] for b, k in zip(before, sides)]
-            else:
-                continue
-            if not all(isinstance(x, int) for x in totals):
-                continue
-            self.sheet.append({"hand": ev.get("hand", len(self.sheet) + 1), "totals": totals,
-                               "points": [a - b for a, b in zip(totals, before)],
-                               "note": words.name_seats(g, words.sheet_note(g, ev))})
-            added = True
+            if sheet_add(g, self.sheet, ev):
+                self.sheet[-1]["note"] = words.name_seats(g, self.sheet[-1]["note"])
+                added = True
         return added
 
     def _game_clock(self, pub: dict[str, Any]) -> None:

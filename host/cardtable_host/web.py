@@ -171,6 +171,16 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
             return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-cache"})
         return handler
 
+    game_page = page("game.html")
+    missing = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / "missing.html").read_text(encoding="utf-8")
+
+    async def archived_page(request: web.Request) -> web.StreamResponse:
+        n = number(request)
+        if await asyncio.to_thread(archive.path, n) is None:
+            return web.Response(text=missing.replace("{n}", str(n)), status=404, content_type="text/html",
+                                headers={"Cache-Control": "no-cache"})
+        return await game_page(request)
+
     async def ws(request: web.Request) -> web.StreamResponse:
         sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
         await sock.prepare(request)
@@ -254,11 +264,12 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     app.router.add_get("/", page("table.html"))
     app.router.add_get("/overlay", page("overlay.html"))
     app.router.add_get("/archive", page("archive.html"))
-    app.router.add_get("/archive/{n:\\d+}", page("game.html"))
+    app.router.add_get("/archive/{n:\\d+}", archived_page)
     app.router.add_get("/archive.json", games)
     app.router.add_get("/archive/{n:\\d+}.jsonl", game_record)
     app.router.add_get("/archive/{n:\\d+}.json", archived(archive.replay))
     app.router.add_get("/archive/{n:\\d+}/verdict.json", archived(archive.verdict))
+    app.router.add_get("/archive/{n:\\d+}/referee.json", archived(archive.refereed))
     app.router.add_get("/ws", ws)
     app.router.add_get("/snapshot.json", snapshot)
     app.router.add_get("/stats.json", stats)

@@ -3,11 +3,23 @@ sheet. `cardtable referee` prints these and serve's archive pages show them: one
 from __future__ import annotations
 
 import io
+import re
 from typing import Any
 
 from cardtable import record
 from cardtable import referee as rules_referee
 from cardtable.games import words
+
+
+CARD_CODE = re.compile(r"(?<![\w#])(10|[2-9AJQK])([CDHS])(#\d+)?(?!\w)")  # a standard card code in text
+GLYPHS = {"C": "\u2663", "D": "\u2666", "H": "\u2665", "S": "\u2660"}
+
+
+def glyph_text(game: Any, text: str) -> str:
+    """Text with a standard deck's card codes as people write them: 'Ann plays 10♥'."""
+    if getattr(game, "DECK", None) != "standard":
+        return text
+    return CARD_CODE.sub(lambda m: m.group(1) + GLYPHS[m.group(2)] + (m.group(3) or ""), text)
 
 
 class TrickLog:

@@ -535,35 +535,95 @@ const Cardtable = (() => {
            (msg) => { if (msg.type === "state") { view = msg.view; draw(); } }, () => {});
   }
 
+  // Times as people read them: the viewer's local date and time, a length in minutes.
+  function when(iso) {
+    const d = iso ? new Date(iso) : null;
+    if (!d || isNaN(d)) return "";
+    return d.toLocaleString(undefined, { weekday: "short", day: "numeric", month: "short", year: "numeric", hour: "2-digit", minute: "2-digit" });
+  }
+  function localDate(iso) {
+    const d = iso ? new Date(iso) : null;
+    if (!d || isNaN(d)) return "";
+    const p = (x) => String(x).padStart(2, "0");
+    return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate());
+  }
+  function length(sec) {
+    if (typeof sec !== "number") return "";
+    if (sec < 60) return sec + " s";
+    const m = Math.round(sec / 60);
+    return m < 60 ? m + " min" : Math.floor(m / 60) + " h " + (m % 60) + " min";
+  }
+
   function archivePage() {
-    fetch("/archive.json").then(r => r.json()).then((games) => {
+    let games = [];
+    const fp = document.getElementById("fplayer"), fg = document.getElementById("fgame"), fd = document.getElementById("fdate");
+    function show() {
       const box = clear(document.getElementById("games"));
-      if (!games.length) { box.append("no finished game yet"); return; }
-      const t = el("table", { class: "seats" }, el("tr", {}, ...["#", "game", "table", "players", "ended", "scores", "verdict", ""].map(h => el("th", {}, h))));
-      for (const g of games) {
+      const who = fp.value.trim().toLowerCase();
+      const shown = games.filter(g => (!who || g.players.some(p => p.toLowerCase().includes(who))) &&
+        (!fg.value || g.title === fg.value) && (!fd.value || localDate(g.header.end || g.header.start) === fd.value));
+      document.getElementById("count").textContent = games.length ? "Finished games: " + shown.length + " of " + games.length : "Finished games";
+      if (!games.length) { box.append("No game has finished at this table yet."); return; }
+      if (!shown.length) { box.append("No game matches."); return; }
+      const heads = ["No.", "When", "Table", "Players", "Game", "Result", "Length", "Referee", "Record"];
+      const t = el("table", { class: "list" }, el("thead", {}, el("tr", {}, ...heads.map(h => el("th", {}, h)))));
+      const tb = el("tbody");
+      for (const g of shown) {
         const h = g.header;
-        t.append(el("tr", {},
-          el("td", {}, el("a", { href: "/archive/" + g.number }, String(g.number))),
-          el("td", {}, h.game), el("td", {}, h.table || ""), el("td", {}, (h.players || []).map(p => p || "-").join(", ")),
-          el("td", {}, h.end || ""), el("td", {}, JSON.stringify(g.scores)),
-          el("td", {}, g.ok ? "all legal" : "something was rejected"),
-          el("td", {}, el("a", { href: "/archive/" + g.number + ".jsonl" }, "record"))));
+        const cell = (i, ...kids) => el("td", { "data-label": heads[i] }, ...kids);
+        tb.append(el("tr", {},
+          cell(0, el("a", { href: "/archive/" + g.number }, "game " + g.number)),
+          cell(1, when(h.end || h.start)), cell(2, h.table || "\u2013"), cell(3, g.players.join(", ")),
+          cell(4, g.title), cell(5, rich(g.result)), cell(6, length(g.seconds)),
+          cell(7, g.ok ? "all legal" : g.problems + (g.problems === 1 ? " problem" : " problems")),
+          cell(8, el("a", { href: "/archive/" + g.number + ".jsonl" }, "download"))));
       }
+      t.append(tb);
       box.append(t);
-    });
+    }
+    fetch("/archive.json").then(r => r.json()).then((list) => {
+      games = list;
+      for (const t of [...new Set(list.map(g => g.title))].sort()) fg.append(el("option", { value: t }, t));
+      show();
+    }).catch(() => { clear(document.getElementById("games")).append("The archive could not be read."); });
+    for (const f of [fp, fg, fd]) f.addEventListener("input", show);
+  }
+
+  // A hand's trick grid: names as column heads, the leader and the winner marked, revokes flagged.
+  function gridTable(g) {
+    const t = el("table", { class: "grid" });
+    t.append(el("caption", {}, "Hand " + g.hand));
+    t.append(el("thead", {}, el("tr", {}, el("th", {}, "Trick"), ...g.columns.map(c => el("th", {}, c)))));
+    const tb = el("tbody");
+    for (const row of g.tricks) {
+      const tr = el("tr", {}, el("th", {}, String(row.trick)));
+      for (const c of row.cells) {
+        if (!c) { tr.append(el("td", {}, "")); continue; }
+        const f = face(c.card);
+        const td = el("td", { class: (c.won ? "won " : "") + (c.revoke ? "revoke" : ""), title: "line " + c.line },
+                      c.led ? el("span", { class: "mark", title: "led" }, "\u25b8") : "",
+                      el("span", { class: f.red ? "red" : "black" }, f.text),
+                      c.won ? el("span", { class: "mark" }, " \u2605") : "",
+                      c.revoke ? el("span", { class: "revokemark" }, " revoke") : "");
+        tr.append(td);
+      }
+      tb.append(tr);
+    }
+    t.append(tb);
+    return el("div", { class: "scroll" }, t);
   }
 
   function gamePage() {
     const n = /\/archive\/(\d+)/.exec(location.pathname)[1];
     document.getElementById("download").href = "/archive/" + n + ".jsonl";
-    document.getElementById("title").textContent = "Game " + n;
-    let steps = [], i = 0, players = [];
+    let steps = [], i = 0;
     function show() {
       const s = steps[i];
-      renderView(s.view, [], players);
-      document.getElementById("where").textContent = "step " + i + " of " + (steps.length - 1) + ", record line " + s.line + ", tricks done " + s.trick;
+      drawTable(s.reading, {});
+      document.getElementById("where").textContent = i === 0 ? "Before the first action" :
+        "Step " + i + " of " + (steps.length - 1) + " (record line " + s.line + ")" + (s.trick ? ", " + s.trick + (s.trick === 1 ? " trick" : " tricks") + " played" : "");
       const w = clear(document.getElementById("words"));
-      for (const t of s.words) w.append(el("div", { class: s.rejected ? "verdict" : "" }, t));
+      for (const t of s.words) w.append(el("div", { class: s.rejected ? "verdictline" : "" }, rich(t)));
     }
     function toTrick(dir) {
       const t = steps[i].trick;
@@ -571,23 +631,34 @@ const Cardtable = (() => {
       while (j > 0 && j < steps.length - 1 && steps[j].trick === t) j += dir;
       i = Math.max(0, Math.min(steps.length - 1, j)); show();
     }
-    fetch("/archive/" + n + ".json").then(r => r.json()).then((rp) => {
-      steps = rp.steps; players = rp.header.players || [];
-      const h = rp.header;
+    fetch("/archive/" + n + "/referee.json").then(r => r.json()).then((rf) => {
+      const h = rf.header;
+      document.getElementById("title").textContent = rf.title + (h.table ? " at " + h.table : "") + ", game " + rf.number;
       const occ = document.getElementById("occasion");
-      occ.append(el("div", {}, "game " + h.game + ", " + h.seats + " seats"), el("div", {}, "table: " + (h.table || "-")),
-                 el("div", {}, "players: " + (h.players || []).map(p => p || "-").join(", ")),
-                 el("div", {}, "from " + (h.start || "?") + " to " + (h.end || "?")));
-      show();
-    });
-    fetch("/archive/" + n + "/verdict.json").then(r => r.json()).then((v) => {
-      const box = clear(document.getElementById("verdictbox"));
-      box.append(el("div", { class: "over" }, v.ok ? "Every action was legal." : "Something was rejected or a revoke was proven."));
-      for (const r of v.rejected || []) box.append(el("div", { class: "verdict" }, "line " + r.line + ": seat " + r.seat + ": " + r.reason));
-      for (const r of v.revokes || []) box.append(el("div", { class: "verdict" }, "REVOKE: seat " + r.seat + " in trick " + r.trick + " (line " + r.line + ")"));
-      box.append(el("div", {}, "scores: " + JSON.stringify(v.scores)), el("div", {}, "winner: " + (v.winner == null ? "none" : v.winner)));
-      if (v.tricks) box.append(el("div", {}, "tricks won by: " + v.tricks.join(" ")));
-    });
+      const fact = (label, text) => occ.append(el("span", { class: "fact" }, el("b", {}, label + ": "), text));
+      fact("Players", rf.players.join(", "));
+      if (rf.teams) fact("Partners", rf.sides.join(" against "));
+      if (h.start) fact("Started", when(h.start));
+      if (rf.seconds != null) fact("Length", length(rf.seconds));
+      clear(document.getElementById("result")).append(rich(rf.result));
+      const vb = clear(document.getElementById("verdictbox"));
+      for (const v of rf.verdict) vb.append(el("p", { class: rf.ok ? "" : "verdictline" }, rich(v)));
+      drawSheet(rf.sheet, rf.sides, document.getElementById("sheet"), document.getElementById("graph"));
+      const gb = clear(document.getElementById("grids"));
+      if (!rf.grids.length) gb.append("This game has no tricks.");
+      rf.grids.forEach((g, k) => {
+        gb.append(gridTable(g));
+        const pl = rf.played[k];
+        const dl = el("div", { class: "played-list" }, el("b", {}, "Cards played in hand " + g.hand + ":"));
+        pl.cards.forEach((cards, s) => {
+          const line = el("div", {}, el("span", { class: "who" }, g.columns[s] + ": "));
+          cards.forEach(c => { const f = face(c); line.append(el("span", { class: f.red ? "red" : "black" }, f.text + " ")); });
+          dl.append(line);
+        });
+        gb.append(dl);
+      });
+    }).catch(() => { document.getElementById("result").textContent = "The record could not be read."; });
+    fetch("/archive/" + n + ".json").then(r => r.json()).then((rp) => { steps = rp.steps; i = 0; show(); });
     const go = (id, f) => document.getElementById(id).addEventListener("click", f);
     go("first", () => { i = 0; show(); }); go("last", () => { i = steps.length - 1; show(); });
     go("prev", () => { i = Math.max(0, i - 1); show(); }); go("next", () => { i = Math.min(steps.length - 1, i + 1); show(); });
