@@ -163,7 +163,8 @@ def verdict_words(game: Any, result: dict[str, Any], tricks: TrickLog) -> list[s
 def result_words(game: Any, result: dict[str, Any]) -> str:
     """'Ann & Cy win: Ann & Cy 120, Bob & Di 85', or how it stands if the game is not over."""
     sc = result.get("scores") or []
-    scores = words.score_words(game, sc) if sc else ""
+    order = sorted(words.sides(game), key=lambda k: -sc[k] if k < len(sc) and isinstance(sc[k], int) else 0)
+    scores = ", ".join("%s %s" % (words.side(game, k), sc[k]) for k in order if k < len(sc))
     if not result.get("over"):
         return "Not finished: " + scores if scores else "Not finished"
     w = result.get("winner")

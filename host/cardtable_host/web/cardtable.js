@@ -620,6 +620,7 @@ const Cardtable = (() => {
     function show() {
       const s = steps[i];
       drawTable(s.reading, {});
+      drawFacts(s.reading, document.getElementById("facts"));
       document.getElementById("where").textContent = i === 0 ? "Before the first action" :
         "Step " + i + " of " + (steps.length - 1) + " (record line " + s.line + ")" + (s.trick ? ", " + s.trick + (s.trick === 1 ? " trick" : " tricks") + " played" : "");
       const w = clear(document.getElementById("words"));
