@@ -155,6 +155,11 @@ class Hub:
                 text = "the table is ready: %s" % (words.title(g) if g is not None else "no game yet")
             elif text == "deal":
                 text = "the cards are dealt"
+            elif text.startswith("{") and isinstance(pub.get("action"), dict):
+                act = pub["action"]  # an action the game has no words for: who did what, plainly
+                g = self.model.game()
+                who = words.who(g, act.get("seat")) if g is not None else "a player"
+                text = "%s: %s" % (who, str(act.get("act", "an action")).replace("_", " "))
             log[i] = (self._named(text), colour)
         if pub["type"] == "hello":
             key = json.dumps(pub.get("game"), sort_keys=True)

@@ -66,7 +66,9 @@ class FakeBoard:
 class PageServer:
     """The web app of one table on a free port, with its Hub and Archive."""
 
-    def __init__(self, tmp: Path, players: list[str] | None = None, table: str = "Club night") -> None:
+    def __init__(self, tmp: Path, players: list[str] | None = None, table: str = "Club night",
+                 driver: Any = None) -> None:
+        self.driver = driver  # a browser to take off the page first (its socket would hold the server)
         self.hub = Hub(table=table, players=players or [])
         self.archive = Archive(tmp / "archive")
         self.server = Server(make_app(self.hub, self.archive, "s" * 32, None, lambda: None), "127.0.0.1", 0)
@@ -76,4 +78,6 @@ class PageServer:
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        if self.driver is not None:
+            self.driver.get("about:blank")
         self.server.stop()

@@ -82,7 +82,7 @@ def seat_names(driver: Any) -> list[str]:
 
 
 def test_the_table_names_every_player_at_their_place_and_in_the_story(browser, tmp_path) -> None:
-    with PageServer(tmp_path, players=NAMES[:4]) as ps:
+    with PageServer(tmp_path, players=NAMES[:4], driver=browser) as ps:
         board = FakeBoard(ps.hub, "fortyfives", seed=3)
         board.until(lambda: board.g.phase == "play" and len(board.g.trick) == 2)
         browser.get(ps.url)
@@ -145,7 +145,7 @@ def _verdict_at(driver: Any, seat: int) -> str:
 
 
 def test_a_refused_card_shows_at_its_seat_in_names_and_goes_when_that_seat_plays(browser, tmp_path) -> None:
-    with PageServer(tmp_path, players=NAMES[:4]) as ps:
+    with PageServer(tmp_path, players=NAMES[:4], driver=browser) as ps:
         board = FakeBoard(ps.hub, "fortyfives", seed=5)
         board.until(lambda: board.g.phase == "play" and not board.g.trick and board.g.held[0] >= 3)
         browser.get(ps.url)
@@ -192,7 +192,7 @@ def _play(board: FakeBoard, steps: int) -> None:
 def test_every_game_reads_in_words_on_every_page_and_fits_a_phone(browser, tmp_path, game: str) -> None:
     lo, hi = games.seat_range(game)
     seats = min(hi, 6)
-    with PageServer(tmp_path, players=NAMES[:seats]) as ps:
+    with PageServer(tmp_path, players=NAMES[:seats], driver=browser) as ps:
         board = FakeBoard(ps.hub, game, seats=seats, seed=7)
         _play(board, 60)
         browser.get(ps.url)
@@ -226,7 +226,7 @@ def test_every_game_reads_in_words_on_every_page_and_fits_a_phone(browser, tmp_p
 
 
 def test_an_unknown_game_is_a_page_in_words_with_404(browser, tmp_path) -> None:
-    with PageServer(tmp_path) as ps:
+    with PageServer(tmp_path, driver=browser) as ps:
         import urllib.error
         import urllib.request
         with pytest.raises(urllib.error.HTTPError) as e:
@@ -269,7 +269,7 @@ def _expected_rows(grid: dict[str, Any]) -> list[list[str]]:
 
 
 def test_the_archive_trick_grid_is_the_referees_and_a_revoke_names_both_lines(browser, tmp_path) -> None:
-    with PageServer(tmp_path) as ps:
+    with PageServer(tmp_path, driver=browser) as ps:
         src = FIXTURES / "fortyfives" / "unseen-revoke.jsonl"
         head, *rest = src.read_text(encoding="utf-8").splitlines()
         h = json.loads(head)

@@ -517,22 +517,44 @@ const Cardtable = (() => {
     }
   }
 
+  // The overlay for streaming software: ?corner=bl|br|tl|tr&scale=1.5&parts=names,trick,bid,turn,scores
   function overlayPage() {
-    let view = null, players = [], names = [];
+    const q = new URLSearchParams(location.search);
+    const box = document.getElementById("ov");
+    const corner = q.get("corner") || "bl";
+    if (/^(bl|br|tl|tr)$/.test(corner)) box.className = "ov " + corner;
+    const scale = parseFloat(q.get("scale") || "1");
+    if (scale > 0.2 && scale < 5) box.style.transform = "scale(" + scale + ")";
+    const parts = new Set((q.get("parts") || "names,trick,bid,turn,scores").split(","));
+    for (const e of box.querySelectorAll("[data-part]")) e.classList.toggle("hidden", !parts.has(e.dataset.part));
+    let rd = null;
     function draw() {
-      const v = view || {};
-      document.getElementById("ovhead").textContent = (v.game || "") + (v.hand_no != null ? " \u00b7 hand " + v.hand_no : "") +
-        (v.trump ? " \u00b7 trump " + face("A" + v.trump).text.slice(1) : "");
-      const tr = clear(document.getElementById("ovtrick"));
-      for (const p of v.trick || []) tr.append(card(p[1]));
-      for (const p of v.center || []) tr.append(card(p[0]));
+      const head = clear(document.getElementById("ovhead"));
+      const names = clear(document.getElementById("ovnames"));
       const sc = clear(document.getElementById("ovscores"));
-      const scores = v.team_scores ? [["0&2", v.team_scores[0]], ["1&3", v.team_scores[1]]] :
-        (v.scores || []).map((x, i) => [players[i] || names[i] || "seat " + i, x]);
-      for (const [who, x] of scores) sc.append(el("span", {}, who + ": " + x));
+      document.getElementById("ovturn").textContent = rd ? (rd.over || rd.turn) : "";
+      if (!rd) { head.append("waiting for a game"); return; }
+      const facts = {};
+      for (const [k, v] of rd.facts) facts[k] = v;
+      head.append(el("b", {}, rd.game), rich((facts.hand ? " \u00b7 hand " + facts.hand : "") +
+        (facts.contract ? " \u00b7 " + facts.contract : "") + (facts.trump ? " \u00b7 trump " + facts.trump : "")));
+      const lastWon = rd.last_winner;
+      const last = {};
+      if (!rd.seats.some(s => s.card)) for (const p of rd.last_trick || []) last[p[0]] = p[1];
+      rd.seats.forEach((s, i) => {
+        const slot = el("div", { class: "ovplay" + (s.turn ? " turn" : ""), style: "--team:" + teamColour(s.side) },
+                        el("span", { class: "who" }, (s.turn ? "\u25b8 " : "") + s.name));
+        const code = s.card || last[i];
+        if (parts.has("trick")) {
+          if (code) slot.append(cardFace(code, (s.card ? "" : "past") + (!s.card && lastWon === i ? " won" : "")));
+          else slot.append(el("span", { class: "cardface empty" }, ""));
+        }
+        names.append(slot);
+      });
+      rd.sides.forEach((sd, k) => sc.append(el("span", { style: "--team:" + teamColour(k) }, sd.name + " " + (sd.score == null ? "\u2013" : sd.score))));
     }
-    follow((snap) => { view = snap.view; players = snap.players || []; names = snap.seat_names || []; draw(); },
-           (msg) => { if (msg.type === "state") { view = msg.view; draw(); } }, () => {});
+    follow((snap) => { rd = snap.reading; draw(); },
+           (msg) => { if (msg.type === "state" && msg.reading) { rd = msg.reading; draw(); } }, () => {});
   }
 
   // Times as people read them: the viewer's local date and time, a length in minutes.

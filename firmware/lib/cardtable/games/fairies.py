@@ -531,7 +531,7 @@ class Fairies(Game):
     def action_words(self, obj):
         from cardtable.games import words
         verb = obj.get("act")
-        who = "seat %s" % obj.get("seat")
+        who = words.who(self, obj.get("seat"))
         if verb == "meditate":
             end = obj.get("end")
             return "%s meditates%s" % (who, " on the %s card" % end if end else "")

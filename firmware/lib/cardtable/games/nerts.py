@@ -777,7 +777,7 @@ class Nerts(Game):
     def action_words(self, obj):
         from cardtable.games import words
         verb = obj.get("act")
-        who = "seat %s" % obj.get("seat")
+        who = words.who(self, obj.get("seat"))
         if verb == "center":
             return "%s plays %s to the centre at %s ms" % (who, words.show(self, obj["card"]),
                                                            obj["t"])
@@ -790,7 +790,7 @@ class Nerts(Game):
         if verb == "draw":
             return "%s turns the stock" % who
         if verb == "move":
-            return "%s moves %s onto work pile %s" % (who, words.show(self, obj["card"]),
+            return "%s moves %s onto work pile %s" % (who, words.show(self, obj.get("card")),
                                                       obj["at"] + 1)
         return words.action_words(self, obj)
 
