@@ -160,7 +160,13 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     async def on_cleanup(app: web.Application) -> None:
         hub.unsubscribe(app["hub_sub"])
 
+    async def on_shutdown(app: web.Application) -> None:
+        for sock in list(viewers.socks):  # the pages reconnect to the next server
+            viewers.leave(sock)
+            await sock.close(code=1001, message=b"server going away")
+
     app.on_startup.append(on_startup)
+    app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
 
     def page(name: str) -> Callable[[web.Request], Any]:

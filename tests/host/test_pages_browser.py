@@ -208,6 +208,7 @@ def test_every_game_reads_in_words_on_every_page_and_fits_a_phone(browser, tmp_p
         wait(browser, "return document.querySelector('#ovnames') && document.querySelector('#ovnames').textContent", 30,
              "the overlay")
         readable(browser, "/overlay (%s)" % game)
+        shot(browser, "%s-overlay-1280.png" % game)
         _play(board, 4000)
         ps.archive.save(record_lines(board), {"table": "Club night", "players": NAMES[:seats],
                                               "start": "2026-11-28T19:00:00Z", "end": "2026-11-28T19:42:00Z"})

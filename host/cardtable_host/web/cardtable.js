@@ -387,6 +387,7 @@ const Cardtable = (() => {
       drawCards(svg, st.zones, st.view);
       document.getElementById("headline").textContent = rd ? rd.headline : "";
       document.getElementById("turn").textContent = rd ? rd.turn : "";
+      lastBtn.classList.toggle("hidden", !(rd && rd.trick && rd.last_trick && rd.last_trick.length));
       const over = document.getElementById("over");
       over.textContent = rd && rd.over ? rd.over : "";
       over.classList.toggle("hidden", !(rd && rd.over));

@@ -180,6 +180,7 @@ def result_words(g, view):
     if sc:
         order = sorted(range(len(sc)), key=lambda n: -(sc[n] if type(sc[n]) is int else 0))
         tail = ": " + ", ".join("%s %s" % (side(g, n), sc[n]) for n in order)
+    tail = tail.replace(": ", " \u2014 ", 1)
     if w is None:
         return "Game over, a draw" + tail
     return "Game over: %s%s" % (side(g, w) + (" win" if g.TEAMS else " wins"), tail)
@@ -193,6 +194,8 @@ def turn_words(g, view):
     verb = PHASE_VERBS.get(view.get("phase"), "play")
     if view.get("phase") == "deal":
         return "waiting for the deal"
+    if len(turn) > 2 and len(turn) == (view.get("seats") or 0):
+        return "everyone plays at once"
     return "%s %s to %s" % (" or ".join(who(g, s) for s in turn), "is" if len(turn) == 1 else "are", verb)
 
 
@@ -217,7 +220,8 @@ def reading(g, view):
         if won is not None and type(won[s]) is int and (view.get("phase") == "play" or won[s]):
             facts.append(count_words(won[s], "trick"))
         seats.append({"name": who(g, s), "side": g.team(s),
-                      "turn": s in turn and not view.get("over"), "card": trick.get(s), "facts": facts})
+                      "turn": s in turn and not view.get("over") and not (len(turn) > 2 and len(turn) == n),
+                      "card": trick.get(s), "facts": facts})
     sc = scores_of(g, view)
     sides_out = [{"name": side(g, k), "score": sc[k] if sc and k < len(sc) else None,
                   "seats": [k, k + 2] if g.TEAMS else [k]} for k in sides(g)]
