@@ -22,6 +22,7 @@ from cardtable.games import words as game_words
 from cardtable_host.narrate import action_text, event_text
 from cardtable_host.serve.grid import Refereed, glyph_text, header_names, result_words, verdict_words
 
+REVEALS = ("hand", "game", "never")  # when spectators may see the hands the deal pad read
 _NAME = re.compile(r"^(\d{4,})-([a-z0-9-]+)\.jsonl$")
 
 
@@ -58,10 +59,32 @@ def clean(journal: list[str]) -> list[str]:
     return out
 
 
+def public_lines(lines: list[str]) -> list[str]:
+    """A record as spectators may see it: each action line through its game's public()."""
+    if not lines:
+        return lines
+    try:
+        game = record.game_from_header(json.loads(lines[0]), 1)
+    except (ValueError, KeyError, TypeError, record.RecordError):
+        return lines[:1]
+    out = lines[:1]
+    for i, text in enumerate(lines[1:], 2):
+        if not text.strip():
+            continue
+        try:
+            obj = record.parse_line(text, i)
+        except record.RecordError:
+            continue
+        obj.pop("seq", None)
+        out.append(json.dumps(game.public(obj)))
+    return out
+
+
 class Archive:
     """A folder of finished games' records."""
 
-    def __init__(self, folder: str | os.PathLike[str]) -> None:
+    def __init__(self, folder: str | os.PathLike[str], reveal: str = "hand") -> None:
+        self.reveal = reveal  # "never": the pages and the download show only what spectators saw
         self.dir = Path(folder)
         self.dir.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
@@ -109,8 +132,18 @@ class Archive:
         return None
 
     def lines(self, number: int) -> list[str] | None:
+        """A game's record lines; with reveal "never", only what a spectator was shown of each
+        (a deal's face-up piles, face-down cards counted)."""
         p = self.path(number)
-        return None if p is None else p.read_text(encoding="utf-8").splitlines()
+        if p is None:
+            return None
+        lines = p.read_text(encoding="utf-8").splitlines()
+        return lines if self.reveal != "never" else public_lines(lines)
+
+    def record_text(self, number: int) -> str | None:
+        """The record as the download gives it (public lines only with reveal "never")."""
+        lines = self.lines(number)
+        return None if lines is None else "".join(line + "\n" for line in lines)
 
     def games(self) -> list[dict[str, Any]]:
         """Each archived game: number, file, header (with the occasion) and the result."""

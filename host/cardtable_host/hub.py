@@ -140,6 +140,11 @@ class Hub:
                 g.names = list(out)
         return out
 
+    def seat_names(self) -> list[str]:
+        """Each seat's name as the pages say it: the player's, else the place's."""
+        with self._lock:
+            return list(self._names())
+
     def _reword(self, before: int, pub: dict[str, Any]) -> None:
         """The log lines a message just added, told to people: names for seats, no firmware talk."""
         new = min(self.model.added - before, len(self.model.log))

@@ -14,7 +14,7 @@ from typing import Any, Callable
 from cardtable import games
 
 from cardtable_host import boardfind, servefile
-from cardtable_host.archive import Archive, default_dir, iso
+from cardtable_host.archive import REVEALS, Archive, default_dir, iso
 from cardtable_host.commands import options
 from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
 from cardtable_host.hub import Hub
@@ -64,10 +64,13 @@ class ServeOptions:
     delay: float | None = None
     rule: list[str] = dataclasses.field(default_factory=list)
     no_mistakes: bool = False
+    deal_pad: bool = False
     wait_viewers: int = 0
     http: str = DEFAULT_HTTP
     table: str = ""
     players: str = ""
+    reveal: str = "hand"
+    overlay_delay: float = 0.0
     archive: str | None = None
     secret_file: str | None = None
     quiet: bool = False
@@ -90,6 +93,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="(--sim) seconds between bot actions (default %g)" % SIM_DELAY)
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                    help="(--sim) a rule option, as for cardtable sim; repeatable")
+    p.add_argument("--deal-pad", action="store_true",
+                   help="(--sim) the bots deal every card across the board's deal pad: the table knows "
+                        "the hands (see --reveal)")
     p.add_argument("--no-mistakes", action="store_true",
                    help="(--sim) bots never lay a wrong card (by default one now and then)")
     p.add_argument("--wait-viewers", type=int, default=ServeOptions.wait_viewers, metavar="N",
@@ -99,6 +105,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", default="", help="the table's name, kept in each archived game")
     p.add_argument("--players", default="", metavar="A,B,...", help="players' names by seat, for the "
                    "page and the archive")
+    p.add_argument("--reveal", choices=REVEALS, default=ServeOptions.reveal,
+                   help="when the hands the deal pad read reach spectators (the archive): once the hand "
+                        "is over (hand, the default), once the game is over (game), or never")
+    p.add_argument("--overlay-delay", type=float, default=ServeOptions.overlay_delay, metavar="SECONDS",
+                   help="show the overlay (/overlay, for a stream) this many seconds behind the table; "
+                        "the table page stays live")
     p.add_argument("--archive", metavar="DIR", help="where finished games are kept (default %s)" % default_dir())
     p.add_argument("--secret-file", metavar="F", help="the scorekeeper's password, from a file")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the addresses, not the game")
@@ -231,7 +243,7 @@ class Table:
         if self.report is not None:
             self.report.finished(key, journal)
         start = self.hub.started or time.time()
-        occasion = {"table": self.table, "players": self.players or None, "start": iso(start),
+        occasion = {"table": self.table, "players": self.hub.seat_names() or None, "start": iso(start),
                     "end": iso(time.time())}
         try:
             number = self.archive.save(journal, occasion)
@@ -254,6 +266,10 @@ def serve(args: ServeOptions) -> int:
         host, http_port = parse_http(args.http)
         if args.delay is not None and args.delay < 0:
             raise ValueError("--delay %g: the seconds between bot actions cannot be negative" % args.delay)
+        if not 0 <= args.overlay_delay <= 3600:
+            raise ValueError("--overlay-delay %g: seconds from 0 to 3600" % args.overlay_delay)
+        if args.reveal not in REVEALS:
+            raise ValueError("--reveal %s: one of %s" % (args.reveal, ", ".join(REVEALS)))
         if args.games < 0:
             raise ValueError("--games %d: a number of games, 0 for ever" % args.games)
         if args.sim is not None and args.sim not in games.GAMES:
@@ -261,7 +277,7 @@ def serve(args: ServeOptions) -> int:
         if args.board is not None and args.sim is None:
             raise ValueError("--board %s: only a simulated table (--sim GAME) has a board to choose" % args.board)
         secret = _secret(args.secret_file)
-        archive = Archive(args.archive or default_dir())
+        archive = Archive(args.archive or default_dir(), reveal=args.reveal)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     _can_listen(host, http_port)  # before a board is opened: a taken address says so at once
@@ -391,7 +407,7 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
         return cache[(b, lay)]
 
     drawing()  # drawn once, before the first page asks
-    app = make_app(table.hub, table.archive, secret, table.control, drawing)
+    app = make_app(table.hub, table.archive, secret, table.control, drawing, overlay_delay=args.overlay_delay)
     server = Server(app, host, http_port)
     try:
         url = server.start()

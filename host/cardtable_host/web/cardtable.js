@@ -150,11 +150,11 @@ const Cardtable = (() => {
   }
 
   // The live feed: a snapshot, then every message in order (numbered n; older ones skipped).
-  function follow(onSnapshot, onMessage, onStatus) {
+  function follow(onSnapshot, onMessage, onStatus, path) {
     let last = -1;
     let delay = 500;
     function connect() {
-      const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
+      const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + (path || "/ws"));
       ws.onmessage = (e) => {
         let msg;
         try { msg = JSON.parse(e.data); } catch (err) { return; }
@@ -555,7 +555,7 @@ const Cardtable = (() => {
       rd.sides.forEach((sd, k) => sc.append(el("span", { style: "--team:" + teamColour(k) }, sd.name + " " + (sd.score == null ? "\u2013" : sd.score))));
     }
     follow((snap) => { rd = snap.reading; draw(); },
-           (msg) => { if (msg.type === "state" && msg.reading) { rd = msg.reading; draw(); } }, () => {});
+           (msg) => { if (msg.type === "state" && msg.reading) { rd = msg.reading; draw(); } }, () => {}, "/ws/overlay");
   }
 
   // Times as people read them: the viewer's local date and time, a length in minutes.
