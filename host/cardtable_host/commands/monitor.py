@@ -72,7 +72,7 @@ class Model:
         self.added = 0  # log lines ever added (the log keeps the last LOG_KEEP)
         self.names: list[str] = []  # players' names by seat, for the game's words (serve's pages)
         self.card_style: Callable[[str], str] | None = None  # card code -> words (serve: suit glyphs)
-        self.sources = True  # say which pad an action came from ("(zone s0)"); serve's pages leave it out
+        self.sources = True  # say where an action came from ("(zone s0)"); serve's pages say buttons only
         self._game: Any = None
         self._game_id: str | None = None
 
@@ -116,7 +116,7 @@ class Model:
             self.seq = msg.get("seq", self.seq)
             src = source_words(str(msg.get("from") or ""), self.buttons)
             self.add("%s%s" % (self.action_words(msg.get("action")),
-                               "  (%s)" % src if src and src != "auto" and (self.sources or not src.startswith("zone "))
+                               "  (%s)" % src if src and src != "auto" and (self.sources or src.endswith(" button"))
                                else ""))
             verb = (msg.get("action") or {}).get("act")
             for ev in msg.get("events") or []:
