@@ -9,6 +9,7 @@ verdict, fault) and the link going up or down, with command ids and private fiel
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from typing import Any, Callable
@@ -158,6 +159,10 @@ class Hub:
             elif pub["type"] == "hello":
                 g = self.model.game()
                 text = "the table is ready: %s" % (words.title(g) if g is not None else "no game yet")
+            elif pub["type"] == "fault":
+                what = re.sub(r"^zone \S+: ", "", str(pub.get("msg") or pub.get("kind")))
+                at = "pad %s" % pub["zone"] if pub.get("zone") else "the board"
+                text = ("%s is fine again" % at) if pub.get("cleared") else ("trouble at %s: %s" % (at, what))
             elif text == "deal":
                 text = "the cards are dealt"
             elif text.startswith("{") and isinstance(pub.get("action"), dict):

@@ -27,7 +27,7 @@ class FakeBoard:
         self.g = games.load(game, seats=seats)
         self.rng = Random(seed)
         self.seq = 0
-        hub.feed({"type": "hello", "fw": "test", "proto": 1, "board": None, "layout": None,
+        hub.feed({"type": "hello", "fw": "test", "proto": 1, "board": hub.board, "layout": hub.layout,
                   "game": record.header(self.g), "seq": 0})
         self.state()
 
@@ -52,6 +52,10 @@ class FakeBoard:
         self.hub.feed({"type": "verdict", "seat": seat, "action": {"act": "play", "seat": seat, "card": card},
                        "reason": reason, "from": "zone s%d" % seat})
 
+    def fault(self, kind: str, zone: str | None, msg: str, cleared: bool = False) -> None:
+        """A fault the board reports (a reader down, a tag it does not know, ...)."""
+        self.hub.feed({"type": "fault", "kind": kind, "zone": zone, "msg": msg, "cleared": cleared})
+
     def until(self, pred: Any, limit: int = 5000) -> None:
         for _ in range(limit):
             if pred():
@@ -67,11 +71,17 @@ class PageServer:
     """The web app of one table on a free port, with its Hub and Archive."""
 
     def __init__(self, tmp: Path, players: list[str] | None = None, table: str = "Club night",
-                 driver: Any = None) -> None:
+                 driver: Any = None, board: tuple[str, str] | None = None) -> None:
         self.driver = driver  # a browser to take off the page first (its socket would hold the server)
-        self.hub = Hub(table=table, players=players or [])
+        self.hub = Hub(table=table, players=players or [], board=board and board[0], layout=board and board[1])
+        drawn = None
+        if board is not None:  # the board's wiring drawing, as serve draws it
+            from cardtable_host import drawings
+            for d in drawings.load_boards(drawings.BOARDS_DIR):
+                if d.name == board[0] and board[1] in d.board.layouts:
+                    drawn = (drawings.layout_svg(d, board[1]), drawings.zone_boxes(d, board[1]))
         self.archive = Archive(tmp / "archive")
-        self.server = Server(make_app(self.hub, self.archive, "s" * 32, None, lambda: None), "127.0.0.1", 0)
+        self.server = Server(make_app(self.hub, self.archive, "s" * 32, None, lambda: drawn), "127.0.0.1", 0)
         self.url = self.server.start()
 
     def __enter__(self) -> "PageServer":

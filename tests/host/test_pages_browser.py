@@ -297,3 +297,35 @@ def _get(url: str) -> str:
     import urllib.request
     with urllib.request.urlopen(url, timeout=10) as r:
         return r.read().decode("utf-8")
+
+
+def _zone_status(driver: Any) -> dict[str, str]:
+    return dict(driver.execute_script(
+        "return [...document.querySelectorAll('#zonestatus tbody tr')].map(r => [r.children[0].textContent,"
+        " r.children[2].textContent])"))
+
+
+def test_the_board_tab_tells_each_pads_read_status_from_the_faults(browser, tmp_path) -> None:
+    with PageServer(tmp_path, players=NAMES[:4], driver=browser, board=("pico-i2c-4seat", "fortyfives")) as ps:
+        board = FakeBoard(ps.hub, "fortyfives", seed=3)
+        board.until(lambda: board.g.phase == "play" and len(board.g.trick) == 1)
+        browser.get(ps.url)
+        wait(browser, "return document.querySelectorAll('#zonestatus tbody tr').length >= 5", 30, "the pads")
+        browser.find_element("css selector", "[data-tab=boardpane]").click()
+        seat = board.g.trick[0][0]
+        assert _zone_status(browser)["s%d" % seat].startswith("card read"), _zone_status(browser)
+        board.fault("reader", "s1", "zone s1: reader 1 (s1) stopped answering: no ACK")
+        board.fault("two_tags", "s2", "zone s2: two tags on one pad: nothing is played; lay one card")
+        board.fault("tag", "s3", "zone s3: a tag that is no card (04a1b2c3)")
+        board.fault("reader", "c", "zone c: reader 4 (c) stopped answering: SDA is held low and stays low")
+        wait(browser, "return document.querySelectorAll('#zonestatus tr.bad').length === 4", 10, "four pads in trouble")
+        st = _zone_status(browser)
+        assert (st["s1"], st["s2"], st["s3"], st["c"]) == (
+            "reader down", "two tags on one pad", "tag not enrolled", "bus stuck"), st
+        faults = browser.execute_script("return document.querySelector('#faults').innerText")
+        assert "reader down at pad s1" in faults and "bus stuck at pad c" in faults, faults
+        readable(browser, "/ board")
+        shot(browser, "board-1280.png")
+        board.fault("reader", "s1", "zone s1: reader 1 answers again", cleared=True)
+        wait(browser, "return !document.querySelector('#faults').innerText.includes('pad s1')", 10, "the fault cleared")
+        assert _zone_status(browser)["s1"] == "reader answers again"

@@ -370,7 +370,7 @@ const Cardtable = (() => {
       }
       zoneStatus();
     }
-    function zoneStatus() { drawZoneStatus(st.zones, st.zstate, st.names, document.getElementById("zonestatus"), svg); }
+    function zoneStatus() { drawZoneStatus(st.zones, st.zstate, st.names, document.getElementById("zonestatus"), svg, st.view); }
     function status() {
       const b = document.getElementById("badge");
       b.textContent = st.connected ? "live" : "offline";
@@ -466,7 +466,7 @@ const Cardtable = (() => {
 
   // The maker's view: each pad's read status, from the faults the board reports and the cards
   // it reads (zstate: pad -> [status, good]).
-  function drawZoneStatus(zones, zstate, names, box, svg) {
+  function drawZoneStatus(zones, zstate, names, box, svg, view) {
     if (!box) return;
     clear(box);
     if (!zones) { box.append("no drawing of this board"); return; }
@@ -477,10 +477,11 @@ const Cardtable = (() => {
     if (g) while (g.firstChild) g.removeChild(g.firstChild);
     for (const name of Object.keys(zones).sort()) {
       const z = zones[name];
-      const [word, good] = zstate[name] || ["waiting for a card", true];
+      const lying = z.role === "play" && view && (view.trick || []).find(p => p[0] === z.seat);
+      const [word, good] = zstate[name] || (lying ? ["card read: " + face(lying[1]).text, true] : ["waiting for a card", true]);
       const role = z.role + (typeof z.seat === "number" ? " \u00b7 " + (names[z.seat] || "place " + (z.seat + 1)) : "");
       tb.append(el("tr", { class: good ? "ok" : "bad" }, el("td", {}, name), el("td", {}, role), el("td", {}, word)));
-      if (g && zstate[name]) {
+      if (g && (zstate[name] || lying)) {
         const r = document.createElementNS(SVGNS, "rect");
         for (const [k, v] of Object.entries({ x: z.x - z.w / 2 - 9, y: z.y - z.h / 2 - 9, width: z.w + 18, height: z.h + 18, rx: 10,
           fill: "none", stroke: good ? "#2e9e55" : "#c8102e", "stroke-width": 4, "stroke-dasharray": good ? "" : "8 5" })) r.setAttribute(k, v);
