@@ -54,6 +54,24 @@ _GLYPH = re.compile("(10|[2-9AJQK])([\u2663\u2666\u2665\u2660])")
 _SUIT = {"\u2663": "C", "\u2666": "D", "\u2665": "H", "\u2660": "S"}
 
 
+def reading_cards(rd: Any) -> list[str]:
+    """The cards the page's reading of the view shows (at the seats, in rows, the last trick)."""
+    if not isinstance(rd, dict):
+        return []
+    out = [st["card"] for st in rd.get("seats") or () if st.get("card")]
+    out += [c for row in rd.get("rows") or () for c in row.get("cards") or ()]
+    return out + [p[1] for p in rd.get("last_trick") or ()]
+
+
+def reading_words(rd: Any) -> list[str]:
+    """The reading's words (names, facts, counts), its cards left out."""
+    if not isinstance(rd, dict):
+        return []
+    rd = dict(rd, seats=[dict(st, card=None) for st in rd.get("seats") or ()],
+              rows=[dict(row, cards=[]) for row in rd.get("rows") or ()], last_trick=[])
+    return strings(rd)
+
+
 def tokens(text: str, digits: bool) -> list[str]:
     """The words of text, a card told with its suit glyph ('10♥', as the pages say it) as its code."""
     text = _GLYPH.sub(lambda m: m.group(1) + _SUIT[m.group(2)], text)
@@ -99,15 +117,26 @@ def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, ext
     for raw, m in zip(v.raw, msgs):
         seq = m["seq"] if isinstance(m.get("seq"), int) else seq
         allowed = set().union(*(cards for s_, cards in shown.items() if s_ <= seq))
-        found = [t for x in strings({k: val for k, val in m.items() if k not in ("lines", "log")})
+        found = [t for x in strings({k: val for k, val in m.items() if k not in ("lines", "log", "reading")})
                  for t in _SPLIT.split(x)]
+        found += reading_cards(m.get("reading")) + [t for x in reading_words(m.get("reading")) for t in tokens(x, digits)]
         found += [t for text, _ in (m.get("lines") or []) + (m.get("log") or []) for t in tokens(text, digits)]
         bad = sorted({t for t in found if t in codes and t not in allowed})
         if bad:
             leaks.append("socket: %s in %s" % (bad, raw[:300]))
     everything = set().union(*shown.values())
     for name, text in pages.items():
-        bad = sorted({t for t in tokens(text, digits or name.endswith(".json")) if t in codes and t not in everything})
+        if name.endswith(".json"):  # its strings (a number is no card), the story's lines as words
+            obj = json.loads(text)
+            objs = obj if isinstance(obj, list) else [obj]
+            found = [t for o in objs for x in strings({k: v for k, v in o.items() if k not in ("log", "reading")})
+                     for t in _SPLIT.split(x)]
+            found += [t for o in objs for x in reading_words(o.get("reading")) + [ln[0] for ln in o.get("log") or ()]
+                      for t in tokens(x, digits)]
+            found += [c for o in objs for c in reading_cards(o.get("reading"))]
+        else:
+            found = tokens(text, digits)
+        bad = sorted({t for t in found if t in codes and t not in everything})
         if bad:
             leaks.append("page /%s: %s" % (name, bad))
     for line in said:
