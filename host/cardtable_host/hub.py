@@ -203,8 +203,8 @@ class Hub:
         reason = str(pub.get("reason") or "refused")
         if g is not None:
             reason = words.name_seats(g, reason)
-        act = pub.get("action") if isinstance(pub.get("action"), dict) else {}
-        card = act.get("card")
+        act = pub.get("action")
+        card = act.get("card") if isinstance(act, dict) else None
         what = " (%s)" % card if isinstance(card, str) else ""
         return self._named("%s: %s%s" % (who, reason.replace(": ", " \u2014 ", 1), what))
 

@@ -65,7 +65,7 @@ def phone(driver: Any, url: str, where: str, ready: str) -> None:
     assert fits(driver), "%s scrolls sideways on a phone: %s > %s" % (
         where, driver.execute_script("return document.documentElement.scrollWidth"),
         driver.execute_script("return window.innerWidth"))
-    shot(driver, where.replace("/", "_").strip("_") + "-390.png")
+    shot(driver, (where.replace("/", "_").strip("_") or "table") + "-390.png")
     driver.set_window_size(1280, 900)
 
 
