@@ -173,13 +173,14 @@ const Cardtable = (() => {
   const teamColour = (k) => TEAM[(k || 0) % TEAM.length];
 
   // A card face: rank and suit glyph (red or black), as a small card.
-  function cardFace(code, extra) {
+  function cardFace(code, extra, label) {
     const f = face(code);
     const m = /^(.*?)([\u2663\u2666\u2665\u2660])(.*)$/.exec(f.text);
     const e = el("span", { class: "cardface " + (f.red ? "red" : "black") + (extra ? " " + extra : ""), role: "img",
-                           "aria-label": cardName(code) });
+                           "aria-label": label || cardName(code) });
     if (m) e.append(el("span", { class: "rank" }, m[1] + m[3]), el("span", { class: "pip" }, m[2]));
     else e.append(el("span", { class: "rank" }, f.text));
+    if (label) e.append(el("span", { class: "cname" }, label));  // a deck with named cards (the Decktet)
     return e;
   }
   const RANKS = { A: "ace", K: "king", Q: "queen", J: "jack" };
@@ -222,7 +223,7 @@ const Cardtable = (() => {
       if (code) {
         const p = seatAt(i, n, n > 4 ? 24 : 21, narrow ? 0.6 : 0.9);
         const won = !s.card && rd.last_winner === i;
-        const c = cardFace(code, (s.card ? "" : "past") + (won ? " won" : ""));
+        const c = cardFace(code, (s.card ? "" : "past") + (won ? " won" : ""), (rd.card_names || {})[code]);
         const wrap = el("div", { class: "played", style: "left:" + p.x + "%;top:" + p.y + "%" }, c);
         if (won) wrap.append(el("div", { class: "wonby" }, "wins the trick"));
         felt.append(wrap);
@@ -234,7 +235,7 @@ const Cardtable = (() => {
       const line = el("div", { class: "row" }, el("span", { class: "rowlabel" }, r.label));
       const cards = el("span", { class: "rowcards" });
       (r.cards || []).forEach((c, k) => {
-        const cf = cardFace(c);
+        const cf = cardFace(c, "", (rd.card_names || {})[c]);
         if (r.counts && r.counts[k] != null) cards.append(el("span", { class: "pile" }, cf, el("small", {}, "\u00d7" + r.counts[k])));
         else cards.append(cf);
       });
@@ -548,7 +549,7 @@ const Cardtable = (() => {
                         el("span", { class: "who" }, (s.turn ? "\u25b8 " : "") + s.name));
         const code = s.card || last[i];
         if (parts.has("trick")) {
-          if (code) slot.append(cardFace(code, (s.card ? "" : "past") + (!s.card && lastWon === i ? " won" : "")));
+          if (code) slot.append(cardFace(code, (s.card ? "" : "past") + (!s.card && lastWon === i ? " won" : ""), (rd.card_names || {})[code]));
           else slot.append(el("span", { class: "cardface empty" }, ""));
         }
         names.append(slot);

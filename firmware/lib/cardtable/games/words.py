@@ -266,9 +266,25 @@ def reading(g, view):
     furniture = getattr(g, "furniture", None)
     if furniture is not None:
         furniture(view, out)
+    shown = [st["card"] for st in out["seats"] if st["card"]] + [p[1] for p in out["last_trick"]]
+    out["card_names"] = card_names(g, shown + [c for r in out["rows"] for c in r["cards"]])
     out["headline"] = " \u00b7 ".join([out["game"]] + [("hand " + f[1]) if f[0] == "hand" else f[1]
                                                          for f in facts if f[0] in ("hand", "contract")]
                                        + ([out["turn"]] if out["turn"] else []))
+    return out
+
+
+def card_names(g, codes):
+    """code -> the card's name where its deck has names (the Decktet's 'the Sailor'), for the page."""
+    name = getattr(g.deck, "name", None)
+    out = {}
+    if name is None:
+        return out
+    for code in codes:
+        try:
+            out[code] = name(g.deck.parse(code))
+        except (ValueError, KeyError, TypeError, IndexError):
+            pass
     return out
 
 
