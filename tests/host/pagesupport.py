@@ -9,9 +9,9 @@ from typing import Any
 from cardtable import games, record
 from cardtable.rng import Random
 
-from cardtable_host.archive import Archive
-from cardtable_host.hub import Hub
-from cardtable_host.web import Server, make_app
+from cardtable_host.serve.archive import Archive
+from cardtable_host.serve.hub import Hub
+from cardtable_host.serve.web import Server, make_app
 
 # What a person should never read on a page: a program's literals.
 LITERALS = re.compile(r"[\[\]{}]|\bNone\b|\btrue\b|\bfalse\b|\bnull\b|\bundefined\b|\bNaN\b|"
@@ -76,7 +76,7 @@ class PageServer:
         self.hub = Hub(table=table, players=players or [], board=board and board[0], layout=board and board[1])
         drawn = None
         if board is not None:  # the board's wiring drawing, as serve draws it
-            from cardtable_host import drawings
+            from cardtable_host.draw import drawings
             for d in drawings.load_boards(drawings.BOARDS_DIR):
                 if d.name == board[0] and board[1] in d.board.layouts:
                     drawn = (drawings.layout_svg(d, board[1]), drawings.zone_boxes(d, board[1]))

@@ -1,1 +1,1 @@
-"""cardtable serve: the pages, the live feed, the archive."""
+"""The serve room: the hub, the web app and its pages, the archive, serving a board or a sim."""

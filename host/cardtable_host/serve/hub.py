@@ -16,8 +16,8 @@ from typing import Any, Callable
 
 from cardtable.games import words
 
-from cardtable_host.commands.monitor import Model
 from cardtable_host.serve.grid import glyph_text, sheet_add
+from cardtable_host.serve.model import Model
 
 Send = Callable[[int, float, str], None]  # a subscriber: (message number, time taken, JSON)
 # "t", the time serve took a message from the board, is time.monotonic(): CLOCK_MONOTONIC on
