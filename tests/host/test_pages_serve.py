@@ -25,8 +25,8 @@ def test_the_overlay_shows_each_play_no_sooner_than_the_delay_after_the_table(tm
         ov = Viewer(s.url, path="ws/overlay")
         s.wait_for(lambda: sum(1 for m in ov.messages if m.get("type") == "state") >= 10, 90, "ten plays on the overlay")
         joined = ov.times[0]
+        ov.close()  # first: the table's viewer has every play the overlay showed
         live.close()
-        ov.close()
     assert ov.messages[0]["type"] == "snapshot"
     # where the overlay starts: a state the table showed at least DELAY seconds before
     first = ov.messages[0]["n"]
