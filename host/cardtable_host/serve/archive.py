@@ -188,7 +188,7 @@ class Archive:
                 for s, c in enumerate(row["cells"]):
                     if c is not None:
                         cards[s].append(c["card"])
-            played.append({"hand": gr["hand"], "cards": cards})
+            played.append({"hand": gr["hand"], "cards": cards, "dealt": ref.dealt.get(gr["hand"])})
         return {"number": number, "title": game_words.title(g), "header": head,
                 "players": [game_words.who(g, s) for s in range(g.seats)],
                 "sides": [g.side(k) for k in game_words.sides(g)], "teams": bool(g.TEAMS),

@@ -181,10 +181,15 @@ class Refereed:
             self.game.names = list(names)
         self.tricks = TrickLog()
         self.sheet: list[dict[str, Any]] = []
+        self.dealt: dict[int, list[list[str]]] = {}  # hand -> each seat's cards, where the deal pad read them
         self.steps = []
         for step in rules_referee.replay(self.game, actions):
             self.steps.append(step)
             self.tricks.add(*step)
+            if step[1][1] == "deal" and not step[2]:
+                hands = record.encode(self.game, step[1]).get("hands")
+                if isinstance(hands, list) and all(isinstance(h, list) for h in hands):
+                    self.dealt[self.tricks.hand] = hands
             for ev in step[3]:
                 sheet_add(self.game, self.sheet, ev)
         self.result = rules_referee.verdict(self.game, self.steps)

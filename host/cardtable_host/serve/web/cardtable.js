@@ -675,12 +675,17 @@ const Cardtable = (() => {
       rf.grids.forEach((g, k) => {
         gb.append(gridTable(g));
         const pl = rf.played[k];
-        const dl = el("div", { class: "played-list" }, el("b", {}, "Cards played in hand " + g.hand + ":"));
-        pl.cards.forEach((cards, s) => {
-          const line = el("div", {}, el("span", { class: "who" }, g.columns[s] + ": "));
-          cards.forEach(c => { const f = face(c); line.append(el("span", { class: f.red ? "red" : "black" }, f.text + " ")); });
-          dl.append(line);
-        });
+        const dl = el("div", { class: "played-list" });
+        const list = (title, hands) => {
+          dl.append(el("b", {}, title + " in hand " + g.hand + ":"));
+          hands.forEach((cards, s) => {
+            const line = el("div", {}, el("span", { class: "who" }, g.columns[s] + ": "));
+            cards.forEach(c => { const f = face(c); line.append(el("span", { class: f.red ? "red" : "black" }, f.text + " ")); });
+            dl.append(line);
+          });
+        };
+        if (pl.dealt) list("The hands dealt", pl.dealt);
+        list("The cards played", pl.cards);
         gb.append(dl);
       });
     }).catch(() => { document.getElementById("result").textContent = "The record could not be read."; });
