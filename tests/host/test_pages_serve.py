@@ -61,6 +61,7 @@ def test_the_hands_the_deal_pad_read_reach_the_archive_only_as_reveal_allows(tmp
         assert s.json("archive/1/referee.json")["verdict"] == ["Every action was legal."]
     dealt = {c for o in _deal_lines(stored) for h in o["hands"] for c in h}
     assert len(dealt) >= 20  # the table knew the hands: the deal pad read them
+    shown = [p["dealt"] for p in json.loads(pages["archive/1/referee.json"])["played"]]
     if reveal == "never":
         assert all(set(o) == {"act"} or "hands" not in o for o in _deal_lines(download)), download[:400]
         assert '"hands"' not in download and '"stock"' not in download and '"kitty"' not in download
@@ -70,5 +71,7 @@ def test_the_hands_the_deal_pad_read_reach_the_archive_only_as_reveal_allows(tmp
         steps = json.loads(pages["archive/1.json"])["steps"]
         assert not [w for st in steps for w in st["words"] if "discards" in w and "face down" not in w
                     and "discards nothing" not in w]
+        assert shown and all(d is None for d in shown)
     else:  # the game is over: every hand of it is over, the whole record is the referee's
         assert _deal_lines(download) == _deal_lines(stored)
+        assert shown and all(d is not None and len(d) == 4 for d in shown)  # the page shows the hands dealt
