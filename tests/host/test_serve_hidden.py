@@ -90,6 +90,8 @@ def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, ext
         said: list[str] = []
         threading.Thread(target=lambda: [said.append(line) for line in mon.stdout], daemon=True).start()
         s.wait_for(lambda: v.has(ended_hand), 300, "a hand to end")
+        if "--deal-pad" in extra and game_id != "fairies":  # (one hand: Fairies scores only at the end)
+            s.wait_for(lambda: v.has(lambda m: m.get("type") == "reveal"), 60, "the hands of the hand over shown")
         pages = {p: s.get(p)[1] for p in ("", "overlay", "archive", "snapshot.json", "layout.json", "archive.json",
                                           "stats.json")}
         mon.terminate()
@@ -100,8 +102,19 @@ def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, ext
         s.wait_for(lambda: v.has(lambda m: "view" in m and isinstance(m.get("seq"), int) and m["seq"] >= now),
                    60, "the viewer to catch up with line %s" % now)
         v.close()
-    msgs = v.messages
+    msgs = list(v.messages)
     assert msgs and msgs[0]["type"] == "snapshot"
+    # serve --reveal hand (the default) shows the hands the deal pad read once each hand is over:
+    # every reveal the viewer got came after its hand was scored
+    scored: set[int] = set()
+    all_revealed: set[str] = set()
+    early = []
+    for m in msgs:
+        scored.update(ev["hand"] for ev in m.get("events") or () if isinstance(ev, dict) and ev.get("ev") == "hand")
+        if m.get("type") == "reveal":
+            if m["hand"] not in scored:
+                early.append(m["hand"])
+            all_revealed.update(c for hand in m["hands"] for c in hand)
     # the bots play on while the pages are fetched: the viewer may close between a line's event
     # and the state that shows it, so the messages after the last view cannot be judged
     while "view" not in msgs[-1]:
@@ -114,9 +127,17 @@ def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, ext
             shown.setdefault(m["seq"], set()).update(t for x in strings(view) for t in _SPLIT.split(x) if t in codes)
     leaks = []
     seq = msgs[0].get("seq") or 0
+    ended: set[int] = set()  # hands scored so far
+    revealed: set[str] = set()  # cards of the hands serve --reveal hand showed once a hand was over
     for raw, m in zip(v.raw, msgs):
         seq = m["seq"] if isinstance(m.get("seq"), int) else seq
-        allowed = set().union(*(cards for s_, cards in shown.items() if s_ <= seq))
+        ended.update(ev["hand"] for ev in m.get("events") or () if isinstance(ev, dict) and ev.get("ev") == "hand")
+        if m.get("type") == "reveal":
+            if m["hand"] not in ended:
+                leaks.append("socket: the hands of hand %s before it was over: %s" % (m["hand"], raw[:300]))
+            revealed.update(c for hand in m["hands"] for c in hand)
+            continue
+        allowed = revealed.union(*(cards for s_, cards in shown.items() if s_ <= seq))
         found = [t for x in strings({k: val for k, val in m.items() if k not in ("lines", "log", "reading")})
                  for t in _SPLIT.split(x)]
         found += reading_cards(m.get("reading")) + [t for x in reading_words(m.get("reading")) for t in tokens(x, digits)]
@@ -124,7 +145,7 @@ def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, ext
         bad = sorted({t for t in found if t in codes and t not in allowed})
         if bad:
             leaks.append("socket: %s in %s" % (bad, raw[:300]))
-    everything = set().union(*shown.values())
+    everything = all_revealed.union(*shown.values())
     for name, text in pages.items():
         if name.endswith(".json"):  # its strings (a number is no card), the story's lines as words
             obj = json.loads(text)
@@ -144,5 +165,6 @@ def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, ext
         if bad:
             leaks.append("monitor: %s in %r" % (bad, line))
     assert len(msgs) > 20 and len(said) > 5, (len(msgs), said)
+    assert not early, "the hands of hands %s were shown before those hands were over" % early
     assert not leaks, "\n".join(leaks[:12])
     json.dumps(msgs)  # every message was JSON

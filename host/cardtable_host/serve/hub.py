@@ -59,6 +59,7 @@ class Hub:
         self.players = players or []
         self.sheet: list[dict[str, Any]] = []  # the score sheet: a row per hand scored
         self._announced = ""  # the game header the story last said was ready
+        self.reveals: dict[int, list[list[str]]] = {}  # hand -> the hands dealt, once it was over
         self.board = board
         self.layout = layout
         self.sent = 0  # messages published so far (each carries its number as "n")
@@ -141,6 +142,28 @@ class Hub:
                 g.names = list(out)
         return out
 
+    def hands_scored(self) -> int:
+        """The number of the last hand on the score sheet (0 before the first is scored)."""
+        with self._lock:
+            return int(self.sheet[-1]["hand"]) if self.sheet else 0
+
+    def reveal(self, hand: int, hands: list[list[str]]) -> None:
+        """Show spectators the hands dealt in a hand that is over (serve --reveal hand)."""
+        t = time.monotonic()
+        with self._lock:
+            if hand in self.reveals:
+                return
+            self.reveals[hand] = hands
+            text = "the hands dealt in hand %d are on the score sheet" % hand
+            self.model.add(text, "dim")
+            self.sent += 1
+            msg = {"n": self.sent, "t": t, "type": "reveal", "hand": hand, "hands": hands,
+                   "lines": [[text, "dim"]], "connected": self.model.connected, "status": self.model.status}
+            n, text_out = self.sent, json.dumps(msg)
+            subs = list(self._subs.values())
+        for send in subs:
+            send(n, t, text_out)
+
     def seat_names(self) -> list[str]:
         """Each seat's name as the pages say it: the player's, else the place's."""
         with self._lock:
@@ -213,6 +236,7 @@ class Hub:
         g = self.model.game()
         if pub.get("seq") == 1:
             self.sheet = []
+            self.reveals = {}
         if g is None:
             return False
         added = False
@@ -226,6 +250,7 @@ class Hub:
         if pub["type"] == "hello" and pub.get("seq") == 0:
             self.started = time.time()
             self.sheet = []
+            self.reveals = {}
         elif pub["type"] == "event" and pub.get("seq") == 1:
             self.started = time.time()
         elif self.started is None and pub["type"] in ("state", "event"):
@@ -307,6 +332,7 @@ class Hub:
                 "log": [[text, colour] for text, colour in list(m.log)[-SNAPSHOT_LOG:]],
                 "table": self.table, "players": self.players, "seat_names": m.seat_names,
                 "names": self._names(), "reading": self._reading(), "sheet": list(self.sheet),
+                "reveals": [[h, hs] for h, hs in sorted(self.reveals.items())],
                 "board": self.board, "layout": self.layout, "archived": list(self.games_archived)}
 
     def view(self) -> dict[str, Any] | None:

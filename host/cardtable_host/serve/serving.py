@@ -57,6 +57,7 @@ class Table:
         self.cable: Callable[[bool], None] | None = None  # a virtual board's USB cable: plug(True/False)
         self.report: Any = None  # a tournament table's reporter (tablereport.TableReport)
         self.requests: queue.Queue[tuple[dict[str, Any], queue.Queue[dict[str, Any]]]] = queue.Queue()
+        self.revealed = 0  # the last hand whose dealt hands spectators were shown (--reveal hand)
 
     def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
         """Run a scorekeeper's command on the main loop (any thread); its answer."""
@@ -151,6 +152,34 @@ class Table:
         self.archived_game = key
         self.hub.games_archived.append(number)
         self.hub.note("game archived as number %d" % number, "green")
+
+
+    def reveal_if_hand_over(self) -> None:
+        """With --reveal hand: once a hand is scored, the hands the deal pad read for it go to
+        spectators (from the board's journal; nothing while the hand is in play)."""
+        if self.archive.reveal != "hand" or self.link is None:
+            return
+        scored = self.hub.hands_scored()
+        if scored < self.revealed:
+            self.revealed = 0  # a new game
+        if scored <= self.revealed:
+            return
+        try:
+            journal = self.link.log()
+        except Exception:  # noqa: BLE001 - try again after the next hand
+            return
+        from cardtable import record
+        from cardtable_host.serve.archive import clean
+        from cardtable_host.serve.grid import Refereed
+
+        try:
+            dealt = Refereed(clean(journal)).dealt
+        except (ValueError, KeyError, TypeError, IndexError, record.RecordError):
+            return
+        for h in sorted(dealt):
+            if self.revealed < h <= scored:
+                self.hub.reveal(h, dealt[h])
+        self.revealed = scored
 
 
 class Serving:

@@ -63,6 +63,7 @@ def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, l
 
     def requests() -> bool:
         table.run_requests(new_game)
+        table.reveal_if_hand_over()
         return False
 
     if args.wait_viewers > 0:
@@ -82,6 +83,7 @@ def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, l
                 hello = None
             play_out(bots, delay, stop=requests)
             table.archive_if_over()
+            table.reveal_if_hand_over()
             played += 1
             more = args.games == 0 or played < args.games
             deadline = time.monotonic() + (BETWEEN_GAMES_S if more else 1e12)

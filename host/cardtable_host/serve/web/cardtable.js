@@ -325,7 +325,7 @@ const Cardtable = (() => {
 
   function tablePage() {
     const st = { view: null, reading: null, names: [], zones: null, faults: {}, connected: false, status: "",
-                 sheet: [], showLast: false, verdicts: {}, timers: {}, over: null, zstate: {} };
+                 sheet: [], showLast: false, verdicts: {}, timers: {}, over: null, zstate: {}, reveals: [] };
     const logBox = document.getElementById("log");
     let svg = null;
     let layoutKey = null;
@@ -396,6 +396,19 @@ const Cardtable = (() => {
       st.over = rd ? rd.over : null;
       status();
     }
+    function reveals() {
+      const box = clear(document.getElementById("reveals"));
+      document.getElementById("revealbox").classList.toggle("hidden", !st.reveals.length);
+      for (const [hand, hands] of st.reveals.slice().reverse()) {
+        const d = el("div", { class: "played-list" }, el("b", {}, "Hand " + hand + ":"));
+        hands.forEach((cards, s) => {
+          const line = el("div", {}, el("span", { class: "who" }, (st.names[s] || "") + ": "));
+          cards.forEach(c => { const f = face(c); line.append(el("span", { class: f.red ? "red" : "black" }, f.text + " ")); });
+          d.append(line);
+        });
+        box.append(d);
+      }
+    }
     function sheet() {
       const names = st.reading ? st.reading.sides.map(s => s.name) : [];
       if (names.length) drawSheet(st.sheet, names, document.getElementById("sheet"), document.getElementById("graph"));
@@ -418,7 +431,8 @@ const Cardtable = (() => {
       document.getElementById("title").textContent = snap.table || "cardtable";
       clear(logBox); log(snap.log);
       loadDrawing(snap.board, snap.layout);
-      draw(); faults(); sheet();
+      st.reveals = snap.reveals || [];
+      draw(); faults(); sheet(); reveals();
     }, (msg) => {
       st.connected = msg.connected; st.status = msg.status;
       if (msg.type === "state") {
@@ -434,7 +448,8 @@ const Cardtable = (() => {
         st.zstate[src[1]] = ["card read" + (card ? ": " + face(card).text : ""), true];
         zoneStatus();
       }
-      if (msg.sheet) { st.sheet = msg.sheet; }
+      if (msg.sheet) { st.sheet = msg.sheet; if (!msg.sheet.length) { st.reveals = []; reveals(); } }
+      if (msg.type === "reveal") { st.reveals.push([msg.hand, msg.hands]); reveals(); }
       if (msg.type === "hello" && msg.board) loadDrawing(msg.board, msg.layout);
       if (msg.type === "fault") {
         const key = msg.kind + " " + (msg.zone || "");
