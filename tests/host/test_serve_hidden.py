@@ -17,16 +17,22 @@ import pytest
 from hostsupport import need_node
 from servesupport import Serve, Viewer, ended_hand
 
+from cardtable import games
+from cardtable.table.configcheck import facts
+
 pytest.importorskip("aiohttp")
 pytest.importorskip("termios")
 need_node()
 
-GAMES = {"nexus": [], "fairies": [], "california-jacks": [], "fortyfives": [], "nonesuch": [],
-         "nerts": ["--rule", "target=10"]}
-# the games a deal pad deals (the table knows every hand), seeds of short games
-DEAL_PAD = {"nexus": ["--seed", "1"], "fairies": ["--seed", "1"], "california-jacks": ["--seed", "171"],
-            "fortyfives": ["--seed", "26"], "nonesuch": ["--seed", "1"]}
-CASES = [(g, a) for g, a in sorted(GAMES.items())] + [(g, ["--deal-pad", *a]) for g, a in sorted(DEAL_PAD.items())]
+# every registered game, with the extra arguments some need for one short hand
+EXTRA = {"nerts": ["--rule", "target=10"]}
+GAMES = {g: EXTRA.get(g, []) for g in games.GAMES}
+# the games a deal pad may deal (the table knows every hand), again with the deal pad; seeds for
+# short hands (others play seed 1)
+PAD_SEEDS = {"california-jacks": 171, "fortyfives": 26}
+DEAL_PAD = [g for g in games.GAMES if facts(g)[-1]]
+CASES = [(g, a) for g, a in sorted(GAMES.items())] + [
+    (g, ["--deal-pad", "--seed", str(PAD_SEEDS.get(g, 1)), *EXTRA.get(g, [])]) for g in sorted(DEAL_PAD)]
 _SPLIT = re.compile(r"[\s,;:()\[\]{}'\"=×]+")
 
 
