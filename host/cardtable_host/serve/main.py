@@ -15,7 +15,7 @@ from cardtable import games
 from cardtable_host.config import logs
 from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
 from cardtable_host.serve import servefile
-from cardtable_host.serve.archive import Archive, default_dir
+from cardtable_host.serve.archive import REVEALS, Archive, default_dir
 from cardtable_host.serve.hub import Hub
 from cardtable_host.serve.serving import ServeOptions, Serving, Table
 from cardtable_host.term import paint, use_colour
@@ -53,6 +53,10 @@ def serve(args: ServeOptions) -> int:
         host, http_port = parse_http(args.http)
         if args.delay is not None and args.delay < 0:
             raise ValueError("--delay %g: the seconds between bot actions cannot be negative" % args.delay)
+        if not 0 <= args.overlay_delay <= 3600:
+            raise ValueError("--overlay-delay %g: seconds from 0 to 3600" % args.overlay_delay)
+        if args.reveal not in REVEALS:
+            raise ValueError("--reveal %s: one of %s" % (args.reveal, ", ".join(REVEALS)))
         if args.games < 0:
             raise ValueError("--games %d: a number of games, 0 for ever" % args.games)
         if args.sim is not None and args.sim not in games.GAMES:
@@ -60,7 +64,7 @@ def serve(args: ServeOptions) -> int:
         if args.board is not None and args.sim is None:
             raise ValueError("--board %s: only a simulated table (--sim GAME) has a board to choose" % args.board)
         secret = _secret(args.secret_file)
-        archive = Archive(args.archive or default_dir())
+        archive = Archive(args.archive or default_dir(), reveal=args.reveal)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     _can_listen(host, http_port)  # before a board is opened: a taken address says so at once
@@ -185,7 +189,7 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
     drawing()  # drawn once, before the first page asks
     names = netguard.host_names(host, args.allow_origin)
     app = make_app(table.hub, table.archive, secret, table.control, drawing, names,
-                   netguard.origins(args.allow_origin))
+                   netguard.origins(args.allow_origin), overlay_delay=args.overlay_delay)
     server = Server(app, host, http_port)
     try:
         server.start()

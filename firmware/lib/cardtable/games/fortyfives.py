@@ -98,6 +98,7 @@ class FortyFives(TrickGame):
     """Auction Forty-Fives with a kitty, as the Nevins house rules play it."""
 
     ID = "fortyfives"
+    TITLE = "Forty-Fives"
     DECK = "standard"
     SEATS = seat_range("fortyfives")  # its registry entry (games/__init__.py)
     AUTO_DEAL = True  # hands the table never sees dealt: dealt unseen at once
