@@ -32,7 +32,7 @@ def test_serve_logs_what_spectators_see_and_never_the_secret(tmp_path: Path) -> 
     need_node(module=False)
     log = tmp_path / "serve.log"
     env = dict(os.environ, CARDTABLE_SERVE_SECRET=SECRET)
-    with Serve("--sim", "nexus", "--delay", "0", "--wait-viewers", "1", "--http", "127.0.0.1:0",
+    with Serve("--sim", "nexus", "--seed", "1", "--delay", "0", "--wait-viewers", "1", "--http", "127.0.0.1:0",
                "--archive", str(tmp_path / "archive"), "--log", str(log), "-q", env=env) as s:
         v = Viewer(s.url)
         assert s.control({"cmd": "state"}, secret="wrong")[0] == 403
@@ -49,7 +49,8 @@ def test_serve_logs_what_spectators_see_and_never_the_secret(tmp_path: Path) -> 
     assert text.count("refused a control request from 127.0.0.1") == 2
     assert "a wrong secret" in text and "no secret" in text
     assert "control 'state' from 127.0.0.1: %s" % ("done" if status == 200 else "refused") in text
-    assert re.search(r"WARNING cardtable\.serve: REJECTED seat \d", text)  # the bots' mistakes
+    # the bots' mistakes, as the page words them (the refused card shown as a card: A♠)
+    assert re.search(r"WARNING cardtable\.serve: refused: (North|South): .*\(\S+\)", text)
     assert "game over" in text.lower() or "wins" in text
     # every card the log names was shown to spectators (the viewer's state messages)
     shown: set[str] = set()
@@ -57,7 +58,9 @@ def test_serve_logs_what_spectators_see_and_never_the_secret(tmp_path: Path) -> 
     for m in v.messages:
         if m.get("view") is not None:
             shown.update(t for t in re.split(r"[^0-9A-Za-z]+", json.dumps(m["view"])) if t in codes)
-    named = {t for t in re.split(r"[^0-9A-Za-z#]+", text) if t in codes}
+    plain = re.sub(r"(10|[2-9AJQK])([\u2660\u2665\u2666\u2663])",
+                   lambda m: m.group(1) + "SHDC"["\u2660\u2665\u2666\u2663".index(m.group(2))], text)
+    named = {t for t in re.split(r"[^0-9A-Za-z#]+", plain) if t in codes}
     assert named and named <= shown, sorted(named - shown)
 
 
