@@ -45,7 +45,9 @@ class Game:
     # deals them unseen, default False), TIMED (actions carry ms since the round began), LEAD_SUIT
     # (a lead of several suits waits for a suit button to name one), CONFIRM (the verb a confirm,
     # tap pad or button, makes mid-hand; default None), OWNED (every player brings a deck; a
-    # card's code names its owner).
+    # card's code names its owner), reset_table(t) (a method: sets on the table t the scratch
+    # its inputs keep for this game between actions, e.g. cards laid on a pad until confirmed;
+    # the table calls it for each new game).
     # Host only, where a game needs them (read with a default too): DEMO_SEED and SIM_SEED,
     # seeds whose bot games end at a watchable length (cardtable demo, cardtable sim; default
     # 1), and DEMO_SEATS (default: the fewest).

@@ -274,6 +274,10 @@ class Fairies(Game):
         deck_table(rules["values"])
         cls.check_choices(rules, (("new_parade_to", ("empty", "meditator")),))
 
+    def reset_table(self, t):
+        """The table's scratch for this game's inputs, cleared for each new game (table/inputs.py)."""
+        t.at = 0  # the position selector
+
     def reset(self):
         if self.table is None:
             self.table = deck_table(self.rules["values"])

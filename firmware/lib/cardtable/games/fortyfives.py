@@ -146,6 +146,10 @@ class FortyFives(TrickGame):
                                    rules["defence_cap"])
 
     # -- state -------------------------------------------------------------------------------
+    def reset_table(self, t):
+        """The table's scratch for this game's inputs, cleared for each new game (table/inputs.py)."""
+        t.discards = []  # cards laid on the kitty by the seat discarding
+
     def reset(self):
         self.score = [0, 0]                  # per team: seats 0&2, 1&3
         self.dealer = self.first_dealer

@@ -276,6 +276,10 @@ class Nerts(Game):
             raise ValueError("the seed says Nerts needs 3 players at least (seed_strict)")
         self.CARDS = self.CARDS[:52 * seats]
 
+    def reset_table(self, t):
+        """The table's scratch for this game's inputs, cleared for each new game (table/inputs.py)."""
+        t.left = [[] for _ in range(self.seats)]  # cards laid on each left zone
+
     def reset(self):
         n = self.seats
         self.shape = SHAPES[self.rules["layout"]]

@@ -97,6 +97,10 @@ class Nexus(TrickGame):
             raise cls.option_error("match_deals", "0 when match_points is set (match play is to points or over deals, not both)",
                                    rules["match_deals"])
 
+    def reset_table(self, t):
+        """The table's scratch for this game's inputs, cleared for each new game (table/inputs.py)."""
+        t.indicators = []  # trump indicators seen while dealing
+
     def reset(self):
         self.reset_tricks()
         self.reset_hand()

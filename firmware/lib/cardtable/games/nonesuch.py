@@ -116,6 +116,11 @@ class Nonesuch(TrickGame):
         if rules["none_points"] < 0:
             raise cls.option_error("none_points", "0 or more", rules["none_points"])
 
+    def reset_table(self, t):
+        """The table's scratch for this game's inputs, cleared for each new game (table/inputs.py)."""
+        t.lead_suit = -1  # the suit pressed for the next lead
+        t.unnamed = None  # (seat, card, led, zone) of a lead refused for want of a suit
+
     def reset(self):
         n = self.seats
         if self.rules["reveal_before_bids"]:
