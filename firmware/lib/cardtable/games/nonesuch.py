@@ -191,7 +191,7 @@ class Nonesuch(TrickGame):
                 ok = ok and (h is None or isinstance(h, (list, tuple)))
             if not ok:
                 return "hands is a list of one list of cards per seat"
-        reason = self.check_deal_piles(piles, {"hands": self.tricks_per_hand, "up": 1})
+        reason = self.check_deal_piles(piles, (("hands", self.tricks_per_hand), ("up", 1)))
         if reason:
             return reason
         if piles.get("up") is None:
@@ -393,8 +393,7 @@ class Nonesuch(TrickGame):
         top = max(self.score)
         leaders = [s for s in range(self.seats) if self.score[s] == top]
         if top >= self.rules["target"] and (len(leaders) == 1 or self.rules["tie"] == "shared"):
-            self.over = True
-            self.winner = leaders[0] if len(leaders) == 1 else None
+            self.end(leaders[0] if len(leaders) == 1 else None)
             self.phase = "over"
             return [{"ev": "over", "winner": self.winner, "leaders": leaders,
                      "scores": list(self.score)}]
