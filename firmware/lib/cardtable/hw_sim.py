@@ -1,3 +1,4 @@
+# host only: never imported on the board (simulated hardware: tools/firmware/boardfiles.py)
 """Simulated hardware: every hal interface in memory, easy to drive from a test or the virtual board."""
 # ``SimHal(board)`` gives a table with a fake reader per zone; ``SimHal(board, emu=pn532_emu)``
 # puts an emulated PN532 (``cardtable.sim.pn532_emu``, passed in: the board never has it) behind

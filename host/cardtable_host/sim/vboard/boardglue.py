@@ -1,4 +1,4 @@
-"""MicroPython side of tools/mpy/board.mjs: boot firmware/main.py's table on simulated hardware.
+"""MicroPython side of host/cardtable_host/sim/vboard/board.mjs: boot firmware/main.py's table on simulated hardware.
 
 Every function here is one top-level call from JavaScript, so the garbage of each is
 collected before the next (the WebAssembly port collects only between top-level calls).
