@@ -193,11 +193,14 @@ class SimInputs(hal.Inputs):
 
 
 class SimSerial(hal.Serial):
-    """Host bytes go in with feed(); what the device wrote comes out of lines()/take()."""
+    """The one byte-fed serial of the simulated tables: host bytes go in with feed(); what the
+    device writes goes to out (a stream: the virtual board's stdout) or, without one, is kept
+    for lines()/take()."""
 
-    def __init__(self):
+    def __init__(self, out=None):
         self.inbox = bytearray()
         self._rd = 0
+        self.sink = out
         self.out = bytearray()
 
     def feed(self, data):
@@ -222,7 +225,10 @@ class SimSerial(hal.Serial):
     def write(self, data):
         if isinstance(data, str):
             data = data.encode()
-        self.out.extend(data)
+        if self.sink is not None:
+            self.sink.write(data)
+        else:
+            self.out.extend(data)
 
     def take(self):
         """Everything written since the last take(), as bytes."""
