@@ -15,8 +15,9 @@ setup(
     packages=[p for name, path in ROOTS.items() for p in packages(name, path)] + ["cardtable_firmware"],
     package_dir=dict(ROOTS, cardtable_firmware="firmware"),
     package_data={"cardtable_firmware": ["main.py", "boards/*.json"],
-                  # the simulators' JavaScript and MicroPython glue (host/cardtable_host/sim/)
-                  "cardtable_host": ["web/*", "sim/*.mjs", "sim/vboard/*.mjs", "sim/vboard/*.py",
-                                     "sim/rp2/*.mjs", "sim/rp2/*.md", "sim/rp2/devices/*.mjs"]},
+                  "cardtable_host.serve": ["web/*"],
+                  # the simulators' JavaScript and MicroPython glue, beside their host side
+                  "cardtable_host.sim": ["*.mjs", "vboard/*.mjs", "vboard/*.py", "rp2/*.mjs", "rp2/*.md",
+                                         "rp2/devices/*.mjs"]},
     exclude_package_data={"cardtable_firmware": ["manifest.py", "package.json"]},
 )

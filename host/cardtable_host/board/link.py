@@ -38,7 +38,7 @@ from typing import Any, Callable, Iterator
 
 import serial
 
-from cardtable_host import portlock
+from cardtable_host.board import portlock
 from cardtable_host.errors import CardtableError
 
 PROTO = 1
