@@ -235,6 +235,10 @@ def main(argv: list[str] | None = None) -> int:
 
     print("tournament: 50 tables through one Mosquitto ...", file=sys.stderr)
     tour = guard("tournament", lambda: tournament.measure(10, 2.0, 1.0) if plan.quick else tournament.measure())
+    import tournament_faults
+
+    print("tournament: the director under fire (poison payloads, a read-only folder, a torn log) ...", file=sys.stderr)
+    tour_faults = guard("tournament faults", tournament_faults.section)
 
     speed_out = speed_section(games, cpy, mpy_games)
     memory = memory_section(boot, boot_source, boot_mods, mpy_games)
@@ -264,12 +268,13 @@ def main(argv: list[str] | None = None) -> int:
         "rp2_profile": profile_out,
         "faults": fault,
         "tournament": tour,
+        "tournament_faults": tour_faults,
     }
     results["budgets"] = budgets(results)
     results["errors"] = errors
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
 
-    print(report(results) + faults.report(fault) + tournament.report(tour))
+    print(report(results) + faults.report(fault) + tournament.report(tour) + tournament_faults.report(tour_faults))
     return finish(args.out, results, errors)
 
 

@@ -342,16 +342,24 @@ def uid_for(text, zone=""):
     return bytes((0x04, h & 255, (h >> 8) & 255, (h >> 16) & 255, (h >> 24) & 15, 0x80, 0x01))
 
 
-def _i2c_free(fake, scl, sda, reset):
-    """free() for a simulated I2C bus: the real bus clear on its FakePins."""
+class SimBusFree:
+    """free(cut) for a simulated I2C bus: the real bus clear on its FakePins (cut: the
+    muxes' RESET pulsed instead)."""
 
-    def free():
-        from cardtable.drivers.busclear import clear
+    def __init__(self, fake, scl, sda, reset):
+        self.fake = fake
+        self.scl = scl
+        self.sda = sda
+        self.reset = reset
 
-        clear(scl, sda, reset)
-        return fake
+    def __call__(self, cut=False):
+        from cardtable.drivers import busclear
 
-    return free
+        if not cut:
+            busclear.clear(self.scl, self.sda)
+        elif self.reset is not None:
+            busclear.pulse(self.reset)
+        return self.fake
 
 
 def emulated(board, emu, clock=None):
@@ -399,7 +407,7 @@ def emulated(board, emu, clock=None):
                 reset = make_pin(gp) if gp is not None else None
                 if hasattr(bus, "wire"):  # the busfault emulator: the bus sees its pins
                     bus.wire(scl, sda, reset)
-                frees[bus_name] = _i2c_free(bus, scl, sda, reset)
+                frees[bus_name] = SimBusFree(bus, scl, sda, reset)
             mux = None
             if mux_addr is not None:
                 mux = muxes.get((bus_name, mux_addr))

@@ -387,14 +387,15 @@ class Rp2Board(VirtualBoard):
         except ValueError as e:
             raise BoardError(str(e)) from None
 
-    def hold_sda(self, zone: int | str, clocks: int = -1) -> None:
-        """Make a zone's PN532 (I2C) hold SDA low from the next transaction addressed to it:
-        for good (-1), until `clocks` SCL clocks reach it, or let go now (0)."""
+    def hold_sda(self, zone: int | str, clocks: int = -1, now: bool = False) -> None:
+        """Make a zone's PN532 (I2C) hold SDA low from the next transaction addressed to it (now:
+        at once, as one a reset cut off mid-byte): for good (-1), until `clocks` SCL clocks
+        reach it, or let go now (0)."""
         try:
             i = self._readers().index(zone)
         except ValueError as e:
             raise BoardError(str(e)) from None
-        self._request({"op": "hold_sda", "reader": i, "clocks": clocks})
+        self._request({"op": "hold_sda", "reader": i, "clocks": clocks, "now": now})
 
     def turn(self, encoder: str, steps: int, bounce_ms: float = 0.0, half: bool = False) -> None:
         """Turn an encoder by steps detents (negative: back), each contact change bouncing for
