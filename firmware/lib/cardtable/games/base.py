@@ -138,6 +138,7 @@ class Game:
 
     over = False
     winner = None
+    keep_history = True         # False on the table: undo replays the journal on flash instead
 
     # -- the end of the game -----------------------------------------------------------------
     def end(self, winner):
@@ -205,7 +206,6 @@ class Game:
         if kind == "list":
             return "each hand must be a list of cards"
         return "the %s pile must hold %d cards, not %d" % (name, want, got)
-    keep_history = True         # False on the table: undo replays the journal on flash instead
 
     def deal_pattern(self):
         """The (pile, n) steps of a deal across the pad under these rules (subclass may vary)."""
