@@ -4,7 +4,7 @@ can flash a board without a checkout.
 
 Every folder under a root is a package (the device package's folders have no __init__.py on
 purpose: each costs a Pico RAM), and every file in a host package that is not Python (the pages,
-the virtual boards' JavaScript) is package data, so the wheel carries what a checkout has."""
+the simulators' JavaScript and glue beside their host side) is package data, so the wheel carries what a checkout has."""
 from __future__ import annotations
 
 import os
