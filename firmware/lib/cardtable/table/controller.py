@@ -84,7 +84,7 @@ class Controller:
         self.config_path = config_path
         self.layout = board.layout(layout_name)
         self.scanner = Scanner(hal.readers, hal.clock, place_polls, lift_polls)
-        if board.scan == "irq":  # readers that wait for their card and time it at their IRQ edge
+        if board.reader_irq:  # readers that wait for their card and take it at their IRQ edge
             from cardtable.table.irqwait import IrqWait
 
             self.scanner.waiter = IrqWait(self.scanner, hal)
@@ -490,12 +490,14 @@ class Controller:
                 if r == "play":
                     focus.append(b.zone_reader[zone])
         focus.sort()
-        self.scanner.watch(tuple(focus) if len(focus) <= 3 else ())  # many: none is favoured
+        focus = tuple(focus) if len(focus) <= 3 else ()  # many: none is favoured
+        self.scanner.watch(focus)
         self.scanner.rare = tuple(rare)
         w = self.scanner.waiter
-        if w is not None:  # a timed game's zones that take cards now wait by themselves
+        if w is not None:  # the seat to play's pad, and a timed game's zones, wait by themselves
             w.choose(tuple(b.zone_reader[z] for z in roles if b.zone_reader[z] not in rare),
-                     getattr(g, "TIMED", False) and not g.over)
+                     b.scan == "irq" and getattr(g, "TIMED", False) and not g.over,
+                     () if g.over else focus)
 
     # -- the link -------------------------------------------------------------------------
 

@@ -27,6 +27,18 @@
 # ("scan": "irq") a ``waiter`` (table/irqwait.py) keeps such readers waiting for their card by
 # themselves and times each at its IRQ edge; the round robin skips them while they wait.
 #
+# The seat to play at the card's edge (issue 35): on any board whose focus reader has an IRQ
+# line (its "irq" in the board file), the waiter arms that reader instead of the scanner
+# polling it: its PN532 waits with its field on, and the card is taken at its IRQ edge. The
+# step that sees the edge reads the card at once (the answer lists up to two tags: the two-tag
+# check as on a polled focus reader), polls no other reader and returns, so the controller
+# lights the verdict before anything else; the field goes off and the PN532's retries are
+# bounded again at the next step. The other zones keep their round robin, one field switched
+# on per poll; what changes is that the armed focus pad's field stays on meanwhile (as a Nerts
+# foundation's does), so one polled field at a time, beside the armed readers' fields (the
+# board check keeps readers with an IRQ line IRQ_SPACING_MM apart). A focus reader without an
+# IRQ line is polled as above.
+#
 # Before a new card is read, a reader that can count the tags in its field (``targets()``)
 # is asked once: two tags on one pad are reported (TWO), once while they lie there, and
 # nothing is read. A tag that leaves the field in the middle of its read is read again at
@@ -142,7 +154,10 @@ class Scanner:
         """Poll the next `budget` readers; returns how many events are waiting."""
         w = self.waiter
         if w is not None:
+            k = len(self.events)
             w.service()  # the armed readers are never polled (their PN532 waits)
+            if len(self.events) > k:  # a card taken at its edge: its verdict before any poll
+                return len(self.events)
         if budget >= self.n:            # every reader every step: plain order
             for i in range(self.n):
                 if not self._armed(i):
