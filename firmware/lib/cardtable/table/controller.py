@@ -66,6 +66,14 @@ COMMIT_WAIT_MS = 250  # the longest a zone play's journal line waits for the rea
 SINCE_MAX = 100  # actions after a checkpoint: then a new one (undo replays at most this many)
 
 
+def _irq_lines(readers):
+    """True if a reader has its IRQ line wired (the board file's "irq"; fakes have none)."""
+    for r in readers:
+        if getattr(r, "irq", None) is not None:
+            return True
+    return False
+
+
 class Controller:
     """One table: a board, a layout (the game it plays) and a Hal."""
 
@@ -84,7 +92,7 @@ class Controller:
         self.config_path = config_path
         self.layout = board.layout(layout_name)
         self.scanner = Scanner(hal.readers, hal.clock, place_polls, lift_polls)
-        if board.reader_irq:  # readers that wait for their card and take it at their IRQ edge
+        if _irq_lines(hal.readers):  # readers that wait for their card, taken at their IRQ edge
             from cardtable.table.irqwait import IrqWait
 
             self.scanner.waiter = IrqWait(self.scanner, hal)
