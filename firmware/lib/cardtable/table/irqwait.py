@@ -80,6 +80,14 @@ class IrqWait:
                 except OSError:
                     pass  # it is polled from now on: a dead reader shows there
 
+    def waiting(self):
+        """True while a reader is armed: the scanner then polls in halves (Scanner.step)."""
+        a = self.armed
+        for i in self.want:
+            if a[i]:
+                return True
+        return False
+
     def service(self):
         """Read the cards the armed readers announced, events in the order of their edges;
         arm the wanted readers that have no card on them."""
@@ -94,7 +102,7 @@ class IrqWait:
                 except OSError as e:
                     s._failed(i, self.clock.ticks_ms(), e)
                 if s._lit == i:
-                    s.quiet()  # (its field too, even in a step that polls no one)
+                    s._dark()  # (its field too, even in a step that polls no one)
         for i in self.want:
             if self.armed[i]:
                 if self.got[i] or self.lines[i].value() == 0:
@@ -154,7 +162,7 @@ class IrqWait:
         self.got[i] = 0
         self.answers += 1
         if s._lit >= 0:
-            s.quiet()  # another card's field left on in this service: one lit at a time
+            s._dark()  # another card's field left on in this service: one lit at a time
         s.polls[i] += 1
         try:
             uid = pn532_wait.answer(r)
