@@ -226,15 +226,16 @@ def verdict_ms(accepted: bool, leds: int, rng: random.Random, t: Timing, cpu: Cp
 
 
 def edge_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, occupancy: float,
-            cycle: float, armed: int = 0, idle: int = 0) -> tuple[float, float, float]:
+            cycle: float, armed: int = 0, idle: int = 0, split: bool = True) -> tuple[float, float, float]:
     """The seat to play's reader 0 armed (issue 35: it waits for its card with its field on,
     table/irqwait.py): from the card landing to its IRQ edge's step ending, in the parts
     detect_ms gives. The PN532 lists the card once it has been in the field the guard time and
     activated (list_tag) and has looked for a second (second_tag): its IRQ line falls then. The
     loop meanwhile polls the other readers round robin (`armed` more of them wait too and are
     skipped, the last `idle` are polled every RARE_EVERY-th lap, as are the pads that hold a
-    card); the first step that starts after the edge reads the answer and the card (READ) and
-    polls no one else: the verdict follows."""
+    card), each poll in halves (split; False: whole polls, a what-if); the first step that
+    starts after the edge reads the answer and the card (READ) and polls no one else: the
+    verdict follows."""
     occupied = [i > armed and rng.random() < occupancy for i in range(n)]
     land = rng.uniform(0.0, cycle)
     edge = land + rng.uniform(*t.list_tag) + rng.uniform(*t.second_tag)
@@ -254,8 +255,28 @@ def edge_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, occupancy
                 continue  # armed: never polled
             if (occupied[r] or r >= n - idle) and lap % RARE_EVERY:
                 continue
-            now += poll_ms(bus, "tag" if occupied[r] else "empty", rng, t, cpu)
             polled = True
+            if not split:
+                now += poll_ms(bus, "tag" if occupied[r] else "empty", rng, t, cpu)
+                break
+            # in halves (Scanner.step while a reader is armed): a step sends the command and
+            # takes its ACK; steps that find the PN532 still looking cost a status read; the
+            # step that reads the answer also switches the field off: an edge waits for the
+            # end of the step it falls in, not of the whole poll
+            byte = bus.byte_us / 1000
+            c = cpu.poll[bus.cpu]
+            share = c["tag" if occupied[r] else "empty"] / 2
+            send = bus.switch * byte + (bus.head + LIST[0]) * byte + (bus.head + bus.status + ACK_BYTES) * byte
+            now += send + share + cpu.step
+            if now >= edge:
+                break
+            busy = rng.uniform(*(t.list_tag if occupied[r] else t.list_empty))
+            look = cpu.step + (bus.head + 1) * byte
+            now += math.ceil(busy / look) * look
+            if now >= edge:
+                break
+            now += (bus.head + bus.status + LIST[1]) * byte + exchange(bus, RF_OFF, rng.uniform(*t.rf_off), rng, t)
+            now += share
             break
         if not polled:
             now += cpu.step  # a step with no reader to poll
