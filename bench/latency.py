@@ -465,16 +465,21 @@ class Model:
 
 
 def board_cpu(cpu: Cpu, bus: Bus, steps_ms: Sequence[float], polls_ms: Sequence[float],
-              verdicts_ms: Sequence[float]) -> Cpu:
+              verdicts_ms: Sequence[float], edge_ms_: Sequence[float] = ()) -> Cpu:
     """The CPU terms of the model as the rp2 board measured them (bench/rp2latency.py), on its
     emulated clock: a whole step with an empty poll, the focus reader's sighting poll, and the
-    time from that poll's last bus transaction to the LED frame. The PN532 and wire time the
-    model counts itself (with the emulator's own timing) is taken off the first two."""
+    time from that poll's last bus transaction to the LED frame (edge_ms_: the same "poll" of
+    an armed reader, its answer read and READ). The PN532 and wire time the model counts itself
+    (with the emulator's own timing) is taken off."""
     t = emulated_timing()
     rng = random.Random(0)
     zero = Cpu(cpu.factor, {bus.cpu: {"empty": 0.0, "tag": 0.0, "read": 0.0}}, 0.0, [0.0], [0.0], [0.0], [0])
     step = max(0.0, _median(steps_ms) - poll_ms(bus, "empty", rng, t, zero))
     read = max(0.0, _median(polls_ms) - poll_ms(bus, "read2", rng, t, zero))
+    if edge_ms_:  # the armed reader's answer read at its edge, then the READ (edge_ms's last part)
+        byte = bus.byte_us / 1000
+        wire = bus.switch * byte + (bus.head + bus.status + LIST2[1]) * byte + exchange(bus, READ, t.read[0], rng, t)
+        read = max(0.0, _median(edge_ms_) - wire)
     poll = dict(cpu.poll)
     poll[bus.cpu] = {"empty": step, "tag": step, "read": read}
     return Cpu(cpu.factor, poll, 0.0, cpu.check, cpu.action, cpu.view, cpu.view_len, list(verdicts_ms))

@@ -560,8 +560,9 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
         # The firmware's CPU as the rp2 board spent it on its emulated clock (a step with an
         # empty poll, the sighting poll, sighting to LED), the PN532 and tags as sourced
         smp = placed["_samples"]
-        cpu = latency.board_cpu(cpu, bus, placed["_steps"], [x["poll"] for x in smp if "poll" in x],
-                                [x["verdict"] for x in smp if "verdict" in x])
+        cpu = latency.board_cpu(cpu, bus, placed["_steps"], [x["poll"] for x in smp if "poll" in x and not x.get("edge")],
+                                [x["verdict"] for x in smp if "verdict" in x],
+                                [x["poll"] for x in smp if "poll" in x and x.get("edge")])
         check_src = ("the firmware's CPU measured on the rp2 board's emulated clock (bench/rp2latency.py: "
                      "a step with an empty poll, the sighting poll, sighting to LED frame)")
         res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
