@@ -113,3 +113,34 @@ def test_two_tags_laid_together_on_the_armed_pad_are_refused_and_nothing_is_play
     t.hal.place(zone, "KH")
     t.run(1)
     assert ctl.journal.seq == seq + 1
+
+
+def _say(t, obj, steps=2):
+    """Send a host command; its answer."""
+    import json
+
+    t.hal.serial.feed(json.dumps(obj) + "\n")
+    for _ in range(steps):
+        t.run(1)
+        tidy(t)
+        yield
+    a = [m for m in t.said if m.get("id") == obj.get("id")]
+    assert len(a) == 1, a
+    return a[0]
+
+
+@stepped
+def test_the_tag_command_reads_the_armed_pad():
+    t, emu = yield from emulated("pico-i2c-4seat", "california-jacks", extra=EXTRA + WAIT)
+    if emu is None:
+        return
+    yield from _dealt(t)
+    zone, r = _to_play(t)
+    w = t.ctl.scanner.waiter
+    assert w.armed[r]
+    a = yield from _say(t, {"cmd": "tag", "id": 1, "zone": zone})  # enrolling: no tag there yet
+    assert a == {"type": "ok", "id": 1, "zone": zone, "uid": None}, a
+    t.hal.place(zone, "KH")
+    yield from idle(t, 3)
+    a = yield from _say(t, {"cmd": "tag", "id": 2, "zone": zone})
+    assert a["type"] == "ok" and a["text"] == "KH", a

@@ -80,6 +80,19 @@ class IrqWait:
                 except OSError:
                     pass  # it is polled from now on: a dead reader shows there
 
+    def rest(self):
+        """Stop every armed reader waiting (before a reader is used outside the scanner: the
+        tag command); the next service() arms those still wanted again."""
+        s = self.s
+        for i in self.want:
+            if self.armed[i]:
+                self.armed[i] = 0
+                self.got[i] = 0
+                try:
+                    pn532_wait.disarm(s.readers[i])
+                except OSError as e:
+                    s._failed(i, self.clock.ticks_ms(), e)
+
     def waiting(self):
         """True while a reader is armed: the scanner then polls in halves (Scanner.step)."""
         a = self.armed

@@ -331,11 +331,13 @@ class Scanner:
             self.events.append((UP, i, now, None, 0))
 
     def quiet(self):
-        """Before a reader is used outside the scanner: the poll under way answered, and a
-        field left on after a card was reported (see _seen) switched off."""
+        """Before a reader is used outside the scanner: the poll under way answered, a field
+        left on after a card was reported (see _seen) switched off, armed readers stopped."""
         if self._pend >= 0:
             self._finish(True)
         self._dark()
+        if self.waiter is not None:
+            self.waiter.rest()  # (an armed reader's PN532 would still be waiting for a card)
 
     def _dark(self):
         """Switch off a field left on after a card was reported (see _seen): its verdict is
