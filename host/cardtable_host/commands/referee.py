@@ -44,11 +44,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        limit = rules_referee.MAX_BYTES + 1  # a byte more than the limit: it is refused
         if args.record == "-":
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(limit)
         else:
             with open(args.record, "rb") as f:
-                data = f.read()
+                data = f.read(limit)
         game, actions = record.load(rules_referee.text_lines(data))
     except OSError as e:
         raise UsageError("cannot read %s: %s" % (args.record, e.strerror)) from None
@@ -59,15 +60,19 @@ def run(args: argparse.Namespace) -> int:
     style_cards(game, colour)
     tricks = TrickLog()
     sheet = ScoreSheet(game)
-    steps = []
-    for step in rules_referee.replay(game, actions):
-        steps.append(step)
-        tricks.add(*step)
-        for ev in step[3]:
-            sheet.add(ev)
-        if not args.json and not args.quiet:
-            _print_step(game, *step)
-    result = rules_referee.verdict(game, steps)
+    verdict = rules_referee.Verdict(game)
+    try:
+        for step in rules_referee.replay(game, actions):
+            verdict.add(*step)  # first: past the referee's limits it stops here
+            tricks.add(*step)
+            for ev in step[3]:
+                sheet.add(ev)
+            if not args.json and not args.quiet:
+                _print_step(game, *step)
+    except record.RecordError as e:
+        raise UsageError("%s: %s" % (args.record, e),
+                         json={"ok": False, "error": str(e), "line": e.line}) from None
+    result = verdict.result()
     if args.json:
         print(json.dumps(result))
         return 0 if result["ok"] else 1
@@ -106,7 +111,8 @@ def _print_step(game, lineno: int, action: tuple, reason: str | None, events) ->
 def _print_summary(game, r: dict) -> None:
     print()
     print("%s: %s" % (r["game"], paint("all legal", "green") if r["ok"] else
-                      paint("%d rejected, %d revokes" % (len(r["rejected"]), len(r["revokes"])), "red")))
+                      paint("%d rejected, %s" % (len(r["rejected"]), _count(len(r["revokes"]), "revoke")),
+                            "red")))
     for rej in r["rejected"]:
         print("  line %d, seat %s: %s" % (rej["line"], rej["seat"], rej["reason"]))
     for rv in r["revokes"]:
@@ -123,6 +129,11 @@ def _print_summary(game, r: dict) -> None:
                                  game.side(w) + (" win" if game.TEAMS else " wins")))
     else:
         print("the game is not over")
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 revoke', '2 revokes'."""
+    return "%d %s%s" % (n, noun, "" if n == 1 else "s")
 
 
 class TrickLog:

@@ -4,7 +4,7 @@
 # ``allowed`` it misses is broken if the seat holds a card meeting ``holds``. With known hands the
 # breach is rejected at once. With unknown hands each missed rule proves the seat holds no card
 # meeting ``holds`` (marked in ``absent``); playing such a card later proves a revoke, named by the
-# trick where it happened.
+# trick where it happened; a revoke is proven once (the first card that shows it).
 from binascii import hexlify
 
 from cardtable.compat import const
@@ -188,7 +188,8 @@ class TrickGame(Game):
         """Play a checked card to the trick; returns events."""
         events = []
         unseen = self.where[card] == UNKNOWN
-        if not self.known[seat] and unseen and self.absent[seat][card]:
+        if not self.known[seat] and unseen and self.absent[seat][card] \
+                and not self._proven(seat, self.absent[seat][card]):
             rv = {"ev": "revoke", "seat": seat, "hand": self.hand_no,
                   "trick": self.absent[seat][card], "card": self.card_code(card)}
             self.revokes.append(rv)
@@ -205,6 +206,14 @@ class TrickGame(Game):
         if len(self.trick) == self.players_in_trick():
             events.extend(self._finish_trick())
         return events
+
+    def _proven(self, seat, trick):
+        """True if seat's revoke in that trick of this hand is proven already: one offence,
+        proven once, however many of the cards it held back turn up later."""
+        for rv in self.revokes:
+            if rv["seat"] == seat and rv["trick"] == trick and rv["hand"] == self.hand_no:
+                return True
+        return False
 
     def players_in_trick(self):
         """How many cards make a trick."""
