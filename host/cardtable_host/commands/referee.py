@@ -20,7 +20,9 @@ Replay a game record (JSON Lines: a header, then one action per line; the journa
 A rejected action is not applied - at the table the player takes the card back - and
 refereeing goes on. The record is UTF-8 (with or without a byte-order mark) or UTF-16
 with its mark. Exit status: 0 all legal, 1 something was rejected or a revoke was proven,
-2 the record cannot be read or is malformed (the message names the line), 130 Ctrl-C.
+2 the record cannot be read, is malformed (a key given twice in a line, too) or goes
+beyond the referee's limits (8 MB, 20000 actions, 1000 rejected; the message names the
+line and the limit), 130 Ctrl-C.
 
 For a trick game it then prints the tricks of the hand in dispute (the first hand with a
 rejected line or a revoke, or the hand you name) as a grid: one row per trick, one column
