@@ -27,7 +27,8 @@ class TrickGame(Game):
     def reset_hand(self):
         """Clear the per-hand state before a deal."""
         n = self.seats
-        self.hands = [[] for _ in range(n)]   # known cards held (all of them when known[s])
+        self.hands = [[] for _ in range(n)]   # known cards held (all of them when known[s]; a
+        # hand that took an unseen card is partly known: known[s] False, these still its own)
         self.known = [False] * n
         self.held = [0] * n                   # how many cards each seat holds
         self.where = bytearray(64)            # card -> UNKNOWN, seat + 1, or a place above
@@ -54,9 +55,12 @@ class TrickGame(Game):
         self.held[seat] += len(cards)
 
     def give_unseen(self, seat, count):
-        """Seat receives count cards the table cannot see; earlier absence proofs lapse."""
+        """Seat receives count cards the table cannot see; earlier absence proofs lapse, and a
+        known hand becomes partly known (hands[seat] keeps the cards the table saw): every game
+        that draws an unseen card, deals or takes a kitty unseen comes through here."""
         self.held[seat] += count
         if count:
+            self.known[seat] = False
             a = self.absent[seat]
             for i in range(64):
                 a[i] = 0

@@ -305,7 +305,7 @@ class Controller:
         if reason:
             fbk.sound("rejected", now)
             self.link.send({"type": "verdict", "action": g.public(obj), "seat": action[0],
-                            "reason": reason, "from": src})
+                            "reason": g.public_reason(obj, reason), "from": src})
             return False, reason, None
         since = self._since
         if not g.keep_history and (action[1] == "deal" or since is not None and len(since) >= SINCE_MAX):
@@ -393,7 +393,10 @@ class Controller:
         self.feedback.flash(led, "rejected", now)
         self.feedback.update(now)
         self.feedback.sound("rejected", now)
-        obj = None if action is None else self.game.public(self._encode(action))
+        obj = None if action is None else self._encode(action)
+        if obj is not None:
+            reason = self.game.public_reason(obj, reason)
+            obj = self.game.public(obj)
         self.link.send({"type": "verdict", "action": obj, "seat": None if action is None else action[0],
                         "reason": reason, "from": src})
 
