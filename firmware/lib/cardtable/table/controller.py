@@ -35,7 +35,9 @@
 # - A finished team game (Forty-Fives) first asks both teams to confirm its result, as a
 #   bridge scoring terminal does: ``agree T``/``dispute T`` buttons, or a tap on a partner's
 #   ``tap`` pad (agree); the tap pads show each team's answer (asked, agreed, disputed) and
-#   the link tells it (``agree``). Once both have answered, a tap starts the next game.
+#   the link tells it (``agree``). Once both have answered, a tap (or ``confirm``) starts the
+#   next game; before that ``confirm`` is refused. An undo of the game's last action voids
+#   the answers: the teams are asked again when it is over again.
 # - The host types anything else (``act`` over the link).
 #
 # - ``deal`` (any trick game, fairies): a deal pad. While a deal is due every card dealt across
