@@ -26,21 +26,36 @@ _POLLS = []  # InListPassiveTarget commands each reader's emulator has answered
 
 
 class PipeSerial:
-    """The board's USB CDC: host bytes fed from JS, device bytes out on stdout."""
+    """The board's USB CDC: host bytes fed from JS, device bytes out on stdout. Its receive
+    buffer holds ROOM bytes, as a Pico's does: feed() takes what fits and JS keeps the rest
+    (flow control), so no line of any length reaches the heap whole."""
+
+    ROOM = 256
 
     def __init__(self):
-        self.inbox = bytearray()
+        self.inbox = bytearray(self.ROOM)
         self.rd = 0
+        self.n = 0  # bytes in inbox; inbox[rd:n] not read yet
         self.out = sys.stdout.buffer
 
     def feed(self, data):
+        """Take as many of data's bytes as there is room for; how many."""
+        box = self.inbox
         if self.rd:
-            self.inbox = self.inbox[self.rd:]
+            left = self.n - self.rd
+            box[0:left] = box[self.rd:self.n]
             self.rd = 0
-        self.inbox.extend(data)
+            self.n = left
+        k = min(len(data), self.ROOM - self.n)
+        box[self.n:self.n + k] = data[:k]
+        self.n += k
+        return k
+
+    def waiting(self):
+        return self.rd < self.n
 
     def read_byte(self):
-        if self.rd >= len(self.inbox):
+        if self.rd >= self.n:
             return -1
         b = self.inbox[self.rd]
         self.rd += 1
@@ -334,13 +349,13 @@ def _build():
 
 
 def feed(hexdata):
-    """Bytes from the host (hex text) into the board's serial input."""
+    """Bytes from the host (hex text) into the board's serial input: how many it took."""
     from binascii import unhexlify
 
     ctl = S["ctl"]
-    if ctl is not None:
-        ctl.hal.serial.feed(unhexlify(hexdata))
-    return OK
+    if ctl is None:
+        return 0
+    return ctl.hal.serial.feed(unhexlify(hexdata))
 
 
 def step(n):
@@ -399,7 +414,7 @@ def _step(n):
     if S["collected"]:
         gc.collect()  # runs as the next call begins: the next step measures what is alive
     serial = ctl.hal.serial
-    return MORE if ctl.busy() or serial.rd < len(serial.inbox) else OK
+    return MORE if ctl.busy() or serial.waiting() else OK
 
 
 def _measure(ctl, live):
