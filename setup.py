@@ -14,6 +14,6 @@ def packages(name: str, path: str) -> list[str]:
 setup(
     packages=[p for name, path in ROOTS.items() for p in packages(name, path)] + ["cardtable_firmware"],
     package_dir=dict(ROOTS, cardtable_firmware="firmware"),
-    package_data={"cardtable_firmware": ["main.py", "boards/*.json"], "cardtable_host": ["web/*"]},
+    package_data={"cardtable_firmware": ["main.py", "boards/*.json"], "cardtable_host.serve": ["web/*"]},
     exclude_package_data={"cardtable_firmware": ["manifest.py", "package.json"]},
 )

@@ -25,6 +25,16 @@ PICO_HEAP = 192064
 PICO_FS_BYTES = 1408 * 1024
 FS_BLOCK = 4096
 
+# When MicroPython cannot run, the latency model falls back to CPython's rules cost times the
+# wasm/CPython ratio of embedded-facts §1.6 (about 9), and to these driver figures, measured
+# with bench/probe.py on the WebAssembly port (ns per poll).
+FALLBACK_WASM_PER_CPYTHON = 9.0
+FALLBACK_DRIVER = {
+    "i2c": {"empty": {"ns": 65000}, "tag": {"ns": 68000}, "read": {"ns": 115000}},
+    "spi": {"empty": {"ns": 93000}, "tag": {"ns": 100000}, "read": {"ns": 169000}},
+    "step": {"ns": 23000},
+}
+
 GAME_ORDER = ("nexus", "fairies", "nonesuch", "nerts", "california-jacks", "fortyfives")
 
 

@@ -31,7 +31,7 @@ from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import RESULTS, table  # noqa: E402
+from benchlib import FALLBACK_DRIVER, RESULTS, table  # noqa: E402
 
 APARTS = (2, 5, 10, 20, 30, 50, 100)  # ms between the two plays
 RP2_APARTS = (50, 20, 5)
@@ -89,10 +89,9 @@ def irq_race(trials: int, seed: int, apart_ms: float, t: IrqTiming = IrqTiming()
 def model(trials: int = 4000, aparts: Sequence[int] = APARTS) -> dict[str, Any]:
     """Both ways of timing, by ms apart; the polled one on the 12-reader board as latency.race."""
     import latency
-    import run
 
     bus = latency.BUSES[0]
-    cpu = latency.Cpu.scaled(latency.RP2040_FACTORS["nominal"], run.FALLBACK_DRIVER,
+    cpu = latency.Cpu.scaled(latency.RP2040_FACTORS["nominal"], FALLBACK_DRIVER,
                              {"check_us": [400.0], "action_us": [800.0], "view_us": [1000.0],
                               "view_len": [400.0]})
     t = IrqTiming()

@@ -38,7 +38,7 @@ def _cpu_s() -> float:
 
 def _on_board(job: Callable[[Any, Any], dict[str, Any]]) -> dict[str, Any]:
     """job(board, link) on one fresh rp2 board; its tally, with the chips booted and the start."""
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.rp2board import Rp2Board
 
     board = Rp2Board(BOARD, game=GAME, speed=0)

@@ -75,7 +75,7 @@ def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, lo
     import json
 
     _host()
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.board import uid_hex
     from cardtable_host.sim.bots import Bots
     from cardtable_host.sim.rp2board import Rp2Board, missing
@@ -207,8 +207,8 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
     from cardtable.hal import FileStorage
     from cardtable.journal import Journal
     from cardtable.table import config
-    from cardtable_host.commands.sim import board_for, pick_layout
-    from cardtable_host.link import Link
+    from cardtable_host.sim.choice import board_for, pick_layout
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.rp2board import Rp2Board
     from cardtable_host.sim.table import _boards_dir
 

@@ -173,7 +173,7 @@ def report(funcs: dict[str, int], top: int = 30) -> dict[str, Any]:
 def profile(plays: int = PLAYS, game: str = GAME, seed: int = 171) -> dict[str, Any]:
     """Bots lay `plays` cards on the rp2 board while the chip is profiled."""
     sys.path.insert(0, str(REPO_ROOT / "host"))
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.bots import Bots
     from cardtable_host.sim.rp2board import Rp2Board, missing
     from cardtable_host.sim.table import VirtualTable

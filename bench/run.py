@@ -25,7 +25,8 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import benchlib  # noqa: E402
-from benchlib import PICO_HEAP, RESULTS, kib, micropython_missing, rel, table  # noqa: E402
+from benchlib import (FALLBACK_DRIVER, FALLBACK_WASM_PER_CPYTHON, PICO_HEAP, RESULTS, kib,  # noqa: E402
+                      micropython_missing, rel, table)
 
 LATENCY_BUDGET_MS = 100.0  # placement to verdict with 8 readers (bench/README.md, Budgets)
 LATENCY_BUDGET_READERS = 8
@@ -34,16 +35,6 @@ POWERCUT_TRIALS = 400  # replayed on recorded plays: a boot of the emulated chip
 POWERCUT_LIVE = 50  # while the host plays on: a play and a boot each, ~3 s of CPU (two chips at once)
 RP2_ACTIONS = 30  # actions per game on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
 RP2_PLAYS = 100  # cards laid by the seat to play on the rp2 board, each timed to its LED verdict
-
-# When MicroPython cannot run, the latency model falls back to CPython's rules cost times the
-# wasm/CPython ratio of embedded-facts §1.6 (about 9), and to these driver figures, measured
-# with bench/probe.py on the WebAssembly port (ns per poll).
-FALLBACK_WASM_PER_CPYTHON = 9.0
-FALLBACK_DRIVER = {
-    "i2c": {"empty": {"ns": 65000}, "tag": {"ns": 68000}, "read": {"ns": 115000}},
-    "spi": {"empty": {"ns": 93000}, "tag": {"ns": 100000}, "read": {"ns": 169000}},
-    "step": {"ns": 23000},
-}
 
 
 @dataclass(frozen=True)

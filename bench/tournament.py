@@ -29,10 +29,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cardtable_host import broker as brokers
-from cardtable_host import mqttwire
-from cardtable_host.reporter import Reporter, bot_game
-from cardtable_host.tourney import create
+from cardtable_host.tournament import broker as brokers
+from cardtable_host.tournament import mqttwire
+from cardtable_host.tournament.reporter import Reporter, bot_game
+from cardtable_host.tournament.tourney import create
 
 
 def measure(tables: int = 50, seconds: float = 8.0, burst_seconds: float = 2.0) -> dict[str, Any]:
@@ -102,7 +102,7 @@ def flood(folder: str, port: int, tables: int, rate: float, seconds: float) -> N
     """
     import asyncio
 
-    from cardtable_host.tourney import Tournament
+    from cardtable_host.tournament.tourney import Tournament
 
     # the fifty tables are fifty other machines on an evening: on this one they yield the CPU
     # to the broker and the director (the rate they reach is reported, and the test checks it)

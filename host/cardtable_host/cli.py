@@ -13,7 +13,7 @@ import argparse  # noqa: E402
 import importlib  # noqa: E402
 import json  # noqa: E402
 
-from cardtable_host import portlock  # noqa: E402
+from cardtable_host.board import portlock  # noqa: E402
 from cardtable_host.errors import INTERRUPTED, CardtableError  # noqa: E402
 
 # name -> its one-line help. Each is the module cardtable_host.commands.NAME, with DESCRIPTION,

@@ -22,7 +22,7 @@ def replayed_cuts(tmp_path: Path, seed: int, actions: int, news: int, trials: in
     `trials` cuts on it, and assert that every one resumed exactly."""
     pytest.importorskip("termios")  # ptys are POSIX only
     need_node(module=False)
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim import cutreplay, powercut
     from cardtable_host.sim.rp2board import Rp2Board, missing
 

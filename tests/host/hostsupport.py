@@ -73,7 +73,7 @@ def sim_messages(run: SimRun, timeout: float) -> list[dict[str, Any]]:
 
 def make_uf2(payload: bytes, base: int = 0x10000000, chunk: int = 256) -> bytes:
     """A UF2 image writing payload at base, `chunk` bytes a block (as the SDK's elf2uf2 does)."""
-    from cardtable_host import uf2
+    from cardtable_host.board import uf2
 
     n = (len(payload) + chunk - 1) // chunk
     out = b""

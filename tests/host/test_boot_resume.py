@@ -63,7 +63,7 @@ def _resumes_and_ends(link: Any, g: Any, last: tuple) -> dict:
 
 
 def test_a_game_of_the_longest_seeded_length_reboots_and_resumes_exactly(tmp_path: Path) -> None:
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.board import VirtualBoard
 
     g, last = _long_game(tmp_path)
@@ -85,7 +85,7 @@ def test_the_longest_game_reboots_and_resumes_exactly_on_the_rp2_board(tmp_path:
     to the chip's littlefs at the REPL, then a power-up replays it. ~1.5 min of wall time on a
     busy 2-core machine, ~8 with two more emulated chips running (the replay at boot is ~11 s of
     the chip's own clock)."""
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.rp2board import Rp2Board, missing
 
     if missing():

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from hostsupport import cardtable
 
-from cardtable_host import boardfind, cli
+from cardtable_host.board import boardfind
+from cardtable_host import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cardtable_host import drawings
+from cardtable_host.draw import drawings
 from cardtable_host.errors import CardtableError, UsageError
 
 BOARDS = drawings.BOARDS_DIR

@@ -243,7 +243,7 @@ def test_progress_bar_only_on_a_terminal() -> None:
 
 
 def test_enrolls_a_whole_deck_through_the_boards_own_reader() -> None:
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.board import VirtualBoard
 
     need_node(module=False)

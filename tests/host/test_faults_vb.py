@@ -13,7 +13,7 @@ from hostsupport import need_node
 pytest.importorskip("termios")  # ptys are POSIX only
 
 from cardtable.table.feedback import COLOURS  # noqa: E402
-from cardtable_host.link import Link  # noqa: E402
+from cardtable_host.board.link import Link  # noqa: E402
 from cardtable_host.sim.board import VirtualBoard  # noqa: E402
 from cardtable_host.sim.table import FOREIGN, VirtualTable  # noqa: E402
 

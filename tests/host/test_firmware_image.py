@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from cardtable import version
-from cardtable_host import uf2
+from cardtable_host.board import uf2
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGE = REPO / "firmware" / "lib" / "cardtable"

@@ -46,9 +46,9 @@ def test_the_two_runtime_tests_import_nothing_from_the_host_package() -> None:
 
 def test_the_scan_catches_every_form_of_import() -> None:
     src = ("import cardtable_host\nfrom cardtable_host.sim import board\n"
-           "def f():\n    import cardtable_host.link as l\n    __import__('cardtable_host.sim.pty')\n"
+           "def f():\n    import cardtable_host.board.link as l\n    __import__('cardtable_host.sim.pty')\n"
            "from cardtable.sim import pn532_emu\nimport cardtable_hostile\n")
-    assert host_imports(src) == ["cardtable_host", "cardtable_host.sim", "cardtable_host.link",
+    assert host_imports(src) == ["cardtable_host", "cardtable_host.sim", "cardtable_host.board.link",
                                  "cardtable_host.sim.pty"]
 
 

@@ -17,8 +17,8 @@ pytest.importorskip("termios")  # ptys are POSIX only
 
 import serial  # noqa: E402
 
-from cardtable_host.commands import flash  # noqa: E402
-from cardtable_host.link import Link  # noqa: E402
+from cardtable_host.board import flashing as flash  # noqa: E402
+from cardtable_host.board.link import Link  # noqa: E402
 from cardtable_host.sim.board import VirtualBoard  # noqa: E402
 
 need_node()
@@ -136,7 +136,7 @@ def test_busy_board_is_refused(tmp_path: Path) -> None:
 
 
 def test_no_board_found_says_what_to_do() -> None:
-    from cardtable_host import boardfind
+    from cardtable_host.board import boardfind
 
     if boardfind.picos():
         pytest.skip("a real Pico is plugged in")

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from hostsupport import cardtable, make_uf2
 
-from cardtable_host import imageinstall, uf2
-from cardtable_host.commands import flash
+from cardtable_host.board import imageinstall, uf2
+from cardtable_host.board import flashing as flash
 from cardtable_host.errors import CardtableError
 
 BUILD = "0123456789ab"

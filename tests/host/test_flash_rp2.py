@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from hostsupport import cardtable
 
-from cardtable_host import uf2
+from cardtable_host.board import uf2
 
 rp2board = pytest.importorskip("cardtable_host.sim.rp2board", reason="no rp2 board in this checkout")
 

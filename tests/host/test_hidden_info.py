@@ -96,8 +96,8 @@ class Watcher:
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
 def test_no_hidden_card_reaches_a_spectator(game_id: str) -> None:
-    from cardtable_host.link import Link
-    from cardtable_host.commands.monitor import Model
+    from cardtable_host.board.link import Link
+    from cardtable_host.serve.model import Model
     from cardtable_host.sim.board import VirtualBoard
     from cardtable_host.sim.bots import Bots
     from cardtable_host.sim.table import VirtualTable

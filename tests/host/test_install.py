@@ -65,7 +65,7 @@ def test_the_installed_wheel_runs_outside_the_checkout(installed: Path, args: tu
 
 
 def test_the_installed_package_has_no_checkout_paths(installed: Path) -> None:
-    probe = ("import cardtable, cardtable_host.commands.flash as f; "
+    probe = ("import cardtable, cardtable_host.board.flashing as f; "
              "print(f.FIRMWARE); print(sorted(p.name for p in (f.FIRMWARE / 'boards').glob('*.json')))")
     r = subprocess.run([str(installed / "python"), "-c", probe], cwd=installed, capture_output=True,
                        text=True, timeout=60)

@@ -22,7 +22,8 @@ import termios  # noqa: E402
 
 from cardtable import games, record  # noqa: E402
 from cardtable.rng import Random  # noqa: E402
-from cardtable_host.commands.monitor import Keys, Model, plain, render, table_lines  # noqa: E402
+from cardtable_host.commands.monitor import Keys, plain, render, table_lines  # noqa: E402
+from cardtable_host.serve.model import Model  # noqa: E402
 
 
 class Terminal:

@@ -19,7 +19,7 @@ IDS = frozenset(games.GAMES)
 ALLOWED = {
     ("firmware/lib/cardtable/cards/__init__.py", 'name == "fairies"'):
         "the Fairies card family (cards.deck), not the game",
-    ("host/cardtable_host/drawings.py", '{"standard": 54, "decktet": 37, "fairies": 36}'):
+    ("host/cardtable_host/draw/drawings.py", '{"standard": 54, "decktet": 37, "fairies": 36}'):
         "tags per card family (a game's DECK), not per game",
     ("firmware/lib/cardtable/table/inputs.py", 'r == "nexus"'):
         "the zone role 'nexus' (the Fairies Nexus pad), not the game",

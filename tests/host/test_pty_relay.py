@@ -12,7 +12,7 @@ pytest.importorskip("termios")  # ptys are POSIX only
 
 import serial  # noqa: E402
 
-from cardtable_host import portlock  # noqa: E402
+from cardtable_host.board import portlock  # noqa: E402
 from cardtable_host.sim.pty import PtyRelay  # noqa: E402
 
 

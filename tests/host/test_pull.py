@@ -11,7 +11,7 @@ from hostsupport import need_node, cardtable
 pytest.importorskip("termios")  # ptys are POSIX only
 
 from cardtable_host.commands import pull  # noqa: E402
-from cardtable_host.link import Link  # noqa: E402
+from cardtable_host.board.link import Link  # noqa: E402
 from cardtable_host.sim.board import VirtualBoard  # noqa: E402
 
 need_node()

@@ -20,7 +20,7 @@ from hostsupport import need_node
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
-from cardtable_host.link import Link  # noqa: E402
+from cardtable_host.board.link import Link  # noqa: E402
 from cardtable_host.sim.rp2board import FROZEN_UF2, Rp2Board, missing  # noqa: E402
 
 need_node()

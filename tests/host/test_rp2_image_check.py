@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from cardtable_host import cli, uf2
-from cardtable_host.imageinstall import build_tool
+from cardtable_host import cli
+from cardtable_host.board import uf2
+from cardtable_host.board.imageinstall import build_tool
 from cardtable_host.sim import rp2board
 from cardtable_host.sim.board import BoardError
 

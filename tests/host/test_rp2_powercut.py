@@ -29,7 +29,7 @@ need_node()
 from cardtable import games, record  # noqa: E402
 from cardtable.rng import Random  # noqa: E402
 from cardtable.table import feedback  # noqa: E402
-from cardtable_host.link import Link  # noqa: E402
+from cardtable_host.board.link import Link  # noqa: E402
 from cardtable_host.sim import powercut  # noqa: E402
 from cardtable_host.sim.rp2board import Rp2Board, missing  # noqa: E402
 

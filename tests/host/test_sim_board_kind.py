@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from hostsupport import cardtable
 
-from cardtable_host.commands.sim import board_for, board_kind
+from cardtable_host.sim.choice import board_for, board_kind
 
 
 def test_rp2_selects_the_emulated_chip_with_the_games_board_or_a_named_one() -> None:

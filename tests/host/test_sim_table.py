@@ -22,7 +22,7 @@ PICO_FLASH = 1408 * 1024  # RPI_PICO's littlefs (MICROPY_HW_FLASH_STORAGE_BYTES)
 
 
 def test_a_fresh_fortyfives_sim_journals_only_its_game() -> None:
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.board import VirtualBoard
     from cardtable_host.sim.bots import Bots
     from cardtable_host.sim.table import VirtualTable
@@ -45,7 +45,7 @@ def test_a_fresh_fortyfives_sim_journals_only_its_game() -> None:
 
 
 def test_the_virtual_board_reports_a_picos_flash() -> None:
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.board import VirtualBoard
 
     with VirtualBoard("pico-i2c-2seat", game="nexus") as vb:
@@ -66,10 +66,10 @@ def _cpu_s(pid: int) -> float:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
 def test_a_board_left_alone_rests_and_wakes_for_a_card() -> None:
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.board import VirtualBoard
 
-    # the sim's idle loop period (simcmd.IDLE_PERIOD_MS) for a board people play or watch
+    # the sim's idle loop period (sim/choice.py IDLE_PERIOD_MS) for a board people play or watch
     with VirtualBoard("pico-i2c-2seat", game="california-jacks", period_ms=2) as vb:
         assert vb._proc is not None
         time.sleep(4.0)  # nothing happens: the board settles

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from cardtable_host.errors import UsageError
-from cardtable_host.tourney import Tournament, circle, create, parse_clock
+from cardtable_host.tournament.tourney import Tournament, circle, create, parse_clock
 from hostsupport import cardtable
 
 
@@ -141,8 +141,8 @@ def test_a_late_result_entered_from_its_record(tmp_path: Path) -> None:
 
 def test_the_referee_process_gives_the_referees_verdict_and_survives_a_crash(tmp_path: Path) -> None:
     from cardtable import referee as rules_referee
-    from cardtable_host.refworker import Worker
-    from cardtable_host.reporter import bot_game
+    from cardtable_host.tournament.refworker import Worker
+    from cardtable_host.tournament.reporter import bot_game
 
     lines, scores = bot_game(3)
     good = tmp_path / "good.jsonl"

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from cardtable import referee as rules_referee
-from cardtable_host import broker as brokers
-from cardtable_host import mqttwire
-from cardtable_host.director import Director
-from cardtable_host.reporter import Reporter, bot_game
-from cardtable_host.tablereport import TableReport
-from cardtable_host.tourney import create
+from cardtable_host.tournament import broker as brokers
+from cardtable_host.tournament import mqttwire
+from cardtable_host.tournament.director import Director
+from cardtable_host.tournament.reporter import Reporter, bot_game
+from cardtable_host.tournament.tablereport import TableReport
+from cardtable_host.tournament.tourney import create
 from hostsupport import need_node
 
 if not (shutil.which("mosquitto_passwd") and (shutil.which("mosquitto") or Path("/usr/sbin/mosquitto").exists())):
@@ -42,8 +42,8 @@ def tournament(tmp_path: Path):  # type: ignore[no-untyped-def]
 def test_serve_of_a_board_on_a_port_reports_its_table_and_a_game_both_teams_confirmed(tournament, tmp_path) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("aiohttp")
     need_node()
-    from cardtable_host.link import Link
-    from cardtable_host.serveclient import RemoteLink
+    from cardtable_host.board.link import Link
+    from cardtable_host.serve.serveclient import RemoteLink
     from cardtable_host.sim.board import VirtualBoard
     from cardtable_host.sim.bots import Bots
     from cardtable_host.sim.table import VirtualTable

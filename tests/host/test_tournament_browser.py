@@ -16,10 +16,10 @@ from browsersupport import ARTIFACTS, chromium, need_chromium, wait
 
 pytest.importorskip("aiohttp")
 
-from cardtable_host import broker as brokers  # noqa: E402
-from cardtable_host.directorweb import run_in_thread  # noqa: E402
-from cardtable_host.evening import Evening  # noqa: E402
-from cardtable_host.tourney import create  # noqa: E402
+from cardtable_host.tournament import broker as brokers  # noqa: E402
+from cardtable_host.tournament.directorweb import run_in_thread  # noqa: E402
+from cardtable_host.tournament.evening import Evening  # noqa: E402
+from cardtable_host.tournament.tourney import create  # noqa: E402
 
 need_chromium()
 if not shutil.which("mosquitto_passwd"):

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from cardtable import referee as rules_referee
-from cardtable_host import broker as brokers
-from cardtable_host import mqttwire
-from cardtable_host.director import Director
-from cardtable_host.evening import Evening
-from cardtable_host.reporter import Reporter
-from cardtable_host.tourney import Tournament, create
+from cardtable_host.tournament import broker as brokers
+from cardtable_host.tournament import mqttwire
+from cardtable_host.tournament.director import Director
+from cardtable_host.tournament.evening import Evening
+from cardtable_host.tournament.reporter import Reporter
+from cardtable_host.tournament.tourney import Tournament, create
 from hostsupport import cardtable
 
 if not (shutil.which("mosquitto_passwd") and (shutil.which("mosquitto") or Path("/usr/sbin/mosquitto").exists())):
@@ -170,7 +170,7 @@ def test_a_game_on_the_virtual_board_is_reported_and_counted(evening) -> None:  
     from hostsupport import need_node
 
     need_node(module=False)
-    from cardtable_host.boardreport import play_virtual
+    from cardtable_host.tournament.boardreport import play_virtual
 
     tour, creds, b = evening
     d = Director(tour, "127.0.0.1", b.port, creds["director"]).start()
@@ -195,7 +195,7 @@ def test_a_game_on_the_virtual_board_is_reported_and_counted(evening) -> None:  
 
 
 def test_a_result_counts_at_once_and_the_referee_flags_one_its_record_does_not_bear_out(evening) -> None:  # type: ignore[no-untyped-def]
-    from cardtable_host.reporter import bot_game
+    from cardtable_host.tournament.reporter import bot_game
 
     tour, creds, b = evening
     d = Director(tour, "127.0.0.1", b.port, creds["director"]).start()

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from hostsupport import make_uf2
 
-from cardtable_host import uf2
+from cardtable_host.board import uf2
 
 INFO = "UF2 Bootloader v3.0\nModel: Raspberry Pi RP2\nBoard-ID: RPI-RP2\n"
 

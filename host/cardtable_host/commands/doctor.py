@@ -6,7 +6,7 @@ import json
 import time
 from typing import Any
 
-from cardtable_host import boardfind
+from cardtable_host.board import boardfind
 from cardtable_host.errors import USAGE, CardtableError, UsageError
 from cardtable_host.term import paint, use_colour
 
@@ -171,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _examine(args: argparse.Namespace, port: str) -> dict[str, Any]:
     """The health report; a board that does not answer is looked at as a REPL (``stopped``)."""
-    from cardtable_host.link import Link, LinkError
+    from cardtable_host.board.link import Link, LinkError
 
     try:
         link = Link(port, timeout=5, reconnect=False, lock=False)
@@ -199,8 +199,8 @@ REPL_SIGNS = (">>>", "MicroPython v", "raw REPL", "Traceback", "Error:", "cardta
 
 def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
     """The table does not answer: is the board at the REPL, or in maintenance mode?"""
-    from cardtable_host.commands.flash import Board
-    from cardtable_host.link import BOOT_ERROR, board_words
+    from cardtable_host.board.rawrepl import Board
+    from cardtable_host.board.link import BOOT_ERROR, board_words
 
     board = Board(port)
     try:
@@ -244,7 +244,7 @@ def _stopped(port: str, e: Exception, heard: list[str]) -> dict[str, Any]:
 
 def _restart(args: argparse.Namespace, port: str, rep: dict[str, Any], hold: Any) -> None:
     """Bring a stopped table back: a soft reset at the REPL, or finish the flash."""
-    from cardtable_host.commands import flash
+    from cardtable_host.board import flashing as flash
 
     say = (lambda s: None) if args.json else (lambda s: print(s, flush=True))
     if not rep.get("firmware"):

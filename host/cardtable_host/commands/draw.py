@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from cardtable_host import drawings
+from cardtable_host.draw import drawings
 
 DESCRIPTION = """\
 The pin map and every table layout live once, in firmware/boards/*.json. This writes the

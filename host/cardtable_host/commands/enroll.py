@@ -11,7 +11,7 @@ from cardtable import games
 from cardtable.cards import BadCard, deck, standard
 from cardtable.drivers import ndef
 
-from cardtable_host import boardfind
+from cardtable_host.board import boardfind
 from cardtable_host.errors import UsageError
 from cardtable_host.progress import Progress
 from cardtable_host.term import paint, use_colour
@@ -123,7 +123,7 @@ class BoardReader:
         self.last: dict[str, Any] = {}  # the last read: uid, text or why it has none
 
     def _tag(self, **fields: Any) -> dict[str, Any]:
-        from cardtable_host.link import CommandError, LinkError
+        from cardtable_host.board.link import CommandError, LinkError
 
         try:
             return dict(self.link.tag(self.zone, **fields))
@@ -459,7 +459,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_board(args: argparse.Namespace, codes: list[str], out: Any) -> int:
-    from cardtable_host.link import LinkError
+    from cardtable_host.board.link import LinkError
 
     link = boardfind.open_link("enroll", args.board_port or None)
     port = link.port

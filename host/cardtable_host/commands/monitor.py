@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import collections
-import json
 import os
 import re
 import select
@@ -12,11 +10,10 @@ import time
 from typing import Any, Callable
 
 from cardtable import record
-from cardtable.games import words
 
-from cardtable_host import boardfind, portlock
+from cardtable_host.board import boardfind, portlock
 from cardtable_host.errors import USAGE, CardtableError
-from cardtable_host.narrate import action_text, event_text, source_words
+from cardtable_host.serve.model import Model, at_zone, seat_names
 from cardtable_host.term import glyphs, paint, use_colour
 
 DESCRIPTION = """\
@@ -39,130 +36,9 @@ example:  cardtable monitor
           cardtable monitor --port /dev/ttyACM0 --plain
 """
 
-LOG_KEEP = 200
 RECONNECT_S = 0.5
 SUITS = {"standard": "CDHS", "decktet": "MSWLYK"}
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-# -- the model: what the monitor knows, fed by link messages ------------------------------
-
-# Faults that last until the board says they are cleared; the others (a foreign tag, two tags
-# on a pad, a torn read, ...) happen once and are only logged.
-STANDING = ("reader", "journal")
-
-
-class Model:
-    """The mirror's state: the board's hello, the last spectator view, a log and faults."""
-
-    def __init__(self, port: str = "") -> None:
-        self.port = port
-        self.hello: dict[str, Any] | None = None
-        self.view: dict[str, Any] | None = None
-        self.seq = -1
-        self.log: collections.deque[tuple[str, str | None]] = collections.deque(maxlen=LOG_KEEP)
-        self.faults: dict[str, dict[str, Any]] = {}
-        self.connected = False
-        self.status = "connecting"
-        self.prompt: str | None = None  # "bid", "trump", "suit", while a key waits for more
-        self.entry = ""
-        self.note: tuple[str, str | None] = ("", None)
-        self.seat_names: list[str] = []
-        self.buttons: dict[str, str] = {}  # button name -> what it does (the board's config)
-        self.added = 0  # log lines ever added (the log keeps the last LOG_KEEP)
-        self._game: Any = None
-        self._game_id: str | None = None
-
-    def game(self) -> Any:
-        """A rules object for naming actions (from the hello's record header), or None."""
-        hdr = (self.hello or {}).get("game")
-        if not isinstance(hdr, dict):
-            return None
-        key = json.dumps(hdr, sort_keys=True)
-        if key != self._game_id:
-            try:
-                self._game = record.game_from_header(dict(hdr), 1)
-            except (ValueError, KeyError, TypeError):
-                self._game = None
-            self._game_id = key
-        return self._game
-
-    def add(self, text: str, colour: str | None = None) -> None:
-        self.log.append((text, colour))
-        self.added += 1
-
-    def feed(self, msg: dict[str, Any]) -> bool:
-        """Take one device message; True if the screen changed."""
-        kind = msg.get("type")
-        if kind == "hello":
-            self.hello = msg
-            hdr = msg.get("game") or {}
-            self.seq = msg.get("seq", self.seq)
-            self.add("hello: firmware %s on %s, layout %s, %s" % (
-                msg.get("fw"), msg.get("board"), msg.get("layout"), hdr.get("game", "no game")), "dim")
-            return True
-        if kind == "state":
-            self.view = msg.get("view")
-            self.seq = msg.get("seq", self.seq)
-            return True
-        if kind == "event":
-            self.seq = msg.get("seq", self.seq)
-            src = source_words(str(msg.get("from") or ""), self.buttons)
-            self.add("%s%s" % (self.action_words(msg.get("action")),
-                               "  (%s)" % src if src and src != "auto" else ""))
-            verb = (msg.get("action") or {}).get("act")
-            for ev in msg.get("events") or []:
-                if not isinstance(ev, dict) or ev.get("ev") == verb:
-                    continue  # the action's own echo: its line says it already
-                text = event_text(ev, self.game())
-                if text:
-                    self.add("  " + text, "red" if ev.get("ev") == "revoke" else "cyan")
-            return True
-        if kind == "verdict":
-            what = self.action_words(msg.get("action")) if msg.get("action") else "seat %s" % msg.get("seat")
-            self.add("REJECTED %s: %s" % (what, msg.get("reason")), "red")
-            return True
-        if kind == "fault":
-            key = "%s %s" % (msg.get("kind"), msg.get("zone") or "")
-            if msg.get("cleared"):
-                if self.faults.pop(key, None) is not None:
-                    self.add("fault cleared: %s%s" % (msg.get("kind"), _at(msg)), "green")
-            else:
-                if msg.get("kind") in STANDING:
-                    self.faults[key] = msg
-                self.add("FAULT %s%s: %s" % (msg.get("kind"), _at(msg), msg.get("msg")), "yellow")
-            return True
-        if kind == "agree" and msg.get("team") in (0, 1):
-            g = self.game()
-            who = words.side(g, msg["team"]) if g is not None else "team %d" % msg["team"]
-            src = source_words(str(msg.get("from") or ""), self.buttons)
-            dispute = msg.get("answer") == "dispute"
-            self.add("%s %s the result%s" % (who, "DISPUTE" if dispute else "agree with",
-                                             "  (%s)" % src if src else ""), "yellow" if dispute else "green")
-            return True
-        if kind == "error" and msg.get("id") is None:
-            self.add("the board did not understand a line: %s" % msg.get("msg"), "yellow")
-            return True
-        return False
-
-    def action_words(self, obj: Any) -> str:
-        """'seat 1 plays 5H' for a record line, or its JSON if the game cannot say it."""
-        if not isinstance(obj, dict):
-            return str(obj)
-        g = self.game()
-        if g is not None:
-            try:
-                return action_text(g, record.decode(g, dict(obj), 1))
-            except (ValueError, KeyError, TypeError):
-                try:  # e.g. a private move, told without its card: the game's words still say it
-                    return str(g.action_words(obj))
-                except (ValueError, KeyError, TypeError):
-                    pass
-        return json.dumps(obj)
-
-
-def _at(msg: dict[str, Any]) -> str:
-    return " at %s" % msg["zone"] if msg.get("zone") else ""
 
 
 # -- the view as text ---------------------------------------------------------------------
@@ -334,7 +210,7 @@ def render(model: Model, width: int = 80, height: int = 24, colour: bool = False
     body = [cards(_fit(s, width)) for s in table_lines(model.view, model.seat_names)]
     if model.view and model.view.get("over"):
         body = [body[0], c(body[1], "bold")] + body[2:]
-    faults = [c(_fit("FAULT %s%s: %s" % (f.get("kind"), _at(f), f.get("msg")), width), "yellow")
+    faults = [c(_fit("FAULT %s%s: %s" % (f.get("kind"), at_zone(f), f.get("msg")), width), "yellow")
               for f in model.faults.values()]
     if model.prompt:
         foot = c(_fit("%s: %s_   (Enter sends, Esc cancels)" % (model.prompt, model.entry), width), "bold")
@@ -444,24 +320,6 @@ class Keys:
         if ch.isprintable():
             m.entry += ch
         return None
-
-
-def seat_names(board: str | None, layout: str | None) -> list[str]:
-    """Seat names ("South", ...) from the firmware's board file, if it is there."""
-    if not board or not layout:
-        return []
-    from cardtable_host.firmwarefiles import firmware_dir
-
-    path = firmware_dir() / "boards" / (board + ".json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-        names = [s.get("name", "") for s in data.get("seats", [])]
-        order = data["layouts"][layout].get("seats", list(range(len(names))))
-        return [names[i] if isinstance(i, int) and i < len(names) else "" for i in order]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return []
-
 
 
 # -- the running monitor ----------------------------------------------------------------------
@@ -592,7 +450,7 @@ class Monitor:
 
     def connect(self, remote: Any = None) -> None:
         """Open the board's port, or follow a running `cardtable serve` (remote: its RemoteLink)."""
-        from cardtable_host.link import Link
+        from cardtable_host.board.link import Link
 
         if remote is not None:
             self.link = remote
@@ -664,7 +522,7 @@ class Monitor:
         return m.feed(msg)
 
     def send(self, cmd: dict[str, Any]) -> None:
-        from cardtable_host.link import CommandError, LinkError
+        from cardtable_host.board.link import CommandError, LinkError
 
         m = self.model
         if not m.connected:
@@ -746,7 +604,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _served(port: str | None) -> Any:
     """A RemoteLink to the `cardtable serve` that holds the board (named, or the only one
     running), or None: then the monitor opens the port itself."""
-    from cardtable_host import servefile
+    from cardtable_host.serve import servefile
 
     named = port or os.environ.get(boardfind.ENV)
     if named:
@@ -761,8 +619,8 @@ def _served(port: str | None) -> Any:
         info = found[0] if len(found) == 1 else None
     if info is None:
         return None
-    from cardtable_host.link import LinkDown
-    from cardtable_host.serveclient import RemoteLink
+    from cardtable_host.board.link import LinkDown
+    from cardtable_host.serve.serveclient import RemoteLink
 
     try:
         return RemoteLink(str(info["url"]), info.get("secret"))
@@ -771,7 +629,7 @@ def _served(port: str | None) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cardtable_host.link import LinkDown
+    from cardtable_host.board.link import LinkDown
 
     served = _served(args.port)
     port = served.port if served is not None else boardfind.board_port(args.port)

@@ -8,7 +8,7 @@ from typing import Any
 
 from cardtable import record
 
-from cardtable_host import boardfind
+from cardtable_host.board import boardfind
 from cardtable_host.errors import FAILED, USAGE, CardtableError, UsageError
 from cardtable_host.term import paint
 
@@ -120,7 +120,7 @@ def check_out(directory: str, make: bool = False) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cardtable_host.link import LinkError
+    from cardtable_host.board.link import LinkError
 
     out: dict[str, Any] = {"ok": False}
     if not args.list:

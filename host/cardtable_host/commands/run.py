@@ -4,9 +4,10 @@ from __future__ import annotations
 import argparse
 import os
 
-from cardtable_host import boardfind
-from cardtable_host.commands import serve as servecmd
-from cardtable_host.commands import sim as simcmd
+from cardtable_host.board import boardfind
+from cardtable_host.serve.main import serve
+from cardtable_host.serve.serving import DEFAULT_HTTP, ServeOptions
+from cardtable_host.sim import choice as simchoice
 from cardtable_host.errors import UsageError
 
 DESCRIPTION = """\
@@ -38,8 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--board", metavar="NAME",
                    help="the simulated board (implies --sim): 'rp2' for the emulated RP2040 running the "
                         "firmware image, 'rp2:NAME', or a board config NAME")
-    p.add_argument("--http", default=servecmd.DEFAULT_HTTP, metavar="HOST:PORT",
-                   help="where the page is served (default %s)" % servecmd.DEFAULT_HTTP)
+    p.add_argument("--http", default=DEFAULT_HTTP, metavar="HOST:PORT",
+                   help="where the page is served (default %s)" % DEFAULT_HTTP)
     boardfind.add_port_argument(p)
 
 
@@ -56,11 +57,11 @@ def run(args: argparse.Namespace) -> int:
             port = None
         if port is not None:
             print("cardtable: board at %s: serving it (cardtable serve)" % port)
-            return servecmd.serve(servecmd.ServeOptions(port=port, http=args.http))
+            return serve(ServeOptions(port=port, http=args.http))
     if args.board is not None:
-        where = "the emulated RP2040" if simcmd.board_kind(args.board, args.game)[0] == simcmd.RP2 else \
+        where = "the emulated RP2040" if simchoice.board_kind(args.board, args.game)[0] == simchoice.RP2 else \
             "the virtual board " + args.board
         print("cardtable: the demo table on %s (cardtable serve --sim %s --board %s)" % (where, args.game, args.board))
     else:
         print("cardtable: no board attached: the demo table in simulation (cardtable serve --sim %s)" % args.game)
-    return servecmd.serve(servecmd.ServeOptions(sim=args.game, http=args.http, seed=args.seed, board=args.board))
+    return serve(ServeOptions(sim=args.game, http=args.http, seed=args.seed, board=args.board))

@@ -12,13 +12,15 @@ from cardtable import games, record
 
 from cardtable_host.errors import CardtableError, UsageError, end_on_sigterm
 from cardtable_host.gameids import resolve
-from cardtable_host.link import CommandError, Link, LinkError, board_words
+from cardtable_host.board.link import CommandError, Link, LinkError, board_words
 from cardtable_host.narrate import action_text, event_text, source_words
 from cardtable_host.sim.board import BoardError, VirtualBoard
 from cardtable_host.sim.rp2board import Rp2Board
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import VirtualTable
-from cardtable_host.simprompt import People
+from cardtable_host.sim.choice import IDLE_PERIOD_MS, board_kind, prepare
+from cardtable_host.sim.play import play_out
+from cardtable_host.sim.simprompt import People
 from cardtable_host.term import paint, use_colour
 
 DESCRIPTION = """\
@@ -47,10 +49,6 @@ examples:
   cardtable sim california-jacks --keep --port-file board.port   # then: cardtable monitor --port "$(cat board.port)"
   cardtable sim fortyfives --board rp2       # on the emulated RP2040 running the firmware image
 """
-
-MAX_ACTIONS = 50000
-RP2 = "rp2"  # --board rp2: the emulated RP2040 (host/cardtable_host/sim/rp2board.py)
-IDLE_PERIOD_MS = 2  # the board's loop while people play or watch: light on the CPU
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -84,89 +82,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="print every message of the board as a JSON line, then the result")
     p.add_argument("--quiet", "-q", action="store_true", help="only deals, hand scores and the result")
     p.add_argument("--verbose", "-v", action="store_true", help="also the board's own diagnostics")
-
-
-def parse_rules(items: list[str]) -> dict[str, Any]:
-    """--rule NAME=VALUE items as a dict (VALUE parsed as JSON, else taken as text)."""
-    out: dict[str, Any] = {}
-    for item in items:
-        name, sep, value = item.partition("=")
-        if not sep or not name:
-            raise ValueError("--rule %r: expected NAME=VALUE" % item)
-        try:
-            out[name] = json.loads(value)
-        except ValueError:
-            out[name] = value
-    return out
-
-
-def board_for(game: str) -> str:
-    """The board a game is simulated on by default: of the shipped boards (firmware/boards) with
-    a layout for it, the one with the fewest seats (the first by name among equals, so the I2C
-    default build before SPI)."""
-    from cardtable_host.sim.table import _boards_dir
-    from cardtable.table import config
-
-    d = str(_boards_dir())
-    fits = []
-    for name in config.board_names(d):
-        b = config.load_board(name, d)
-        if b.layouts_for(game):
-            fits.append((b.seat_count, name))
-    if not fits:
-        raise ValueError("no shipped board has a layout for %s" % game)
-    return min(fits)[1]
-
-
-def board_kind(arg: str | None, game: str) -> tuple[str, str]:
-    """--board's value as (virtual board kind, board config): 'rp2', 'rp2:NAME' or a config NAME."""
-    if arg == RP2 or (arg or "").startswith(RP2 + ":"):
-        return RP2, (arg or "")[len(RP2) + 1:] or board_for(game)
-    return "wasm", arg or board_for(game)
-
-
-def pick_layout(game: str, board_name: str, layout: str | None, seats: int | None,
-                deal_pad: bool = False) -> str:
-    """The layout of board_name that plays game (with that many seats; with a deal pad, or
-    without one unless deal_pad)."""
-    from cardtable_host.sim.table import _boards_dir
-    from cardtable.table import config
-
-    b = config.load_board(board_name, str(_boards_dir()))
-    if layout:
-        lay = b.layout(layout)
-        if lay.game != game:
-            raise ValueError("layout %r of %s plays %s, not %s" % (layout, board_name, lay.game, game))
-        if deal_pad and not lay.zone("deal"):
-            raise ValueError("layout %r of %s has no deal pad (a zone with the role 'deal')"
-                             % (layout, board_name))
-        return layout
-    names = b.layouts_for(game)
-    if seats is not None:
-        names = [n for n in names if len(b.layouts[n].seats) == seats]
-    if deal_pad:
-        names = [n for n in names if b.layouts[n].zone("deal")]
-    else:  # a layout without a deal pad if there is one (Forty-Fives then deals itself)
-        names = [n for n in names if not b.layouts[n].zone("deal")] or names
-    if not names:
-        raise ValueError("board %s has no layout for %s%s%s" % (
-            board_name, game, "" if seats is None else " with %d seats" % seats,
-            " with a deal pad" if deal_pad else ""))
-    return game if game in names else names[0]
-
-
-def prepare(game: str, board: str | None, layout: str | None, seats: int | None,
-            rule_items: list[str], seed: int | None,
-            deal_pad: bool = False) -> tuple[str, str, dict[str, Any], int]:
-    """(board, layout, rules, seed) for simulating game; ValueError or OSError if it cannot be."""
-    board_name = board or board_for(game)
-    rules = parse_rules(rule_items)
-    chosen = pick_layout(game, board_name, layout, seats, deal_pad)
-    cls = games.game_class(game)
-    cls.check_rules(rules)
-    # The game's SIM_SEED: a bot game that ends at a watchable length (every action the board
-    # keeps for undo takes heap).
-    return board_name, chosen, rules, seed if seed is not None else getattr(cls, "SIM_SEED", 1)
 
 
 class Show:
@@ -397,31 +312,6 @@ def _said(vb: VirtualBoard) -> str:
     """What the board printed last, as words to add to an error ("" if nothing)."""
     why = board_words(vb.console())
     return "; the board said: %s" % why if why else ""
-
-
-def play_out(bots: Bots, delay: float, people: People | None = None,
-             stop: Any = None) -> None:
-    """The bots play their seats until the game is over (or the people quit, or stop() is
-    true), delay seconds apart; SimError if they go on for ever."""
-    last = 0.0
-    while not bots.over:
-        if people is not None:
-            people.poll()
-            if people.quit:
-                break
-        if stop is not None and stop():
-            break
-        if bots.bot_turn():
-            wait = delay - (time.monotonic() - last)
-            if wait > 0:
-                bots.settle(wait)
-            bots.step()
-            last = time.monotonic()
-            if bots.actions > MAX_ACTIONS:
-                raise SimError("stopped after %d bot actions" % MAX_ACTIONS)
-        else:
-            bots.pump(0.05)
-    bots.settle(0.1)
 
 
 def _result(show: Show, bots: Bots, vb: VirtualBoard) -> None:

@@ -14,10 +14,11 @@ from typing import Any
 from cardtable import record
 from cardtable import referee as rules_referee
 
-from cardtable_host import broker as brokers
-from cardtable_host import mqttwire
+from cardtable_host.tournament import broker as brokers
+from cardtable_host.tournament.broker import hostport
+from cardtable_host.tournament import mqttwire
 from cardtable_host.errors import INTERRUPTED, CardtableError, UsageError
-from cardtable_host.tourney import TIEBREAKS, Tournament, create, parse_teams
+from cardtable_host.tournament.tourney import TIEBREAKS, Tournament, create, parse_teams
 
 DESCRIPTION = """\
 A round-robin tournament of teams (two players each) in a directory of JSON files: the
@@ -158,7 +159,7 @@ def _standings(args: argparse.Namespace) -> int:
 
 
 def _result(args: argparse.Namespace) -> int:
-    from cardtable_host.archive import Archive
+    from cardtable_host.serve.archive import Archive
 
     tour = Tournament(args.dir)
     g = tour.game(args.game)
@@ -225,14 +226,6 @@ def _disputes(args: argparse.Namespace) -> int:
     return 0
 
 
-def hostport(text: str) -> tuple[str, int]:
-    host, _, port = text.rpartition(":") if ":" in text else (text, "", "1883")
-    try:
-        return host or "127.0.0.1", int(port)
-    except ValueError:
-        raise UsageError("bad --broker %r: expected HOST or HOST:PORT" % text)
-
-
 def _broker(args: argparse.Namespace) -> int:
     tour = Tournament(args.dir)
     b = brokers.LocalBroker(tour.dir / "broker", args.port, listen=args.listen).start()
@@ -247,7 +240,7 @@ def _broker(args: argparse.Namespace) -> int:
 
 
 def _direct(args: argparse.Namespace) -> int:
-    from cardtable_host.director import Director
+    from cardtable_host.tournament.director import Director
 
     tour = Tournament(args.dir)
     host, port = hostport(args.broker)
@@ -265,7 +258,7 @@ def _direct(args: argparse.Namespace) -> int:
 
 
 def _report(args: argparse.Namespace) -> int:
-    from cardtable_host.reporter import Reporter, bots_agree
+    from cardtable_host.tournament.reporter import Reporter, bots_agree
 
     tour = Tournament(args.dir)
     host, port = hostport(args.broker)
@@ -287,7 +280,7 @@ def _report(args: argparse.Namespace) -> int:
             if g["table"] == args.table and not tour.result_recorded(g["id"]):
                 seed = args.seed * 1000 + rnd["round"] * 50 + int(g["id"].rsplit("g", 1)[1])
                 if args.virtual_board:
-                    from cardtable_host.boardreport import play_virtual
+                    from cardtable_host.tournament.boardreport import play_virtual
 
                     p = play_virtual(rep, g["id"], seed)
                 else:
@@ -300,7 +293,7 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _page(director: Any, password: str, port: int, args: argparse.Namespace) -> None:
-    from cardtable_host.directorweb import run_in_thread
+    from cardtable_host.tournament.directorweb import run_in_thread
 
     _stop, real = run_in_thread(director, password, port)
     print("the director's page: http://127.0.0.1:%d/login?key=%s" % (real, password),
@@ -316,8 +309,8 @@ def _wait_forever() -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from cardtable_host.evening import Evening
-    from cardtable_host.tourney import DEFAULT_TIEBREAKS
+    from cardtable_host.tournament.evening import Evening
+    from cardtable_host.tournament.tourney import DEFAULT_TIEBREAKS
 
     if args.teams < 2 or args.tables < 1:
         raise UsageError("a demo needs at least 2 teams and 1 table")

@@ -28,7 +28,7 @@ from typing import Any, Callable
 from cardtable import games, record
 from cardtable.rng import Random
 
-from cardtable_host.link import CommandError, Link
+from cardtable_host.board.link import CommandError, Link
 from cardtable_host.sim.table import VirtualTable
 
 LINE_LIMIT = 1000  # the board's link lines are at most 1024 bytes (cardtable/link.py LINE_MAX)

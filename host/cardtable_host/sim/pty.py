@@ -16,7 +16,7 @@ from types import TracebackType
 from typing import Callable
 
 from cardtable.sim.pn532_emu import PN532Emu, Stream
-from cardtable_host import portlock
+from cardtable_host.board import portlock
 
 PENDING_MAX = 1 << 20  # bytes kept for a slow or absent reader before dropping the oldest
 

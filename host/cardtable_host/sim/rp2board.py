@@ -50,7 +50,7 @@ CACHE_KEEP = 24  # installed flashes kept in the cache
 def rp2_dir() -> Path:
     """Where the stock image and the bootrom are: rp2/ in the shared folder ($CARDTABLE_SHARED,
     else ../shared), as for `make firmware`."""
-    from cardtable_host.imageinstall import build_tool
+    from cardtable_host.board.imageinstall import build_tool
 
     return Path(build_tool().shared_dir()) / "rp2"
 
@@ -83,8 +83,8 @@ def missing() -> str | None:
 def stale_image(image: Path) -> str | None:
     """Why image, a cardtable image, is not this checkout's build (None: it is, or it is not a
     cardtable image); one line naming `make firmware`."""
-    from cardtable_host import uf2
-    from cardtable_host.imageinstall import build_tool
+    from cardtable_host.board import uf2
+    from cardtable_host.board.imageinstall import build_tool
 
     tool = build_tool()
     try:
@@ -170,7 +170,7 @@ class Rp2Board(VirtualBoard):
         """The layout to install: layout, else the board's first layout for game."""
         if self.layout or not self.game:
             return self.layout
-        from cardtable_host.commands.sim import pick_layout
+        from cardtable_host.sim.choice import pick_layout
 
         return pick_layout(self.game, self.board or "pico-i2c-4seat", None, None)
 
@@ -179,7 +179,8 @@ class Rp2Board(VirtualBoard):
         h = hashlib.sha256()
         h.update(self.image.read_bytes())
         _tree_hash(h, REPO_ROOT / "firmware")
-        h.update((REPO_ROOT / "host" / "cardtable_host" / "commands" / "flash.py").read_bytes())
+        for part in ("flashing.py", "rawrepl.py"):  # how the flash is installed
+            h.update((REPO_ROOT / "host" / "cardtable_host" / "board" / part).read_bytes())
         h.update(("%s|%s" % (self.board, layout)).encode())
         return h.hexdigest()[:24]
 
@@ -270,8 +271,8 @@ class Rp2Board(VirtualBoard):
             self.repl, self.speed = repl, speed
 
     def _flash_firmware(self) -> None:
-        from cardtable_host import uf2
-        from cardtable_host.commands import flash
+        from cardtable_host.board import uf2
+        from cardtable_host.board import flashing as flash
         from cardtable_host.errors import CardtableError
 
         # The image is in the flash already: flash copies the board files for a cardtable image
@@ -289,7 +290,7 @@ class Rp2Board(VirtualBoard):
             self.installed = report
 
     def _write_config(self, layout: str) -> None:
-        from cardtable_host.commands import flash
+        from cardtable_host.board import flashing as flash
 
         fb = flash.Board(self.port)
         try:
@@ -302,7 +303,7 @@ class Rp2Board(VirtualBoard):
 
     def put_journal(self, journal: bytes) -> None:
         """At the REPL (a board started with repl=True): make ``journal`` the flash's only game."""
-        from cardtable_host.commands import flash
+        from cardtable_host.board import flashing as flash
 
         fb = flash.Board(self.port)
         try:

@@ -40,7 +40,7 @@ def _outcome(link: Any, cards: tuple[str, str], timeout: float) -> str | None:
 
 def races(per_apart: int, aparts: Sequence[int], image: str | None = None) -> dict[str, Any]:
     """per_apart races at each of aparts ms; per N: races, earlier_won, ordered_right."""
-    from cardtable_host.link import Link
+    from cardtable_host.board.link import Link
     from cardtable_host.sim.rp2board import FROZEN_UF2, STOCK_UF2, Rp2Board, rp2_dir, stale_image
 
     if image is None:

@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 from aiohttp import WSMsgType, web
 
-from cardtable_host.archive import Archive
-from cardtable_host.hub import Hub
+from cardtable_host.serve.archive import Archive
+from cardtable_host.serve.hub import Hub
 
 PAGES = Path(__file__).resolve().with_name("web")
 SLOW_BYTES = 4 << 20  # unsent bytes a viewer may fall behind before it is let go (it reconnects)

@@ -1,7 +1,7 @@
 """The referee in a process of its own, so that replaying records never slows the director's
 service: a record's path in on each line of stdin, its verdict (JSON) out on a line of stdout.
 
-    python -m cardtable_host.refworker
+    python -m cardtable_host.tournament.refworker
 """
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class Worker:
     def verdict(self, path: str) -> dict[str, Any]:
         for _attempt in range(2):
             if self.proc is None or self.proc.poll() is not None:
-                self.proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.refworker"],
+                self.proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.tournament.refworker"],
                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
             assert self.proc.stdin is not None and self.proc.stdout is not None
             try:

@@ -11,10 +11,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable, NamedTuple
 
-from cardtable_host import boardfind, portlock, uf2
+from cardtable_host.board import boardfind, portlock, uf2
 from cardtable_host.errors import CardtableError
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 BOOTSEL_TIMEOUT = 20.0  # from machine.bootloader() to a mounted drive, or a drive gone after a copy
 PORT_TIMEOUT = 30.0  # from the copy to the booted image's serial port
 

@@ -24,12 +24,12 @@ from typing import Any
 
 from cardtable import record
 
-from cardtable_host import mqttwire
-from cardtable_host.archive import Archive
-from cardtable_host.broker import DIRECTOR
-from cardtable_host.refworker import Worker
-from cardtable_host.tablewatch import TableWatch
-from cardtable_host.tourney import REFEREE, Tournament
+from cardtable_host.tournament import mqttwire
+from cardtable_host.serve.archive import Archive
+from cardtable_host.tournament.broker import DIRECTOR
+from cardtable_host.tournament.refworker import Worker
+from cardtable_host.tournament.tablewatch import TableWatch
+from cardtable_host.tournament.tourney import REFEREE, Tournament
 
 
 class Director:

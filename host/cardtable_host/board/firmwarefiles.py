@@ -6,7 +6,7 @@ import importlib.util
 import os
 from pathlib import Path
 
-CHECKOUT = Path(__file__).resolve().parents[2] / "firmware"
+CHECKOUT = Path(__file__).resolve().parents[3] / "firmware"
 
 
 def firmware_dir() -> Path:

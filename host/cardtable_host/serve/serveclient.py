@@ -14,7 +14,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from cardtable_host.link import CommandError, LinkDown, LinkError
+from cardtable_host.board.link import CommandError, LinkDown, LinkError
 
 MONITOR_TYPES = ("hello", "state", "event", "verdict", "fault", "link")
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from cardtable_host.link import Link
-from cardtable_host.reporter import Reporter
+from cardtable_host.board.link import Link
+from cardtable_host.tournament.reporter import Reporter
 from cardtable_host.sim.board import VirtualBoard
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import VirtualTable
-from cardtable_host.commands.sim import MAX_ACTIONS, board_for, pick_layout
+from cardtable_host.sim.choice import board_for, pick_layout
+from cardtable_host.sim.play import MAX_ACTIONS
 
 
 def play_virtual(rep: Reporter, game_id: str, seed: int) -> dict[str, Any]:

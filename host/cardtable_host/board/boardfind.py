@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from cardtable_host import portlock
+from cardtable_host.board import portlock
 from cardtable_host.errors import USAGE, CardtableError
 
 PICO_VID = 0x2E8A  # Raspberry Pi
@@ -89,7 +89,7 @@ def board_port(port: str | None) -> str:
 
 def _refuse_if_served() -> None:
     """No board found but a `cardtable serve` runs: it has the table (PortInUse naming it)."""
-    from cardtable_host import servefile
+    from cardtable_host.serve import servefile
 
     for info in servefile.running():
         raise portlock.PortInUse(str(info.get("port")), "cardtable serve (its page: %s)" % info.get("url"),
@@ -107,7 +107,7 @@ def claim(command: str, port: str | None) -> tuple[str, "portlock.Hold"]:
 
 def open_link(command: str, port: str | None, timeout: float = 5):
     """A Link to the board, held for `cardtable COMMAND` (raises a CardtableError if not)."""
-    from cardtable_host.link import Link, LinkError
+    from cardtable_host.board.link import Link, LinkError
 
     found = board_port(port)
     try:

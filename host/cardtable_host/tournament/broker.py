@@ -18,8 +18,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from cardtable_host.errors import CardtableError
-from cardtable_host.mqttwire import topic
+from cardtable_host.errors import CardtableError, UsageError
+from cardtable_host.tournament.mqttwire import topic
 
 DIRECTOR = "director"
 # How often the local broker saves its state (retained messages, sessions) to disk. Not a
@@ -149,3 +149,12 @@ class LocalBroker:
             return (self.dir / "mosquitto.log").read_text(encoding="utf-8", errors="replace")
         except OSError:
             return ""
+
+
+def hostport(text: str) -> tuple[str, int]:
+    """--broker's HOST[:PORT] as (host, port), port 1883 when not given; UsageError if it is not one."""
+    host, _, port = text.rpartition(":") if ":" in text else (text, "", "1883")
+    try:
+        return host or "127.0.0.1", int(port)
+    except ValueError:
+        raise UsageError("bad --broker %r: expected HOST or HOST:PORT" % text)

@@ -7,35 +7,35 @@ from typing import TYPE_CHECKING, Any, Callable
 from cardtable_host.errors import USAGE, CardtableError
 
 if TYPE_CHECKING:
-    from cardtable_host.commands.serve import ServeOptions, Serving
+    from cardtable_host.serve.serving import ServeOptions, Serving
 
 BETWEEN_GAMES_S = 5.0
 
 
 def run(args: ServeOptions, serving: Serving) -> int:
-    from cardtable_host.commands import sim as simcmd
-    from cardtable_host.commands.serve import SIM_DELAY
+    from cardtable_host.serve.serving import SIM_DELAY
+    from cardtable_host.sim import choice as simchoice
     from cardtable_host.sim.board import BoardError, VirtualBoard
     from cardtable_host.sim.rp2board import Rp2Board
 
     game = str(args.sim)
-    chip, board_cfg = simcmd.board_kind(args.board, game)
+    chip, board_cfg = simchoice.board_kind(args.board, game)
     try:
-        board_name, layout, rules, seed = simcmd.prepare(game, board_cfg, None, None, args.rule, args.seed)
+        board_name, layout, rules, seed = simchoice.prepare(game, board_cfg, None, None, args.rule, args.seed)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     delay = SIM_DELAY if args.delay is None else args.delay
     vb: VirtualBoard
-    if chip == simcmd.RP2:
+    if chip == simchoice.RP2:
         vb = Rp2Board(board_name, layout=layout)
     else:
-        vb = VirtualBoard(board_name, layout=layout, period_ms=0 if delay == 0 else simcmd.IDLE_PERIOD_MS)
+        vb = VirtualBoard(board_name, layout=layout, period_ms=0 if delay == 0 else simchoice.IDLE_PERIOD_MS)
     serving.stack.callback(vb.close)
     try:
         vb.start(vb.BOOT_S)
     except BoardError as e:
         raise CardtableError("the %s did not start: %s" % (
-            "rp2 board" if chip == simcmd.RP2 else "virtual board", e)) from None
+            "rp2 board" if chip == simchoice.RP2 else "virtual board", e)) from None
     table = serving.table
     table.cable = _cable(vb)
     table.hub.board, table.hub.layout = board_name, layout
@@ -46,8 +46,8 @@ def run(args: ServeOptions, serving: Serving) -> int:
 
 def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, layout: str,
           rules: dict[str, Any], seed: int, delay: float) -> int:
-    from cardtable_host.commands import sim as simcmd
-    from cardtable_host.link import LinkError
+    from cardtable_host.sim.play import play_out
+    from cardtable_host.board.link import LinkError
     from cardtable_host.sim.bots import Bots, SimError
     from cardtable_host.sim.table import VirtualTable
 
@@ -79,7 +79,7 @@ def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, l
             elif hello is not None:
                 bots.new_game(rules, hello=hello)
                 hello = None
-            simcmd.play_out(bots, delay, stop=requests)
+            play_out(bots, delay, stop=requests)
             table.archive_if_over()
             played += 1
             more = args.games == 0 or played < args.games

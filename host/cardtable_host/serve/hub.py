@@ -13,7 +13,7 @@ import threading
 import time
 from typing import Any, Callable
 
-from cardtable_host.commands.monitor import Model
+from cardtable_host.serve.model import Model
 
 Send = Callable[[int, float, str], None]  # a subscriber: (message number, time taken, JSON)
 # "t", the time serve took a message from the board, is time.monotonic(): CLOCK_MONOTONIC on

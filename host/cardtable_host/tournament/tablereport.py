@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from cardtable_host.reporter import Reporter
+from cardtable_host.tournament.reporter import Reporter
 
 GAME = "fortyfives"  # the tournament's game: a board playing anything else is not reported
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import threading
 from typing import Any, Callable
 
-from cardtable_host import mqttwire
-from cardtable_host.broker import DIRECTOR, table_user
-from cardtable_host.director import Director
+from cardtable_host.tournament import mqttwire
+from cardtable_host.tournament.broker import DIRECTOR, table_user
+from cardtable_host.tournament.director import Director
 from cardtable_host.errors import CardtableError
-from cardtable_host.reporter import Reporter
-from cardtable_host.tourney import Tournament
+from cardtable_host.tournament.reporter import Reporter
+from cardtable_host.tournament.tourney import Tournament
 
 # hook(stage, round number, the evening): stage is "start", "during" (games under way) or "end"
 Hook = Callable[[str, int, "Evening"], None]

@@ -6,7 +6,7 @@ standings must follow within a second. Only the latest status matters, and it is
 this process looks at every table's retained status every ``EVERY_S`` and prints the tables
 whose status changed as one JSON line: ``{"n": raw status text, ...}``.
 
-    python -m cardtable_host.tablewatch      (stdin: one JSON line: host, port, tid, user, password)
+    python -m cardtable_host.tournament.tablewatch      (stdin: one JSON line: host, port, tid, user, password)
 """
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ class TableWatch:
         return self
 
     def _spawn(self) -> None:
-        self.proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.tablewatch"], stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.tournament.tablewatch"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, bufsize=1)
         assert self.proc.stdin is not None
         self.proc.stdin.write(json.dumps(self.args) + "\n")
@@ -91,7 +91,7 @@ class TableWatch:
 
 
 def main() -> int:
-    from cardtable_host import mqttwire
+    from cardtable_host.tournament import mqttwire
 
     try:
         os.nice(NICE)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cardtable_host import portlock
+from cardtable_host.board import portlock
 
 
 def path(port: str) -> Path:

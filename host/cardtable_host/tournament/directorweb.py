@@ -13,7 +13,7 @@ from typing import Any
 
 from aiohttp import web
 
-from cardtable_host.director import Director
+from cardtable_host.tournament.director import Director
 
 COOKIE = "cardtable_director"
 

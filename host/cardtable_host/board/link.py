@@ -41,7 +41,7 @@ from typing import Any, Callable, Iterator
 import serial
 from cardtable.link import LINE_MAX  # the longest host line the board takes: one limit, both sides
 
-from cardtable_host import portlock
+from cardtable_host.board import portlock
 from cardtable_host.errors import CardtableError
 
 PROTO = 1

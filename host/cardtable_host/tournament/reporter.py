@@ -15,9 +15,9 @@ from typing import Any, Callable
 from cardtable import games, record
 from cardtable.rng import Random
 
-from cardtable_host import mqttwire
-from cardtable_host.broker import table_user
-from cardtable_host.tourney import Tournament
+from cardtable_host.tournament import mqttwire
+from cardtable_host.tournament.broker import table_user
+from cardtable_host.tournament.tourney import Tournament
 
 # confirm(game, team name, scores) -> True to confirm, False to dispute
 Confirm = Callable[[dict[str, Any], str, list[int]], bool]

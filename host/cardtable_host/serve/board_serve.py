@@ -4,10 +4,10 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from cardtable_host import boardfind
+from cardtable_host.board import boardfind
 
 if TYPE_CHECKING:
-    from cardtable_host.commands.serve import ServeOptions, Serving
+    from cardtable_host.serve.serving import ServeOptions, Serving
 
 RESYNC_S = 2.0  # how often to ask again when the port is there but the table does not answer
 

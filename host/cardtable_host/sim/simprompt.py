@@ -9,7 +9,7 @@ from typing import Any
 
 from cardtable import record
 
-from cardtable_host.link import CommandError, LinkError
+from cardtable_host.board.link import CommandError, LinkError
 from cardtable_host.sim.board import BoardError
 from cardtable_host.sim.bots import Bots, SimError
 from cardtable_host.sim.table import FOREIGN

@@ -1,0 +1,1 @@
+"""The board room: the serial link, finding and locking ports, installing images."""

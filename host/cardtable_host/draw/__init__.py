@@ -1,0 +1,1 @@
+"""The drawing room: wiring and layout drawings of a board file."""
