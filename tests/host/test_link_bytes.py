@@ -14,7 +14,7 @@ from hostsupport import need_node
 pytest.importorskip("termios")  # ptys are POSIX only
 
 from cardtable.link import LINE_MAX  # noqa: E402
-from cardtable_host.link import CommandTooLong, Link  # noqa: E402
+from cardtable_host.board.link import CommandTooLong, Link  # noqa: E402
 from cardtable_host.sim.board import VirtualBoard  # noqa: E402
 
 need_node()
