@@ -11,8 +11,9 @@
 # step() forever. The watchdog starts only after WDT_AFTER healthy steps, so a hang resets
 # the board into its journal instead of losing the game.
 #
-# - While the loop runs, Ctrl-C (0x03) is data on the link (kbd_intr(-1)): a stray byte in a
-#   line cannot stop the table. A line of nothing but Ctrl-C (mpremote sends ``\r\x03`` then
+# - While the loop referees, Ctrl-C (0x03) is data on the link (kbd_intr(-1)): a stray byte in a
+#   line cannot stop the table (while the journal is replayed at boot the link is not read,
+#   and Ctrl-C interrupts at once). A line of nothing but Ctrl-C (mpremote sends ``\r\x03`` then
 #   ``\r\x01`` to connect; at a terminal, Ctrl-C then Enter) stops the loop and leaves the
 #   REPL, where Ctrl-C works again (cardtable/link.py, Stop). A started watchdog cannot be
 #   stopped, so a timer feeds it while the REPL is in use; a soft reset (Ctrl-D) ends that
@@ -90,9 +91,9 @@ def kbd_intr(c):
 
 
 def run(ctl, wdt=None, steps=-1):
-    """Call ctl.step() forever (or `steps` times), Ctrl-C as data; KeyboardInterrupt (the
-    link's Stop: a line of nothing but Ctrl-C) ends it, with Ctrl-C an interrupt again."""
-    kbd_intr(-1)
+    """Call ctl.step() forever (or `steps` times), Ctrl-C as data once the game is back;
+    KeyboardInterrupt (the link's Stop: a line of nothing but Ctrl-C) ends it, with Ctrl-C an
+    interrupt again."""
     try:
         _run(ctl, wdt, steps)
     finally:
@@ -104,8 +105,15 @@ def _run(ctl, wdt, steps):
 
     errors = 0
     n = 0
+    intr = 0
     while n != steps:
         n += 1
+        # While the journal is replayed the link is not read: Ctrl-C interrupts at once, as
+        # mpremote expects; once the table referees it is data.
+        c = 3 if getattr(ctl, "replaying", False) else -1
+        if c != intr:
+            kbd_intr(c)
+            intr = c
         try:
             ctl.step()
             errors = 0

@@ -77,3 +77,29 @@ def test_a_line_too_long_is_refused_as_soon_as_it_is_and_the_rest_dropped():
             out.append((line, src.n))
     assert out == [(TOO_LONG, LINE_MAX + 1)], out[:3]
     assert len(rd.buf) == LINE_MAX and rd.n == 0 and not rd.overflow
+
+
+def test_ctrl_c_interrupts_while_the_journal_is_replayed_and_is_data_after():
+    # While the game comes back from the journal the link is not read: Ctrl-C must interrupt
+    # at once then (mpremote waits 10 s for its raw REPL), and becomes data once the table
+    # referees; leaving the loop makes it an interrupt again.
+    for _ in main_module():
+        pass
+    main = sys.modules["main"]
+    calls = []
+    real = main.kbd_intr
+    main.kbd_intr = calls.append
+    try:
+        class Table:
+            def __init__(self):
+                self.steps = 0
+                self.replaying = True
+
+            def step(self):
+                self.steps += 1
+                self.replaying = self.steps < 3  # the game is back after the third step
+
+        main.run(Table(), None, 6)
+    finally:
+        main.kbd_intr = real
+    assert calls == [3, -1, 3], calls

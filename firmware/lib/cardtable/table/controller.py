@@ -202,6 +202,11 @@ class Controller:
         self.feedback.update(self.clock.ticks_ms())
         self.hal.wdt.feed()
 
+    @property
+    def replaying(self):
+        """True while the journal is being replayed (at boot, after an undo)."""
+        return self._replay is not None
+
     def busy(self):
         """True while the next steps have work to finish: a card being confirmed, a play's
         journal flush waiting, the journal being replayed."""
