@@ -184,12 +184,13 @@ class Game:
     def public_reason(self, obj, reason):
         """Why obj was refused, as a spectator may read it: a card public() hides (a face-down
         discard, a hand in a deal) is not named, "the AC" becomes "the card"."""
+        pub = self.public(obj)
+        if pub is obj or not reason:
+            return reason  # nothing of it is hidden
         hidden = []
         _strings(obj, hidden)
-        if not hidden or not reason:
-            return reason
         shown = []
-        _strings(self.public(obj), shown)
+        _strings(pub, shown)
         words = reason.split(" ")
         for i in range(len(words)):
             w = words[i]
