@@ -41,10 +41,11 @@ def measure(tables: int = 50, seconds: float = 8.0, burst_seconds: float = 2.0) 
         teams = [{"name": "Team %d" % i, "players": ["P%dA" % i, "P%dB" % i]} for i in range(2 * tables)]
         tour = create(Path(tmp) / "t", teams, tables)
         creds = brokers.write_config(tour.dir / "broker", tour.id, tables)
+        creds.update(_bench_users(tour.dir / "broker", tour.id, tables))
         b = brokers.LocalBroker(tour.dir / "broker", verbose_log=False).start()
         got: dict[str, tuple[float, float, float]] = {}  # game -> (standings published, received)
         watch = subprocess.Popen([sys.executable, __file__, "--watch", "127.0.0.1", str(b.port), tour.id,
-                                  creds["table1"]], stdout=subprocess.PIPE, text=True)
+                                  creds[WATCH_USER]], stdout=subprocess.PIPE, text=True)
         # the director runs on its own machine in a club: here, its own process
         d = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "tournament", "direct", str(tour.dir),
                               "--broker", "127.0.0.1:%d" % b.port], stdout=subprocess.DEVNULL)
@@ -68,6 +69,31 @@ def measure(tables: int = 50, seconds: float = 8.0, burst_seconds: float = 2.0) 
     return out
 
 
+WATCH_USER = "bench-watch"  # reads the standings (as anyone signed in may)
+
+
+def flood_user(n: int) -> str:
+    """The status flood's user for table n: its own connection (the broker names a connection
+    by its user, so the flood must not use the table's, which its reporter holds)."""
+    return "bench-flood-%d" % n
+
+
+def _bench_users(folder: Path, tid: str, tables: int) -> dict[str, str]:
+    """The bench's own users, added to the tournament's password file and ACL before the broker
+    starts: a standings watcher, and per table a user that may write only its status."""
+    import secrets
+
+    users = {WATCH_USER: secrets.token_urlsafe(12)}
+    users.update({flood_user(n): secrets.token_urlsafe(12) for n in range(1, tables + 1)})
+    with open(folder / "passwd", "a", encoding="utf-8") as f:
+        f.write("".join(brokers.password_line(u, p) + "\n" for u, p in users.items()))
+    with open(folder / "acl", "a", encoding="utf-8") as f:
+        f.write("".join("\nuser %s\ntopic write %s\n" % (flood_user(n), mqttwire.topic(tid, "table", n, "status"))
+                        for n in range(1, tables + 1)))
+    (folder / "bench-credentials.json").write_text(json.dumps(users), encoding="utf-8")
+    return users
+
+
 def _read_watch(proc: subprocess.Popen[str], got: dict[str, tuple[float, float, float]]) -> None:
     assert proc.stdout is not None
     for line in proc.stdout:
@@ -77,7 +103,7 @@ def _read_watch(proc: subprocess.Popen[str], got: dict[str, tuple[float, float, 
 
 def watch(host: str, port: int, tid: str, password: str) -> None:
     """Print a line for each standings update: the game it last counted, published, received."""
-    c = mqttwire.client("bench-watch", "table1", password)
+    c = mqttwire.client("bench-watch", WATCH_USER, password)
 
     def on_message(_c: Any, _u: Any, m: Any) -> None:
         now = time.time()
@@ -108,7 +134,7 @@ def flood(folder: str, port: int, tables: int, rate: float, seconds: float) -> N
     # to the broker and the director (the rate they reach is reported, and the test checks it)
     os.nice(5)
     tour = Tournament(folder)
-    creds = brokers.credentials(tour.dir / "broker")
+    creds = json.loads((tour.dir / "broker" / "bench-credentials.json").read_text(encoding="utf-8"))
     sent = asyncio.run(_flood(tour.id, port, creds, tables, rate, seconds))
     print(sent, flush=True)
 
@@ -132,7 +158,7 @@ async def _flood(tid: str, port: int, creds: dict[str, str], tables: int, rate: 
     import asyncio
 
     async def table(n: int) -> int:
-        user = brokers.table_user(n)
+        user = flood_user(n)
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         connect = (_mqtt_str("MQTT") + bytes((4, 0x80 | 0x40 | 0x02)) + (60).to_bytes(2, "big")
                    + _mqtt_str("bench-flood-%d" % n) + _mqtt_str(user) + _mqtt_str(creds[user]))
@@ -170,7 +196,7 @@ def _phase(tour: Any, reps: list[Reporter], got: dict[str, tuple[float, float, f
            seconds: float) -> dict[str, Any]:
     games = tour.state["rounds"][rnd]["games"]
     # each table's game was played over the half hour before it ends: its record is ready
-    played = {g["id"]: bot_game(1000 + g["table"]) for g in games}
+    played = {g["id"]: bot_game(1000 + 100 * rnd + g["table"]) for g in games}  # a record per game
     ended: dict[str, float] = {}
     acked = _watch_pubacks(reps)  # game -> when the broker acknowledged the table's result
     statuses = subprocess.Popen([sys.executable, __file__, "--flood", str(tour.dir), str(reps[0].port),

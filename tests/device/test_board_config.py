@@ -203,6 +203,7 @@ def test_layout_missing_a_zone_its_rules_need():
     assert "layouts.fortyfives: no zone plays 'play 2'" in problems(cfg)
 
 
+@stepped
 def test_layout_roles_and_seats_are_checked():
     cfg = base()
     z = cfg["layouts"]["fortyfives"]["zones"]
@@ -210,18 +211,23 @@ def test_layout_roles_and_seats_are_checked():
     msg = problems(cfg)
     assert ("layouts.fortyfives.zones.c: fortyfives has no role 'up'"
             " (roles: deal, kitty, play, tap)") in msg, msg
+    yield
     cfg = base()
     cfg["layouts"]["fortyfives"]["zones"]["s3"] = "play"
     assert "layouts.fortyfives.zones.s3: 'play' needs a seat 0..3" in problems(cfg)
+    yield
     cfg = base()
     cfg["layouts"]["fortyfives"]["zones"]["s3"] = "play 0"
     assert "layouts.fortyfives: 'play 0' is played by both zones 's0' and 's3'" in problems(cfg)
+    yield
     cfg = base()
     cfg["layouts"]["fortyfives"]["seats"] = [0, 1, 2]
     assert "layouts.fortyfives.seats: fortyfives is for 4 players" in problems(cfg)
+    yield
     cfg = base()
     cfg["layouts"]["fortyfives"]["zones"]["x9"] = "tap 0"
     assert "layouts.fortyfives.zones.x9: no zone 'x9' on this board" in problems(cfg)
+    yield
     cfg = base()
     cfg["layouts"]["poker"] = cfg["layouts"]["fortyfives"]
     assert "layouts.poker: unknown game \"poker\"" in problems(cfg)
@@ -369,33 +375,51 @@ def test_rise_time_uses_um10204_with_integer_maths():
     assert buscheck.rise_ns(10000, 118) == 999  # the issue's ~1 us: 10 kohm on ~118 pF
     assert buscheck.rise_ns(4700, 100) == 398
     assert buscheck.parallel(10000, 2200) == 1803 and buscheck.parallel(0, 2200) == 2200
-    segs = buscheck.segments({"pullup": 10000, "cable_mm": 300},
-                             [{"bus": "i2c0", "mux": "0x70", "ch": 0, "pullup": 10000,
-                               "cable_mm": 600}], "i2c0")
-    # 0.9 m at 80 pF/m + four pins at 10 pF (Pico, mux trunk side, mux channel, PN532)
-    assert segs == [(0, 5000, 112, 474, 900)], segs
+    segs = buscheck.sides({"pullup": 10000, "cable_mm": 300},
+                          [{"bus": "i2c0", "mux": "0x70", "ch": 0, "pullup": 10000,
+                            "cable_mm": 600}], "i2c0")
+    # 0.9 m at 80 pF/m + four pins at 10 pF: the trunk has 0.3 m, the Pico's pin and the mux's
+    # trunk pin; the channel 0.6 m, the mux's channel pin and the PN532's.
+    assert segs == [(0, 10000, 44, 10000, 68, 900)], segs
+    # Two stages (the pass gate at its lowest 1.6 V): joined, 5 kohm on 112 pF from 0.99 to
+    # 1.6 V (0.3066 RC); then the channel alone, 10 kohm on 68 pF, from 1.6 to 2.31 V (0.5407
+    # RC), slower than the trunk's 10 kohm on 44 pF: 172 + 368 ns. One stage said 474.
+    assert buscheck.rise2_ns(10000, 44, 10000, 68) == 539
+    assert buscheck.rise_ns(5000, 112) == 474
+    assert buscheck.rise2_ns(10000, 44, 10000, 68, buscheck.PASS_MV_TYP) == 516
+    assert buscheck.rise2_ns(0, 44, 10000, 68) == -1  # no trunk pull-up: never rises past V_pass
 
 
+@stepped
 def test_weak_pull_ups_on_a_long_bus_refuse_400_khz_and_pick_100():
     cfg = shipped("pico-i2c-4seat")
     for r in cfg["readers"]:
         r["pullup"] = 10000  # what the issue found: ~10 kohm and ~1 m
     msg = refused(cfg, "pico-i2c-4seat")
+    yield
     assert "buses.i2c0.freq: 400000 Hz allows a rise time of 300 ns (UM10204), but mux 0x71 ch 1" \
         " rises in " in msg, msg
     assert "set \"freq\": 100000 or fit stronger pull-ups" in msg
     del cfg["buses"]["i2c0"]["freq"]
     b = config.validate(cfg, "pico-i2c-4seat.json", "pico-i2c-4seat")
+    yield
     assert b.buses["i2c0"]["freq"] == 100000 and 300 < b.buses["i2c0"]["rise_ns"] <= 1000
 
 
+@stepped
 def test_a_bus_too_slow_even_for_100_khz_or_too_strong_is_refused():
     cfg = base()
-    cfg["buses"]["i2c0"]["pullup"] = 0
+    cfg["buses"]["i2c0"]["pullup"] = 47000
     for r in cfg["readers"]:
         r["pullup"] = 47000
     msg = problems(cfg)
     assert "buses.i2c0: too slow even for 100 kHz (1000 ns allowed): mux 0x70 ch 0 rises in" in msg
+    yield
+    cfg["buses"]["i2c0"]["pullup"] = 0  # above the pass gate's voltage nothing pulls the trunk up
+    msg = problems(cfg)
+    assert "buses.i2c0: no pull-ups on the trunk of i2c0: a TCA9548A channel passes only up to" \
+        " about 1.6-2.8 V" in msg, msg
+    yield
     cfg = base()
     for r in cfg["readers"]:
         r["pullup"] = 1000
@@ -433,6 +457,115 @@ def test_an_spi_build_needs_six_cores_chip_select_pull_ups_and_an_sck_resistor()
                           " the Pico's SCK pin and write \"sck_series\": 33",), b.warnings
 
 
+@stepped
+def test_a_readers_cable_has_a_core_for_each_of_its_signals():
+    from cardtable.table import buscheck
+
+    cfg = shipped("pico-nerts-6")
+    assert buscheck.signals("i2c", cfg["readers"][0]) == ["SCL", "SDA", "5V", "IRQ"]
+    assert buscheck.signals("spi", {"rst": 3}) == ["SCK", "MISO", "MOSI", "5V", "CS", "RSTPDN"]
+    config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")  # Cat5e by default: 8 cores
+    yield
+    cfg["buses"]["i2c0"]["cable_cores"] = 4  # the old BOM's 4-core cable
+    msg = refused(cfg, "pico-nerts-6")
+    yield
+    assert "buses.i2c0.cable_cores: 4-core cable cannot carry I2C to a reader: it needs 5 for" \
+        " readers[0] (SCL, SDA, 5V, IRQ, GND); use Cat5e" in msg, msg
+    cfg["buses"]["i2c0"]["cable_cores"] = 5
+    config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")
+    yield
+    cfg["readers"][1]["rst"] = 28
+    assert "it needs 6 for readers[1] (SCL, SDA, 5V, IRQ, RSTPDN, GND)" in refused(cfg, "pico-nerts-6")
+
+
+@stepped
+def test_reader_levels_are_checked_against_the_picos_pins():
+    cfg = shipped("pico-nerts-6")
+    del cfg["readers"][2]["module"]  # an Elechouse V3: its IRQ level is not documented
+    msg = refused(cfg, "pico-nerts-6")
+    yield
+    assert "readers[2].irq: the Elechouse V3's IRQ level is undocumented (which side of its" \
+        " level shifter it sits on): before wiring it to GP18, measure its idle level" in msg, msg
+    cfg["readers"][2]["irq_mv"] = 5000  # measured: it idles at 5 V
+    msg = refused(cfg, "pico-nerts-6")
+    yield
+    assert "readers[2].irq: 5000 mV on GP18: the RP2040 is not 5 V tolerant" in msg, msg
+    cfg["readers"][2]["irq_mv"] = 3300
+    config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")
+    yield
+    cfg["readers"][7]["rst"] = 28  # an Elechouse V3's RSTPDN, from a GPIO
+    msg = refused(cfg, "pico-nerts-6")
+    yield
+    assert "readers[7].rst: the Elechouse V3's RSTPDN reaches the PN532 as 2201 mV when GP28" \
+        " drives it with 3300" in msg, msg
+    cfg["readers"][7]["rst_mv"] = 5000  # through the 74AHCT125
+    config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")
+    yield
+    cfg["readers"][7]["module"] = "pn532-red"
+    assert "readers[7].module: unknown reader module 'pn532-red' (known: adafruit-364," \
+        " elechouse-v3)" in refused(cfg, "pico-nerts-6")
+
+
+@stepped
+def test_pads_apart_by_their_outlines_and_clear_of_the_deal_pad():
+    cfg = shipped("pico-i2c-4seat")
+    cfg["zones"]["t2"]["at"] = [370, 200]  # 100 mm centre to centre from s2, 18 mm outline to outline
+    msg = refused(cfg, "pico-i2c-4seat")
+    yield
+    assert "zones 's2' and 't2' are 18 mm apart outline to outline (antenna to antenna): a card" \
+        " on one is read by the other; keep 30 mm between them" in msg, msg
+    yield
+    cfg = shipped("pico-i2c-4seat")
+    cfg["zones"]["d"]["at"] = [700, 600]  # where it was: beside East's play pad
+    msg = refused(cfg, "pico-i2c-4seat")
+    yield
+    assert "zones.s3: 75 mm from the deal pad 'd': the deck held over it and each card dealt" \
+        " from it pass over this pad; keep pads 100 mm from a deal pad's outline" in msg, msg
+
+
+@stepped
+def test_reader_cables_go_round_other_antennas_and_are_long_enough():
+    cfg = shipped("pico-nerts-6")
+    del cfg["readers"][7]["route"]  # straight from the mux: under foundation f1
+    msg = refused(cfg, "pico-nerts-6")
+    yield
+    assert "readers[7]: its cable to zone 'l1' runs under the antenna of zone 'f1' (a field on" \
+        " over a cable couples into it); route it round" in msg, msg
+    yield
+    cfg = shipped("pico-i2c-4seat")
+    cfg["buses"]["i2c0"]["muxes"]["0x70"] = [355, 355]  # the trunk from the Pico across the kitty
+    msg = refused(cfg, "pico-i2c-4seat")
+    assert "buses.i2c0.muxes.0x70: the trunk from the Pico to this mux runs under the antenna of" \
+        " zone 'c'" in msg, msg
+    yield
+    cfg = shipped("pico-nerts-6")
+    cfg["readers"][7]["cable_mm"] = 450
+    msg = refused(cfg, "pico-nerts-6")
+    yield
+    assert "readers[7].cable_mm: 450 mm is shorter than its cable's 481 mm route on the drawing" \
+        in msg, msg
+
+
+@stepped
+def test_spi_runs_give_their_length_and_cap_the_baud():
+    cfg = shipped("pico-spi-4seat")
+    del cfg["readers"][2]["cable_mm"]
+    msg = refused(cfg, "pico-spi-4seat")
+    yield
+    assert "readers[2]: missing 'cable_mm': the wire's length in mm from the Pico to the reader" \
+        in msg, msg
+    yield
+    cfg = shipped("pico-spi-4seat")
+    cfg["buses"]["spi0"]["baud"] = 5000000
+    msg = refused(cfg, "pico-spi-4seat")
+    yield
+    assert "buses.spi0.baud: 5000000 Hz over 1170 mm of SCK and MOSI in a star (every reader's" \
+        " run): at most 1709000 Hz there" in msg, msg
+    cfg["buses"]["spi0"]["baud"] = 1700000
+    config.validate(cfg, "pico-spi-4seat.json", "pico-spi-4seat")
+
+
+@stepped
 def test_round_tables_keep_parts_on_the_table_and_zones_clear_of_hands():
     cfg = shipped("pico-nerts-6")
     cfg["piezo"]["at"] = [1100, 1150]  # inside the bounding box, off the round table
@@ -441,6 +574,7 @@ def test_round_tables_keep_parts_on_the_table_and_zones_clear_of_hands():
     assert "piezo.at: [1100, 1150] is off the round table (1200 mm across)" in msg, msg
     assert "zones.l0: its outline is 125 mm from the edge in front of seat South, where a hand" \
         " of tagged cards rests" in msg
+    yield
     cfg = shipped("pico-nerts-6")
     cfg["zones"]["l1"]["at"] = [60, 900]
     assert "zones.l1: its outline reaches" in refused(cfg, "pico-nerts-6")
@@ -467,4 +601,5 @@ def test_wire_lengths_cannot_be_shorter_than_the_drawing_shows():
     msg = refused(cfg, "pico-nerts-6")
     assert "buses.i2c1.cable_mm: 20 mm is shorter than the 80 mm from the Pico to mux 0x70 on" \
         " the drawing" in msg, msg
-    assert "readers[6].cable_mm: 100 mm is shorter than the 405 mm from mux 0x70 to its zone" in msg
+    assert "readers[6].cable_mm: 100 mm is shorter than its cable's 406 mm route on the drawing" \
+        in msg, msg

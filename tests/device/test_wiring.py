@@ -8,7 +8,7 @@ from support import raises, stepped
 from cardtable.drivers.pn532 import NoAnswer
 from cardtable.hw_sim import SimClock, emulated
 from cardtable.table import config
-from cardtable.table.scanner import DOWN, PLACED, Scanner
+from cardtable.table.scanner import DOWN, PLACED, UP, Scanner
 from cardtable.sim import busfault as pn532_emu  # the emulator, with bus faults
 from cardtable.sim.busfault import Tag
 
@@ -27,13 +27,17 @@ def board_dict(name):
         return json.load(f)
 
 
-def scanning(cfg):
+def scanning(cfg, stuck=()):
     """(scanner, readers, emulators, clock) on emulated hardware for board config dict cfg,
-    built over two test steps (validation makes a lot of garbage)."""
+    built over two test steps (validation makes a lot of garbage). stuck: (reader, clocks)
+    pairs: each of those PN532s holds SDA when the scanner starts (a reset cut it off
+    `clocks` bits before the end of the byte it was sending)."""
     b = config.validate(cfg)
     yield
     clock = SimClock()
     readers, emus, pins = emulated(b, pn532_emu, clock)
+    for i, n in stuck:
+        emus[i].hold_sda, emus[i].holding = n, True
     sc = Scanner(readers, clock)
     sc.start()
     yield
@@ -57,12 +61,37 @@ def run(sc, clock, n):
 
 
 @stepped
-def test_a_reader_holding_sda_low_is_cut_off_and_the_others_keep_reading():
+def test_a_reader_holding_sda_mid_byte_is_clocked_free_through_its_channel_and_reads_again():
     sc, readers, emus, clock = yield from scanning(board_dict("pico-i2c-4seat"))
     guard = readers[0].i2c
     fake = guard.i2c
     assert readers[8].i2c is guard and len(guard.muxes) == 2
-    emus[3].hold_sda = -1  # latched up: it lets go of SDA only when its channel is cut off
+    assert fake.stops == 0 and guard.freed == 0  # a healthy bus: the boot sweep cleared nothing
+    emus[3].hold_sda = 5  # its next transaction is cut off five bits before a byte's end
+    events = yield from run(sc, clock, 9 * 2)
+    yield
+    # The nine clocks went through mux 0x70's channel 3 (still selected: no RESET first).
+    assert guard.freed == 1 and fake.resets == 0 and fake.stops == 1, (guard.freed, fake.resets)
+    assert not emus[3].holding and sc.failures[3] == 1 and not sc.down[3]
+    emus[0].place(Tag(UID_AS, text="AS"))
+    emus[3].place(Tag(b"\x04\x11\x22\x33\x44\x55\x68", text="QD"))
+    emus[7].place(Tag(b"\x04\x11\x22\x33\x44\x55\x67", text="KH"))
+    events += yield from run(sc, clock, 9 * 4)
+    yield
+    assert [e for e in events if e[0] == DOWN] == [], events
+    placed = sorted((e[1], e[3]) for e in events if e[0] == PLACED)
+    assert placed == [(0, "AS"), (3, "QD"), (7, "KH")], events
+    for i in range(9):
+        if i != 3:
+            assert sc.failures[i] == 0 and not sc.down[i], (i, sc.status(i))
+
+
+@stepped
+def test_a_latched_reader_is_cut_off_by_the_mux_reset_the_others_read_and_it_comes_back():
+    sc, readers, emus, clock = yield from scanning(board_dict("pico-i2c-4seat"))
+    guard = readers[0].i2c
+    fake = guard.i2c
+    emus[3].hold_sda = -1  # latched up: no clock frees it
     events = yield from run(sc, clock, 9 * 4)
     yield
     emus[0].place(Tag(UID_AS, text="AS"))
@@ -71,15 +100,36 @@ def test_a_reader_holding_sda_low_is_cut_off_and_the_others_keep_reading():
     yield
     down = [e for e in events if e[0] == DOWN]
     assert [e[1] for e in down] == [3], events
-    assert "i2c0 was held low while mux 0x70 ch 3 was selected: freed it" in down[0][3], down
+    assert ("i2c0 was held low while mux 0x70 ch 3 was selected and stayed low after 9 clocks:"
+            " cut it off (mux reset)") in down[0][3], down
     placed = sorted((e[1], e[3]) for e in events if e[0] == PLACED)
     assert placed == [(0, "AS"), (7, "KH")], events
     for i in range(9):
         if i != 3:
             assert sc.failures[i] == 0 and not sc.down[i], (i, sc.status(i))
-    assert emus[3].holding  # still stuck: the mux keeps it off the bus
+    # Each clear tried the clocks first, then the RESET.
     assert guard.freed >= 3 and fake.resets == guard.freed and fake.stops == guard.freed
     assert readers[3].counts[0] >= 3 and emus[3].rf is False
+    emus[3].hold_sda = emus[3].holding = 0  # power-cycled: it lets go
+    emus[3].place(Tag(b"\x04\x11\x22\x33\x44\x55\x68", text="QD"))
+    clock.advance(sc.retry_ms)
+    events = yield from run(sc, clock, 9 * 4)
+    assert [e[1] for e in events if e[0] == UP] == [3], events
+    assert [(e[1], e[3]) for e in events if e[0] == PLACED] == [(3, "QD")], events
+
+
+@stepped
+def test_a_reader_left_holding_sda_by_a_reset_is_freed_before_the_first_poll():
+    # pico-i2c-4seat: reader 6 is on mux 0x71 (channel 1).
+    sc, readers, emus, clock = yield from scanning(board_dict("pico-i2c-4seat"), stuck=((6, 3),))
+    guard = readers[0].i2c
+    fake = guard.i2c
+    assert not emus[6].holding and guard.freed == 1 and fake.resets == 0 and fake.stops == 1
+    assert not any(sc.failures) and sc.fw[6] is not None and not sc.down[6]
+    emus[6].place(Tag(UID_AS, text="AS"))
+    events = yield from run(sc, clock, 9 * 3)
+    assert [(e[1], e[3]) for e in events if e[0] == PLACED] == [(6, "AS")], events
+    assert [e for e in events if e[0] == DOWN] == [], events
 
 
 @stepped
@@ -112,8 +162,8 @@ def test_a_bus_that_stays_low_after_the_clear_says_so():
 
 def test_rstpdn_is_pulsed_at_boot_and_irq_replaces_status_reads():
     cfg = board_dict("pico-i2c-2seat")
-    cfg["readers"][0].update({"rst": 0, "irq": 1})
-    cfg["readers"][1]["rst"] = 2
+    cfg["readers"][0].update({"rst": 0, "irq": 1, "module": "adafruit-364"})
+    cfg["readers"][1].update({"rst": 2, "module": "adafruit-364"})
     b = config.validate(cfg)
     clock = SimClock()
     readers, emus, pins = emulated(b, pn532_emu, clock)

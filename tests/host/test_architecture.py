@@ -17,11 +17,6 @@ PACKAGES = {"cardtable_host": ROOT / "host" / "cardtable_host", "cardtable": ROO
 HOST = ROOT / "host" / "cardtable_host"
 COMMANDS = HOST / "commands"
 ROOT_MODULES_MAX = 8
-# The firmware's one known cycle, which the controller's change of issue 29 removes: the board
-# config checks its wiring (configcheck), whose bus check (buscheck) reads the config back.
-KNOWN_FIRMWARE_CYCLE = frozenset({"firmware/lib/cardtable/table/config.py",
-                                  "firmware/lib/cardtable/table/configcheck.py",
-                                  "firmware/lib/cardtable/table/buscheck.py"})
 
 Edge = tuple[str, str, int]  # importer, imported (paths from the root), line
 
@@ -174,16 +169,8 @@ def test_the_walk_sees_imports_inside_functions() -> None:
 @pytest.mark.parametrize("top", SCANNED)
 def test_no_import_cycle(top: str) -> None:
     """No module imports itself back through others (issue 29: the house has doors)."""
-    bad = [c for c in cycles() if any(m.startswith(top + "/") for m in c)
-           and frozenset(c) != KNOWN_FIRMWARE_CYCLE]
+    bad = [c for c in cycles() if any(m.startswith(top + "/") for m in c)]
     assert not bad, "import cycles:\n" + "\n\n".join(shown(c) for c in bad)
-
-
-@pytest.mark.xfail(strict=True, reason="firmware table/config <-> configcheck <-> buscheck: another "
-                   "change of issue 29 removes this cycle; then remove this xfail (the cycle test covers it)")
-def test_the_known_firmware_cycle_is_gone() -> None:
-    known = [c for c in cycles() if frozenset(c) == KNOWN_FIRMWARE_CYCLE]
-    assert not known, "import cycle:\n" + shown(known[0])
 
 
 def test_only_cli_imports_the_commands() -> None:

@@ -257,3 +257,12 @@ def test_dealing_misses_a_card_only_when_it_passes_faster_than_a_read() -> None:
     assert slow["missed_at_dwell"] == 0 and slow["cards_per_s_at_p99"] >= 3
     fast = latency.deal_reads(7, bus, cpu, 300, 1, dwell_ms=5.0)
     assert fast["missed_at_dwell"] == 1.0  # no poll reads a card in 5 ms
+
+
+def test_the_tournament_fault_drill_is_counted(quick: tuple[dict, str]) -> None:
+    r, out = quick
+    f = r["tournament_faults"]
+    assert f["counted"] == f["honest_sent"] == f["games"] and f["counted_twice"] == [] and f["missing"] == []
+    assert f["hostile_sent"] == f["refused_lines"] == 6 and f["refused_honest"] == 0
+    assert f["storage_waiting"] > 0 and f["torn_lines_skipped"] == 1
+    assert "Tournament director under fire" in out and "exactly once each" in out

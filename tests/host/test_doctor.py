@@ -1,11 +1,13 @@
-"""`cardtable doctor` on the virtual board: a healthy table, a reader cut off, and no table."""
+"""`cardtable doctor` on the virtual board: a healthy table, a reader cut off, no table, and
+the guided first power-up (--bringup) with scripted placements."""
 from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import pytest
-from hostsupport import need_node, cardtable
+from hostsupport import command, need_node, cardtable
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
@@ -48,6 +50,85 @@ def test_doctor_finds_a_dead_reader_and_sees_it_mended() -> None:
                 break
         assert back.returncode == 0, back.stdout
         assert json.loads(back.stdout)["ok"] is True
+
+
+def scripted_bringup(vb: Any, wait_s: int = 30, two: bool = True) -> tuple[int, list[str], list[str], list[int]]:
+    """`cardtable doctor --bringup` on board vb with a scripted maker: a card (AS) laid on each
+    zone when asked and lifted after, LEDs 0-3 seen lit and 4 onwards dark (a chain broken
+    after LED 3), two cards laid together when asked (two: else --no-two). Returns (exit
+    status, output lines, zones laid on, LEDs asked about)."""
+    import os
+    import subprocess
+
+    extra = [] if two else ["--no-two"]
+    proc = subprocess.Popen(command("doctor", "--bringup", "--port", vb.port, "--wait", str(wait_s), *extra),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=dict(os.environ, NO_COLOR="1"))
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    out: list[str] = []
+    laid: list[str] = []
+    asked: list[int] = []
+    try:
+        for line in proc.stdout:
+            out.append(line.rstrip("\n"))
+            if line.endswith("lay any tagged card on it\n"):
+                zone = line.split()[1].rstrip(",")
+                laid.append(zone)
+                vb.place(zone, "AS", wait=False)
+            elif "did LED" in line:
+                led = int(line.split("did LED ")[1].split()[0])
+                asked.append(led)
+                proc.stdin.write("y\n" if led < 4 else "n\n")
+                proc.stdin.flush()
+            elif line.strip() == "lift it, then lay two tagged cards on it together":
+                vb.lift(laid[-1])
+                vb.set_period(2000)  # (the board pauses between the two: they land together)
+                vb.place(laid[-1], "QH", wait=False)
+                vb.stack(laid[-1], "KH", wait=False)
+                vb.set_period(1)
+            elif line.strip() in ("lift the card", "lift both cards"):
+                vb.lift(laid[-1], wait=False)
+        rc = proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert rc in (0, 1), "\n".join(out) + proc.stderr.read()
+    return rc, out, laid, asked
+
+
+def check_bringup(rc: int, out: list[str], laid: list[str], asked: list[int], seen_down: bool = True,
+                  two: bool = True) -> None:
+    """What scripted_bringup must have found on pico-i2c-2seat with zone t1's reader dead;
+    seen_down: the table had found it down before the walk came to it (else its read fails);
+    two: the walk did the two-tag check."""
+    text = "\n".join(out)
+    assert rc == 1, text
+    assert out[0] == "bring-up of pico-i2c-2seat: 7 readers, one zone at a time", text
+    if seen_down:
+        assert laid == ["s0", "s1", "c", "k", "t0", "d"], text  # every zone but the dead one
+        assert "zone t1 (tap 1), reader 5 on mux 0x70 ch 5 on i2c0: DOWN, skipped" in text, text
+        assert "  - zone t1 (tap 1), reader 5 on mux 0x70 ch 5 on i2c0 is down (" in text, text
+    else:
+        assert laid == ["s0", "s1", "c", "k", "t0", "t1", "d"], text
+        assert ("  - zone t1 (tap 1), reader 5 on mux 0x70 ch 5 on i2c0 read no card (the reader"
+                " of zone t1 ") in text, text
+    reads = [ln for ln in out if ln.startswith("  read in ")]
+    assert len(reads) == 6 and all(" ms: tag 04" in ln and ln.endswith("card AS") for ln in reads), reads
+    assert asked == [0, 1, 2, 3, 4, 6], text
+    assert "bring-up: 6 of 7 readers read a card (" in text
+    assert "2 problems:" in text, text
+    # the two-tag check on each zone read (absent with --no-two)
+    assert sum(ln == "  two tags seen: nothing played" for ln in out) == (6 if two else 0), text
+    assert "measure at mux 0x70: SD5 and SC5 idle at 3.3 V" in text
+    assert ("  - LED chain stuck at LED 4 (zone t0) and every LED after it: the chain stops"
+            " between LED 3 and LED 4: check DOUT of LED 3 to DIN of LED 4") in text, text
+
+
+def test_bringup_walks_every_zone_and_names_a_dead_reader_and_a_stuck_led_chain() -> None:
+    with VirtualBoard("pico-i2c-2seat", game="nexus") as vb:
+        vb.kill_reader("t1")  # reader 5: its cable never made
+        check_bringup(*scripted_bringup(vb))
+        assert vb.mode == "table"
 
 
 def test_doctor_on_a_board_without_the_table_says_so() -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from cardtable.table import geomcheck
 from cardtable_host.draw import drawings
 from cardtable_host.errors import CardtableError, UsageError
 
@@ -59,7 +60,7 @@ def test_check_names_the_stale_files_and_draw_fixes_them(
     capsys.readouterr()
 
     def move_kitty(cfg):
-        cfg["zones"]["c"]["at"] = [450, 470]
+        cfg["zones"]["c"]["at"] = [450, 455]
     _edit(boards / "pico-spi-4seat.json", move_kitty)
     with pytest.raises(CardtableError, match=r"generated file\(s\) out of date: run `cardtable draw`") as stale:
         drawings.draw(boards, hw, check=True)
@@ -69,7 +70,7 @@ def test_check_names_the_stale_files_and_draw_fixes_them(
     assert "stale: %s" % (hw / "pico-spi-4seat" / "wiring.md").as_posix() in out
     assert "pico-i2c-4seat" not in out  # other boards are untouched
     assert drawings.draw(boards, hw) == 0
-    assert "450, 470" in (hw / "pico-spi-4seat" / "wiring.md").read_text(encoding="utf-8")
+    assert "450, 455" in (hw / "pico-spi-4seat" / "wiring.md").read_text(encoding="utf-8")
     assert drawings.draw(boards, hw, check=True) == 0
 
 
@@ -159,14 +160,22 @@ def test_bom_has_every_part_the_wiring_needs() -> None:
     assert rows["Resistor 33 ohm, in series with SCK"][2:] == ["", "", "", "1"]
     assert rows["Capacitor 100 nF, at each bare WS2812B"][2:] == ["7", "10", "18", "5"]
     assert rows["Capacitor 10 nF, encoder filter"][2:] == ["2", "", "", ""]
-    assert "6-core" in files["pico-spi-4seat/wiring.md"]
-    assert "4-core" in files["pico-i2c-4seat/wiring.md"]
+    assert rows["Reader cable, Cat5e U/UTP"][2:] == ["7", "10", "12", "5"]
+    assert rows["RJ45 jack (8P8C), one at each end of a reader's cable"][2:] == ["14", "20", "24", "10"]
+    assert rows["of which Adafruit 364 (IRQ or RSTPDN wired: 3.3 V levels)"][2:] == ["", "", "6", ""]
+    # Each cable's pairs come from its reader's signals: the Nerts foundations carry IRQ.
+    nerts = files["pico-nerts-6/wiring.md"]
+    assert ("| 0 (f0), 1 (f1), 2 (f2), 3 (f3), 4 (f4), 5 (f5) | I2C | 5 | 8 of 8 | orange: 2 SCL,"
+            " 1 GND; green: 6 SDA, 3 GND; blue: 4 5V, 5 GND; brown: 8 IRQ, 7 GND |") in nerts
+    assert "| I2C | 4 | 6 of 8 |" in nerts
+    assert "| SPI | 6 | 8 of 8 | orange: 2 SCK, 1 GND;" in files["pico-spi-4seat/wiring.md"]
     md = files["pico-i2c-4seat/wiring.md"]
     assert "1OE (pin 1) to GND; unused gates: A and OE to GND" in md
     assert "5 V and return fed to both ends of the chain" in md
     assert ("| GP3 | 5 | mux RESET of i2c0 (active low, driven high) | RESET of TCA9548A"
             " 0x70, 0x71 |") in md
-    assert "| 6 | t1 | i2c0 | 0x71 ch 1 | 5 kohm | 2.2 kohm | 1.5 kohm | 900 | 122 | 157 |" in md
+    # the trunk: 400 mm and three pins (Pico, two muxes); the channel: 500 mm and two pins
+    assert "| 6 | t1 | i2c0 | 0x71 ch 1 | 5 kohm | 2.2 kohm | 900 | 62 | 60 | 224 |" in md
 
 
 def test_the_layout_places_the_pico_and_the_muxes() -> None:
@@ -178,4 +187,46 @@ def test_the_layout_places_the_pico_and_the_muxes() -> None:
         for bus, addr in drawings.muxes(board):
             assert "0x%02x" % addr in texts, (board.name, bus, addr)
         lines = list(root.iter(SVG + "line"))
-        assert len(lines) == len(drawings.muxes(board)) + len(board.board.readers), board.name
+        assert len(lines) == len(drawings.muxes(board)), board.name  # the trunks
+        cables = list(root.iter(SVG + "polyline"))
+        assert len(cables) == len(board.board.readers), board.name
+        # Each cable as routed in the board file: it passes over no other pad's outline.
+        boxes = {zn: geomcheck.outline(z) for zn, z in board.raw["zones"].items()}
+        for zn, ri in board.board.zone_reader.items():
+            pts = geomcheck.route(board.raw, ri)
+            drawn = [tuple(int(v) for v in p.split(",")) for p in
+                     cables[sorted(board.board.zone_reader).index(zn)].get("points", "").split()]
+            assert drawn == [tuple(p) for p in pts], (board.name, zn)
+            for k in range(1, len(pts)):
+                for other, box in boxes.items():
+                    if other != zn:
+                        assert not geomcheck.crosses(pts[k - 1], pts[k], box), (board.name, zn, other)
+
+
+def test_power_budgets_150_ma_a_field_and_fuses_each_branch() -> None:
+    boards = {d.name: d for d in drawings.load_boards(BOARDS)}
+    nerts = drawings.power(boards["pico-nerts-6"])
+    # Seven fields on (six foundations waiting on IRQ, one polled) at 150 mA, five idle at 40.
+    assert (nerts.readers, nerts.readers_all_on) == (7 * 150 + 5 * 40, 12 * 150)
+    assert nerts.worst == 2393 and nerts.worst_all_on == 2943 and nerts.supply_a == 4
+    files = drawings.generate(BOARDS, _readme())
+    md = files["pico-nerts-6/wiring.md"]
+    assert "| Polyfuse on the readers' 5 V branch, 1.60 A hold | Littelfuse RXEF / Bourns MF-R | 1 |" \
+        " readers as scanned: 1250 mA |" in md, md
+    assert "| Polyfuse on the LEDs' 5 V branch, 1.35 A hold |" in md
+    assert "The supply is sized for every field on at once, LEDs full white: 2943 mA, with 25 %" \
+        " headroom: 4 A." in md
+    assert drawings.polyfuse_ma(390) == 500 and drawings.polyfuse_ma(1250) == 1600
+
+
+def test_titles_and_pin_maps_say_what_the_board_has() -> None:
+    words = {"five": 5, "seven": 7, "ten": 10, "twelve": 12}
+    files = drawings.generate(BOARDS, None)
+    for d in drawings.load_boards(BOARDS):
+        said = [words[w] for w in d.board.title.replace(":", " ").split() if w in words]
+        assert said == [len(d.board.readers)], (d.name, d.board.title)
+        md = files["%s/wiring.md" % d.name]
+        row = [ln for ln in md.splitlines() if ln.startswith("| 3V3(OUT) |")][0]
+        assert ("TCA9548A" in row) == bool(drawings.muxes(d)), (d.name, row)
+    spi = files["pico-spi-4seat/wiring.md"]
+    assert "| 3V3(OUT) | 36 | 3.3 V out | the chip-select pull-ups only |" in spi

@@ -118,3 +118,75 @@ def _follow(driver, base: str, tour, ev, creds) -> None:  # type: ignore[no-unty
     assert len([e for e in tour.log() if e["kind"] == "correction"]) == 1
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(ARTIFACTS / "tournament-director.png"))
+
+
+NO_SIDEWAYS = "return document.documentElement.scrollWidth <= window.innerWidth && document.body.scrollWidth <= window.innerWidth"
+
+
+def test_director_page_on_a_phone_leading_then_places_and_its_health(tmp_path: Path) -> None:
+    """At 390x844 nothing scrolls sideways; before the last game the page says who is leading
+    (no places); a read-only folder is said on the page, as is when a result was last counted."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(
+        "cardtable_bench_tournament_faults", Path(__file__).resolve().parents[2] / "bench" / "tournament_faults.py")
+    assert spec and spec.loader
+    drill = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = drill
+    spec.loader.exec_module(drill)
+
+    names = ["The Queen's Gambiteers", "Kings of Clubs Anonymous", "Jacks-of-all-Trumps", "Aces High Society"]
+    teams = [{"name": n, "players": ["Maximilian %s" % n[:3], "Philomena %s" % n[-3:]]} for n in names]
+    tour = create(tmp_path / "t", teams, 2, prizes=["$200 ($100 each)", "Wine Gift Baskets"])
+    creds = brokers.write_config(tour.dir / "broker", tour.id, 2)
+    b = brokers.LocalBroker(tour.dir / "broker").start()
+    ev = Evening(tour, "127.0.0.1", b.port, creds, seed=2, pace=0.0).start()
+    stop, port = run_in_thread(ev.director, creds["director"], 0)
+    base = "http://127.0.0.1:%d/" % port
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    try:
+        with chromium(500, 844) as phone:  # headless Chromium's narrowest window: a phone's width emulated
+            phone.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                  {"width": 390, "height": 844, "deviceScaleFactor": 1, "mobile": True})
+            phone.get(base + "login?key=" + creds["director"])
+            wait(phone, "return document.getElementById('health').textContent.includes('no result counted')",
+                 what="the health line")
+            ev.play_round(tour.state["rounds"][0])
+            wait(phone, "return document.getElementById('prizes').textContent.startsWith('Leading so far: ')",
+                 what="who is leading")
+            assert "Place" not in phone.execute_script("return document.body.innerText")
+            assert wait(phone, "return document.getElementById('health').textContent.includes('last counted a result at')",
+                        what="when it last counted")
+            assert phone.execute_script("return window.innerWidth") == 390
+            assert phone.execute_script(NO_SIDEWAYS), phone.execute_script(
+                "return [document.documentElement.scrollWidth, window.innerWidth]")
+            phone.save_screenshot(str(ARTIFACTS / "tournament-director-phone-leading.png"))
+            # the archive read-only: a game of round 2 is kept, and the page says so
+            g = tour.state["rounds"][1]["games"][0]
+            with drill.read_only(tour.dir / "archive"):
+                ev.tables[g["table"]].play(g["id"], 77)
+                wait(phone, "return document.querySelector('#health .trouble')?.textContent.includes("
+                            "'Cannot save to the tournament folder')", what="the storage error")
+                text = phone.execute_script("return document.querySelector('#health .trouble').textContent")
+                assert "1 result(s) kept" in text
+                assert phone.execute_script(NO_SIDEWAYS)
+                phone.save_screenshot(str(ARTIFACTS / "tournament-director-phone-storage-error.png"))
+            wait(phone, "return !document.querySelector('#health .trouble')", what="the storage error gone")
+            for rnd in tour.state["rounds"][1:]:
+                ev.play_round(rnd)
+            wait(phone, "return document.getElementById('prizes').textContent.includes('First Place Team')",
+                 what="the places")
+            assert "Leading" not in phone.execute_script("return document.getElementById('prizes').textContent")
+            assert phone.execute_script(NO_SIDEWAYS)
+            phone.save_screenshot(str(ARTIFACTS / "tournament-director-phone-over.png"))
+        with chromium(1280, 900) as desk:
+            desk.get(base + "login?key=" + creds["director"])
+            wait(desk, "return document.getElementById('prizes').textContent.includes('First Place Team')",
+                 what="the places")
+            assert desk.execute_script(NO_SIDEWAYS)
+            desk.save_screenshot(str(ARTIFACTS / "tournament-director-desktop.png"))
+    finally:
+        stop()
+        ev.stop()
+        b.stop()

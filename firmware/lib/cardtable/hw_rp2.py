@@ -211,21 +211,28 @@ def irq_input(gp):
 
 
 class Rp2BusFree:
-    """free() of I2C bus d (a board.buses entry): the bus clear on its pins, then a new I2C."""
+    """free(cut) of I2C bus d (a board.buses entry): the bus clear on its pins, then a new
+    I2C; cut: a pulse on the muxes' RESET instead (the I2C block is kept)."""
 
     def __init__(self, d, reset):
         self.d = d
         self.reset = reset  # the muxes' RESET Pin, driven high, or None
+        self.i2c = None
 
-    def __call__(self):
+    def __call__(self, cut=False):
         from machine import I2C, Pin
 
-        from cardtable.drivers.busclear import clear
+        from cardtable.drivers import busclear
 
         d = self.d
-        clear(Pin(d["scl"], Pin.OPEN_DRAIN, value=1), Pin(d["sda"], Pin.OPEN_DRAIN, value=1),
-              self.reset)
-        return I2C(d["id"], scl=Pin(d["scl"]), sda=Pin(d["sda"]), freq=d["freq"])
+        if cut and self.i2c is not None:
+            if self.reset is not None:
+                busclear.pulse(self.reset)
+            return self.i2c
+        busclear.clear(Pin(d["scl"], Pin.OPEN_DRAIN, value=1),
+                       Pin(d["sda"], Pin.OPEN_DRAIN, value=1))
+        self.i2c = I2C(d["id"], scl=Pin(d["scl"]), sda=Pin(d["sda"]), freq=d["freq"])
+        return self.i2c
 
 
 def readers(board, clock):

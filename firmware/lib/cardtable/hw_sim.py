@@ -1,3 +1,4 @@
+# host only: never imported on the board (simulated hardware: tools/firmware/boardfiles.py)
 """Simulated hardware: every hal interface in memory, easy to drive from a test or the virtual board."""
 # ``SimHal(board)`` gives a table with a fake reader per zone; ``SimHal(board, emu=pn532_emu)``
 # puts an emulated PN532 (``cardtable.sim.pn532_emu``, passed in: the board never has it) behind
@@ -192,11 +193,14 @@ class SimInputs(hal.Inputs):
 
 
 class SimSerial(hal.Serial):
-    """Host bytes go in with feed(); what the device wrote comes out of lines()/take()."""
+    """The one byte-fed serial of the simulated tables: host bytes go in with feed(); what the
+    device writes goes to out (a stream: the virtual board's stdout) or, without one, is kept
+    for lines()/take()."""
 
-    def __init__(self):
+    def __init__(self, out=None):
         self.inbox = bytearray()
         self._rd = 0
+        self.sink = out
         self.out = bytearray()
 
     def feed(self, data):
@@ -221,7 +225,10 @@ class SimSerial(hal.Serial):
     def write(self, data):
         if isinstance(data, str):
             data = data.encode()
-        self.out.extend(data)
+        if self.sink is not None:
+            self.sink.write(data)
+        else:
+            self.out.extend(data)
 
     def take(self):
         """Everything written since the last take(), as bytes."""
@@ -335,16 +342,24 @@ def uid_for(text, zone=""):
     return bytes((0x04, h & 255, (h >> 8) & 255, (h >> 16) & 255, (h >> 24) & 15, 0x80, 0x01))
 
 
-def _i2c_free(fake, scl, sda, reset):
-    """free() for a simulated I2C bus: the real bus clear on its FakePins."""
+class SimBusFree:
+    """free(cut) for a simulated I2C bus: the real bus clear on its FakePins (cut: the
+    muxes' RESET pulsed instead)."""
 
-    def free():
-        from cardtable.drivers.busclear import clear
+    def __init__(self, fake, scl, sda, reset):
+        self.fake = fake
+        self.scl = scl
+        self.sda = sda
+        self.reset = reset
 
-        clear(scl, sda, reset)
-        return fake
+    def __call__(self, cut=False):
+        from cardtable.drivers import busclear
 
-    return free
+        if not cut:
+            busclear.clear(self.scl, self.sda)
+        elif self.reset is not None:
+            busclear.pulse(self.reset)
+        return self.fake
 
 
 def emulated(board, emu, clock=None):
@@ -392,7 +407,7 @@ def emulated(board, emu, clock=None):
                 reset = make_pin(gp) if gp is not None else None
                 if hasattr(bus, "wire"):  # the busfault emulator: the bus sees its pins
                     bus.wire(scl, sda, reset)
-                frees[bus_name] = _i2c_free(bus, scl, sda, reset)
+                frees[bus_name] = SimBusFree(bus, scl, sda, reset)
             mux = None
             if mux_addr is not None:
                 mux = muxes.get((bus_name, mux_addr))

@@ -1,1 +1,2 @@
-"""The board room: the serial link, finding and locking ports, installing images."""
+"""The board room: the serial link, finding and locking ports, installing images, the guided
+first power-up (bringup)."""

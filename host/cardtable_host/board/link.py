@@ -328,7 +328,7 @@ class Link:
         try:
             obj = {"cmd": cmd, "id": cid}
             obj.update(fields)
-            line = json.dumps(obj).encode()
+            line = json.dumps(obj, allow_nan=False).encode()  # ValueError: no NaN to a board
             if len(line) > LINE_MAX:
                 raise CommandTooLong("the %s command is %d bytes long: the link to the board takes "
                                      "at most %d bytes a line" % (cmd, len(line), LINE_MAX))

@@ -27,10 +27,21 @@ Exit status: 0 healthy, 1 a problem was found (the table at the REPL or in maint
 too), 2 no board, the port in use by another program, the board does not answer, or bad
 arguments; 130 Ctrl-C.
 
+With --bringup it guides a first power-up instead: for each zone in turn it asks for any
+tagged card on it ("zone s0 (play 0), reader 0 on mux 0x70 ch 0: lay any tagged card on
+it"), reports the reader's read time and the tag, flashes the zone's LED (the card's own
+code written back) and asks whether it lit, asks for two tagged cards laid together (the
+table must say two tags and play nothing; --no-two skips it), and ends with what to
+measure where a step
+failed: a reader that is down or reads nothing (its mux channel's lines, 5 V, the module's
+switch), an LED chain that stops (between which two LEDs). Exit status 0 when every step
+passed, 1 otherwise.
+
 example:  cardtable doctor
           cardtable doctor --port /dev/ttyACM0 --sample 3
           cardtable doctor --restart          # the table stopped at the REPL: start it again
           cardtable doctor --json | jq '.problems'
+          cardtable doctor --bringup          # a new build: one zone at a time
 """
 
 FLASH_LOW = 64 * 1024  # bytes: below this a few games' journals will not fit
@@ -45,6 +56,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="a table stopped at the REPL: start it again; in maintenance mode: finish "
                         "the flash")
     p.add_argument("--json", action="store_true", help="print one JSON object for programs")
+    p.add_argument("--bringup", action="store_true",
+                   help="guide a first power-up: a card on each zone in turn, its LED, what to measure")
+    p.add_argument("--wait", type=float, default=120.0, metavar="S",
+                   help="with --bringup: seconds to wait for the card on each zone (default 120)")
+    p.add_argument("--no-two", action="store_true",
+                   help="with --bringup: skip the two-tag check (two cards laid together on each zone)")
 
 
 def diagnose(hello: dict[str, Any], cfg: dict[str, Any], first: dict[str, Any], second: dict[str, Any],
@@ -107,8 +124,10 @@ def show(rep: dict[str, Any], port: str, colour: bool) -> None:
         return paint(text, col, colour)
 
     up = rep.get("uptime_ms")
-    print("board %s on %s: firmware %s (protocol %s), layout %s, playing %s" % (
-        rep["board"], port, rep["fw"], rep["proto"], rep["layout"], rep["game"] or "nothing"))
+    game = ("no game" if not rep["game"] else
+            "a game of %s, over" % rep["game"] if rep.get("over") else "playing %s" % rep["game"])
+    print("board %s on %s: firmware %s (protocol %s), layout %s, %s" % (
+        rep["board"], port, rep["fw"], rep["proto"], rep["layout"], game))
     print("up %s, main loop %s steps/s" % ("%.0f s" % (up / 1000) if isinstance(up, int) else "?",
                                            rep["steps_per_s"]))
     print()
@@ -148,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.sample > 0:
         raise UsageError("--sample %g: the seconds between the two readings must be more than 0"
                          % args.sample)
+    if args.bringup:
+        return _bringup(args)
     port, hold = boardfind.claim("doctor", args.port)
     try:
         rep = _examine(args, port)
@@ -180,6 +201,7 @@ def _examine(args: argparse.Namespace, port: str) -> dict[str, Any]:
     try:
         hello = link.hello()
         cfg = link.config()
+        view = link.state().get("view") or {}
         first = link.health()
         t0 = time.monotonic()
         time.sleep(args.sample)
@@ -191,7 +213,9 @@ def _examine(args: argparse.Namespace, port: str) -> dict[str, Any]:
         return _stopped(port, e, heard)
     finally:
         link.close()
-    return diagnose(hello, cfg, first, second, dt)
+    rep = diagnose(hello, cfg, first, second, dt)
+    rep["over"] = bool(view.get("over")) if rep.get("game") else None
+    return rep
 
 
 REPL_SIGNS = (">>>", "MicroPython v", "raw REPL", "Traceback", "Error:", "cardtable: ")
@@ -266,3 +290,60 @@ def _restart(args: argparse.Namespace, port: str, rep: dict[str, Any], hold: Any
     say("the table is running again: %s" % ((hello.get("game") or {}).get("game") or "no game"))
 
 
+
+
+def _bringup(args: argparse.Namespace) -> int:
+    """`doctor --bringup`: the guided walk (bringup.walk) and its summary."""
+    from dataclasses import asdict
+
+    from cardtable_host.board import bringup
+    from cardtable_host.board.firmwarefiles import firmware_dir
+    from cardtable_host.board.link import Link, LinkError
+
+    if not args.wait > 0:
+        raise UsageError("--wait %g: the seconds to wait for a card must be more than 0" % args.wait)
+    port, hold = boardfind.claim("doctor", args.port)
+    quiet = args.json
+
+    def say(text: str) -> None:
+        if not quiet:
+            print(text, flush=True)
+
+    def ask(question: str) -> str | None:
+        if not quiet:
+            print(question.rstrip(), flush=True)
+        try:
+            return input()
+        except EOFError:
+            return None
+
+    try:
+        try:
+            link = Link(port, timeout=10, reconnect=False, lock=False)
+        except LinkError as e:
+            raise CardtableError(str(e), USAGE) from None
+        try:
+            rep = bringup.walk(link, firmware_dir() / "boards", say, ask, args.wait, not args.no_two)
+        except LinkError as e:
+            raise CardtableError("the board on %s stopped answering: %s" % (port, e), USAGE) from None
+        finally:
+            link.close()
+    finally:
+        hold.release()
+    if args.json:
+        print(json.dumps({"ok": rep.ok, "board": rep.board, "port": port, "problems": rep.problems,
+                          "zones": [asdict(z) for z in rep.zones]}))
+    else:
+        read = [z.read_ms for z in rep.zones if z.read_ms is not None]
+        print()
+        print("bring-up: %d of %d readers read a card%s" % (
+            len(read), len(rep.zones), " (%.0f to %.0f ms)" % (min(read), max(read)) if read else ""))
+        colour = use_colour()
+        if rep.ok:
+            print(paint("every step passed", "green", colour))
+        else:
+            print(paint("%d problem%s:" % (len(rep.problems), "" if len(rep.problems) == 1 else "s"),
+                        "red", colour))
+            for p in rep.problems:
+                print("  - " + p)
+    return 0 if rep.ok else 1

@@ -49,6 +49,12 @@ example:  cardtable tournament new club --team "Aces=Ann+Bob" --team "Kings=Cy+D
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="sub", metavar="SUBCOMMAND", required=True)
+    _book_commands(sub)
+    _evening_commands(sub)
+
+
+def _book_commands(sub: Any) -> None:
+    """The book: new, schedule, standings, result, forfeit, correct, disputes."""
     n = sub.add_parser("new", help="make a tournament directory")
     n.add_argument("dir")
     n.add_argument("--team", action="append", metavar="NAME=PLAYER+PLAYER", help="a team (repeat)")
@@ -80,6 +86,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     d = sub.add_parser("disputes", help="games flagged for the director")
     d.add_argument("dir")
     d.add_argument("--json", action="store_true")
+
+
+def _evening_commands(sub: Any) -> None:
+    """The evening's services: the broker, the director, a headless table, a whole demo evening."""
     b = sub.add_parser("broker", help="run a local Mosquitto for the tournament")
     b.add_argument("dir")
     b.add_argument("--port", type=int, default=1883)
@@ -127,8 +137,8 @@ def _new(args: argparse.Namespace) -> int:
     teams = parse_teams(args.team, args.csv)
     tables = args.tables or max(1, len(teams) // 2)
     tour = create(args.dir, teams, tables, name=args.name, start=args.start,
-                  round_minutes=args.round_minutes, tiebreaks=args.tiebreak, prizes=args.prize)
-    brokers.write_config(tour.dir / "broker", tour.id, tables)
+                  round_minutes=args.round_minutes, tiebreaks=args.tiebreak, prizes=args.prize,
+                  then=lambda folder, tid: brokers.write_config(folder / "broker", tid, tables))
     print(tour.schedule_text())
     print("\ncredentials for each table and the director: %s" % (tour.dir / "broker" / "credentials.json"))
     return 0
@@ -147,13 +157,15 @@ def standings_text(tour: Tournament, rows: list[dict[str, Any]]) -> str:
                                                       r["points_for"], r["points_against"]))
     out.append("")
     out += tour.prizes_text(rows)
+    out.append("")
+    out += tour.health_lines()
     return "\n".join(out)
 
 
 def _standings(args: argparse.Namespace) -> int:
     tour = Tournament(args.dir)
     rows = tour.standings()
-    print(json.dumps({"standings": rows, "tiebreaks": tour.state["options"]["tiebreaks"]})
+    print(json.dumps({"standings": rows, "tiebreaks": tour.state["options"]["tiebreaks"], "health": tour.health_lines()})
           if args.json else standings_text(tour, rows))
     return 0
 
@@ -192,6 +204,8 @@ def _forfeit(args: argparse.Namespace) -> int:
     names = [tour.team_name(t) for t in g["teams"]]
     if args.winner not in names:
         raise UsageError("%s is not playing %s (%s)" % (args.winner, g["id"], " v ".join(names)))
+    if tour.result_recorded(g["id"]):
+        raise UsageError("game %s already has a result: use `correct` to change it (audited)" % g["id"])
     tour.append({"kind": "forfeit", "game": g["id"], "winner": g["teams"][names.index(args.winner)],
                  "by": args.by, "reason": args.reason})
     print("%s: %s wins by forfeit" % (g["id"], args.winner))
@@ -203,13 +217,20 @@ def _correct(args: argparse.Namespace) -> int:
     g = tour.game(args.game)
     if any(s < -1000 or s > 1000 for s in args.scores):
         raise UsageError("scores must be between -1000 and 1000")
-    before = tour.outcomes().get(g["id"], {}).get("scores")
+    before = tour.outcomes(disputed_too=True).get(g["id"], {}).get("scores")
     e = tour.append({"kind": "correction", "game": g["id"], "scores": list(args.scores), "before": before,
                      "winner": 0 if args.scores[0] >= args.scores[1] else 1, "by": args.by,
                      "reason": args.reason})
-    print("%s corrected by %s at %s: %s -> %s (%s)" % (g["id"], args.by, e["at"], before, list(args.scores),
-                                                       args.reason))
+    names = [tour.team_name(t) for t in g["teams"]]
+    print("%s corrected by %s at %s: %s -> %s (%s)" % (
+        g["id"], args.by, e["at"].replace("T", " ").replace("Z", " UTC"),
+        scores_text(names, before) if before else "no result", scores_text(names, args.scores), args.reason))
     return 0
+
+
+def scores_text(names: list[str], scores: list[int]) -> str:
+    """'Aces 120, Kings 95'."""
+    return "%s %d, %s %d" % (names[0], scores[0], names[1], scores[1])
 
 
 def _disputes(args: argparse.Namespace) -> int:
@@ -228,15 +249,26 @@ def _disputes(args: argparse.Namespace) -> int:
 
 def _broker(args: argparse.Namespace) -> int:
     tour = Tournament(args.dir)
+    if brokers.add_watcher(tour.dir / "broker", tour.id, tour.state["tables"]):
+        print("added the director's watcher user to %s (made by an older cardtable)" % (tour.dir / "broker"), flush=True)
     b = brokers.LocalBroker(tour.dir / "broker", args.port, listen=args.listen).start()
     print("mosquitto on %s:%d for %s (Ctrl-C stops it)" % (args.listen, b.port, tour.id), flush=True)
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        signal.signal(signal.SIGTERM, _terminated)  # stopped by a service manager: Mosquitto too
         code = b.proc.wait()  # type: ignore[union-attr]
     except KeyboardInterrupt:
         b.stop()
         raise
-    raise CardtableError("mosquitto stopped by itself (exit status %s)" % code)
+    finally:
+        b.stop()
+    why = b.last_words()
+    raise CardtableError("mosquitto stopped by itself (exit status %s)%s; its log: %s"
+                         % (code, ": " + why if why else "", tour.dir / "broker" / "mosquitto.log"))
+
+
+def _terminated(_sig: int, _frame: Any) -> None:
+    raise KeyboardInterrupt
 
 
 def _direct(args: argparse.Namespace) -> int:
@@ -268,7 +300,8 @@ def _report(args: argparse.Namespace) -> int:
         raise UsageError("no table %d in this tournament (tables 1 to %d)" % (args.table, tour.state["tables"]))
 
     def ask(g: dict[str, Any], team: str, scores: list[int]) -> bool:
-        return input("%s: %d-%d. %s, confirm? [y/n] " % (g["id"], scores[0], scores[1], team)).strip().lower() == "y"
+        names = [tour.team_name(t) for t in g["teams"]]
+        return input("%s: %s. %s, confirm? [y/n] " % (g["id"], scores_text(names, scores), team)).strip().lower() == "y"
 
     try:
         rep = Reporter(tour, args.table, host, port, creds[user], confirm=ask if args.ask else bots_agree,

@@ -33,7 +33,9 @@ PICO_MA = 50  # RP2040 board busy at 125 MHz, with margin
 # A PN532 module that is powered with its field off draws ~36 mA; reading a tag 35-60 mA
 # (NXP community thread 528385; Seeed forum "Grove NFC low power mode").
 PN532_IDLE_MA = 40
-PN532_ACTIVE_MA = 100  # the one reader whose field is on, with margin over 60 mA
+# A field on: NXP's PN532 data sheet gives the antenna driver (ITVDD) up to 150 mA, and a
+# module matched for range draws near that; budget every field on at it.
+PN532_ACTIVE_MA = 150
 PN532_POWERDOWN_MA = 1  # soft power-down is ~45 uA on the same thread
 MUX_MA = 1  # TCA9548A: microamps
 LED_DARK_MA = 1  # a WS2812B draws about 1 mA even when dark
@@ -124,9 +126,26 @@ class Power:
         return self.readers + self.leds_white + self.other
 
     @property
+    def worst_all_on(self) -> int:
+        """The worst case with every field on (a fault, or a bring-up step, can leave them on)."""
+        return self.readers_all_on + self.leds_white + self.other
+
+    @property
     def supply_a(self) -> int:
-        """Smallest whole-amp 5 V supply with 25 % headroom over the worst case."""
-        return max(1, math.ceil(self.worst * 1.25 / 1000))
+        """Smallest whole-amp 5 V supply with 25 % headroom over the worst case with every
+        field on."""
+        return max(1, math.ceil(self.worst_all_on * 1.25 / 1000))
+
+
+# Resettable fuses (PTC) by hold current in mA, e.g. Littelfuse RXEF / Bourns MF-R: one per
+# 5 V branch, the smallest that holds 125 % of the branch's worst case.
+POLYFUSE_HOLD_MA = (500, 650, 750, 900, 1100, 1350, 1600, 1850, 2500, 3000, 4000)
+
+
+def polyfuse_ma(worst: int) -> int:
+    """The hold current of the polyfuse for a 5 V branch whose worst case is worst mA."""
+    need = worst * 5 // 4
+    return next((h for h in POLYFUSE_HOLD_MA if h >= need), POLYFUSE_HOLD_MA[-1])
 
 
 def fields_on(d: Drawn) -> int:
@@ -183,11 +202,13 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
     for r in _raw_readers(d, "i2c"):
         if "mux" in r and r.get("pullup"):
             channel_pullups[r["pullup"]] = channel_pullups.get(r["pullup"], 0) + 2
-    cores = max([bus.get("cable_cores", 6) for bus in spi_buses] or [4])
     rows = [
         ("Raspberry Pi Pico (RP2040)", "Raspberry Pi SC0915", 1, ""),
         ("PN532 NFC reader module", "Elechouse PN532 NFC Module V3, or Adafruit 364", n,
          "mode switch set to %s" % ("SPI" if spi else "I2C")),
+        ("of which Adafruit 364 (IRQ or RSTPDN wired: 3.3 V levels)", "Adafruit 364", sum(
+            1 for r in d.raw["readers"] if r.get("module", buscheck.MODULE) == "adafruit-364"),
+         "the board file's \"module\"; the others may be either"),
         ("TCA9548A 8-channel I2C multiplexer", "TI TCA9548APWR on a breakout, e.g. Adafruit 2717",
          len(muxes(d)), "RESET to its GPIO; the 2717 carries the trunk's 10 kohm pull-ups"),
     ]
@@ -222,12 +243,66 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
         ("5 V supply, %d A" % p.supply_a, "e.g. Mean Well GST25E05-P1J (5 V 4 A)", 1,
          "worst case %d mA" % p.worst),
         ("Schottky diode into VSYS", "1N5819", 1, "USB and the supply may both be plugged"),
+        ("Polyfuse on the readers' 5 V branch, %.2f A hold" % (polyfuse_ma(p.readers) / 1000),
+         "Littelfuse RXEF / Bourns MF-R", 1, "readers as scanned: %d mA" % p.readers),
+        ("Polyfuse on the LEDs' 5 V branch, %.2f A hold" % (polyfuse_ma(p.leds_white) / 1000),
+         "Littelfuse RXEF / Bourns MF-R", 1, "every LED full white: %d mA" % p.leds_white),
         ("NFC sticker, 25 mm round", "NXP NTAG213 (NTAG215 also works)", tags, tag_note),
-        ("Cable run to a reader", "%d-core, 24 AWG" % cores, n,
+        ("Reader cable, Cat5e U/UTP", "4 twisted pairs, 24 AWG", n,
          ("%.1f m in all; " % (cable_mm(d) / 1000) if cable_mm(d) else "keep each run short; ")
-         + "each signal twisted with a ground"),
+         + "pairs as in wiring.md's reader cables (each signal twisted with a ground)"),
+        ("RJ45 jack (8P8C), one at each end of a reader's cable", "Amphenol RJHSE-5380, or a"
+         " breakout", 2 * n, "T568B; one at the reader, one at its mux channel or the Pico"),
     ]
     return [r for r in rows if r[2] > 0]
+
+
+# T568B: the pairs in the order a cable's signals take them, each as (signal pin, ground pin):
+# the signal on the solid wire, its ground on the white-striped one.
+T568B_PAIRS = (("orange", 2, 1), ("green", 6, 3), ("blue", 4, 5), ("brown", 8, 7))
+
+
+def cable_pairs(signals: list[str], cores: int = buscheck.CAT5E_CORES) -> list[tuple[str, str]]:
+    """A reader cable's pairs from its signals (fastest first): each signal twisted with a
+    ground while the pairs last, the slowest paired with each other after that."""
+    pairs = cores // 2
+    own = max(0, min(len(signals), 2 * pairs - len(signals)))
+    out = [(sig, "GND") for sig in signals[:own]]
+    rest = signals[own:]
+    for k in range(0, len(rest), 2):
+        out.append((rest[k], rest[k + 1] if k + 1 < len(rest) else "GND"))
+    return out + [("spare", "spare")] * (pairs - len(out))
+
+
+def _cables(d: Drawn) -> list[str]:
+    """Each distinct reader cable: cores, pairs and RJ45 pins, and the readers it serves."""
+    plans: dict[tuple[str, ...], list[str]] = {}
+    kinds: dict[tuple[str, ...], tuple[str, int]] = {}
+    for i, r in enumerate(d.raw["readers"]):
+        bus = d.raw["buses"][r["bus"]]
+        if bus["kind"] not in ("i2c", "spi"):
+            continue
+        sig = tuple(buscheck.signals(bus["kind"], r))
+        plans.setdefault(sig, []).append("%d (%s)" % (i, d.board.reader_zone[i]))
+        kinds[sig] = (bus["kind"], bus.get("cable_cores", buscheck.CAT5E_CORES))
+    if not plans:
+        return []
+    L = ["## Reader cables", "",
+         "Cat5e, an RJ45 jack (T568B) at each end: the signal on a pair's solid wire, a ground on"
+         " its white-striped one; every ground joins GND at both ends.", ""]
+    rows = []
+    for sig, who in plans.items():
+        kind, cores = kinds[sig]
+        pairs = cable_pairs(list(sig), cores)
+        cells = []
+        for (colour, pin_a, pin_b), (a, b) in zip(T568B_PAIRS, pairs):
+            cells.append("%s: %d %s, %d %s" % (colour, pin_a, a, pin_b, b))
+        used = sum(1 for pair in pairs for w in pair if w != "spare")
+        rows.append([", ".join(who), kind.upper(), str(len(sig) + 1), "%d of %d" % (used, cores),
+                     "; ".join(cells)])
+    L += _table(["readers", "bus", "cores needed", "cores used", "pairs (RJ45 pin, signal)"],
+                rows)
+    return L + [""]
 
 
 # ---------------------------------------------------------------- wiring.md
@@ -275,29 +350,40 @@ def _i2c_timing(d: Drawn) -> list[str]:
     if not names:
         return []
     L = ["## I2C pull-ups and rise time", "",
-         "With a channel selected, the TCA9548A joins the trunk to it: the trunk's and the"
-         " channel's pull-ups work in parallel on the wire of both. The firmware checks every"
-         " segment at boot (`table/buscheck.py`): t_r = 0.8473 x R x C (NXP UM10204), counting"
-         " %d pF per metre of wire and %d pF per pin; %d kHz needs t_r <= %d ns, %d kHz"
-         " <= %d ns." % (buscheck.CABLE_PF_M, buscheck.PIN_PF, buscheck.FAST_HZ // 1000,
-                         buscheck.FAST_TR_NS, buscheck.STD_HZ // 1000, buscheck.STD_TR_NS), ""]
+         "With a channel selected, the TCA9548A's NMOS pass gate joins the trunk to it only up"
+         " to its pass voltage: 1.6 V at least, 1.9 V typically, 2.8 V at most at V_CC 3.3 V"
+         " (TI SCPS207H 6.5). Below it the trunk's and the channel's pull-ups work in parallel"
+         " on the wire of both; above it each side rises on its own pull-ups and wire. The"
+         " firmware checks every segment at boot (`table/buscheck.py`, integer maths): the"
+         " 0.3 to 0.7 V_DD rise of NXP UM10204 split at the lowest pass voltage, 0.3066 R C"
+         " joined then 0.5407 R C for the slower side alone, counting %d pF per metre of wire"
+         " and %d pF per pin (the trunk: the Pico's pin and each mux's trunk pin; a channel:"
+         " its mux pin and the PN532's); %d kHz needs t_r <= %d ns, %d kHz <= %d ns."
+         " `tests/host/test_bus_spice.py` checks these figures against ngspice (within 5 %%)."
+         " Probe both sides when you bring a bus up: the trunk at the Pico's SDA/SCL pins is"
+         " the slow side." % (buscheck.CABLE_PF_M, buscheck.PIN_PF, buscheck.FAST_HZ // 1000,
+                              buscheck.FAST_TR_NS, buscheck.STD_HZ // 1000,
+                              buscheck.STD_TR_NS), ""]
     rows = []
     for bn in names:
         bus = d.raw["buses"][bn]
-        for i, ohms, pf, tr, mm in buscheck.segments(bus, d.raw["readers"], bn):
+        for i, rt, ct, rc, cc, mm in buscheck.sides(bus, d.raw["readers"], bn):
             r = d.raw["readers"][i]
             where = "0x%02x ch %d" % (b.readers[i][1], b.readers[i][2]) if "mux" in r else "direct"
+            tr = buscheck.rise2_ns(rt, ct, rc, cc) if rc else buscheck.rise_ns(rt, ct)
             rows.append([str(i), b.reader_zone[i], bn, where, _ohms(bus.get("pullup", 0) or 0),
-                         _ohms(r.get("pullup", 0) or 0), _ohms(ohms), str(mm), str(pf), str(tr)])
+                         _ohms(r.get("pullup", 0) or 0), str(mm), str(ct),
+                         str(cc) if rc else "-", str(tr)])
     L += _table(["reader", "zone", "bus", "channel", "trunk pull-ups", "channel pull-ups",
-                 "together", "wire mm", "C pF", "t_r ns"], rows)
+                 "wire mm", "trunk pF", "channel pF", "t_r ns"], rows)
     L += [""]
     for bn in names:
         bus = b.buses[bn]
         reset = bus.get("reset")
         L.append("- %s runs at %d Hz (slowest rise %d ns); the muxes' RESET is on %s." % (
             bn, bus["freq"], bus.get("rise_ns", 0),
-            "GP%d" % reset if reset is not None else "no GPIO: a stuck reader stops the bus"))
+            "GP%d" % reset if reset is not None else
+            "no GPIO: a reader latched up holding SDA stops the bus"))
     return L + [""]
 
 
@@ -370,7 +456,9 @@ def wiring_md(d: Drawn) -> str:
     rows += [
         ["VBUS", "40", "5 V from USB", "nothing else: the supply feeds VSYS"],
         ["VSYS", "39", "5 V in", "external 5 V through the 1N5819 (anode at the supply)"],
-        ["3V3(OUT)", "36", "3.3 V out", "TCA9548A VIN and I2C pull-ups only"],
+        ["3V3(OUT)", "36", "3.3 V out", "TCA9548A VIN and I2C pull-ups only" if muxes(d) else
+         "the chip-select pull-ups only" if any(k["kind"] == "spi" for k in b.buses.values())
+         else "nothing"],
         ["GND", "38", "ground", "common ground of supply, readers, LEDs and buttons"],
     ]
     L += _table(["Pico", "header pin", "signal", "goes to"], rows)
@@ -398,6 +486,7 @@ def wiring_md(d: Drawn) -> str:
     L += [""]
 
     L += _i2c_timing(d)
+    L += _cables(d)
     L += ["## Zones", ""]
     rows = []
     for zn in sorted(b.zone_reader, key=lambda z: b.zone_reader[z]):
@@ -468,6 +557,12 @@ def wiring_md(d: Drawn) -> str:
             else "not enough, so feed VSYS from a %d A 5 V supply." % p.supply_a),
         "- Readers and LEDs take 5 V, never the Pico's 3V3(OUT) (keep that under %d mA)."
         % PICO_3V3_MA,
+        "- The supply is sized for every field on at once, LEDs full white: %d mA, with 25 %%"
+        " headroom: %d A." % (p.worst_all_on, p.supply_a),
+        "- A polyfuse on each 5 V branch: %.2f A hold on the readers' (%d mA as scanned), %.2f A"
+        " on the LEDs' (%d mA full white); a short on one branch then leaves the Pico and the"
+        " other branch running." % (polyfuse_ma(p.readers) / 1000, p.readers,
+                                    polyfuse_ma(p.leds_white) / 1000, p.leds_white),
         "",
     ]
     return "\n".join(L)
@@ -667,7 +762,11 @@ def _wires(d: Drawn) -> list[str]:
     for zn, ri in sorted(d.board.zone_reader.items()):
         bus, mux, _, _ = d.board.readers[ri]
         start = at.get((bus, mux), pico) if mux is not None else pico
-        out.append(_line(start, tuple(d.raw["zones"][zn]["at"]), "#6a3d9a", 1, "4 3"))
+        # the cable as the board file routes it: round other pads' antennas, not under them
+        pts = [start] + [tuple(p) for p in d.raw["readers"][ri].get("route", [])]
+        pts.append(tuple(d.raw["zones"][zn]["at"]))
+        out.append('<polyline points="%s" fill="none" stroke="#6a3d9a" stroke-width="1"'
+                   ' stroke-dasharray="4 3"/>' % " ".join("%d,%d" % (x, y) for x, y in pts))
     return out
 
 

@@ -21,17 +21,29 @@ PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">
 <title>Tournament director</title>
 <style>
-body{font-family:system-ui,sans-serif;margin:1em;background:#0b3d20;color:#f4f4f4}
-table{border-collapse:collapse;margin:.5em 0}td,th{padding:.25em .6em;border-bottom:1px solid #2c6b44;text-align:left}
-.num{text-align:right}input{width:5em}#c-reason{width:14em}.prize{font-weight:bold;color:#ffd76a}.dispute{color:#ff9a8a}
-section{display:inline-block;vertical-align:top;margin-right:2em}
+*{box-sizing:border-box}
+body{font-family:system-ui,sans-serif;margin:0;padding:1em;background:#0b3d20;color:#f4f4f4;overflow-wrap:break-word}
+th,.num,.nowrap{white-space:nowrap}.s{display:none}#disputes,#c-said{overflow-wrap:anywhere}
+table{border-collapse:collapse;margin:.5em 0;max-width:100%}td,th{padding:.25em .6em;border-bottom:1px solid #2c6b44;text-align:left}
+.num{text-align:right}input,select{max-width:100%}input{width:5em}#c-reason{width:14em}
+.prize{font-weight:bold;color:#ffd76a}.leading{font-weight:bold}.dispute{color:#ff9a8a}
+section{display:inline-block;vertical-align:top;margin-right:2em;max-width:100%}
+#health{color:#cfe8d6;font-size:.9em}#health .trouble{color:#1a0000;background:#ffb3a7;padding:.3em .5em;border-radius:.3em;font-weight:bold}
+@media (max-width:600px){
+  body{padding:.5em;font-size:15px} h1{font-size:1.4em} section{display:block;margin-right:0}
+  td,th{padding:.2em .3em} th{font-size:.8em} #c-reason{width:100%} .l{display:none} .s{display:inline}
+  table{font-size:.92em}
+}
 </style></head><body>
 <h1 id="title">Tournament</h1>
 <p id="progress"></p>
-<section><h2>Tables</h2><table id="tables"><thead><tr><th>table</th><th>round</th><th>teams</th>
+<div id="health"></div>
+<section><h2>Tables</h2><table id="tables"><thead><tr><th>table</th><th><span class="l">round</span><span class="s">rd</span></th><th>teams</th>
 <th class="num">score</th><th>dealer</th><th>state</th></tr></thead><tbody></tbody></table></section>
-<section><h2>Standings</h2><table id="standings"><thead><tr><th>rank</th><th>team</th><th class="num">played</th>
-<th class="num">won</th><th class="num">lost</th><th class="num">for</th><th class="num">against</th></tr></thead>
+<section><h2>Standings</h2><table id="standings"><thead><tr><th><span class="l">rank</span><span class="s">#</span></th><th>team</th>
+<th class="num"><span class="l">played</span><span class="s">P</span></th>
+<th class="num"><span class="l">won</span><span class="s">W</span></th><th class="num"><span class="l">lost</span><span class="s">L</span></th>
+<th class="num">for</th><th class="num"><span class="l">against</span><span class="s">agst</span></th></tr></thead>
 <tbody></tbody></table><div id="prizes"></div></section>
 <section><h2>Next round</h2><table id="next"><tbody></tbody></table><div id="disputes"></div></section>
 <section><h2>Correct a result</h2>
@@ -55,7 +67,7 @@ async function tick() {
       (s.round ? "; round " + s.round + " under way" : "; the evening is over") +
       (s.refereeing.length ? "; the referee is checking " + s.refereeing.length + " record(s)" : "");
     fill("tables", Object.values(s.tables), (tr, t) => {
-      cell(tr, "table " + t.table); cell(tr, t.round ?? ""); cell(tr, (t.teams || []).join(" v "));
+      cell(tr, "table " + t.table, "nowrap"); cell(tr, t.round ?? "", "num"); cell(tr, (t.teams || []).join(" v "));
       cell(tr, t.scores ? t.scores.join(" - ") : "", "num");
       cell(tr, t.dealer === undefined ? "" : SEATS[t.dealer]); cell(tr, t.state);
     });
@@ -64,8 +76,12 @@ async function tick() {
         cell(tr, r[k], typeof r[k] === "number" ? "num" : "");
     });
     const prizes = document.getElementById("prizes"); prizes.textContent = "";
-    for (const p of s.prizes) { const d = document.createElement("div"); d.className = "prize"; d.textContent = p; prizes.append(d); }
-    fill("next", s.next, (tr, g) => { cell(tr, "table " + g.table); cell(tr, g.teams.join(" v ")); });
+    for (const p of s.prizes) { const d = document.createElement("div"); d.className = s.over ? "prize" : "leading";
+      d.textContent = p; prizes.append(d); }
+    health(s.health || {});
+    fill("next", s.next, (tr, g) => { cell(tr, "table " + g.table, "nowrap"); cell(tr, g.teams.join(" v ")); });
+    if (!s.next.length) fill("next", [s.round ? "the last round is being played" : "every round is played"],
+                             (tr, text) => { tr.className = "none"; cell(tr, text); });
     const dd = document.getElementById("disputes"); dd.textContent = "";
     for (const g of s.disputes) { const d = document.createElement("div"); d.className = "dispute";
       d.textContent = "disputed by " + g.by + ": " + g.game + (g.why ? " (" + g.why + ")" : "") +
@@ -84,6 +100,19 @@ async function tick() {
   } catch (e) { document.getElementById("progress").textContent = "reconnecting ..."; }
 }
 let games = [];
+function clockTime(t) { return new Date(t * 1000).toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", second: "2-digit"}); }
+function health(h) {
+  const box = document.getElementById("health"); box.textContent = "";
+  const line = (text, trouble) => { const d = document.createElement("div"); d.textContent = text;
+    if (trouble) d.className = "trouble"; box.append(d); };
+  line(h.last_counted ? "last counted a result at " + clockTime(h.last_counted) + (h.last ? " (" + h.last + ")" : "")
+                      : "no result counted since the director's service started");
+  if (h.storage_error)
+    line("Cannot save to the tournament folder since " + clockTime(h.storage_error.since) + ": " + h.storage_error.error +
+         ". " + (h.waiting || []).length + " result(s) kept and tried again every second; tables keep theirs until then.", true);
+  else if (h.storage_errors) line("storage errors since the start: " + h.storage_errors + " (saving again since)");
+  for (const sk of h.skipped || []) line("results log line " + sk.line + " skipped: not a whole entry (a crash cut it?)", true);
+}
 function chosen() {
   const g = games.find(x => x.game === document.getElementById("c-game").value);
   if (!g) return;
@@ -134,7 +163,8 @@ def make_app(director: Director, password: str) -> web.Application:
             snap = director.snapshot()
         tour = director.tour
         snap["name"] = tour.state["name"]
-        snap["prizes"] = tour.prizes_text(snap["standings"])
+        snap["over"] = snap["decided"] == snap["of"]
+        snap["prizes"] = tour.prizes_text(snap["standings"], snap["over"])
         snap["disputes"] = [{"game": d["game"], "record": d.get("record"), "by": d.get("disputed_by"),
                              "why": d.get("why")} for d in tour.disputes()]
         disputed = {d["game"] for d in snap["disputes"]}

@@ -9,7 +9,8 @@ published with QoS 1. Who may write where is enforced by the broker's ACL (``bro
     "hand": number, "t": unix time}``. The broker's last will sets ``"state": "offline"``.
 ``table/<n>/result`` (table n writes): a finished game, both teams asked:
     ``{"game": id, "table": n, "round": r, "teams": [name, name], "scores": [a, b],
-    "winner": name, "record": [record lines], "hash": sha256 hex of the record's lines joined
+    "winner": name, "record": [record lines, the header naming the game: "table":
+    "table n, round r (id)", "players": a name per seat], "hash": sha256 hex of the record's lines joined
     by newlines, "confirmed": [team names that confirmed (a board's: the teams' agree buttons,
     its link's ``agree``)], "disputed_by": name or null,
     "ended": unix time}``. Idempotent: the director counts a game id once; the same hash again
@@ -36,12 +37,34 @@ from typing import Any, Callable
 
 import paho.mqtt.client as mqtt
 
+from cardtable import record
+
 QOS = 1
 
 
 def topic(tid: str, *parts: Any) -> str:
     """``cardtable/<tid>/part/part``."""
     return "/".join(["cardtable", tid] + [str(p) for p in parts])
+
+
+def game_label(table: int, rnd: int, gid: str) -> str:
+    """What a result's record header says in "table": the table, round and tournament game id
+    (with "players", a name per seat, it names the game the record is for)."""
+    return "table %d, round %d (%s)" % (table, rnd, gid)
+
+
+def stamp(lines: list[str], label: str, players: list[str]) -> list[str]:
+    """The record with its header naming the game (game_label) and the players per seat."""
+    head = record.parse_line(lines[0], 1)
+    seq = head.pop("seq", None)  # a board's journal: the header keeps its form (seq and checksum)
+    head.update(table=label, players=players)
+    return [record.format_line(head, seq)] + list(lines[1:])
+
+
+def body_hash(lines: list[str]) -> str:
+    """The hash of a record's actions (everything after the header): the same game whatever
+    its header says."""
+    return hashlib.sha256("\n".join(lines[1:]).encode("utf-8")).hexdigest()
 
 
 def record_hash(lines: list[str]) -> str:

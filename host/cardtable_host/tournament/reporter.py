@@ -156,6 +156,8 @@ class Reporter:
         asked here (self.confirm)."""
         g = self.tour.game(game_id)
         names = [self.tour.team_name(t) for t in g["teams"]]
+        # the header names the game the record is for: no other game can count it
+        lines = mqttwire.stamp(lines, mqttwire.game_label(self.table, g["round"], game_id), self.tour.seat_players(g))
         confirmed, disputed = [], None
         for i, name in enumerate(names):
             if (answers[i] == 1) if answers is not None else self.confirm(g, name, scores):

@@ -13,13 +13,16 @@ State lives in a tournament directory, no database:
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import secrets
+import shutil
+import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from cardtable_host.errors import UsageError
 
@@ -30,6 +33,7 @@ FORFEIT_SCORE = (120, 0)  # the Nevins sheet plays to 120: a forfeit counts as a
 
 
 REFEREE = "the referee"  # who flags a result its record does not bear out
+HEALTH = "director.json"  # the director's service's health, written by it (director.Director.health)
 
 
 def circle(n_teams: int) -> list[list[tuple[int, int | None]]]:
@@ -57,15 +61,24 @@ def parse_teams(specs: list[str] | None, csv_path: str | None) -> list[dict[str,
     teams: list[dict[str, Any]] = []
     if csv_path:
         try:
-            with open(csv_path, newline="", encoding="utf-8") as f:
-                rows = [r for r in csv.reader(f) if r and any(c.strip() for c in r)]
+            with open(csv_path, "rb") as fb:
+                raw = fb.read()
         except OSError as e:
             raise UsageError("cannot read %s: %s" % (csv_path, e.strerror))
-        if rows and [c.strip().lower() for c in rows[0][:1]] == ["team"]:
+        text = _decode_csv(csv_path, raw)
+        reader = csv.reader(io.StringIO(text, newline=""))
+        rows: list[tuple[int, list[str]]] = []
+        try:
+            for r in reader:  # each row with the file line it starts on
+                if r and any(c.strip() for c in r):
+                    rows.append((reader.line_num - sum(c.count("\n") for c in r), r))
+        except csv.Error as e:
+            raise UsageError("%s line %d: %s" % (csv_path, reader.line_num, e))
+        if rows and [c.strip().lower() for c in rows[0][1][:1]] == ["team"]:
             rows = rows[1:]
-        for i, r in enumerate(rows, 1):
+        for line, r in rows:
             if len(r) != 3 or not all(c.strip() for c in r):
-                raise UsageError("%s line %d: expected team,player1,player2" % (csv_path, i))
+                raise UsageError("%s line %d: expected team,player1,player2" % (csv_path, line))
             teams.append({"name": r[0].strip(), "players": [r[1].strip(), r[2].strip()]})
     for s in specs or []:
         name, eq, rest = s.partition("=")
@@ -79,6 +92,23 @@ def parse_teams(specs: list[str] | None, csv_path: str | None) -> list[dict[str,
     if len(teams) < 2:
         raise UsageError("a tournament needs at least two teams")
     return teams
+
+
+def _decode_csv(path: str, raw: bytes) -> str:
+    """A CSV file's text: UTF-8 (with or without a byte-order mark) or a spreadsheet's UTF-16."""
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        enc = "utf-16"
+    elif len(raw) >= 2 and (raw[0] == 0) != (raw[1] == 0):  # UTF-16 without its mark
+        enc = "utf-16-be" if raw[0] == 0 else "utf-16-le"
+    else:
+        enc = "utf-8-sig"
+    try:
+        return raw.decode(enc)
+    except UnicodeDecodeError as e:
+        line = raw[:e.start].count(b"\n") + 1 if enc == "utf-8-sig" else 0
+        where = " line %d" % line if line else ""
+        raise UsageError("%s%s: not UTF-8 or UTF-16 text (save it from the spreadsheet as CSV UTF-8)"
+                         % (path, where))
 
 
 def parse_clock(text: str) -> int:
@@ -110,8 +140,9 @@ def clock(minutes: int) -> str:
 def create(folder: str | os.PathLike[str], teams: list[dict[str, Any]], tables: int, *,
            name: str = "45s Tournament", start: str = "6pm", round_minutes: int = 45,
            tiebreaks: list[str] | None = None, prizes: list[str] | None = None,
-           tid: str | None = None) -> "Tournament":
-    """Make a new tournament directory with its round-robin schedule."""
+           tid: str | None = None, then: Callable[[Path, str], Any] | None = None) -> "Tournament":
+    """Make a new tournament directory with its round-robin schedule; then(folder, id) adds to
+    it before it appears. All or nothing: a failure leaves no folder behind."""
     if tables < 1:
         raise UsageError("--tables must be at least 1")
     tiebreaks = DEFAULT_TIEBREAKS if tiebreaks is None else tiebreaks
@@ -121,7 +152,8 @@ def create(folder: str | os.PathLike[str], teams: list[dict[str, Any]], tables: 
     d = Path(folder)
     if (d / "tournament.json").exists():
         raise UsageError("%s already holds a tournament" % d)
-    d.mkdir(parents=True, exist_ok=True)
+    if d.exists() and (not d.is_dir() or any(d.iterdir())):
+        raise UsageError("%s exists and is not an empty folder" % d)
     tid = tid or "t" + secrets.token_hex(3)
     rounds = []
     for r, pairs in enumerate(circle(len(teams)), 1):
@@ -139,10 +171,19 @@ def create(folder: str | os.PathLike[str], teams: list[dict[str, Any]], tables: 
              "tables": tables, "teams": teams, "rounds": rounds,
              "options": {"tiebreaks": tiebreaks, "prizes": list(prizes or []),
                          "forfeit_score": list(FORFEIT_SCORE)}}
-    tmp = d / "tournament.json.tmp"
-    tmp.write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, d / "tournament.json")
-    (d / "results.jsonl").touch()
+    d.parent.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="." + d.name + ".new-", dir=d.parent))
+    try:
+        (work / "tournament.json").write_text(json.dumps(state, indent=1) + "\n", encoding="utf-8")
+        (work / "results.jsonl").touch()
+        if then is not None:
+            then(work, tid)
+        if d.exists():
+            d.rmdir()  # empty (checked above): the made folder takes its place
+        os.replace(work, d)
+    except BaseException:
+        shutil.rmtree(work, ignore_errors=True)
+        raise
     return Tournament(d)
 
 
@@ -162,6 +203,8 @@ class Tournament:
         self.games: dict[str, dict[str, Any]] = {g["id"]: g for r in self.state["rounds"] for g in r["games"]}
         self._log: list[dict[str, Any]] = []
         self._log_pos = 0
+        self._lines = 0  # lines of results.jsonl read so far
+        self.skipped: list[dict[str, Any]] = []  # lines of results.jsonl that are not events
         self._log_lock = threading.Lock()
 
     # -- the schedule ---------------------------------------------------------------------
@@ -205,7 +248,8 @@ class Tournament:
     # -- the results log -------------------------------------------------------------------
 
     def log(self) -> list[dict[str, Any]]:
-        """Every event of results.jsonl (read incrementally: the file is only ever appended to)."""
+        """Every event of results.jsonl (read incrementally: the file is only ever appended to);
+        a line that is not an event (a crash's torn fragment) is skipped and kept in skipped."""
         path = self.dir / "results.jsonl"
         with self._log_lock:
             try:
@@ -213,28 +257,46 @@ class Tournament:
             except FileNotFoundError:
                 return []
             if size < self._log_pos:
-                self._log, self._log_pos = [], 0
+                self._log, self._log_pos, self._lines, self.skipped = [], 0, 0, []
             if size > self._log_pos:
                 with open(path, "rb") as f:
                     f.seek(self._log_pos)
                     data = f.read()
                 end = data.rfind(b"\n") + 1  # a line being written is read next time
-                for line in data[:end].decode("utf-8").splitlines():
-                    if line.strip():
-                        self._log.append(json.loads(line))
+                for raw in data[:end].split(b"\n")[:-1]:
+                    self._lines += 1
+                    if not raw.strip():
+                        continue
+                    try:
+                        e = json.loads(raw.decode("utf-8"))
+                    except (ValueError, RecursionError):
+                        e = None
+                    if isinstance(e, dict):
+                        self._log.append(e)
+                    else:
+                        text = raw.decode("utf-8", "replace")
+                        self.skipped.append({"line": self._lines,
+                                             "text": text if len(text) <= 60 else text[:57] + "..."})
                 self._log_pos += end
             return list(self._log)
 
     def append(self, entry: dict[str, Any], name: str = "results.jsonl", sync: bool = True) -> dict[str, Any]:
         """Append one event to a log (with the time it was written); on disk when this returns,
-        unless sync=False (then sync() makes it so)."""
+        unless sync=False (then sync() makes it so). A torn last line (a crash mid-write) is
+        left as it is and the entry starts on a line of its own."""
         entry = dict(entry)
         entry.setdefault("at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
-        with open(self.dir / name, "a", encoding="utf-8") as f:
-            f.write(json.dumps(entry) + "\n")
-            f.flush()
+        line = (json.dumps(entry) + "\n").encode("utf-8")
+        fd = os.open(self.dir / name, os.O_RDWR | os.O_APPEND | os.O_CREAT | getattr(os, "O_BINARY", 0), 0o644)
+        try:
+            end = os.lseek(fd, 0, os.SEEK_END)
+            if end and (os.lseek(fd, end - 1, os.SEEK_SET), os.read(fd, 1))[1] != b"\n":
+                line = b"\n" + line
+            os.write(fd, line)
             if sync:
-                os.fsync(f.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         return entry
 
     def sync(self, name: str = "results.jsonl") -> None:
@@ -327,18 +389,65 @@ class Tournament:
         out = [rows[i] for group in order for i in group]
         return out
 
-    def prizes_text(self, table: list[dict[str, Any]]) -> list[str]:
-        """The first and second place called out, with the sheet's prizes when set."""
+    def health_lines(self) -> list[str]:
+        """What a director should know about the counting: when a result was last counted, the
+        director's storage errors (its HEALTH file), lines of the log that were skipped."""
+        log = self.log()
+        counted = [e for e in log if e.get("kind") in ("result", "dispute") and str(e.get("by", "")).startswith("table")]
+        out = []
+        if counted:
+            out.append("the director last counted a result at %s (%s)" % (_when(counted[-1].get("at")), counted[-1].get("game")))
+        else:
+            out.append("the director has counted no result from a table yet")
+        try:
+            h = json.loads((self.dir / HEALTH).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            h = None
+        if isinstance(h, dict):
+            err = h.get("storage_error")
+            if isinstance(err, dict):
+                out.append("STORAGE ERROR since %s: %s; %d result(s) kept until the folder takes them"
+                           % (_when(err.get("since")), err.get("error"), len(h.get("waiting") or [])))
+            elif h.get("storage_errors"):
+                out.append("the director's storage errors since it started: %d (writing again since)" % h["storage_errors"])
+            if isinstance(h.get("alive"), (int, float)) and time.time() - h["alive"] > 60:
+                out.append("the director's service last said it was running at %s" % _when(h["alive"]))
+        for sk in self.skipped:
+            out.append("results.jsonl line %d skipped: not a whole entry (a crash cut it?): %s" % (sk["line"], sk["text"]))
+        return out
+
+    def over(self) -> bool:
+        """Whether every game of the tournament is decided."""
+        return len(self.outcomes()) == len(self.games)
+
+    def prizes_text(self, table: list[dict[str, Any]], over: bool | None = None) -> list[str]:
+        """The first and second place called out (with the sheet's prizes) once every game is
+        decided; before that, who is leading."""
+        if not table or not table[0]["played"]:
+            return []
+        if not (self.over() if over is None else over):
+            lead = [r for r in table if r["rank"] == 1]
+            return ["Leading so far: %s" % " and ".join("%s (%s)" % (r["name"], " & ".join(r["players"]))
+                                                     for r in lead)]
         prizes = self.state["options"].get("prizes") or []
         out = []
         for place in (1, 2):
             teams = [r for r in table if r["rank"] == place]
-            if not teams or not table[0]["played"]:
+            if not teams:
                 continue
             names = " and ".join("%s (%s)" % (r["name"], " & ".join(r["players"])) for r in teams)
             prize = (": " + prizes[place - 1]) if place <= len(prizes) else ""
             out.append("%s%s — %s" % (PLACES[place - 1], prize, names))
         return out
+
+
+def _when(t: Any) -> str:
+    """A time as a person reads it: '2026-11-28 20:15:03 UTC' (from unix time or ISO text)."""
+    if isinstance(t, (int, float)):
+        return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
+    if isinstance(t, str):
+        return t.replace("T", " ").replace("Z", " UTC")
+    return "an unknown time"
 
 
 def _higher(scores: list[int]) -> int:

@@ -1,9 +1,13 @@
 """Freeing an I2C bus that a device holds low (NXP UM10204 section 3.1.16, "bus clear")."""
-# With a reader's mux channel selected, a PN532 that holds SDA low stops every transaction on
-# the bus, even the write that would deselect it. So after a failed transaction the bus is
-# probed with a write to each mux (which deselects them all); if that fails too, the bus's
-# free() pulses the muxes' RESET, clocks SCL nine times, sends STOP and rebuilds the bus, and
-# the reader whose channel was selected gets a BusStuck error: it fails, the others go on.
+# With a reader's mux channel selected, a PN532 that holds SDA low (cut off in the middle of a
+# byte it was sending: a Pico reset mid-read, a glitch) stops every transaction on the bus, even
+# the write that would deselect it. So after a failed transaction the bus is probed with a write
+# to each mux; if that fails too, the bus's free() clocks SCL nine times *through the channel
+# still selected* (a TCA9548A keeps its channels until a STOP-terminated write or RESET, TI
+# SCPS207H 8.4.1), so the reader shifts its byte out, sees a NACK on the ninth clock and lets go;
+# then a STOP, and every mux is deselected. Only if SDA stays low after that are the muxes'
+# RESET pulsed (every channel off: the reader is cut off, the others go on). The reader whose
+# channel was selected gets a BusStuck error for that transaction: it is not retried at once.
 try:
     from time import sleep_us
 except ImportError:  # CPython: no real bus to wait for
@@ -23,13 +27,9 @@ class BusStuck(OSError):
     freed = True
 
 
-def clear(scl, sda, reset=None):
-    """UM10204's bus clear on open-drain Pin-likes: pulse the muxes' RESET low (all their
-    channels off, TI SCPS207H), nine SCL clocks with SDA released, then a STOP."""
-    if reset is not None:
-        reset.value(0)
-        sleep_us(1)  # t_W(L) is 6 ns at least
-        reset.value(1)
+def clear(scl, sda):
+    """UM10204's bus clear on open-drain Pin-likes: nine SCL clocks with SDA released (a
+    device sending a byte shifts the rest out, and the ninth reads as a NACK), then a STOP."""
     sda.value(1)
     for _ in range(9):
         scl.value(0)
@@ -42,6 +42,13 @@ def clear(scl, sda, reset=None):
     scl.value(1)
     sleep_us(HALF_US)
     sda.value(1)  # SDA rising while SCL is high: STOP
+
+
+def pulse(reset):
+    """Pulse the muxes' RESET low: every channel off (t_W(L) is 6 ns at least)."""
+    reset.value(0)
+    sleep_us(1)
+    reset.value(1)
 
 
 def failed(bus, e):
@@ -62,14 +69,19 @@ def failed(bus, e):
             return e
     elif bus.failed < LIMIT:
         return e
-    bus.i2c = bus.free()
+    bus.i2c = bus.free(False)  # the clocks go through whatever channel is still selected
     bus.freed += 1
     bus.failed = 0
-    if held(bus):
-        return BusStuck("%s is held low%s and stays low after a bus clear: check the wiring"
-                        " to the muxes" % (bus.name, where))
-    return BusStuck("%s was held low%s: freed it (mux reset, 9 clocks, STOP)" % (
-        bus.name, where))
+    if not held(bus):  # (which deselects every mux)
+        return BusStuck("%s was held low%s: freed it (9 clocks through the channel, STOP)" % (
+            bus.name, where))
+    if bus.muxes and getattr(bus.free, "reset", None) is not None:
+        bus.i2c = bus.free(True)
+        if not held(bus):
+            return BusStuck("%s was held low%s and stayed low after 9 clocks: cut it off (mux"
+                            " reset); power-cycle that reader" % (bus.name, where))
+    return BusStuck("%s is held low%s and stays low after a bus clear: check the wiring"
+                    " to the muxes" % (bus.name, where))
 
 
 def held(bus):

@@ -5,7 +5,8 @@ class GuardedI2C:
     """A machine.I2C-like bus front: a failed transaction goes to busclear.failed(), which
     clears the bus if it is held (imported then: a healthy table never loads it).
 
-    free() clears the bus and returns the I2C object to use from then on (hw_rp2 takes the
+    free(cut) clears the bus (cut: pulses the muxes' RESET instead; `free.reset` is None
+    where none is wired) and returns the I2C object to use from then on (hw_rp2 takes the
     pins back from the I2C block for the clear, hw_sim drives the emulated bus's pins).
     `muxes` is the bus's list of drivers.mux.Mux (their shared peer list).
     """
@@ -36,3 +37,20 @@ class GuardedI2C:
 
             raise failed(self, e)
         self.failed = 0
+
+    def sweep(self):
+        """At boot, before any reader is polled: select each used mux channel in turn and probe
+        it, so a reader that a reset left holding SDA mid-byte is clocked free (busclear)."""
+        for m in self.muxes:
+            for ch in range(8):
+                if m.used >> ch & 1:
+                    try:
+                        m.select(ch)
+                        self.writeto(m.addr, m._b)  # fails if that channel's reader holds SDA
+                    except OSError:
+                        pass  # cleared by busclear.failed(); a reader still stuck fails its init
+        for m in self.muxes:
+            try:
+                m.deselect()
+            except OSError:
+                pass

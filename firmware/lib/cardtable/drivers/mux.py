@@ -11,6 +11,7 @@ class Mux:
         self.i2c = i2c
         self.addr = addr
         self.mask = -1  # unknown until written
+        self.used = 0  # a bit per channel a reader is on (the boot sweep probes those)
         self._b = bytearray(1)
         self.peers = peers
         if peers is not None:

@@ -14,6 +14,8 @@ class PN532I2C(PN532):
         self.addr = addr
         self.mux = mux
         self.channel = channel
+        if mux is not None:
+            mux.used |= 1 << channel
 
     def _write(self, buf):
         if self.mux is not None:

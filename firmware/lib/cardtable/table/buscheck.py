@@ -2,6 +2,7 @@
 # Imported by configcheck while a board file is checked, and unloaded with it. Integer maths
 # only: this runs on the Pico at boot.
 from cardtable.compat import const
+from cardtable.table.intmath import isqrt
 
 # NXP UM10204 rev. 7 (I2C-bus specification), table 10: rise time t_r at most 1000 ns in
 # Standard-mode (100 kHz) and 300 ns in Fast-mode (400 kHz); bus capacitance at most 400 pF;
@@ -21,7 +22,25 @@ CABLE_PF_M = const(80)
 LONG_MM = const(1000)  # I2C is a bus for one board: warn above about a metre of wire
 CABLE_MM_MAX = const(5000)
 OHM_MAX = const(100000)
-SPI_CORES = const(6)  # SCK, MOSI, MISO, chip select, 5 V, GND
+# SPI to readers in a star: every run is a stub on SCK and MOSI, unterminated, and the PN532
+# samples on SCK's edges; ringing grows with the wire. Our rule of thumb, kept well inside what
+# builds report working: the baud in kHz times the metres of wire in all at most 2000 (1 MHz on
+# 2 m of runs, 5 MHz, the PN532's most, on 40 cm).
+SPI_KHZ_M = const(2000)
+CAT5E_CORES = const(8)  # a reader's cable unless the bus says "cable_cores": four twisted pairs
+# The TCA9548A's channels are NMOS pass gates (TI SCPS207H section 6.5 and figure "V_pass vs
+# V_CC"): at V_CC 3.3 V one passes 1.6 V at least, 1.9 V typically, 2.8 V at most. Below that
+# the trunk and the channel are one node (pull-ups in parallel on both wires); above it each
+# side rises on its own pull-ups and wire. Between 0.3 and 0.7 VDD (0.99 and 2.31 V) the RC
+# rise takes ln(2.31 / 0.99) = 0.8473 RC in one piece (UM10204's figure), or, split at V_pass:
+# ln(2.31 / (3.3 - V_pass)) R_both C_both + ln((3.3 - V_pass) / 0.99) R_side C_side, in
+# ten-thousandths below. A side's time grows as V_pass falls when it is slower than the joined
+# node, so the worst case is V_pass at its minimum (or the joined node, V_pass above 2.31 V).
+PASS_MV_MIN = const(1600)
+PASS_MV_TYP = const(1900)
+LN_ALL = const(8473)
+LN_JOINED = {PASS_MV_MIN: 3066, PASS_MV_TYP: 5008}
+LN_SIDE = {PASS_MV_MIN: 5407, PASS_MV_TYP: 3465}
 
 
 def parallel(r1, r2):
@@ -35,31 +54,43 @@ def parallel(r1, r2):
 
 def rise_ns(ohms, pf):
     """UM10204's t_r = 0.8473 R C in ns (R in ohms, C in pF), in small ints."""
-    return (ohms * pf // 1000) * 8473 // 10000
+    return (ohms * pf // 1000) * LN_ALL // 10000
 
 
-def segments(bus, readers, name):
-    """(reader index, pull-up ohms, pF, t_r ns, wire mm) per reader on I2C bus `name`.
+def rise2_ns(rt, ct, rc, cc, pass_mv=PASS_MV_MIN):
+    """t_r in ns of the slower side of a TCA9548A channel: the trunk (pull-up rt ohms, ct pF)
+    and the channel (rc, cc) joined by the pass gate up to pass_mv, each on its own above;
+    -1 if a side has no pull-up (it never rises past the pass gate's voltage)."""
+    if not rt or not rc:
+        return -1
+    joined = (parallel(rt, rc) * (ct + cc) // 1000) * LN_JOINED[pass_mv]
+    side = max(rt * ct, rc * cc) // 1000 * LN_SIDE[pass_mv]
+    return max((joined + side) // 10000, rise_ns(parallel(rt, rc), ct + cc))
 
-    With a channel selected, the TCA9548A's pass gate joins the trunk to that channel: the
-    trunk's and the channel's pull-ups work in parallel on the wire of both, the Pico's pin,
-    each mux's trunk pin, the channel's pin and the PN532's pin (10 pF each).
-    """
+
+def sides(bus, readers, name):
+    """(reader index, trunk ohms, trunk pF, channel ohms, channel pF, wire mm) per reader on
+    I2C bus `name`; a reader on the trunk (no mux) has channel (0, 0) and its own pull-up and
+    pin on the trunk."""
     muxes = []
     for r in readers:
         if r.get("bus") == name and "mux" in r and r["mux"] not in muxes:
             muxes.append(r["mux"])
     trunk = bus.get("cable_mm", 0)
+    tpf = (trunk * CABLE_PF_M + 500) // 1000 + (1 + len(muxes)) * PIN_PF
     out = []
     for i in range(len(readers)):
         r = readers[i]
         if r.get("bus") != name:
             continue
-        mm = trunk + r.get("cable_mm", 0)
-        pins = 2 + len(muxes) + (1 if "mux" in r else 0)
-        pf = (mm * CABLE_PF_M + 500) // 1000 + pins * PIN_PF
-        ohms = parallel(bus.get("pullup", 0), r.get("pullup", 0))
-        out.append((i, ohms, pf, rise_ns(ohms, pf) if ohms else -1, mm))
+        mm = r.get("cable_mm", 0)
+        cpf = (mm * CABLE_PF_M + 500) // 1000 + PIN_PF
+        if "mux" in r:
+            out.append((i, bus.get("pullup", 0), tpf, r.get("pullup", 0), cpf + PIN_PF,
+                        trunk + mm))
+        else:
+            out.append((i, parallel(bus.get("pullup", 0), r.get("pullup", 0)), tpf + cpf, 0, 0,
+                        trunk + mm))
     return out
 
 
@@ -77,6 +108,76 @@ def _ints(ck, key, d, names, lo, hi):
     return ok
 
 
+# Reader modules and their levels: (I2C/SPI lines in mV, P70_IRQ as it reaches the Pico in mV
+# (0: undocumented, to be measured), the share of RSTPDN's drive that reaches the PN532 in
+# thousandths).
+# - Elechouse PN532 NFC Module V3: its bus lines are at the PN532's 3.3 V (the shipped builds
+#   rely on it); which side of its level shifter IRQ sits on is undocumented, and its RSTPDN
+#   goes through a 10 k / 20 k divider, so 3.3 V from a GPIO reaches the PN532 as 2.2 V, at
+#   its threshold (users report random freezes): IRQ 0, RSTPDN 667.
+# - Adafruit 364 (PN532 breakout v1.6): no level shifting; IRQ and RSTPDN are the PN532's own
+#   pins at 3.3 V (NXP PN532 datasheet: PVDD / DVDD 3.3 V).
+MODULES = {"elechouse-v3": (3300, 0, 667), "adafruit-364": (3300, 3300, 1000)}
+MODULE = "elechouse-v3"  # a reader with no "module"
+MODULE_NAMES = {"elechouse-v3": "the Elechouse V3", "adafruit-364": "the Adafruit 364"}
+GPIO_MV_MAX = const(3600)  # RP2040 datasheet: IOVDD + 0.3 V at most on a GPIO (not 5 V tolerant)
+RST_MV_MIN = const(2900)  # RSTPDN at the PN532 well clear of its V_IH (0.7 x 3.3 V = 2.3 V)
+GPIO_MV = const(3300)  # what a GPIO drives
+
+
+def _levels(ck, readers):
+    """Each reader module's levels against the Pico's pins: a 5 V signal to a GPIO and an
+    undocumented level on a wired IRQ or RSTPDN are refused."""
+    for i in range(len(readers)):
+        r = readers[i]
+        if not isinstance(r, dict):
+            continue
+        key = "readers[%d]" % i
+        m = r.get("module", MODULE)
+        if m not in MODULES:
+            ck.bad(key + ".module", "unknown reader module %r (known: %s)" % (
+                m, ", ".join(sorted(MODULES))))
+            continue
+        if not _ints(ck, key, r, ("irq_mv", "rst_mv"), 0, 12000):
+            continue
+        bus_mv, irq_mv, rst_mv = MODULES[m]
+        name = MODULE_NAMES[m]
+        if bus_mv > GPIO_MV_MAX:
+            ck.bad(key + ".module", "%s's bus lines are at %d mV: the RP2040 is not 5 V"
+                   " tolerant; fit a level shifter" % (name, bus_mv))
+        if r.get("irq") is not None:
+            mv = r.get("irq_mv", irq_mv)
+            if not mv:
+                ck.bad(key + ".irq", "%s's IRQ level is undocumented (which side of its level"
+                       " shifter it sits on): before wiring it to GP%s, measure its idle level"
+                       " to GND (`cardtable doctor --bringup` says when) and write"
+                       " \"irq_mv\", or use an Adafruit 364 (\"module\": \"adafruit-364\")"
+                       % (name, r["irq"]))
+            elif mv > GPIO_MV_MAX:
+                ck.bad(key + ".irq", "%d mV on GP%s: the RP2040 is not 5 V tolerant (%d mV at"
+                       " most); put a divider or a level shifter between them" % (
+                           mv, r["irq"], GPIO_MV_MAX))
+        if r.get("rst") is not None:
+            mv = r.get("rst_mv", GPIO_MV) * rst_mv // 1000
+            if mv < RST_MV_MIN:
+                ck.bad(key + ".rst", "%s's RSTPDN reaches the PN532 as %d mV when GP%s drives"
+                       " it with %d (a 10 k / 20 k divider on the module), at its threshold"
+                       " (random freezes): drive it at 5 V through the 74AHCT125 and write"
+                       " \"rst_mv\": 5000, or use an Adafruit 364" % (
+                           name, mv, r["rst"], r.get("rst_mv", GPIO_MV)))
+
+
+def signals(kind, r):
+    """The signals reader r's cable carries besides GND, the fastest first (the pairing puts
+    each of those with a ground of its own while the pairs last)."""
+    s = ["SCL", "SDA", "5V"] if kind == "i2c" else ["SCK", "MISO", "MOSI", "5V", "CS"]
+    if r.get("irq") is not None:
+        s.append("IRQ")
+    if r.get("rst") is not None:
+        s.append("RSTPDN")
+    return s
+
+
 def check(ck, b, cfg):
     """Add the electrical problems and warnings of board config cfg to ck; pick I2C speeds."""
     ck.cfg = cfg
@@ -89,6 +190,28 @@ def check(ck, b, cfg):
             _i2c(ck, b, bn, d, readers)
         elif kind == "spi":
             _spi(ck, "buses." + bn, d)
+            _spi_runs(ck, b, bn, readers)
+        if kind in ("i2c", "spi"):
+            _cores(ck, bn, d, kind, readers)
+    _levels(ck, readers)
+
+
+def _cores(ck, bn, d, kind, readers):
+    """Each reader's cable has a core for every signal it carries and one for GND."""
+    if not _ints(ck, "buses." + bn, d, ("cable_cores",), 1, 64):
+        return
+    cores = d.get("cable_cores", CAT5E_CORES)
+    for i in range(len(readers)):
+        r = readers[i]
+        if r.get("bus") != bn:
+            continue
+        need = signals(kind, r)
+        if len(need) + 1 > cores:
+            ck.bad("buses.%s.cable_cores" % bn, "%d-core cable cannot carry %s to a reader: it"
+                   " needs %d for readers[%d] (%s, GND); use Cat5e (8 cores, four pairs) and"
+                   " write \"cable_cores\": 8" % (cores, kind.upper(), len(need) + 1, i,
+                                                 ", ".join(need)))
+            return
 
 
 def _i2c(ck, b, bn, d, readers):
@@ -108,11 +231,17 @@ def _i2c(ck, b, bn, d, readers):
         else:
             ck.bad(key + ".reset", "no TCA9548A on %s to reset" % bn)
     elif muxed:
-        ck.warn(key, "no \"reset\": the muxes' RESET is not on a GPIO, so a reader that holds SDA"
-                " low stops every reader on %s until the power is cut; wire RESET to a free pin"
-                " and name it in \"reset\"" % bn)
+        ck.warn(key, "no \"reset\": the muxes' RESET is not on a GPIO, so a reader latched up"
+                " holding SDA low (one that nine clocks do not free) stops every reader on %s until"
+                " the power is cut; wire RESET to a free pin and name it in \"reset\"" % bn)
     if reset is not None:
         b.buses[bn]["reset"] = reset
+    if muxed and not d.get("pullup") and _ints(ck, key, d, ("pullup",), 0, OHM_MAX):
+        ck.bad(key, "no pull-ups on the trunk of %s: a TCA9548A channel passes only up to about"
+               " 1.6-2.8 V (TI SCPS207H), so above that the Pico's side rises on the trunk's"
+               " own pull-ups; fit 4.7-10 kohm from SDA and SCL to 3.3 V at the Pico (the"
+               " Adafruit 2717 has 10 kohm) and write \"pullup\"" % bn)
+        ok = False
     for i in mine:
         r = readers[i]
         rkey = "readers[%d]" % i
@@ -122,8 +251,9 @@ def _i2c(ck, b, bn, d, readers):
             continue
         if "mux" in r:
             if not r.get("pullup"):
-                ck.bad(rkey, "no pull-ups on %s: a TCA9548A channel passes at most about VCC - 1 V"
-                       " from the Pico's side (TI SCPS207H), so each channel needs pull-ups of"
+                ck.bad(rkey, "no pull-ups on %s: a TCA9548A channel passes only up to about 1.9 V"
+                       " (1.6-2.8 V at VCC 3.3 V, TI SCPS207H) from the Pico's side, so each"
+                       " channel needs pull-ups of"
                        " its own, and a module without them (the Adafruit 364 has none) never"
                        " answers there; fit 2.2 kohm from SDn and SCn to 3.3 V and write"
                        " \"pullup\": 2200 (or the module's own value)" % _label(r))
@@ -141,9 +271,10 @@ def _i2c(ck, b, bn, d, readers):
         return
     _lengths(ck, cfg_at(ck), d, readers, mine)
     worst = None
-    for seg in segments(d, readers, bn):
-        i, ohms, pf, tr, mm = seg
+    for i, rt, ct, rc, cc, mm in sides(d, readers, bn):
         rkey = "readers[%d]" % i
+        ohms = parallel(rt, rc)
+        pf = ct + cc
         if ohms < RP_MIN:
             ck.bad(rkey, "%d ohm of pull-ups (trunk and channel together) is more than a chip"
                    " can pull low: at least %d ohm for 3 mA at 0.4 V (UM10204)" % (ohms, RP_MIN))
@@ -154,28 +285,38 @@ def _i2c(ck, b, bn, d, readers):
             ck.warn(rkey, "%d mm of wire from the Pico to %s: above about 1 m, noise and"
                     " crosstalk corrupt I2C; put the mux nearer its readers" % (
                         mm, _label(readers[i])))
-        if worst is None or tr > worst[3]:
-            worst = seg
+        if rc:
+            tr = rise2_ns(rt, ct, rc, cc)
+            slow = "the trunk" if rt * ct >= rc * cc else "the channel"
+            why = ("%s rises in %d ns: above the pass gate's 1.6 V (its lowest, TI SCPS207H)"
+                   " %s rises alone (trunk: %d ohm of pull-ups on %d pF; channel: %d ohm on"
+                   " %d pF; %d mm of wire in all)" % (_label(readers[i]), tr, slow, rt, ct,
+                                                       rc, cc, mm))
+        else:
+            tr = rise_ns(ohms, pf)
+            slow = "the bus"
+            why = "%s rises in %d ns (%d ohm of pull-ups, %d pF: %d mm of wire and the pins)" % (
+                _label(readers[i]), tr, ohms, pf, mm)
+        if worst is None or tr > worst[0]:
+            worst = (tr, why, slow)
     if worst is None:
         return
-    i, ohms, pf, tr, mm = worst
-    why = "%s rises in %d ns (%d ohm of pull-ups, %d pF: %d mm of wire and the pins)" % (
-        _label(readers[i]), tr, ohms, pf, mm)
+    tr, why, slow = worst
     b.buses[bn]["rise_ns"] = tr
     if "freq" in d:
         freq = d["freq"]
         need = FAST_TR_NS if freq > STD_HZ else STD_TR_NS
         if tr > need:
             ck.bad(key + ".freq", "%d Hz allows a rise time of %d ns (UM10204), but %s; %s" % (
-                freq, need, why, "set \"freq\": 100000 or fit stronger pull-ups"
-                if tr <= STD_TR_NS else "fit stronger pull-ups or shorten the wires"))
+                freq, need, why, "set \"freq\": 100000 or fit stronger pull-ups on %s" % slow
+                if tr <= STD_TR_NS else "fit stronger pull-ups on %s or shorten the wires" % slow))
     elif tr <= FAST_TR_NS:
         b.buses[bn]["freq"] = FAST_HZ
     elif tr <= STD_TR_NS:
         b.buses[bn]["freq"] = STD_HZ
     else:
-        ck.bad(key, "too slow even for 100 kHz (%d ns allowed): %s; fit stronger pull-ups or"
-               " shorten the wires" % (STD_TR_NS, why))
+        ck.bad(key, "too slow even for 100 kHz (%d ns allowed): %s; fit stronger pull-ups on %s"
+               " or shorten the wires" % (STD_TR_NS, why, slow))
 
 
 def cfg_at(ck):
@@ -192,16 +333,14 @@ def cfg_at(ck):
 
 
 def _lengths(ck, where, d, readers, mine):
-    """Wire at least as long as the straight line the drawing shows (else t_r is too low)."""
-    from cardtable.table.configcheck import _isqrt
-
+    """A trunk at least as long as the straight line the drawing shows (else t_r is too low)."""
     pico, zone_at = where
     muxes = d.get("muxes", {})
 
     def far(a, b):
         try:
             dx, dy = a[0] - b[0], a[1] - b[1]
-            return _isqrt(dx * dx + dy * dy)
+            return isqrt(dx * dx + dy * dy)
         except (TypeError, IndexError, KeyError):
             return 0  # (malformed positions are reported elsewhere)
 
@@ -211,25 +350,36 @@ def _lengths(ck, where, d, readers, mine):
         if mm > trunk:
             ck.bad("buses.%s.cable_mm" % readers[mine[0]]["bus"], "%d mm is shorter than the"
                    " %d mm from the Pico to mux %s on the drawing" % (trunk, mm, a))
-    for i in mine:
+    # (each reader's run against its route on the drawing: table/geomcheck.py)
+
+
+def _spi_runs(ck, b, bn, readers):
+    """Every SPI reader gives its run's length; the baud is capped by the wire in all."""
+    total = 0
+    for i in range(len(readers)):
         r = readers[i]
-        start = muxes.get(r.get("mux")) if "mux" in r else None
-        mm = far(start, zone_at.get(i)) if start is not None else 0
-        if mm > r.get("cable_mm", mm):
-            ck.bad("readers[%d].cable_mm" % i, "%d mm is shorter than the %d mm from mux %s to"
-                   " its zone on the drawing" % (r["cable_mm"], mm, r["mux"]))
+        if r.get("bus") != bn:
+            continue
+        rkey = "readers[%d]" % i
+        if "cable_mm" not in r:
+            ck.bad(rkey, "missing 'cable_mm': the wire's length in mm from the Pico to the reader"
+                   " (the SPI speed check needs it)")
+            return
+        if not _ints(ck, rkey, r, ("cable_mm",), 0, CABLE_MM_MAX):
+            return
+        total += r["cable_mm"]
+    baud = b.buses[bn].get("baud")
+    if not total or not isinstance(baud, int):
+        return
+    most = SPI_KHZ_M * 1000 // total * 1000  # Hz
+    if baud > most:
+        ck.bad("buses.%s.baud" % bn, "%d Hz over %d mm of SCK and MOSI in a star (every reader's"
+               " run): at most %d Hz there (%d kHz x m); lower \"baud\" or shorten the runs" % (
+                   baud, total, most, SPI_KHZ_M))
 
 
 def _spi(ck, key, d):
     _ints(ck, key, d, ("cs_pullup", "sck_series"), 0, OHM_MAX)
-    _ints(ck, key, d, ("cable_cores",), 1, 64)
-    cores = d.get("cable_cores")
-    if cores is None:
-        ck.bad(key, "missing 'cable_cores': the conductors in each reader's cable (SPI needs"
-               " %d: SCK, MOSI, MISO, chip select, 5 V, GND)" % SPI_CORES)
-    elif isinstance(cores, int) and cores < SPI_CORES:
-        ck.bad(key + ".cable_cores", "%d-core cable cannot carry SPI to a reader: it needs %d"
-               " conductors (SCK, MOSI, MISO, chip select, 5 V, GND)" % (cores, SPI_CORES))
     if not d.get("cs_pullup"):
         ck.bad(key, "no chip-select pull-ups: RP2040 pins come out of reset pulled down, so"
                " until the firmware runs every PN532 is selected and drives MISO at once; fit"

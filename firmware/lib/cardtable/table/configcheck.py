@@ -5,8 +5,10 @@ import json
 
 from cardtable.compat import const
 from cardtable.games import GAMES
-from cardtable.table.config import Board, ConfigError, Layout
-from cardtable.table.config import reader_label as _reader_label
+from cardtable.table.boardtypes import Board, ConfigError, Layout
+from cardtable.table.boardtypes import forget as _unload
+from cardtable.table.boardtypes import reader_label as _reader_label
+from cardtable.table.intmath import isqrt as _isqrt
 
 FORMAT = const(1)
 
@@ -47,12 +49,13 @@ LED_MAX = const(256)
 
 _TOP = ("format", "board", "title", "table", "seats", "buses", "readers", "zones", "leds",
         "buttons", "encoders", "piezo", "pico", "layouts", "scan", "note")
-_BUS_KEYS = {"i2c": ("freq", "pullup", "cable_mm", "reset", "muxes"),
+_BUS_KEYS = {"i2c": ("freq", "pullup", "cable_mm", "reset", "muxes", "cable_cores"),
              "spi": ("baud", "cs_pullup", "cable_cores", "sck_series"), "uart": ("baud",)}
 _I2C_ROLES = ("sda", "scl")
 _SPI_ROLES = ("miso", "cs", "sck", "mosi")
 _UART_ROLES = ("tx", "rx", "cts", "rts")
-_I2C_READER = ("irq", "rst", "pullup", "cable_mm")
+_I2C_READER = ("irq", "rst", "pullup", "cable_mm", "module", "irq_mv", "rst_mv", "route")
+_OTHER_READER = ("irq", "rst", "cable_mm", "module", "irq_mv", "rst_mv", "route")
 
 
 def on_header(gp):
@@ -125,17 +128,20 @@ def _show(v):
         return repr(v)
 
 
+BUSCHECK = "cardtable.table.buscheck"  # (table/config.py unloads them by these names too)
+GEOMCHECK = "cardtable.table.geomcheck"
+
+
+def _drop(mod):
+    """Unload a check module once it has run, and collect (the Pico's heap is small)."""
+    import gc
+
+    _unload(mod)
+    gc.collect()
+
+
 def _is_int(v):
     return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _isqrt(n):
-    x = n
-    y = (x + 1) // 2
-    while y < x:
-        x = y
-        y = (x + n // x) // 2
-    return x
 
 
 class _Check:
@@ -292,6 +298,8 @@ def validate(cfg, source="<board>", expect_name=None):
         from cardtable.table import buscheck
 
         buscheck.check(ck, b, cfg)
+        buscheck = None
+        _drop(BUSCHECK)  # the geometry's check comes next: one at a time in the heap
     _zones(ck, b, cfg.get("zones"), w, h, leds)
     _hands(ck, cfg.get("zones"), seats, w, h)
     _scan(ck, b, cfg.get("scan", "poll"), cfg.get("zones"))
@@ -305,6 +313,12 @@ def validate(cfg, source="<board>", expect_name=None):
     pico = cfg.get("pico")
     if pico is not None and ck.obj("pico", pico, ("at",)):
         ck.point("pico.at", pico["at"], w, h)
+    if b.readers and b.zone_reader:
+        from cardtable.table import geomcheck
+
+        geomcheck.check(ck, b, cfg, w, h)
+        geomcheck = None
+        _drop(GEOMCHECK)
     layouts = cfg.get("layouts", {})
     if ck.mapping("layouts", layouts) and not ck.problems:
         if not layouts:
@@ -448,7 +462,7 @@ def _readers(ck, b, readers):
                 direct.setdefault(r["bus"], i)
             rec = (r["bus"], mux, ch, None)
         elif kind == "spi":
-            if not ck.obj(key, r, ("bus", "cs"), ("irq", "rst")):
+            if not ck.obj(key, r, ("bus", "cs"), _OTHER_READER):
                 continue
             cs = ck.pin(key + ".cs", r["cs"])
             if cs is None:
@@ -456,7 +470,7 @@ def _readers(ck, b, readers):
             ident = ("cs", cs)
             rec = (r["bus"], None, None, cs)
         else:
-            if not ck.obj(key, r, ("bus",), ("irq", "rst")):
+            if not ck.obj(key, r, ("bus",), _OTHER_READER):
                 continue
             ident = (r["bus"],)
             rec = (r["bus"], None, None, None)

@@ -122,7 +122,14 @@ class Scanner:
             self._alt = True
 
     def start(self):
-        """Initialise every reader; one that does not answer is reported down at once."""
+        """Initialise every reader; one that does not answer is reported down at once. Each
+        I2C bus is swept first: a reset in the middle of a read leaves a PN532 holding SDA."""
+        swept = []
+        for r in self.readers:
+            b = getattr(r, "i2c", None)
+            if b is not None and hasattr(b, "sweep") and b not in swept:
+                swept.append(b)
+                b.sweep()
         now = self.clock.ticks_ms()
         for i in range(self.n):
             try:

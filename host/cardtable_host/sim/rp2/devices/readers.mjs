@@ -1,4 +1,4 @@
-// The rp2 board's readers as a board.mjs device (tools/rp2/devices): the board config's I2C and SPI
+// The rp2 board's readers as a board.mjs device (host/cardtable_host/sim/rp2/devices): the board config's I2C and SPI
 // reader buses (bus.mjs) on every new chip, talking to the Python side that holds the PN532s
 // (host/cardtable_host/sim/rp2bus.py) over the socket inherited as $CARDTABLE_RP2_BUS_FD.
 // A chip powered on cold (no reset reason carried) tells it first: the PN532s share the
@@ -84,15 +84,16 @@ export default function readers(board) {
         }
         return { log: rstLog };
       },
-      // {reader, clocks}: the reader holds SDA low from the next transaction addressed to it,
-      // until that many SCL clocks reach it (-1 or absent: for good); clocks 0: let go now.
+      // {reader, clocks, now}: the reader holds SDA low from the next transaction addressed to
+      // it (now: from now on, as one a chip reset cut off mid-byte), until that many SCL clocks
+      // reach it (-1 or absent: for good); clocks 0: let go now.
       hold_sda(req) {
         const i = Number(req.reader);
         if (!Number.isInteger(i) || i < 0 || i >= cfg.readers.length) throw new Error(`no reader ${req.reader}`);
         if (cfg.buses?.[cfg.readers[i].bus]?.kind !== 'i2c') throw new Error(`reader ${i} is not on an I2C bus`);
         const clocks = req.clocks == null ? -1 : Number(req.clocks);
         if (clocks === 0) faults.delete(i);
-        else faults.set(i, { hold: clocks, holding: false });
+        else faults.set(i, { hold: clocks, holding: !!req.now });
         for (const b of Object.values(buses)) b.wires?.update();
         return { reader: i, clocks };
       },
