@@ -76,7 +76,7 @@ def test_a_revoke_is_one_offence_proven_once_named_by_both_lines(game: str, firs
     path = os.path.join(FIXTURES, game, "unseen-revoke.jsonl")
     p = referee(path)
     assert p.returncode == 1, p.stdout + p.stderr
-    assert p.stdout.count("REVOKE proven") == 1, p.stdout
+    assert p.stdout.lower().count("revoke proven") == 1, p.stdout
     assert "%s: 0 rejected, 1 revoke\n" % game in p.stdout
     assert "  line %d: seat 0 revoked in trick" % first[0] in p.stdout
     assert "; line %d proves it: " % first[1] in p.stdout

@@ -130,7 +130,7 @@ def confirm(ctl, seat, src, led=-1):
                 return answer(ctl, g.team(seat), False, src, led)  # the seat's team agrees
             # a confirm button is no team's answer: the next game waits for both
             why = "both teams answer the result first (agree or dispute)"
-            ctl._verdict(None, why, src, led)
+            ctl.verdict(None, why, src, led)
             return False, why, None
         ctl.new_game(g.ID, g.seats, 0, _changed_rules(g), ctl.layout.name)
         ctl.hello()
