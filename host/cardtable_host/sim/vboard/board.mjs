@@ -482,6 +482,13 @@ class Board extends Control {
     const emu = this.emuPath();
     const haveEmu = table && fs.existsSync(emu);
     if (haveEmu) FS.writeFile(`${SIM_DIR}/pn532_emu${path.extname(emu)}`, fs.readFileSync(emu));
+    // The simulated hardware's own modules are host only, never on a flash `cardtable flash`
+    // wrote: the glue takes them from here when the flash lacks them.
+    const lib = path.join(this.o.lib || path.join(REPO_ROOT, 'firmware', 'lib'), 'cardtable');
+    for (const name of ['hw_sim', 'simboot']) {
+      const file = ['.mpy', '.py'].map((ext) => path.join(lib, name + ext)).find((f) => fs.existsSync(f));
+      if (file) FS.writeFile(`${SIM_DIR}/_sim_${name}${path.extname(file)}`, fs.readFileSync(file));
+    }
     mp.runPython(`import sys\nsys.path.clear()\nsys.path.extend(['${SIM_DIR}', '', '.frozen', '/lib'])\nimport boardglue\n`);
     this.glue = mp.pyimport('boardglue');
     this.glue.shim_vfs();
