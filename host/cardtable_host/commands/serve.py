@@ -7,7 +7,7 @@ from cardtable import games
 
 from cardtable_host.board import boardfind
 from cardtable_host.commands import options
-from cardtable_host.serve.archive import default_dir
+from cardtable_host.serve.archive import REVEALS, default_dir
 from cardtable_host.serve.main import serve
 from cardtable_host.serve.serving import DEFAULT_HTTP, SIM_DELAY, ServeOptions
 
@@ -57,6 +57,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="(--sim) seconds between bot actions (default %g)" % SIM_DELAY)
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                    help="(--sim) a rule option, as for cardtable sim; repeatable")
+    p.add_argument("--deal-pad", action="store_true",
+                   help="(--sim) the bots deal every card across the board's deal pad: the table knows "
+                        "the hands (see --reveal)")
     p.add_argument("--no-mistakes", action="store_true",
                    help="(--sim) bots never lay a wrong card (by default one now and then)")
     p.add_argument("--wait-viewers", type=int, default=ServeOptions.wait_viewers, metavar="N",
@@ -70,8 +73,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", default="", help="the table's name, kept in each archived game")
     p.add_argument("--players", default="", metavar="A,B,...", help="players' names by seat, for the "
                    "page and the archive")
+    p.add_argument("--reveal", choices=REVEALS, default=ServeOptions.reveal,
+                   help="when the hands the deal pad read reach spectators (the archive): once the hand "
+                        "is over (hand, the default), once the game is over (game), or never")
+    p.add_argument("--overlay-delay", type=float, default=ServeOptions.overlay_delay, metavar="SECONDS",
+                   help="show the overlay (/overlay, for a stream) this many seconds behind the table; "
+                        "the table page stays live")
     p.add_argument("--archive", metavar="DIR", help="where finished games are kept (default %s)" % default_dir())
     p.add_argument("--secret-file", metavar="F", help="the scorekeeper's password, from a file")
+    p.add_argument("--log", metavar="FILE", help="log verdicts, faults, connections, refused controls and "
+                   "results to FILE (rotated at 5 MB; what spectators may see, never a secret)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the addresses, not the game")
     t = p.add_argument_group("a tournament table (a board on a port; see cardtable tournament)")
     t.add_argument("--tournament", metavar="DIR", help="the tournament directory (its schedule and "

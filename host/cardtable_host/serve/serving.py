@@ -29,13 +29,17 @@ class ServeOptions:
     delay: float | None = None
     rule: list[str] = dataclasses.field(default_factory=list)
     no_mistakes: bool = False
+    deal_pad: bool = False
     wait_viewers: int = 0
     http: str = DEFAULT_HTTP
     allow_origin: list[str] = dataclasses.field(default_factory=list)
     table: str = ""
     players: str = ""
+    reveal: str = "hand"
+    overlay_delay: float = 0.0
     archive: str | None = None
     secret_file: str | None = None
+    log: str | None = None
     quiet: bool = False
     port: str | None = None
     tournament: str | None = None
@@ -58,6 +62,7 @@ class Table:
         self.requests: queue.Queue[tuple[dict[str, Any], queue.Queue[dict[str, Any]]]] = queue.Queue()
         self.unsaved: list[tuple[list[str], dict[str, Any]]] = []  # finished games the archive could not take yet
         self._retry_at = 0.0
+        self.revealed = 0  # the last hand whose dealt hands spectators were shown (--reveal hand)
 
     def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
         """Run a scorekeeper's command on the main loop (any thread); its answer."""
@@ -142,7 +147,7 @@ class Table:
         if self.report is not None:
             self.report.finished(key, journal)
         start = self.hub.started or time.time()
-        occasion = {"table": self.table, "players": self.players or None, "start": iso(start),
+        occasion = {"table": self.table, "players": self.hub.seat_names() or None, "start": iso(start),
                     "end": iso(time.time())}
         self.archived_game = key  # taken: kept below until it is saved
         self.unsaved.append((journal, occasion))
@@ -180,6 +185,34 @@ class Table:
         """Try again to save finished games a storage error kept back, when it is time (main loop)."""
         if self.unsaved and time.monotonic() >= self._retry_at:
             self.save_archive()
+
+
+    def reveal_if_hand_over(self) -> None:
+        """With --reveal hand: once a hand is scored, the hands the deal pad read for it go to
+        spectators (from the board's journal; nothing while the hand is in play)."""
+        if self.archive.reveal != "hand" or self.link is None:
+            return
+        scored = self.hub.hands_scored()
+        if scored < self.revealed:
+            self.revealed = 0  # a new game
+        if scored <= self.revealed:
+            return
+        try:
+            journal = self.link.log()
+        except Exception:  # noqa: BLE001 - try again after the next hand
+            return
+        from cardtable import record
+        from cardtable_host.serve.archive import clean
+        from cardtable_host.serve.grid import Refereed
+
+        try:
+            dealt = Refereed(clean(journal)).dealt
+        except (ValueError, KeyError, TypeError, IndexError, record.RecordError):
+            return
+        for h in sorted(dealt):
+            if self.revealed < h <= scored:
+                self.hub.reveal(h, dealt[h])
+        self.revealed = scored
 
 
 class Serving:
