@@ -35,7 +35,9 @@
 # - A finished team game (Forty-Fives) first asks both teams to confirm its result, as a
 #   bridge scoring terminal does: ``agree T``/``dispute T`` buttons, or a tap on a partner's
 #   ``tap`` pad (agree); the tap pads show each team's answer (asked, agreed, disputed) and
-#   the link tells it (``agree``). Once both have answered, a tap starts the next game.
+#   the link tells it (``agree``). Once both have answered, a tap (or ``confirm``) starts the
+#   next game; before that ``confirm`` is refused. An undo of the game's last action voids
+#   the answers: the teams are asked again when it is over again.
 # - The host types anything else (``act`` over the link).
 #
 # - ``deal`` (any trick game, fairies): a deal pad. While a deal is due every card dealt across
@@ -66,6 +68,14 @@ COMMIT_WAIT_MS = 250  # the longest a zone play's journal line waits for the rea
 SINCE_MAX = 100  # actions after a checkpoint: then a new one (undo replays at most this many)
 
 
+def _irq_lines(readers):
+    """True if a reader has its IRQ line wired (the board file's "irq"; fakes have none)."""
+    for r in readers:
+        if getattr(r, "irq", None) is not None:
+            return True
+    return False
+
+
 class Controller:
     """One table: a board, a layout (the game it plays) and a Hal."""
     # The doors of the helpers (table/inputs, commands, remote, dealpad): play, undo, confirm,
@@ -89,7 +99,7 @@ class Controller:
         self.config_path = config_path
         self.layout = board.layout(layout_name)
         self.scanner = Scanner(hal.readers, hal.clock, place_polls, lift_polls)
-        if board.scan == "irq":  # readers that wait for their card and time it at their IRQ edge
+        if _irq_lines(hal.readers):  # readers that wait for their card, taken at their IRQ edge
             from cardtable.table.irqwait import IrqWait
 
             self.scanner.waiter = IrqWait(self.scanner, hal)
@@ -205,6 +215,11 @@ class Controller:
         self.feedback.update(self.clock.ticks_ms())
         self.hal.wdt.feed()
 
+    @property
+    def replaying(self):
+        """True while the journal is being replayed (at boot, after an undo)."""
+        return self._replay is not None
+
     def busy(self):
         """True while the next steps have work to finish: a card being confirmed, a play's
         journal flush waiting, the journal being replayed."""
@@ -311,7 +326,7 @@ class Controller:
         if reason:
             fbk.sound("rejected", now)
             self.link.send({"type": "verdict", "action": g.public(obj), "seat": action[0],
-                            "reason": reason, "from": src})
+                            "reason": g.public_reason(obj, reason), "from": src})
             return False, reason, None
         since = self._since
         if not g.keep_history and (action[1] == "deal" or since is not None and len(since) >= SINCE_MAX):
@@ -454,7 +469,10 @@ class Controller:
         self.feedback.flash(led, "rejected", now)
         self.feedback.update(now)
         self.feedback.sound("rejected", now)
-        obj = None if action is None else self.game.public(self.encode(action))
+        obj = None if action is None else self.encode(action)
+        if obj is not None:
+            reason = self.game.public_reason(obj, reason)
+            obj = self.game.public(obj)
         self.link.send({"type": "verdict", "action": obj, "seat": None if action is None else action[0],
                         "reason": reason, "from": src})
 
@@ -552,12 +570,14 @@ class Controller:
                 if r == "play":
                     focus.append(b.zone_reader[zone])
         focus.sort()
-        self.scanner.watch(tuple(focus) if len(focus) <= 3 else ())  # many: none is favoured
+        focus = tuple(focus) if len(focus) <= 3 else ()  # many: none is favoured
+        self.scanner.watch(focus)
         self.scanner.rare = tuple(rare)
         w = self.scanner.waiter
-        if w is not None:  # a timed game's zones that take cards now wait by themselves
+        if w is not None:  # the seat to play's pad, and a timed game's zones, wait by themselves
             w.choose(tuple(b.zone_reader[z] for z in roles if b.zone_reader[z] not in rare),
-                     getattr(g, "TIMED", False) and not g.over)
+                     b.scan == "irq" and getattr(g, "TIMED", False) and not g.over,
+                     () if g.over else focus)
 
     # -- the link -------------------------------------------------------------------------
 
