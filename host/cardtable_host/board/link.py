@@ -353,11 +353,17 @@ class Link:
             raise LinkTimeout("no hello from %s" % self.port)
         return self.last_hello
 
-    def state(self) -> dict[str, Any]:
+    def state(self, seat: int | None = None, **fields: Any) -> dict[str, Any]:
         """The spectator view now: ``{"seq": ..., "view": {...}}`` (and a finished team game's
-        ``agree``, each team's answer to its result)."""
-        r = self.command("state")
+        ``agree``, each team's answer to its result); with seat, that seat's view instead (for
+        its player alone)."""
+        if seat is None:
+            r = self.command("state", **fields)
+        else:
+            r = self.command("state", seat=seat, **fields)
         out = {"seq": r.get("seq"), "view": r.get("view")}
+        if "teach" in r:
+            out["teach"] = r["teach"]
         if "agree" in r:
             out["agree"] = r["agree"]
         return out

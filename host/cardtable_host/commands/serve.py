@@ -56,6 +56,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="(--sim) a rule option, as for cardtable sim; repeatable")
     p.add_argument("--no-mistakes", action="store_true",
                    help="(--sim) bots never lay a wrong card (by default one now and then)")
+    p.add_argument("--deal-pad", action="store_true",
+                   help="(--sim) the bots deal every card across the deal pad: the table knows the hands")
+    p.add_argument("--teach", default="", metavar="SEATS",
+                   help="teaching mode on these seats' own pages (e.g. 0,2, or all): the cards that may "
+                        "be played now are marked, the others say why not")
     p.add_argument("--wait-viewers", type=int, default=ServeOptions.wait_viewers, metavar="N",
                    help="(--sim) start the first game once N spectators have the page open")
     p.add_argument("--http", default=DEFAULT_HTTP, metavar="HOST:PORT",

@@ -57,6 +57,11 @@ def serve(args: ServeOptions) -> int:
             raise ValueError("unknown game %r (games: %s)" % (args.sim, ", ".join(sorted(games.GAMES))))
         if args.board is not None and args.sim is None:
             raise ValueError("--board %s: only a simulated table (--sim GAME) has a board to choose" % args.board)
+        if args.deal_pad and args.sim is None:
+            raise ValueError("--deal-pad: only a simulated table (--sim GAME) has bots to deal")
+        from cardtable_host.serve.seats import parse_seats
+
+        parse_seats(args.teach)
         secret = _secret(args.secret_file)
         archive = Archive(args.archive or default_dir())
     except (ValueError, OSError) as e:
@@ -158,7 +163,19 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
         return cache[(b, lay)]
 
     drawing()  # drawn once, before the first page asks
-    app = make_app(table.hub, table.archive, secret, table.control, drawing)
+    from cardtable_host.serve.seats import SeatRoom
+
+    from cardtable_host.serve.seats import parse_seats
+
+    room = SeatRoom(table.hub, lambda seat, teach: ask(seat, teach))
+    room.teach = parse_seats(args.teach)
+
+    def ask(seat: int, teach: bool) -> dict[str, Any]:
+        if table.link is None:
+            raise ConnectionError("no board yet")
+        return dict(table.link.state(seat, teach=True) if teach else table.link.state(seat))
+
+    app = make_app(table.hub, table.archive, secret, table.control, drawing, seats=room)
     server = Server(app, host, http_port)
     try:
         url = server.start()

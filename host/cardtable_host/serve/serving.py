@@ -29,6 +29,8 @@ class ServeOptions:
     rule: list[str] = dataclasses.field(default_factory=list)
     no_mistakes: bool = False
     wait_viewers: int = 0
+    deal_pad: bool = False
+    teach: str = ""
     http: str = DEFAULT_HTTP
     table: str = ""
     players: str = ""

@@ -21,7 +21,8 @@ def run(args: ServeOptions, serving: Serving) -> int:
     game = str(args.sim)
     chip, board_cfg = simchoice.board_kind(args.board, game)
     try:
-        board_name, layout, rules, seed = simchoice.prepare(game, board_cfg, None, None, args.rule, args.seed)
+        board_name, layout, rules, seed = simchoice.prepare(game, board_cfg, None, None, args.rule, args.seed,
+                                                           args.deal_pad)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     delay = SIM_DELAY if args.delay is None else args.delay
@@ -53,7 +54,7 @@ def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, l
 
     vt = VirtualTable(vb, board_name, layout)
     bots = Bots(link, vt, set(range(len(vt.layout.seats))), seed=seed, mistakes=not args.no_mistakes,
-                timeout=vb.JUDGE_S)
+                timeout=vb.JUDGE_S, deal_pad=args.deal_pad)
     hello: dict[str, Any] | None = link.last_hello or link.hello()
 
     def new_game() -> dict[str, Any]:

@@ -146,9 +146,17 @@ class Viewers:
                 "fanout_ms": ms(self.fanout), "writing_ms": ms(self.writing), "writing_cpu_ms": ms(self.cpu)}
 
 
+def scorekeeper_ok(request: web.Request, secret: str) -> bool:
+    """The request carries the scorekeeper's secret (compared in constant time)."""
+    given = request.headers.get(SECRET_HEADER, "")
+    if not given and request.headers.get("Authorization", "").startswith("Bearer "):
+        given = request.headers["Authorization"][7:]
+    return hmac.compare_digest(given.encode(), secret.encode())
+
+
 def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
-             drawing: Callable[[], tuple[str, dict[str, Any]] | None]) -> web.Application:
-    """The aiohttp application of one table."""
+             drawing: Callable[[], tuple[str, dict[str, Any]] | None], seats: Any = None) -> web.Application:
+    """The aiohttp application of one table (seats: the players' own pages, a seats.SeatRoom)."""
     app = web.Application(client_max_size=64 * 1024)
     viewers = Viewers(hub)
     app["viewers"] = viewers
@@ -156,9 +164,13 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     async def on_startup(app: web.Application) -> None:
         viewers.loop = asyncio.get_running_loop()
         app["hub_sub"] = hub.subscribe(viewers.publish)[0]
+        if seats is not None:
+            seats.start(viewers.loop)
 
     async def on_cleanup(app: web.Application) -> None:
         hub.unsubscribe(app["hub_sub"])
+        if seats is not None:
+            seats.stop()
 
     app.on_startup.append(on_startup)
     app.on_cleanup.append(on_cleanup)
@@ -233,10 +245,7 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         return handler
 
     async def do_control(request: web.Request) -> web.StreamResponse:
-        given = request.headers.get(SECRET_HEADER, "")
-        if not given and request.headers.get("Authorization", "").startswith("Bearer "):
-            given = request.headers["Authorization"][7:]
-        if not hmac.compare_digest(given.encode(), secret.encode()):
+        if not scorekeeper_ok(request, secret):
             return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
                                       "(printed when cardtable serve started)"}, status=403)
         try:
@@ -265,6 +274,10 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     app.router.add_get("/layout.svg", layout)
     app.router.add_get("/layout.json", layout)
     app.router.add_post("/control", do_control)
+    if seats is not None:
+        from cardtable_host.serve import seats as seat_pages
+
+        seat_pages.add_routes(app, seats, lambda request: scorekeeper_ok(request, secret))
     app.router.add_static("/static/", PAGES)
     return app
 

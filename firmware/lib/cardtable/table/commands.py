@@ -76,7 +76,10 @@ def _undo(ctl, cmd):
 
 
 def _state(ctl, cmd):
-    return ctl.state({})
+    seat = cmd.get("seat")
+    if seat is not None and (type(seat) is not int or not 0 <= seat < ctl.game.seats):
+        return "\"seat\" must be a seat 0..%d" % (ctl.game.seats - 1)
+    return ctl.state({}, seat)
 
 
 def _log(ctl, cmd):

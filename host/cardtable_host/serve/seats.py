@@ -1,0 +1,377 @@
+"""The players' own pages: a private seat page on each player's phone, behind a code per seat.
+
+The scorekeeper's page shows a QR code per seat (drawn here by segno, no web service); it opens
+`/seat/N?token=...`. Each seat's token is for that seat and that game: a new game draws new
+tokens, and the scorekeeper can revoke one (a new token; the old page is closed). A token is
+compared in constant time against every seat's, so a refusal (401) says nothing of the seat.
+
+What a seat page gets is the board's view for that seat - the game's `view(state, seat)`, the
+one projection the spectators' `view(None)` comes from, asked of the board by `state` with
+`seat` - with its seat's own last verdict and words for the page. Never another seat's hand:
+the board's view of a seat holds its own cards alone, and only its own verdicts are added.
+"""
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import re
+import secrets
+import threading
+from pathlib import Path
+from typing import Any, Callable
+
+from aiohttp import WSMsgType, web
+
+from cardtable_host.serve.hub import Hub
+
+PAGES = Path(__file__).resolve().with_name("web")
+REFUSED_401 = "this page needs a seat's code from the scorekeeper (scan it again)"
+SEAT_REFUSED = json.dumps({"type": "refused", "msg": "a seat's page only reads: this socket takes no commands"})
+TOKEN_BYTES = 18
+MAX_SEATS = 8  # tokens drawn before the first game tells its seats (nerts: up to 8)
+Ask = Callable[[int, bool], dict[str, Any]]  # (seat, teach) -> the board's state reply for that seat
+
+
+class SeatKeys:
+    """Each seat's token for the current game (thread-safe)."""
+
+    def __init__(self, seats: int = MAX_SEATS) -> None:
+        self._lock = threading.Lock()
+        self.game = 0  # the tokens' game (a count of new games seen)
+        self._tokens: list[str] = []
+        self.new_game(seats)
+
+    def new_game(self, seats: int) -> None:
+        """A new game: every seat gets a new token; the old ones open nothing any more."""
+        with self._lock:
+            self.game += 1
+            self._tokens = [secrets.token_urlsafe(TOKEN_BYTES) for _ in range(max(1, min(seats, MAX_SEATS)))]
+
+    def revoke(self, seat: int) -> bool:
+        """A new token for seat (the old one is refused from now); False if there is no such seat."""
+        with self._lock:
+            if not 0 <= seat < len(self._tokens):
+                return False
+            self._tokens[seat] = secrets.token_urlsafe(TOKEN_BYTES)
+            return True
+
+    def tokens(self) -> list[str]:
+        with self._lock:
+            return list(self._tokens)
+
+    def check(self, seat_text: str, token: str) -> int | None:
+        """The seat whose page this is, or None: the token is compared in constant time with
+        every seat's, whatever the seat asked, so the answer's time says nothing of the seat."""
+        given = token.encode("utf-8", "replace")[:256]
+        found = None
+        for s, mine in enumerate(self.tokens()):
+            if hmac.compare_digest(given, mine.encode()) and seat_text == str(s):
+                found = s
+        return found
+
+
+def parse_seats(text: str) -> set[int]:
+    """--teach SEATS: "0,2" or "all" (every seat); ValueError naming what is wrong."""
+    text = (text or "").strip().lower()
+    if not text:
+        return set()
+    if text == "all":
+        return set(range(MAX_SEATS))
+    out = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) >= MAX_SEATS:
+            raise ValueError("--teach %s: seat numbers 0 to %d, comma-separated, or all" % (text, MAX_SEATS - 1))
+        out.add(int(part))
+    return out
+
+
+def qr_svg(url: str) -> str:
+    """A QR code of url as an inline SVG (segno, drawn on this machine)."""
+    import segno
+
+    return str(segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff"))
+
+
+_SEAT_WORD = re.compile(r"\bseats? (\d+)(?: (&|and|or) (\d+))?\b")
+
+
+class SeatRoom:
+    """The open seat pages and what each is sent: its seat's view, asked of the board after
+    every change, with its own last verdict (any thread in; the event loop writes)."""
+
+    def __init__(self, hub: Hub, ask: Ask | None) -> None:
+        self.hub = hub
+        self.ask = ask
+        self.keys = SeatKeys()
+        self.teach: set[int] = set()  # seats whose pages mark the legal cards
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.socks: dict[int, set[web.WebSocketResponse]] = {}
+        self.verdicts: dict[int, dict[str, Any]] = {}  # seat -> its last verdict, in words
+        self.sent: dict[int, int] = {}  # seat -> messages sent to its pages (tests wait on it)
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stop = False
+        self._thread: threading.Thread | None = None
+        self._sub: int | None = None
+
+    # -- life ------------------------------------------------------------------------------
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self._sub = self.hub.subscribe(self._heard)[0]
+        self._thread = threading.Thread(target=self._run, name="cardtable-seats", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop = True
+        self._wake.set()
+        if self._sub is not None:
+            self.hub.unsubscribe(self._sub)
+
+    # -- the board's messages ------------------------------------------------------------------
+
+    def _heard(self, _n: int, _t: float, text: str) -> None:
+        """A spectator message of the hub (any thread): a new game draws new tokens; a verdict
+        is kept for its seat; any change wakes the writer."""
+        try:
+            msg = json.loads(text)
+        except ValueError:
+            return
+        kind = msg.get("type")
+        if kind == "hello" and msg.get("seq") == 0:
+            hdr = msg.get("game") if isinstance(msg.get("game"), dict) else {}
+            seats = hdr.get("seats") if isinstance(hdr.get("seats"), int) else MAX_SEATS
+            self.keys.new_game(seats)
+            with self._lock:
+                self.verdicts.clear()
+                old = [s for group in self.socks.values() for s in group]
+                self.socks.clear()
+            self._close(old, "a new game: scan the seat's new code")
+            return
+        if kind == "verdict" and isinstance(msg.get("seat"), int):
+            with self._lock:
+                self.verdicts[msg["seat"]] = {"text": self._verdict_words(msg), "reason": msg.get("reason"),
+                                              "seq": self.hub.model.seq}
+        if kind in ("state", "event", "verdict", "hello", "link", "agree"):
+            self._wake.set()
+
+    def _verdict_words(self, msg: dict[str, Any]) -> str:
+        what = self.hub.model.action_words(msg["action"]) if msg.get("action") else "your card"
+        return "refused: %s: %s" % (self.named(what), msg.get("reason"))
+
+    # -- the seats' pages ----------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        """The players' names by seat (the table's players, else the board's seat names)."""
+        players = self.hub.players or []
+        board = self.hub.model.seat_names or []
+        n = max(len(players), len(board), len(self.keys.tokens()))
+        return [(players[s] if s < len(players) and players[s] else
+                 board[s] if s < len(board) and board[s] else "seat %d" % s) for s in range(n)]
+
+    def named(self, text: str) -> str:
+        """Words with "seat 1" said as the player's name ("seats 0 & 2": "Ann & Cy")."""
+        names = self.names()
+
+        def one(s: str) -> str:
+            i = int(s)
+            return names[i] if i < len(names) else "seat %d" % i
+
+        def sub(m: re.Match[str]) -> str:
+            if m.group(3) is None:
+                return one(m.group(1))
+            return "%s %s %s" % (one(m.group(1)), m.group(2), one(m.group(3)))
+        return _SEAT_WORD.sub(sub, str(text))
+
+    def message(self, seat: int, reply: dict[str, Any]) -> dict[str, Any]:
+        """What seat's page is sent: its view (the board's, for that seat) and the words for it."""
+        view = reply.get("view") if isinstance(reply.get("view"), dict) else None
+        names = self.names()
+        with self._lock:
+            verdict = self.verdicts.get(seat)
+        out: dict[str, Any] = {"type": "seat", "seat": seat, "name": names[seat] if seat < len(names) else "seat %d" % seat,
+                               "names": names, "table": self.hub.table, "seq": reply.get("seq"),
+                               "view": view, "verdict": verdict, "teach": reply.get("teach"),
+                               "connected": self.hub.model.connected, "status": self.hub.model.status}
+        out["words"] = self.words(seat, view, names)
+        return out
+
+    def words(self, seat: int, view: dict[str, Any] | None, names: list[str]) -> dict[str, Any]:
+        """The seat's view in words: whose turn, the trick, the score, its hand."""
+        if not view:
+            return {"turn": "no game yet", "trick": [], "score": [], "hand": None}
+        turn = [s for s in view.get("turn") or [] if isinstance(s, int)]
+        who = lambda s: names[s] if 0 <= s < len(names) else "seat %d" % s  # noqa: E731
+        if view.get("over"):
+            turn_text = "the game is over"
+        elif seat in turn:
+            turn_text = "your turn" if len(turn) == 1 else "your turn (with %s)" % ", ".join(who(s) for s in turn if s != seat)
+        elif turn:
+            turn_text = "%s's turn" % " or ".join(who(s) for s in turn)
+        else:
+            turn_text = "waiting for the deal" if view.get("phase") == "deal" else "nobody's turn"
+        trick = [[who(p[0]), p[1]] for p in view.get("trick") or [] if isinstance(p, list) and len(p) == 2]
+        score: list[list[Any]] = []
+        if isinstance(view.get("team_scores"), list):
+            ts = view["team_scores"]
+            score = [["%s & %s" % (who(t), who(t + 2)), ts[t]] for t in (0, 1) if t < len(ts)]
+        elif isinstance(view.get("scores"), list):
+            score = [[who(s), x] for s, x in enumerate(view["scores"])]
+        hand = view.get("hand") if isinstance(view.get("hand"), list) else None
+        return {"turn": turn_text, "my_turn": seat in turn, "trick": trick, "score": score, "hand": hand,
+                "phase": view.get("phase")}
+
+    def _run(self) -> None:
+        """The writer: after each change, each open seat's view asked of the board and sent."""
+        while not self._stop:
+            self._wake.wait()
+            self._wake.clear()
+            if self._stop:
+                return
+            with self._lock:
+                seats = sorted(s for s, group in self.socks.items() if group)
+            for seat in seats:
+                self.refresh(seat)
+
+    def refresh(self, seat: int) -> None:
+        """Ask the board for seat's view and send it to the seat's pages (the writer's thread)."""
+        if self.ask is None:
+            return
+        try:
+            reply = self.ask(seat, seat in self.teach)
+        except Exception as e:  # noqa: BLE001 - the board gone, a bad seat: the page says so
+            reply = {"seq": None, "view": None, "error": str(e)}
+        text = json.dumps(self.message(seat, reply))
+        loop = self.loop
+        if loop is not None:
+            try:
+                loop.call_soon_threadsafe(self._send, seat, text)
+            except RuntimeError:
+                pass  # stopping
+
+    def _send(self, seat: int, text: str) -> None:
+        with self._lock:
+            group = list(self.socks.get(seat, ()))
+        for sock in group:
+            if not sock.closed:
+                asyncio.get_running_loop().create_task(self._write(sock, seat, text))
+
+    async def _write(self, sock: web.WebSocketResponse, seat: int, text: str) -> None:
+        try:
+            await sock.send_str(text)
+            self.sent[seat] = self.sent.get(seat, 0) + 1
+        except (ConnectionError, RuntimeError):
+            pass
+
+    def _close(self, socks: list[web.WebSocketResponse], why: str) -> None:
+        loop = self.loop
+        if loop is None or not socks:
+            return
+
+        def close() -> None:
+            for sock in socks:
+                if not sock.closed:
+                    asyncio.get_running_loop().create_task(sock.close(code=4001, message=why.encode()[:120]))
+        try:
+            loop.call_soon_threadsafe(close)
+        except RuntimeError:
+            pass
+
+    def revoke(self, seat: int) -> bool:
+        """A new token for seat; its open pages are closed."""
+        if not self.keys.revoke(seat):
+            return False
+        with self._lock:
+            old = list(self.socks.pop(seat, ()))
+        self._close(old, "the scorekeeper took this seat's code back")
+        return True
+
+    def join(self, seat: int, sock: web.WebSocketResponse) -> None:
+        with self._lock:
+            self.socks.setdefault(seat, set()).add(sock)
+        self._wake.set()
+
+    def leave(self, seat: int, sock: web.WebSocketResponse) -> None:
+        with self._lock:
+            self.socks.get(seat, set()).discard(sock)
+
+
+def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.Request], bool]) -> None:
+    """The seat pages' routes on the table's app: /seat/N (page), /seat/N/ws (its socket), and
+    the scorekeeper's /seats.json (codes) and POST /seats (revoke, teach)."""
+    page_text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / "seat.html").read_text(encoding="utf-8")
+
+    def refused() -> web.Response:
+        return web.Response(status=401, text=REFUSED_401, headers={"Cache-Control": "no-store"})
+
+    def seat_of(request: web.Request) -> int | None:
+        return room.keys.check(request.match_info.get("n", ""), request.query.get("token", ""))
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        if seat_of(request) is None:
+            return refused()
+        return web.Response(text=page_text, content_type="text/html",
+                            headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
+
+    async def ws(request: web.Request) -> web.StreamResponse:
+        seat = seat_of(request)
+        if seat is None:
+            return refused()
+        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
+        await sock.prepare(request)
+        room.join(seat, sock)
+        try:
+            async for msg in sock:
+                if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                    await sock.send_str(SEAT_REFUSED)
+                elif msg.type == WSMsgType.ERROR:
+                    break
+        except (ConnectionError, RuntimeError):
+            pass
+        finally:
+            room.leave(seat, sock)
+        return sock
+
+    def forbidden() -> web.Response:
+        return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
+                                  "(printed when cardtable serve started)"}, status=403)
+
+    async def codes(request: web.Request) -> web.StreamResponse:
+        if not scorekeeper(request):
+            return forbidden()
+        base = "%s://%s" % (request.scheme, request.host)
+        names = room.names()
+        out = []
+        for s, token in enumerate(room.keys.tokens()):
+            url = "%s/seat/%d?token=%s" % (base, s, token)
+            out.append({"seat": s, "name": names[s] if s < len(names) else "seat %d" % s, "url": url,
+                        "qr": await asyncio.to_thread(qr_svg, url), "teach": s in room.teach})
+        return web.json_response({"game": room.keys.game, "seats": out})
+
+    async def change(request: web.Request) -> web.StreamResponse:
+        if not scorekeeper(request):
+            return forbidden()
+        try:
+            cmd = await request.json()
+        except ValueError:
+            return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
+        seat = cmd.get("seat") if isinstance(cmd, dict) else None
+        if type(seat) is not int or not 0 <= seat < len(room.keys.tokens()):
+            return web.json_response({"ok": False, "error": "\"seat\" must be a seat 0..%d"
+                                      % (len(room.keys.tokens()) - 1)}, status=400)
+        if cmd.get("cmd") == "revoke":
+            room.revoke(seat)
+            return web.json_response({"ok": True})
+        if cmd.get("cmd") == "teach" and isinstance(cmd.get("on"), bool):
+            (room.teach.add if cmd["on"] else room.teach.discard)(seat)
+            room._wake.set()
+            return web.json_response({"ok": True})
+        return web.json_response({"ok": False, "error": "cmd must be revoke, or teach with on: true or false"},
+                                 status=400)
+
+    app.router.add_get("/seat/{n}", page)
+    app.router.add_get("/seat/{n}/ws", ws)
+    app.router.add_get("/seats.json", codes)
+    app.router.add_post("/seats", change)
