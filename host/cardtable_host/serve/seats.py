@@ -48,6 +48,12 @@ class SeatKeys:
             self.game += 1
             self._tokens = [secrets.token_urlsafe(TOKEN_BYTES) for _ in range(max(1, min(seats, MAX_SEATS)))]
 
+    def fit(self, seats: int) -> None:
+        """The game has this many seats (told by the board's hello): tokens for them alone."""
+        with self._lock:
+            n = max(1, min(seats, MAX_SEATS))
+            self._tokens = self._tokens[:n] + [secrets.token_urlsafe(TOKEN_BYTES) for _ in range(n - len(self._tokens))]
+
     def revoke(self, seat: int) -> bool:
         """A new token for seat (the old one is refused from now); False if there is no such seat."""
         with self._lock:
@@ -109,7 +115,8 @@ class SeatRoom:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.socks: dict[int, set[web.WebSocketResponse]] = {}
         self.verdicts: dict[int, dict[str, Any]] = {}  # seat -> its last verdict, in words
-        self.sent: dict[int, int] = {}  # seat -> messages sent to its pages (tests wait on it)
+        self.sent: dict[int, int] = {}  # seat -> messages sent to its pages
+        self.last: dict[int, str] = {}  # seat -> the last message its pages were sent
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._stop = False
@@ -120,6 +127,9 @@ class SeatRoom:
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
+        hdr = (self.hub.model.hello or {}).get("game")
+        if isinstance(hdr, dict) and isinstance(hdr.get("seats"), int):
+            self.keys.fit(hdr["seats"])
         self._sub = self.hub.subscribe(self._heard)[0]
         self._thread = threading.Thread(target=self._run, name="cardtable-seats", daemon=True)
         self._thread.start()
@@ -140,10 +150,14 @@ class SeatRoom:
         except ValueError:
             return
         kind = msg.get("type")
+        hdr = msg.get("game") if kind == "hello" and isinstance(msg.get("game"), dict) else {}
+        if kind == "hello" and isinstance(hdr.get("seats"), int) and msg.get("seq") != 0:
+            self.keys.fit(hdr["seats"])  # the board (re)introduced itself: the same game
         if kind == "hello" and msg.get("seq") == 0:
-            hdr = msg.get("game") if isinstance(msg.get("game"), dict) else {}
             seats = hdr.get("seats") if isinstance(hdr.get("seats"), int) else MAX_SEATS
             self.keys.new_game(seats)
+            with self._lock:
+                self.last.clear()
             with self._lock:
                 self.verdicts.clear()
                 old = [s for group in self.socks.values() for s in group]
@@ -159,7 +173,7 @@ class SeatRoom:
 
     def _verdict_words(self, msg: dict[str, Any]) -> str:
         what = self.hub.model.action_words(msg["action"]) if msg.get("action") else "your card"
-        return "refused: %s: %s" % (self.named(what), msg.get("reason"))
+        return self.named("refused: %s: %s" % (what, msg.get("reason")))
 
     # -- the seats' pages ----------------------------------------------------------------------
 
@@ -244,6 +258,10 @@ class SeatRoom:
         except Exception as e:  # noqa: BLE001 - the board gone, a bad seat: the page says so
             reply = {"seq": None, "view": None, "error": str(e)}
         text = json.dumps(self.message(seat, reply))
+        with self._lock:
+            if self.last.get(seat) == text:
+                return  # nothing new for this seat
+            self.last[seat] = text
         loop = self.loop
         if loop is not None:
             try:
@@ -291,6 +309,7 @@ class SeatRoom:
     def join(self, seat: int, sock: web.WebSocketResponse) -> None:
         with self._lock:
             self.socks.setdefault(seat, set()).add(sock)
+            self.last.pop(seat, None)  # the newcomer is sent the seat's view at once
         self._wake.set()
 
     def leave(self, seat: int, sock: web.WebSocketResponse) -> None:

@@ -79,7 +79,11 @@ def _state(ctl, cmd):
     seat = cmd.get("seat")
     if seat is not None and (type(seat) is not int or not 0 <= seat < ctl.game.seats):
         return "\"seat\" must be a seat 0..%d" % (ctl.game.seats - 1)
-    return ctl.state({}, seat)
+    out = ctl.state({}, seat)
+    if seat is not None and cmd.get("teach"):
+        from cardtable.games import teach
+        out["teach"] = teach.marks(ctl.game, seat)
+    return out
 
 
 def _log(ctl, cmd):
