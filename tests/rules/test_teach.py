@@ -4,6 +4,8 @@ from cardtable import games
 from cardtable.games import teach
 from cardtable.rng import Random
 
+from support import scaled, stepped
+
 STATES = 60  # states judged per game and seed
 
 
@@ -32,31 +34,35 @@ def judge(g, seat, got):
     return marked, unmarked
 
 
-def walk(name, seed):
-    """Play a seeded random game of name a while, judging every seat's marks at each state."""
+def walk(name, seed, total):
+    """Play a seeded random game of name a while, judging every seat's marks at each state
+    (a generator: MicroPython collects its garbage at each yield)."""
     cls = games.game_class(name)
     rng = Random(seed)
     g = games.load(name, seats=getattr(cls, "DEMO_SEATS", cls.SEATS[0]))
-    marked = unmarked = 0
-    for _ in range(STATES):
+    for _ in range(scaled(STATES)):
         if g.over:
             break
         for seat in range(g.seats):
             m, u = judge(g, seat, teach.marks(g, seat))
-            marked += m
-            unmarked += u
+            total[0] += m
+            total[1] += u
+            yield
         g.apply(g.bot_action(rng))
-    return marked, unmarked
+        yield
+    g = None
+    yield
 
 
+@stepped
 def test_marks_are_legal_and_reasons_are_check_for_every_game():
     seen = {}
     for name in games.GAMES:
         total = [0, 0]
         for seed in (1, 7, 23):
-            m, u = walk(name, seed)
-            total[0] += m
-            total[1] += u
+            yield from walk(name, seed, total)
+        games.unload(name)  # one game's rules in memory at a time, as on a Pico
+        yield
         seen[name] = total
     # every game with a hand the table knows had cards both marked and refused, with reasons
     for name in games.GAMES:
@@ -64,6 +70,7 @@ def test_marks_are_legal_and_reasons_are_check_for_every_game():
             assert seen[name][0] > 0 and seen[name][1] > 0, (name, seen[name])
 
 
+@stepped
 def test_a_follow_rule_reason_is_the_games_words():
     # Forty-Fives, known hands: a seat that holds the led suit is told to follow it
     rng = Random(5)
@@ -80,4 +87,5 @@ def test_a_follow_rule_reason_is_the_games_words():
         if found:
             break
         g.apply(g.bot_action(rng))
+        yield
     assert found and found.startswith("must follow "), found
