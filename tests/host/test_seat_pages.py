@@ -168,7 +168,7 @@ def test_a_seat_page_carries_its_own_seat_alone_over_a_whole_game(game_id: str, 
             others = set().union(*(h for o, h in enumerate(hands) if o != seat))
             bad = sorted(found & others)
             if bad:
-                leaks.append("seat %d at line %d: %s" % (seat, seq, bad))
+                leaks.append("seat %d at line %d: %s in %s" % (seat, seq, bad, json.dumps(m)[:1500]))
             assert m["name"] == PLAYERS.split(",")[seat]
     assert judged > 20 and hands_seen > 10, (judged, hands_seen)
     assert not leaks, "\n".join(leaks[:10])

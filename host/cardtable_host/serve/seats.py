@@ -164,6 +164,9 @@ class SeatRoom:
                 self.socks.clear()
             self._close(old, "a new game: scan the seat's new code")
             return
+        if kind == "event" and isinstance(msg.get("action"), dict) and msg["action"].get("act") == "deal":
+            with self._lock:
+                self.verdicts.clear()  # a new hand: a verdict of the last one names a card now elsewhere
         if kind == "verdict" and isinstance(msg.get("seat"), int):
             with self._lock:
                 self.verdicts[msg["seat"]] = {"text": self._verdict_words(msg), "reason": msg.get("reason"),
