@@ -97,7 +97,7 @@ def qr_svg(url: str) -> str:
     """A QR code of url as an inline SVG (segno, drawn on this machine)."""
     import segno
 
-    return str(segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff"))
+    return str(segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff", omitsize=True))
 
 
 _SEAT_WORD = re.compile(r"\bseats? (\d+)(?: (&|and|or) (\d+))?\b")
@@ -210,10 +210,17 @@ class SeatRoom:
             verdict = self.verdicts.get(seat)
         out: dict[str, Any] = {"type": "seat", "seat": seat, "name": names[seat] if seat < len(names) else "seat %d" % seat,
                                "names": names, "table": self.hub.table, "seq": reply.get("seq"),
-                               "view": view, "verdict": verdict, "teach": reply.get("teach"),
+                               "view": view, "verdict": verdict, "teach": self._teach(reply.get("teach")),
                                "connected": self.hub.model.connected, "status": self.hub.model.status}
         out["words"] = self.words(seat, view, names)
         return out
+
+    def _teach(self, marks: Any) -> list[list[Any]] | None:
+        """The board's teaching marks ([code, None or check()'s reason], ...), seats named."""
+        if not isinstance(marks, list):
+            return None
+        return [[m[0], None if m[1] is None else self.named(str(m[1]))] for m in marks
+                if isinstance(m, list) and len(m) == 2]
 
     def words(self, seat: int, view: dict[str, Any] | None, names: list[str]) -> dict[str, Any]:
         """The seat's view in words: whose turn, the trick, the score, its hand."""

@@ -1,0 +1,79 @@
+"""A player's own seat page on a phone (390 x 844, Debian's headless Chromium): the scorekeeper's
+page shows a QR code per seat; seat 1's page shows Bob's hand, whose turn in names, the trick and
+the score, and in teaching mode frames the cards the board's legal() allows and writes check()'s
+reason under every other card. Screenshots in build/artifacts/."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from browsersupport import ARTIFACTS, chromium, need_chromium, wait
+from hostsupport import need_node
+from servesupport import Serve
+
+pytest.importorskip("aiohttp")
+need_node()
+need_chromium()
+
+
+@pytest.fixture()
+def phone():
+    with chromium(390, 844) as driver:
+        driver.set_page_load_timeout(30)
+        driver.set_window_size(390, 844)  # headless Chromium opens no narrower than 500 px
+        yield driver
+
+
+def shot(driver, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / name
+    driver.save_screenshot(str(path))
+    print("screenshot: %s" % path)
+    assert path.stat().st_size > 10000
+    return path
+
+
+def test_seat_page_with_teaching_on_a_phone(phone, tmp_path) -> None:
+    with Serve("--sim", "fortyfives", "--deal-pad", "--delay", "0.5", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+               "--table", "Club night", "--players", "Ann,Bob,Cy,Di", "--teach", "1", "-q") as s:
+        # the scorekeeper's page: a QR code per seat, with the players' names
+        phone.get(s.url + "#secret=" + s.secret)
+        wait(phone, "return document.querySelectorAll('#seatqr .seatcode svg').length === 4", 60, "four seat codes")
+        names = phone.execute_script("return [...document.querySelectorAll('#seatqr .seatname')].map(e => e.textContent)")
+        assert names == ["Ann", "Bob", "Cy", "Di"]
+        phone.execute_script("document.querySelector('#seatcodes').scrollIntoView()")
+        shot(phone, "seat-scorekeeper-codes.png")
+        url = phone.execute_script("return document.querySelectorAll('#seatqr .seatcode a')[1].href")
+        assert "/seat/1?token=" in url
+        # Bob's own page
+        phone.get(url)
+        wait(phone, "return document.querySelector('#badge').textContent === 'live'", 60, "live")
+        wait(phone, "return document.querySelectorAll('#hand .card').length >= 1", 120, "Bob's hand")
+        assert phone.execute_script("return document.querySelector('#who').textContent").startswith("Bob")
+        # teaching: wait for Bob to be asked to play with cards framed and others refused
+        wait(phone, "return document.querySelectorAll('#hand .slot.legal').length >= 1 && "
+                    "document.querySelectorAll('#hand .slot.illegal').length >= 1", 600,
+             "a trick where some of Bob's cards may be played and some not")
+        got = phone.execute_script("""
+            const m = Seat.state.msg;
+            return {teach: m.teach, hand: m.words.hand, turn: document.querySelector('#turn').textContent,
+                    slots: [...document.querySelectorAll('#hand .slot')].map(s => [s.querySelector('.card').dataset.code,
+                      s.classList.contains('legal'), (s.querySelector('.why') || {}).textContent || null]),
+                    width: document.documentElement.scrollWidth, text: document.body.innerText};""")
+        shot(phone, "seat-teaching-phone.png")
+        assert phone.execute_script("return innerWidth") == 390
+        assert got["width"] <= 390, "the seat page scrolls sideways on a phone (%d px)" % got["width"]
+        assert [c for c, _l, _w in got["slots"]] == got["hand"]
+        teach = dict((code, why) for code, why in got["teach"])
+        for code, legal, why in got["slots"]:
+            assert legal == (teach[code] is None), (code, legal, teach)
+            assert why == teach[code], (code, why, teach[code])  # the game's own words, as check() said
+        reasons = [w for _c, legal, w in got["slots"] if not legal]
+        assert all(r and r[0].islower() for r in reasons), reasons
+        # words, not arrays; names, not seat numbers
+        text = got["text"]
+        assert "Your hand" in text and "The trick" in text and "Score" in text
+        assert "Ann & Cy" in text and "Bob & Di" in text
+        assert "[" not in text and "seat 1" not in text
+        # the hand shown is the board's view for seat 1 (its own hand; test_seat_pages proves no other)
+        assert phone.execute_script("return Seat.state.msg.view.hand") == got["hand"]
