@@ -154,8 +154,8 @@ class SeatRoom:
         if kind == "hello" and isinstance(hdr.get("seats"), int) and msg.get("seq") != 0:
             self.keys.fit(hdr["seats"])  # the board (re)introduced itself: the same game
         if kind == "hello" and msg.get("seq") == 0:
-            seats = hdr.get("seats") if isinstance(hdr.get("seats"), int) else MAX_SEATS
-            self.keys.new_game(seats)
+            seats = hdr.get("seats")
+            self.keys.new_game(seats if isinstance(seats, int) else MAX_SEATS)
             with self._lock:
                 self.last.clear()
             with self._lock:
@@ -227,7 +227,9 @@ class SeatRoom:
         if not view:
             return {"turn": "no game yet", "trick": [], "score": [], "hand": None}
         turn = [s for s in view.get("turn") or [] if isinstance(s, int)]
-        who = lambda s: names[s] if 0 <= s < len(names) else "seat %d" % s  # noqa: E731
+
+        def who(s: Any) -> str:
+            return names[s] if isinstance(s, int) and 0 <= s < len(names) else "seat %s" % s
         if view.get("over"):
             turn_text = "the game is over"
         elif seat in turn:
