@@ -112,6 +112,8 @@ class SeatRoom:
         self.ask = ask
         self.keys = SeatKeys()
         self.teach: set[int] = set()  # seats whose pages mark the legal cards
+        self.slow_s = 60.0  # the scorekeeper's slow-play threshold (seconds on one turn)
+        self.archive_lines: Callable[[int], list[str] | None] = lambda n: None  # an archived game's lines
         self.loop: asyncio.AbstractEventLoop | None = None
         self.socks: dict[int, set[web.WebSocketResponse]] = {}
         self.verdicts: dict[int, dict[str, Any]] = {}  # seat -> its last verdict, in words
@@ -309,6 +311,27 @@ class SeatRoom:
         except RuntimeError:
             pass
 
+    def tempo_now(self) -> dict[str, Any]:
+        """Who is to act now and for how long (ms, from when serve heard the action that made it
+        their turn), with the scorekeeper's slow-play threshold and a note past it."""
+        import time
+
+        view = self.hub.view() or {}
+        times = dict(self.hub.times)
+        turn = [s for s in view.get("turn") or [] if isinstance(s, int)] if not view.get("over") else []
+        since = times[max(times)] if times else None
+        names = self.names()
+        out: dict[str, Any] = {"threshold_s": self.slow_s, "turn": [], "note": None}
+        if since is None or not turn:
+            return out
+        ms = int((time.time() - since) * 1000)
+        out["turn"] = [{"seat": s, "name": names[s] if s < len(names) else "seat %d" % s, "ms": ms} for s in turn]
+        if ms >= self.slow_s * 1000:
+            out["note"] = "slow play: %s %s had the turn for %d s (the limit is %d s)" % (
+                " or ".join(t["name"] for t in out["turn"]), "has" if len(turn) == 1 else "have",
+                ms // 1000, int(self.slow_s))
+        return out
+
     def revoke(self, seat: int) -> bool:
         """A new token for seat; its open pages are closed."""
         if not self.keys.revoke(seat):
@@ -402,6 +425,38 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
         return web.json_response({"ok": False, "error": "cmd must be revoke, or teach with on: true or false"},
                                  status=400)
 
+    async def tempo_now(request: web.Request) -> web.StreamResponse:
+        return web.json_response(room.tempo_now())
+
+    async def tempo_of(request: web.Request) -> web.StreamResponse:
+        from cardtable_host.serve import tempo
+
+        lines = await asyncio.to_thread(room.archive_lines, int(request.match_info["n"]))
+        if lines is None:
+            raise web.HTTPNotFound(text="no such game in the archive")
+        try:
+            fig = await asyncio.to_thread(tempo.figures, lines)
+        except (ValueError, KeyError, TypeError) as e:
+            return web.json_response({"ok": False, "error": "the record cannot be timed: %s" % e}, status=422)
+        names = json.loads(lines[0]).get("players") if lines else None
+        return web.json_response({"tempo": fig, "players": names if isinstance(names, list) else None})
+
+    async def set_slow(request: web.Request) -> web.StreamResponse:
+        if not scorekeeper(request):
+            return forbidden()
+        try:
+            cmd = await request.json()
+        except ValueError:
+            cmd = None
+        sec = cmd.get("seconds") if isinstance(cmd, dict) else None
+        if type(sec) not in (int, float) or not 1 <= sec <= 3600:
+            return web.json_response({"ok": False, "error": "\"seconds\" must be a number from 1 to 3600"}, status=400)
+        room.slow_s = float(sec)
+        return web.json_response({"ok": True, "seconds": room.slow_s})
+
+    app.router.add_get("/tempo.json", tempo_now)
+    app.router.add_post("/tempo", set_slow)
+    app.router.add_get("/archive/{n:\\d+}/tempo.json", tempo_of)
     app.router.add_get("/seat/{n}", page)
     app.router.add_get("/seat/{n}/ws", ws)
     app.router.add_get("/seats.json", codes)
