@@ -77,3 +77,51 @@ def test_seat_page_with_teaching_on_a_phone(phone, tmp_path) -> None:
         assert "[" not in text and "seat 1" not in text
         # the hand shown is the board's view for seat 1 (its own hand; test_seat_pages proves no other)
         assert phone.execute_script("return Seat.state.msg.view.hand") == got["hand"]
+
+
+def test_tempo_slow_play_note_and_the_archives_figures(phone, tmp_path) -> None:
+    import json
+    import urllib.request
+
+    from cardtable_host.serve import tempo
+
+    with Serve("--sim", "nexus", "--delay", "1.2", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+               "--players", "Ann,Bob", "-q") as s:
+        phone.get(s.url + "#secret=" + s.secret)
+        wait(phone, "return document.querySelector('#slowset')", 30, "the slow-play threshold")
+        phone.execute_script("document.querySelector('#slowlimit').value = '1'")
+        phone.find_element("id", "slowset").click()
+        wait(phone, "return document.querySelector('#slowsaid').textContent.includes('after 1 s')", 20, "the threshold set")
+        note = wait(phone, "const n = document.querySelector('#slownote');"
+                           "return n.offsetParent && n.textContent", 60, "a slow-play note")
+        assert note.startswith("slow play: ") and ("Ann has had the turn" in note or "Bob has had the turn" in note), note
+        assert "(the limit is 1 s)" in note
+        phone.execute_script("window.scrollTo(0, 0)")
+        shot(phone, "tempo-slow-note-phone.png")
+        # without the secret the threshold cannot be set
+        req = urllib.request.Request(s.url + "tempo", data=b'{"seconds": 5}', method="POST",
+                                     headers={"Content-Type": "application/json"})
+        try:
+            urllib.request.urlopen(req, timeout=10)
+            raise AssertionError("the threshold was set without the secret")
+        except urllib.error.HTTPError as e:
+            assert e.code == 403
+        s.wait_for(lambda: s.json("archive.json"), 600, "the game in the archive")
+        status, rec = s.get("archive/1.jsonl")
+        fig = tempo.figures([x for x in rec.splitlines() if x.strip()])
+        assert fig is not None and fig["seats"], "the archive kept no times"
+        phone.get(s.url + "archive/1")
+        rows = wait(phone, "const t = document.querySelectorAll('#tempo table');"
+                           "return t.length === 2 && [...t].map(x => [...x.querySelectorAll('tr')].slice(1)"
+                           ".map(r => [...r.children].map(c => c.textContent)))", 30, "the tempo tables")
+        phone.execute_script("document.querySelector('#tempo').scrollIntoView()")
+        shot(phone, "tempo-archive-phone.png")
+    names = ["Ann", "Bob"]
+    want_seats = [[names[r["seat"]], str(r["actions"]), tempo.seconds(r["median_ms"]), tempo.seconds(r["slowest_ms"]),
+                   tempo.histogram_words(r["histogram"])] for r in fig["seats"]]
+    want_hands = [["hand %d" % r["hand"], str(r["actions"]), tempo.seconds(r["median_ms"]),
+                   tempo.seconds(r["slowest_ms"]), tempo.histogram_words(r["histogram"])] for r in fig["hands"]]
+    assert rows == [want_seats, want_hands]
+    # the bots wait 1.2 s between actions: every seat's median is at least that
+    assert all(r["median_ms"] >= 1000 for r in fig["seats"]), fig
+    json.dumps(fig)
