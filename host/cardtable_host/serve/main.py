@@ -62,6 +62,12 @@ def serve(args: ServeOptions) -> int:
         from cardtable_host.serve.seats import parse_seats
 
         parse_seats(args.teach)
+        if args.speak_to and not args.speak:
+            raise ValueError("--speak-to DIR goes with --speak")
+        if args.speak:
+            from cardtable_host.serve.speech import check_language
+
+            check_language(args.speak_lang)
         secret = _secret(args.secret_file)
         archive = Archive(args.archive or default_dir())
     except (ValueError, OSError) as e:
@@ -183,6 +189,12 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
         raise CardtableError("cannot listen on %s:%d: %s" % (host, http_port, e.strerror or e), USAGE) from None
     if not args.quiet:
         table.hub.subscribe(Printer())
+    announcer = None
+    if args.speak:
+        from cardtable_host.serve.speech import Announcer
+
+        announcer = Announcer(room.names, args.speak_lang, args.speak_to)
+        table.hub.subscribe(announcer.heard)
     path = servefile.path(board_port)
     info = {"url": url, "secret": secret, "pid": os.getpid(), "port": board_port, "command": "cardtable serve"}
     fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -200,5 +212,7 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
         except (OSError, ValueError):
             pass
         server.stop()
+        if announcer is not None:
+            announcer.stop()
 
     return stop

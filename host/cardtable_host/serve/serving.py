@@ -31,6 +31,9 @@ class ServeOptions:
     wait_viewers: int = 0
     deal_pad: bool = False
     teach: str = ""
+    speak: bool = False
+    speak_lang: str = "en"
+    speak_to: str | None = None
     http: str = DEFAULT_HTTP
     table: str = ""
     players: str = ""
