@@ -125,3 +125,41 @@ def test_tempo_slow_play_note_and_the_archives_figures(phone, tmp_path) -> None:
     # the bots wait 1.2 s between actions: every seat's median is at least that
     assert all(r["median_ms"] >= 1000 for r in fig["seats"]), fig
     json.dumps(fig)
+
+
+STUB = """
+window.__said = []; window.__buzz = [];
+Object.defineProperty(window, 'speechSynthesis', {value: {speak: (u) => window.__said.push(u.text), cancel: () => {}}});
+navigator.vibrate = (p) => { window.__buzz.push(p); return true; };
+"""
+
+
+def test_a_seat_page_speaks_its_own_verdicts(phone, tmp_path) -> None:
+    phone.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": STUB})
+    with Serve("--sim", "fortyfives", "--deal-pad", "--delay", "1", "--no-mistakes", "--http", "127.0.0.1:0",
+               "--archive", str(tmp_path), "--players", "Ann,Bob,Cy,Di", "-q") as s:
+        import json
+        import urllib.request
+
+        req = urllib.request.Request(s.url + "seats.json", headers={"X-Cardtable-Secret": s.secret})
+        with urllib.request.urlopen(req, timeout=20) as r:
+            urls = [x["url"] for x in json.loads(r.read().decode())["seats"]]
+        phone.get(urls[1])
+        hand = wait(phone, "return Seat.state.msg && Seat.state.msg.view && Seat.state.msg.view.hand", 120, "Bob's hand")
+        assert phone.execute_script("return window.__said") == []  # nothing said on opening
+        card = next(c for c in ("2C", "3D", "4H", "5S", "6C", "7D") if c not in hand)
+        status, reply = s.control({"cmd": "act", "action": {"seat": 1, "act": "play", "card": card}}, secret=s.secret)
+        assert status == 409 and not reply["ok"]
+        said = wait(phone, "return window.__said.length && window.__said", 30, "Bob's verdict said aloud")
+        spoken = phone.execute_script("return Seat.state.msg.verdict.spoken")
+        from cardtable_host.serve.speech import card_words
+
+        assert said == [spoken] and spoken.startswith("Bob, %s: " % card_words(card)), (said, spoken)
+        assert reply["error"].split(":")[0].replace("seat 1", "Bob") in spoken
+        assert phone.execute_script("return window.__buzz") == [[200, 100, 200]]
+        # another seat's verdict is not Bob's: his page says nothing more
+        s.control({"cmd": "act", "action": {"seat": 3, "act": "play", "card": card}}, secret=s.secret)
+        s.control({"cmd": "act", "action": {"seat": 1, "act": "bid", "bid": 17}}, secret=s.secret)
+        said = wait(phone, "return window.__said.length === 2 && window.__said", 30, "Bob's second verdict")
+        assert said[1].startswith("Bob: "), said
+        assert len(phone.execute_script("return window.__said")) == 2

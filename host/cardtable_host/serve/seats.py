@@ -23,6 +23,7 @@ from typing import Any, Callable
 
 from aiohttp import WSMsgType, web
 
+from cardtable_host.serve import speech
 from cardtable_host.serve.hub import Hub
 
 PAGES = Path(__file__).resolve().with_name("web")
@@ -172,7 +173,8 @@ class SeatRoom:
         if kind == "verdict" and isinstance(msg.get("seat"), int):
             with self._lock:
                 self.verdicts[msg["seat"]] = {"text": self._verdict_words(msg), "reason": msg.get("reason"),
-                                              "seq": self.hub.model.seq}
+                                              "seq": self.hub.model.seq, "n": msg.get("n"),
+                                              "spoken": speech.verdict_words(msg, self.names())}
         if kind in ("state", "event", "verdict", "hello", "link", "agree"):
             self._wake.set()
 

@@ -22,7 +22,25 @@ const Seat = (() => {
     return el("span", { class: "card " + (m && RED[m[2]] ? "red" : "black"), "data-code": String(code) }, text);
   }
 
-  const state = { msg: null };
+  const state = { msg: null, heard: undefined };
+
+  // This seat's verdicts aloud (the browser's speech synthesis) and a buzz on a refusal: each
+  // verdict once, as it happens (not the one already standing when the page opened).
+  function speak(m) {
+    const v = m.verdict;
+    const key = v ? String(v.n) : null;
+    if (state.heard === undefined) { state.heard = key; return; }
+    if (!v || key === state.heard) { state.heard = key; return; }
+    state.heard = key;
+    try {
+      if (window.speechSynthesis && window.SpeechSynthesisUtterance) {
+        const u = new SpeechSynthesisUtterance(v.spoken || v.text);
+        u.lang = document.documentElement.lang || "en";
+        window.speechSynthesis.speak(u);  // the browser queues: no verdict cuts another
+      }
+      if (navigator.vibrate) navigator.vibrate([200, 100, 200]);
+    } catch (e) { /* a phone without speech: the verdict is on the page all the same */ }
+  }
 
   function draw() {
     const m = state.msg;
@@ -86,7 +104,7 @@ const Seat = (() => {
       ws.onmessage = (ev) => {
         let msg;
         try { msg = JSON.parse(ev.data); } catch (e) { return; }
-        if (msg.type === "seat") { delay = 500; state.msg = msg; draw(); Seat.onmessage(msg); }
+        if (msg.type === "seat") { delay = 500; state.msg = msg; draw(); speak(msg); }
       };
       ws.onclose = (ev) => {
         const st = document.getElementById("status");
@@ -100,5 +118,5 @@ const Seat = (() => {
     connect();
   }
 
-  return { page, card, state, onmessage: () => {} };
+  return { page, card, state };
 })();
