@@ -61,6 +61,7 @@ class Hub:
         self._next_sub = 0
         self.started: float | None = None  # when the current game was seen to begin (epoch s)
         self.times: dict[int, float] = {}  # journal line -> when serve heard its action (epoch s)
+        self.undos: list[dict[str, Any]] = []  # this game's undos: what, who asked, who agreed
         self.joined = 0  # spectators who ever opened the live feed
         self._joined_cv = threading.Condition()
 
@@ -109,9 +110,11 @@ class Hub:
         if pub["type"] == "hello" and pub.get("seq") == 0:
             self.started = now
             self.times = {}
-        elif pub["type"] == "event" and pub.get("seq") == 1:
+            self.undos = []
+        elif pub["type"] == "event" and pub.get("seq") == 1 and "action" in pub:
             self.started = now
             self.times = {}
+            self.undos = []
         elif self.started is None and pub["type"] in ("state", "event"):
             self.started = now
         seq = pub.get("seq")

@@ -115,6 +115,10 @@ class SeatRoom:
         self.teach: set[int] = set()  # seats whose pages mark the legal cards
         self.slow_s = 60.0  # the scorekeeper's slow-play threshold (seconds on one turn)
         self.archive_lines: Callable[[int], list[str] | None] = lambda n: None  # an archived game's lines
+        self.control: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # the scorekeeper's commands
+        self.pending: dict[str, Any] | None = None  # an undo asked from a seat page, waiting for the other side
+        self.director: dict[str, Any] | None = None  # a seat's call for the director, until answered
+        self._agreed: tuple[str, str] | None = None  # (asked, agreed) of the undo under way
         self.loop: asyncio.AbstractEventLoop | None = None
         self.socks: dict[int, set[web.WebSocketResponse]] = {}
         self.verdicts: dict[int, dict[str, Any]] = {}  # seat -> its last verdict, in words
@@ -167,6 +171,17 @@ class SeatRoom:
                 self.socks.clear()
             self._close(old, "a new game: scan the seat's new code")
             return
+        if kind == "event" and "undone" in msg:
+            asked, agreed = self._agreed or ("the scorekeeper", "the scorekeeper's override")
+            self._agreed = None
+            with self._lock:
+                self.pending = None
+            self.hub.undos.append({"line": (msg.get("seq") or 0) + 1, "undone": self.named(
+                self.hub.model.action_words(msg.get("undone"))), "asked": asked, "agreed": agreed,
+                "from": msg.get("from")})
+        elif kind == "event" and self.pending is not None:
+            with self._lock:
+                self.pending = None  # the table moved on: the undo asked is void
         if kind == "event" and isinstance(msg.get("action"), dict) and msg["action"].get("act") == "deal":
             with self._lock:
                 self.verdicts.clear()  # a new hand: a verdict of the last one names a card now elsewhere
@@ -217,6 +232,10 @@ class SeatRoom:
                                "view": view, "verdict": verdict, "teach": self._teach(reply.get("teach")),
                                "connected": self.hub.model.connected, "status": self.hub.model.status}
         out["words"] = self.words(seat, view, names)
+        pending = self.pending
+        if pending is not None:
+            out["undo"] = {"asked": pending["asked"], "what": pending["what"],
+                           "mine": pending["seat"] == seat, "may_agree": self.other_side(pending["seat"], seat)}
         return out
 
     def _teach(self, marks: Any) -> list[list[Any]] | None:
@@ -334,6 +353,59 @@ class SeatRoom:
                 ms // 1000, int(self.slow_s))
         return out
 
+    def other_side(self, asker: int, seat: int) -> bool:
+        """seat may agree to asker's undo: the other team's (partners share a score), any other seat's."""
+        g = self.hub.model.game()
+        if g is not None and getattr(g, "TEAMS", False):
+            return seat % 2 != asker % 2
+        return seat != asker
+
+    def seat_asks(self, seat: int, what: Any) -> tuple[int, dict[str, Any]]:
+        """A seat page's request (the seat's code checked): undo, agree, director; (status, answer)."""
+        names = self.names()
+        me = names[seat] if seat < len(names) else "seat %d" % seat
+        if what == "director":
+            self.director = {"seat": seat, "name": me, "seq": self.hub.model.seq}
+            self.hub.note("%s calls the director to the table" % me, "yellow")
+            return 200, {"ok": True, "said": "the director is called"}
+        if what == "undo":
+            seq = self.hub.model.seq
+            if not isinstance(seq, int) or seq < 1:
+                return 409, {"ok": False, "error": "nothing to undo"}
+            last = self._last_action()
+            with self._lock:
+                self.pending = {"seat": seat, "asked": me, "seq": seq, "what": last}
+            self.hub.note("%s asks to undo %s: the other side agrees on their page" % (me, last), "yellow")
+            self._wake.set()
+            return 200, {"ok": True, "said": "asked: the other side must agree"}
+        if what == "agree":
+            with self._lock:
+                pending = self.pending
+            if pending is None:
+                return 409, {"ok": False, "error": "no undo is asked"}
+            if not self.other_side(pending["seat"], seat):
+                return 409, {"ok": False, "error": "the other side must agree to %s's undo" % pending["asked"]}
+            if pending["seq"] != self.hub.model.seq:
+                with self._lock:
+                    self.pending = None
+                return 409, {"ok": False, "error": "the table moved on: ask again"}
+            if self.control is None:
+                return 503, {"ok": False, "error": "no board to control"}
+            self._agreed = (pending["asked"], me)
+            reply = self.control({"cmd": "undo"})
+            if not reply.get("ok"):
+                self._agreed = None
+                return int(reply.get("status", 409)), {"ok": False, "error": reply.get("error")}
+            return 200, {"ok": True, "said": "undone"}
+        return 400, {"ok": False, "error": "a seat page asks undo, agree or director"}
+
+    def _last_action(self) -> str:
+        for text, _colour in reversed(list(self.hub.model.log)):
+            if not text.startswith((" ", "hello", "REJECTED", "FAULT", "the board", "board gone", "game archived")) \
+                    and " asks to undo " not in text and " calls the director" not in text:
+                return self.named(text.split("  (")[0])
+        return "the last action"
+
     def revoke(self, seat: int) -> bool:
         """A new token for seat; its open pages are closed."""
         if not self.keys.revoke(seat):
@@ -404,7 +476,9 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
             url = "%s/seat/%d?token=%s" % (base, s, token)
             out.append({"seat": s, "name": names[s] if s < len(names) else "seat %d" % s, "url": url,
                         "qr": await asyncio.to_thread(qr_svg, url), "teach": s in room.teach})
-        return web.json_response({"game": room.keys.game, "seats": out})
+        return web.json_response({"game": room.keys.game, "seats": out, "director": room.director,
+                                  "undos": list(room.hub.undos),
+                                  "undo": None if room.pending is None else dict(room.pending)})
 
     async def change(request: web.Request) -> web.StreamResponse:
         if not scorekeeper(request):
@@ -413,6 +487,9 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
             cmd = await request.json()
         except ValueError:
             return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
+        if isinstance(cmd, dict) and cmd.get("cmd") == "answered":  # the director came: the flag goes
+            room.director = None
+            return web.json_response({"ok": True})
         seat = cmd.get("seat") if isinstance(cmd, dict) else None
         if type(seat) is not int or not 0 <= seat < len(room.keys.tokens()):
             return web.json_response({"ok": False, "error": "\"seat\" must be a seat 0..%d"
@@ -459,6 +536,20 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
     app.router.add_get("/tempo.json", tempo_now)
     app.router.add_post("/tempo", set_slow)
     app.router.add_get("/archive/{n:\\d+}/tempo.json", tempo_of)
+    async def seat_post(request: web.Request) -> web.StreamResponse:
+        seat = seat_of(request)
+        if seat is None:
+            return refused()
+        try:
+            cmd = await request.json()
+        except ValueError:
+            cmd = None
+        if not isinstance(cmd, dict) or cmd.get("do") not in ("undo", "agree", "director"):
+            return web.json_response({"ok": False, "error": "send {\"do\": \"undo\"}, agree or director"}, status=400)
+        status, answer = await asyncio.to_thread(room.seat_asks, seat, cmd["do"])
+        return web.json_response(answer, status=status)
+
+    app.router.add_post("/seat/{n}", seat_post)
     app.router.add_get("/seat/{n}", page)
     app.router.add_get("/seat/{n}/ws", ws)
     app.router.add_get("/seats.json", codes)

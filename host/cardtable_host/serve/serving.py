@@ -144,7 +144,8 @@ class Table:
         start = self.hub.started or time.time()
         occasion = {"table": self.table, "players": self.players or None, "start": iso(start),
                     "end": iso(time.time()),
-                    "times": self.hub.times_ms(sum(1 for line in journal[1:] if line.strip()))}
+                    "times": self.hub.times_ms(sum(1 for line in journal[1:] if line.strip())),
+                    "undos": list(self.hub.undos)}
         try:
             number = self.archive.save(journal, occasion)
         except (ValueError, OSError) as e:

@@ -278,6 +278,7 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         from cardtable_host.serve import seats as seat_pages
 
         seats.archive_lines = archive.lines
+        seats.control = control
         seat_pages.add_routes(app, seats, lambda request: scorekeeper_ok(request, secret))
     app.router.add_static("/static/", PAGES)
     return app

@@ -61,6 +61,11 @@ const Seat = (() => {
     v.textContent = m.verdict ? m.verdict.text : "";
     v.classList.toggle("hidden", !m.verdict);
     drawHand(m, w);
+    const ub = document.getElementById("undobox");
+    ub.textContent = m.undo ? (m.undo.mine ? "You asked to undo " + m.undo.what + ": the other side must agree." :
+      m.undo.asked + " asks to undo " + m.undo.what + (m.undo.may_agree ? ": do you agree?" : ": the other side must agree.")) : "";
+    ub.classList.toggle("hidden", !m.undo);
+    document.getElementById("agreeundo").classList.toggle("hidden", !(m.undo && m.undo.may_agree));
     const tr = clear(document.getElementById("trick"));
     if (!(w.trick || []).length) tr.append("no card in the trick yet");
     for (const [who, code] of w.trick || []) tr.append(el("div", { class: "play" }, card(code), who));
@@ -97,6 +102,18 @@ const Seat = (() => {
     const m = /^\/seat\/([^/]+)$/.exec(location.pathname);
     const token = new URLSearchParams(location.search).get("token") || "";
     if (!m) return;
+    async function ask(what) {
+      const said = document.getElementById("asked");
+      try {
+        const r = await fetch("/seat/" + m[1] + "?token=" + encodeURIComponent(token),
+                              { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ do: what }) });
+        const j = await r.json();
+        said.textContent = j.ok ? j.said : "refused: " + j.error;
+      } catch (e) { said.textContent = "the table did not answer"; }
+    }
+    document.getElementById("askundo").addEventListener("click", () => ask("undo"));
+    document.getElementById("agreeundo").addEventListener("click", () => ask("agree"));
+    document.getElementById("director").addEventListener("click", () => ask("director"));
     let delay = 500;
     function connect() {
       const proto = location.protocol === "https:" ? "wss:" : "ws:";

@@ -20,6 +20,7 @@
     const r = await fetch("/seats.json", { headers: { "X-Cardtable-Secret": secret } });
     if (!r.ok) { document.getElementById("seatqr").textContent = "the seats' codes need the scorekeeper's secret"; return; }
     const j = await r.json();
+    flags(j);
     if (!force && j.game === game) return;
     game = j.game;
     const qr = document.getElementById("seatqr");
@@ -47,6 +48,25 @@
       d.append(h, pic, a, " ", rv, " ", tl);
       qr.append(d);
     }
+  }
+  const flag = document.createElement("div");
+  flag.id = "directorflag";
+  flag.className = "verdict hidden";
+  box.insertBefore(flag, box.children[1]);
+  const audit = document.createElement("div");
+  audit.id = "undoaudit";
+  box.append(audit);
+  function flags(j) {
+    flag.textContent = j.director ? j.director.name + " calls the director to the table " : "";
+    if (j.director) {
+      const b = document.createElement("button");
+      b.textContent = "answered";
+      b.addEventListener("click", async () => { await post({ cmd: "answered" }); flag.classList.add("hidden"); });
+      flag.append(b);
+    }
+    flag.classList.toggle("hidden", !j.director);
+    audit.textContent = (j.undo ? j.undo.asked + " asks to undo " + j.undo.what + " (waiting for the other side). " : "") +
+      (j.undos || []).map(u => "Undone: " + u.undone + ", asked by " + u.asked + ", agreed by " + u.agreed + ".").join(" ");
   }
   load(true);
   setInterval(() => load(false), 3000);
