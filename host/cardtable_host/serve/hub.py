@@ -119,10 +119,7 @@ class Hub:
             self.started = now
         seq = pub.get("seq")
         if pub["type"] == "event" and isinstance(seq, int):
-            if "undone" in pub:  # taken back: its time goes with it
-                self.times = {k: v for k, v in self.times.items() if k <= seq}
-            elif "action" in pub:
-                self.times[seq] = now
+            self.times[seq] = now  # an undo is a line of its own (the journal keeps what it took back)
 
     def times_ms(self, lines: int) -> list[int | None] | None:
         """Each of a game's action lines 1..lines: when serve heard it, in ms since the first

@@ -119,6 +119,7 @@ class SeatRoom:
         self.pending: dict[str, Any] | None = None  # an undo asked from a seat page, waiting for the other side
         self.director: dict[str, Any] | None = None  # a seat's call for the director, until answered
         self._agreed: tuple[str, str] | None = None  # (asked, agreed) of the undo under way
+        self._seq: int | None = None  # the journal's last line as last heard
         self.loop: asyncio.AbstractEventLoop | None = None
         self.socks: dict[int, set[web.WebSocketResponse]] = {}
         self.verdicts: dict[int, dict[str, Any]] = {}  # seat -> its last verdict, in words
@@ -171,12 +172,16 @@ class SeatRoom:
                 self.socks.clear()
             self._close(old, "a new game: scan the seat's new code")
             return
+        prev = self._seq
+        if kind in ("event", "state", "hello") and isinstance(msg.get("seq"), int):
+            self._seq = msg["seq"]
         if kind == "event" and "undone" in msg:
             asked, agreed = self._agreed or ("the scorekeeper", "the scorekeeper's override")
+            line = self.pending["seq"] if self._agreed and self.pending else prev
             self._agreed = None
             with self._lock:
                 self.pending = None
-            self.hub.undos.append({"line": (msg.get("seq") or 0) + 1, "undone": self.named(
+            self.hub.undos.append({"line": line, "undone": self.named(
                 self.hub.model.action_words(msg.get("undone"))), "asked": asked, "agreed": agreed,
                 "from": msg.get("from")})
         elif kind == "event" and self.pending is not None:
