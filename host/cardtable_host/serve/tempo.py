@@ -30,6 +30,13 @@ def thinks(lines: list[str]) -> list[dict[str, Any]] | None:
         obj = json.loads(text)
         obj.pop("seq", None)
         t = times[i] if i < len(times) else None
+        if obj.get("act") == "undo":  # the journal's undo line: the game goes back one action
+            try:
+                g.undo()
+            except ValueError:
+                continue
+            began = {s: t for s in g.turn if isinstance(t, int)}
+            continue
         try:
             action = record.decode(g, obj, i + 2)
             reason = g.check(action)
