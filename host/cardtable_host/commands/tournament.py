@@ -49,6 +49,12 @@ example:  cardtable tournament new club --team "Aces=Ann+Bob" --team "Kings=Cy+D
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="sub", metavar="SUBCOMMAND", required=True)
+    _book_commands(sub)
+    _evening_commands(sub)
+
+
+def _book_commands(sub: Any) -> None:
+    """The book: new, schedule, standings, result, forfeit, correct, disputes."""
     n = sub.add_parser("new", help="make a tournament directory")
     n.add_argument("dir")
     n.add_argument("--team", action="append", metavar="NAME=PLAYER+PLAYER", help="a team (repeat)")
@@ -80,6 +86,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     d = sub.add_parser("disputes", help="games flagged for the director")
     d.add_argument("dir")
     d.add_argument("--json", action="store_true")
+
+
+def _evening_commands(sub: Any) -> None:
+    """The evening's services: the broker, the director, a headless table, a whole demo evening."""
     b = sub.add_parser("broker", help="run a local Mosquitto for the tournament")
     b.add_argument("dir")
     b.add_argument("--port", type=int, default=1883)

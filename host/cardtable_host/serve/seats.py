@@ -206,11 +206,9 @@ class SeatRoom:
 
     def names(self) -> list[str]:
         """The players' names by seat (the table's players, else the board's seat names)."""
-        players = self.hub.players or []
-        board = self.hub.model.seat_names or []
-        n = max(len(players), len(board), len(self.keys.tokens()))
-        return [(players[s] if s < len(players) and players[s] else
-                 board[s] if s < len(board) and board[s] else "seat %d" % s) for s in range(n)]
+        given = self.hub.seat_names()  # the player's, else the place's (as every page says it)
+        n = max(len(given), len(self.keys.tokens()))
+        return [given[s] if s < len(given) and given[s] else "seat %d" % s for s in range(n)]
 
     def named(self, text: str) -> str:
         """Words with "seat 1" said as the player's name ("seats 0 & 2": "Ann & Cy")."""

@@ -1,6 +1,6 @@
 """The virtual board: firmware/main.py on real MicroPython (WebAssembly), reachable on a pty.
 
-``VirtualBoard`` starts ``tools/mpy/board.mjs`` (Node) and relays its USB-serial bytes to
+``VirtualBoard`` starts ``host/cardtable_host/sim/vboard/board.mjs`` (Node) and relays its USB-serial bytes to
 a pseudo-terminal (sim/pty.py), so ``.port`` (a ``/dev/pts/N`` path) behaves like a Pico's
 ``/dev/ttyACM0``: the link protocol while the table runs, the MicroPython REPL after a
 Ctrl-C (mpremote connects, lists, copies, resets). A control channel beside the serial
@@ -22,7 +22,7 @@ puts it on a board; ``mpy=False`` runs the .py sources instead (more heap, may n
   readers take, which a real board does not carry. The heap is collected once it holds more
   than that budget, as a Pico's is once full; ``status()`` reports the most found alive at a
   collection (``heap_live_max``) against the budget (``heap_budget``), and a step that
-  begins over it raises a fault on the link. See tools/mpy/board.mjs.
+  begins over it raises a fault on the link. See host/cardtable_host/sim/vboard/board.mjs.
 - Set CARDTABLE_VB_TRACE=1 to see every control request and reply on stderr.
 """
 from __future__ import annotations
@@ -44,7 +44,8 @@ from typing import Any
 from cardtable_host.sim.pty import PtyRelay
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-BOARD_MJS = REPO_ROOT / "tools" / "mpy" / "board.mjs"
+SIM_DIR = Path(__file__).resolve().parent  # the simulators: vboard/ (WebAssembly), rp2/ (RP2040)
+BOARD_MJS = SIM_DIR / "vboard" / "board.mjs"
 ENV_NODE = "CARDTABLE_NODE"  # the node binary to use (default: node on PATH)
 ENV_BUILD = "CARDTABLE_BUILD"  # where .mpy builds go (default: build/ in the repository)
 ENV_TRACE = "CARDTABLE_VB_TRACE"  # set: print every control request and reply on stderr
@@ -65,7 +66,7 @@ def node_binary() -> str:
 
 
 def _build_dir() -> Path:
-    return Path(os.environ.get(ENV_BUILD) or REPO_ROOT / "build")
+    return Path(os.environ.get(ENV_BUILD) or REPO_ROOT / "build").absolute()
 
 
 def mpy_build() -> tuple[Path, Path]:
@@ -120,6 +121,7 @@ class VirtualBoard:
 
     # What a program driving the board may wait, in wall seconds: the boot to the table, a
     # command's answer on the link, the board's judgement of a card laid on a reader.
+    KIND = "virtual board"  # what it is called where a person reads
     BOOT_S = 60.0
     LINK_S = 10.0
     JUDGE_S = 20.0
@@ -129,7 +131,7 @@ class VirtualBoard:
                  mpy: bool = True, heap: str = "192k", period_ms: float = 1, steps_per_tick: int = 1,
                  repl: bool = False, echo_stderr: bool = False, stickers: bool = False) -> None:
         self.board = board
-        self.flash_dir = None if flash_dir is None else Path(flash_dir)
+        self.flash_dir = None if flash_dir is None else Path(flash_dir).absolute()  # the board runs elsewhere
         self.game = game
         self.layout = layout
         self.install = install

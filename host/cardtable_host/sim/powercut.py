@@ -1,7 +1,7 @@
 """Power cuts on the rp2 board's real flash path: the chip stopped dead during play, then a new
 chip booted from the same flash, checked against what the host saw accepted.
 
-Each trial arms one cut on the running board (tools/rp2/board.mjs ``powercut``): at a random
+Each trial arms one cut on the running board (host/cardtable_host/sim/rp2/board.mjs ``powercut``): at a random
 emulated time within the next actions (``time``), or a random fraction of the way through the
 next flash sector erase (``erase``) or page program (``program``) - littlefs's commits, the
 journal's appends. The host keeps playing legal actions over the link (``act``) until the
