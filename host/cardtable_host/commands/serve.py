@@ -62,8 +62,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "the hands (see --reveal)")
     p.add_argument("--no-mistakes", action="store_true",
                    help="(--sim) bots never lay a wrong card (by default one now and then)")
-    p.add_argument("--deal-pad", action="store_true",
-                   help="(--sim) the bots deal every card across the deal pad: the table knows the hands")
     p.add_argument("--teach", default="", metavar="SEATS",
                    help="teaching mode on these seats' own pages (e.g. 0,2, or all): the cards that may "
                         "be played now are marked, the others say why not")

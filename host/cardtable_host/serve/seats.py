@@ -23,7 +23,7 @@ from typing import Any, Callable
 
 from aiohttp import WSMsgType, web
 
-from cardtable_host.serve import speech
+from cardtable_host.serve import netguard, speech
 from cardtable_host.serve.hub import Hub
 
 PAGES = Path(__file__).resolve().with_name("web")
@@ -487,8 +487,8 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
         if not scorekeeper(request):
             return forbidden()
         try:
-            cmd = await request.json()
-        except ValueError:
+            cmd = await netguard.read_body(request)
+        except netguard.BadBody:
             return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
         if isinstance(cmd, dict) and cmd.get("cmd") == "answered":  # the director came: the flag goes
             room.director = None
@@ -527,8 +527,8 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
         if not scorekeeper(request):
             return forbidden()
         try:
-            cmd = await request.json()
-        except ValueError:
+            cmd = await netguard.read_body(request)
+        except netguard.BadBody:
             cmd = None
         sec = cmd.get("seconds") if isinstance(cmd, dict) else None
         if type(sec) not in (int, float) or not 1 <= sec <= 3600:
@@ -544,8 +544,8 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
         if seat is None:
             return refused()
         try:
-            cmd = await request.json()
-        except ValueError:
+            cmd = await netguard.read_body(request)
+        except netguard.BadBody:
             cmd = None
         if not isinstance(cmd, dict) or cmd.get("do") not in ("undo", "agree", "director"):
             return web.json_response({"ok": False, "error": "send {\"do\": \"undo\"}, agree or director"}, status=400)

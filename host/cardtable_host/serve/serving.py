@@ -31,7 +31,6 @@ class ServeOptions:
     no_mistakes: bool = False
     deal_pad: bool = False
     wait_viewers: int = 0
-    deal_pad: bool = False
     teach: str = ""
     speak: bool = False
     speak_lang: str = "en"
