@@ -203,3 +203,17 @@ def test_state_for_a_seat_is_that_seats_view_and_teach_marks_its_cards():
         assert e[-1]["type"] == "error" and e[-1]["msg"] == "\"seat\" must be a seat 0..1", (bad, e)
         t.said.clear()
         yield
+
+
+@stepped
+def test_an_undo_for_a_line_that_is_no_longer_the_last_is_refused():
+    t = yield from table("pico-i2c-2seat", "nexus")
+    t.put("c", "AS")
+    t.put("c", "5H")  # the two trump indicators: line 1
+    yield
+    seq = t.ctl.journal.seq
+    e = t.send({"cmd": "undo", "id": "u", "seq": seq - 1})
+    assert e[-1]["type"] == "error" and e[-1]["msg"].startswith("the table moved on"), e
+    assert t.ctl.journal.seq == seq
+    ok = t.send({"cmd": "undo", "id": "v", "seq": seq})
+    assert ok[-1]["type"] == "ok", ok

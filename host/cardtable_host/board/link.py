@@ -377,9 +377,9 @@ class Link:
         """Start a new game (fields: seats, dealer, rules, layout)."""
         return self.command("new", game=game, **fields)
 
-    def undo(self) -> dict[str, Any]:
-        """Take back the last action."""
-        return self.command("undo")
+    def undo(self, seq: int | None = None) -> dict[str, Any]:
+        """Take back the last action (with seq: only if line seq is still the last)."""
+        return self.command("undo") if seq is None else self.command("undo", seq=seq)
 
     def log(self, game: int | None = None, timeout: float = 30) -> list[str]:
         """The journal of a game (default: the current one) as its text lines, in order."""

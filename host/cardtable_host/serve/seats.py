@@ -395,7 +395,7 @@ class SeatRoom:
             if self.control is None:
                 return 503, {"ok": False, "error": "no board to control"}
             self._agreed = (pending["asked"], me)
-            reply = self.control({"cmd": "undo"})
+            reply = self.control({"cmd": "undo", "seq": pending["seq"]})  # that action, or none
             if not reply.get("ok"):
                 self._agreed = None
                 return int(reply.get("status", 409)), {"ok": False, "error": reply.get("error")}

@@ -103,7 +103,8 @@ class Table:
                 elif name == "press":
                     reply = self.link.press(str(cmd.get("button")))
                 elif name == "undo":
-                    reply = self.link.undo()
+                    seq = cmd.get("seq")
+                    reply = self.link.undo(seq if type(seq) is int else None)
                 else:
                     reply = self.link.state()
                     self.hub.feed({"type": "state", "seq": reply.get("seq"), "view": reply.get("view")})

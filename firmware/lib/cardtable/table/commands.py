@@ -69,6 +69,9 @@ def _act(ctl, cmd):
 
 
 def _undo(ctl, cmd):
+    seq = cmd.get("seq")
+    if seq is not None and seq != ctl.journal.seq:
+        return "the table moved on: line %s is no longer the last" % seq
     done, what = ctl.undo("host")
     if not done:
         return what
