@@ -531,7 +531,7 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
         except netguard.BadBody:
             cmd = None
         sec = cmd.get("seconds") if isinstance(cmd, dict) else None
-        if type(sec) not in (int, float) or not 1 <= sec <= 3600:
+        if not isinstance(sec, (int, float)) or isinstance(sec, bool) or not 1 <= sec <= 3600:
             return web.json_response({"ok": False, "error": "\"seconds\" must be a number from 1 to 3600"}, status=400)
         room.slow_s = float(sec)
         return web.json_response({"ok": True, "seconds": room.slow_s})

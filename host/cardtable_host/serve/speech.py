@@ -43,7 +43,8 @@ def verdict_words(msg: dict[str, Any], names: list[str]) -> str:
     seat = msg.get("seat")
     who = names[seat] if isinstance(seat, int) and seat < len(names) and names[seat] else (
         "seat %s" % seat if seat is not None else "the table")
-    action = msg.get("action") if isinstance(msg.get("action"), dict) else {}
+    raw = msg.get("action")
+    action: dict[str, Any] = raw if isinstance(raw, dict) else {}
     reason = named(str(msg.get("reason") or "refused"), names)
     if reason.startswith(_YOU):
         reason = "you " + reason
