@@ -590,11 +590,12 @@ class Controller:
     def send_state(self):
         self.link.send(self.state({"type": "state"}))
 
-    def state(self, out):
-        """out with seq and the spectator view (and a finished team game's answers so far)."""
+    def state(self, out, seat=None):
+        """out with seq and the view of seat (None: a spectator's; and a finished team game's
+        answers so far)."""
         g = self.game
         out["seq"] = self.journal.seq
-        out["view"] = g.view(None)
+        out["view"] = g.view(seat)
         if g.over and getattr(g, "TEAMS", False):
             out["agree"] = [self.agree[0], self.agree[1]]
         return out
