@@ -92,7 +92,7 @@ def _parent(pid: str) -> int:
 
 def start_serve(game: str, delay: float, archive: str, viewers: int) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "serve", "--sim", game, "--games", "0",
-                             "--delay", str(delay), "--http", "127.0.0.1:0", "--archive", archive, "-q",
+                             "--bot-delay", str(delay), "--http", "127.0.0.1:0", "--archive", archive, "-q",
                              "--wait-viewers", str(viewers)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
                             preexec_fn=_ahead)

@@ -91,7 +91,7 @@ def test_a_line_of_any_length_is_refused_as_it_arrives_and_the_table_plays_on() 
 def test_a_scorekeepers_overlong_button_is_refused_and_the_demo_table_goes_on(tmp_path) -> None:
     from servesupport import Serve, Viewer
 
-    with Serve("--sim", "nexus", "--seed", "2", "--delay", "0.05", "--http", "127.0.0.1:0",
+    with Serve("--sim", "nexus", "--seed", "2", "--bot-delay", "0.05", "--http", "127.0.0.1:0",
                "--archive", str(tmp_path)) as s:
         v = Viewer(s.url)
 

@@ -32,7 +32,7 @@ def test_serve_logs_what_spectators_see_and_never_the_secret(tmp_path: Path) -> 
     need_node(module=False)
     log = tmp_path / "serve.log"
     env = dict(os.environ, CARDTABLE_SERVE_SECRET=SECRET)
-    with Serve("--sim", "nexus", "--seed", "1", "--delay", "0", "--wait-viewers", "1", "--http", "127.0.0.1:0",
+    with Serve("--sim", "nexus", "--seed", "1", "--bot-delay", "0", "--wait-viewers", "1", "--http", "127.0.0.1:0",
                "--archive", str(tmp_path / "archive"), "--log", str(log), "-q", env=env) as s:
         v = Viewer(s.url)
         assert s.control({"cmd": "state"}, secret="wrong")[0] == 403

@@ -1,4 +1,4 @@
-"""`cardtable serve --overlay-delay` and `--reveal` (issue 31): the overlay's feed runs that many
+"""`cardtable serve --delay` and `--reveal` (issue 31): the overlay's feed runs that many
 seconds behind the table while the table page stays live; the hands the deal pad read reach the
 archive's pages and download only as --reveal allows."""
 from __future__ import annotations
@@ -18,7 +18,7 @@ DELAY = 1.5
 
 
 def test_the_overlay_shows_each_play_no_sooner_than_the_delay_after_the_table(tmp_path) -> None:
-    with Serve("--sim", "fortyfives", "--delay", "0.05", "--overlay-delay", str(DELAY), "--http", "127.0.0.1:0",
+    with Serve("--sim", "fortyfives", "--bot-delay", "0.05", "--delay", str(DELAY), "--http", "127.0.0.1:0",
                "--archive", str(tmp_path), "--players", "Ann,Bob,Cy,Di", "-q") as s:
         live = Viewer(s.url)
         s.wait_for(lambda: len(live.messages) > 5, 60, "the table live")
@@ -51,7 +51,7 @@ def _deal_lines(text: str) -> list[dict]:
 
 @pytest.mark.parametrize("reveal", ["never", "hand"])
 def test_the_hands_the_deal_pad_read_reach_the_archive_only_as_reveal_allows(tmp_path, reveal: str) -> None:
-    with Serve("--sim", "fortyfives", "--delay", "0", "--deal-pad", "--no-mistakes", "--seed", "26", "--rule",
+    with Serve("--sim", "fortyfives", "--bot-delay", "0", "--deal-pad", "--no-mistakes", "--seed", "26", "--rule",
                "target=25", "--reveal", reveal, "--http", "127.0.0.1:0", "--archive", str(tmp_path), "-q") as s:
         s.wait_for(lambda: s.json("archive.json"), 300, "the game in the archive")
         stored = (tmp_path / s.json("archive.json")[0]["file"]).read_text(encoding="utf-8")

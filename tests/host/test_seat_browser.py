@@ -34,7 +34,7 @@ def shot(driver, name: str) -> Path:
 
 
 def test_seat_page_with_teaching_on_a_phone(phone, tmp_path) -> None:
-    with Serve("--sim", "fortyfives", "--deal-pad", "--delay", "0.5", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+    with Serve("--sim", "fortyfives", "--deal-pad", "--bot-delay", "0.5", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
                "--table", "Club night", "--players", "Ann,Bob,Cy,Di", "--teach", "1", "-q") as s:
         # the scorekeeper's page: a QR code per seat, with the players' names
         phone.get(s.url + "#secret=" + s.secret)
@@ -85,7 +85,7 @@ def test_tempo_slow_play_note_and_the_archives_figures(phone, tmp_path) -> None:
 
     from cardtable_host.serve import tempo
 
-    with Serve("--sim", "nexus", "--delay", "1.2", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+    with Serve("--sim", "nexus", "--bot-delay", "1.2", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
                "--players", "Ann,Bob", "-q") as s:
         phone.get(s.url + "#secret=" + s.secret)
         wait(phone, "return document.querySelector('#slowset')", 30, "the slow-play threshold")
@@ -136,7 +136,7 @@ navigator.vibrate = (p) => { window.__buzz.push(p); return true; };
 
 def test_a_seat_page_speaks_its_own_verdicts(phone, tmp_path) -> None:
     phone.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": STUB})
-    with Serve("--sim", "fortyfives", "--deal-pad", "--delay", "1", "--no-mistakes", "--http", "127.0.0.1:0",
+    with Serve("--sim", "fortyfives", "--deal-pad", "--bot-delay", "1", "--no-mistakes", "--http", "127.0.0.1:0",
                "--archive", str(tmp_path), "--players", "Ann,Bob,Cy,Di", "-q") as s:
         import json
         import urllib.request

@@ -130,7 +130,7 @@ def replay(record_text: str) -> dict[int, Any]:
 
 @pytest.mark.parametrize("game_id", sorted(KNOWN))
 def test_a_seat_page_carries_its_own_seat_alone_over_a_whole_game(game_id: str, tmp_path) -> None:
-    with Serve("--sim", game_id, "--deal-pad", "--delay", "0", "--wait-viewers", "1", "--http", "127.0.0.1:0",
+    with Serve("--sim", game_id, "--deal-pad", "--bot-delay", "0", "--wait-viewers", "1", "--http", "127.0.0.1:0",
                "--archive", str(tmp_path), "-q", "--players", PLAYERS, *KNOWN[game_id]) as s:
         spectator = Viewer(s.url)  # the bots start once a spectator has the page
         s.wait_for(lambda: (s.json("snapshot.json").get("seq") or 0) >= 1, 120, "the deal")
@@ -186,7 +186,7 @@ def test_a_seat_page_carries_its_own_seat_alone_over_a_whole_game(game_id: str, 
 
 
 def test_tokens_are_refused_alike_per_seat_and_per_game(tmp_path) -> None:
-    with Serve("--sim", "fortyfives", "--deal-pad", "--delay", "0.5", "--http", "127.0.0.1:0", "--games", "0",
+    with Serve("--sim", "fortyfives", "--deal-pad", "--bot-delay", "0.5", "--http", "127.0.0.1:0", "--games", "0",
                "--archive", str(tmp_path), "-q", "--players", PLAYERS) as s:
         s.wait_for(lambda: (s.json("snapshot.json").get("seq") or 0) >= 2, 120, "the game to start")
         codes = codes_of(s)

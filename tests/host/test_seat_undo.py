@@ -35,7 +35,7 @@ def ask(url: str, body: Any) -> tuple[int, dict[str, Any]]:
 
 
 def test_an_undo_needs_the_other_sides_consent(tmp_path) -> None:
-    with Serve("--sim", "nexus", "--delay", "2.5", "--no-mistakes", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+    with Serve("--sim", "nexus", "--bot-delay", "2.5", "--no-mistakes", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
                "--players", "Ann,Bob", "-q", "--wait-viewers", "1") as s:
         v = Viewer(s.url)
         s.wait_for(lambda: (s.json("snapshot.json").get("seq") or 0) >= 3, 120, "a few actions")

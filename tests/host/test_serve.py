@@ -27,7 +27,7 @@ def contiguous(v: Viewer) -> None:
 
 
 def test_a_simulated_table_served_read_only_with_its_archive(tmp_path) -> None:
-    env_args = ("--sim", "nexus", "--seed", "1", "--delay", "0.02", "--http", "127.0.0.1:0",
+    env_args = ("--sim", "nexus", "--seed", "1", "--bot-delay", "0.02", "--http", "127.0.0.1:0",
                 "--archive", str(tmp_path / "archive"), "--table", "Club <3>", "--players", "Ann,Bob")
     with Serve(*env_args) as s:
         assert any(PAGE_LINE.match(line) for line in s.lines), s.lines
@@ -161,7 +161,7 @@ def test_an_address_in_use_is_refused_in_one_line_before_any_board() -> None:
 
 
 def test_a_virtual_board_unplugged_mid_game_comes_back_and_the_game_goes_on(tmp_path) -> None:
-    with Serve("--sim", "nexus", "--seed", "2", "--delay", "0.05", "--http", "127.0.0.1:0",
+    with Serve("--sim", "nexus", "--seed", "2", "--bot-delay", "0.05", "--http", "127.0.0.1:0",
                "--archive", str(tmp_path)) as s:
         v = Viewer(s.url)
 

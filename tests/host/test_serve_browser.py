@@ -35,7 +35,7 @@ def shot(driver, name: str) -> Path:
 
 
 def test_fortyfives_table_page_overlay_and_archive_in_chromium(browser, tmp_path) -> None:
-    with Serve("--sim", "fortyfives", "--delay", "0.15", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+    with Serve("--sim", "fortyfives", "--bot-delay", "0.15", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
                "--table", "Club night", "--players", "Ann,Bob,Cy,Di", "--rule", "target=25", "-q") as s:
         browser.get(s.url)
         wait(browser, "return document.querySelector('#badge').textContent === 'live'", 60, "live")
@@ -82,7 +82,7 @@ def test_fortyfives_table_page_overlay_and_archive_in_chromium(browser, tmp_path
 
 
 def test_nerts_race_table_page_in_chromium(browser, tmp_path) -> None:
-    with Serve("--sim", "nerts", "--delay", "0.05", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+    with Serve("--sim", "nerts", "--bot-delay", "0.05", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
                "--rule", "target=10", "-q") as s:
         browser.get(s.url)
         wait(browser, "return document.querySelector('#badge').textContent === 'live'", 60, "live")

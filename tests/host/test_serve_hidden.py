@@ -94,7 +94,7 @@ def monitor_showed_a_hand_end(said: list[str]) -> bool:
 def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, extra: list[str], tmp_path) -> None:
     codes = card_codes(game_id)
     digits = game_id != "fairies"  # Fairies cards are numbers: words of text are not checked
-    with Serve("--sim", game_id, "--delay", "0", "--no-mistakes", "--wait-viewers", "2", "--http",
+    with Serve("--sim", game_id, "--bot-delay", "0", "--no-mistakes", "--wait-viewers", "2", "--http",
                "127.0.0.1:0", "--archive", str(tmp_path), "-q", *extra) as s:
         v = Viewer(s.url)
         mon = subprocess.Popen([sys.executable, "-m", "cardtable_host.cli", "monitor", "--plain", "--port", s.port],

@@ -334,7 +334,7 @@ def test_a_full_disk_keeps_the_game_until_it_is_archived(full_disk: tuple[Path, 
     pytest.importorskip("termios")
     need_node()
     folder, filler = full_disk
-    with Serve("--sim", "nexus", "--seed", "1", "--delay", "0", "--games", "2", "--http", "127.0.0.1:0",
+    with Serve("--sim", "nexus", "--seed", "1", "--bot-delay", "0", "--games", "2", "--http", "127.0.0.1:0",
                "--archive", str(folder)) as s:
         v = Viewer(s.url)
         failed = s.wait_for(lambda: [m for m in v.messages if m.get("archive_status")], 240, "the archive failing")[0]
@@ -369,7 +369,7 @@ def test_with_no_board_a_running_serve_is_named_not_taken_for_the_table(tmp_path
     env = dict(os.environ, XDG_RUNTIME_DIR=str(tmp_path / "run"))  # these serves only
     (tmp_path / "run").mkdir(mode=0o700)
     env.pop("CARDTABLE_PORT", None)
-    args = ("--sim", "nexus", "--seed", "1", "--delay", "0.05", "--http", "127.0.0.1:0", "--quiet")
+    args = ("--sim", "nexus", "--seed", "1", "--bot-delay", "0.05", "--http", "127.0.0.1:0", "--quiet")
     with Serve(*args, "--archive", str(tmp_path / "a1"), env=env) as one:
         for cmd in (("doctor",), ("monitor", "--plain"), ("flash",)):
             r = cardtable(*cmd, env=env, timeout=60)

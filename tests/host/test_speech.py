@@ -35,7 +35,7 @@ def test_serve_speaks_verdicts_and_tricks_one_after_another(tmp_path) -> None:
     if not (shutil.which("espeak-ng") and shutil.which("soxi")):
         pytest.skip("espeak-ng and sox are not installed")
     out = tmp_path / "said"
-    with Serve("--sim", "fortyfives", "--delay", "0.3", "--http", "127.0.0.1:0", "--archive", str(tmp_path / "a"),
+    with Serve("--sim", "fortyfives", "--bot-delay", "0.3", "--http", "127.0.0.1:0", "--archive", str(tmp_path / "a"),
                "--players", ",".join(NAMES), "--speak", "--speak-to", str(out), "-q", "--wait-viewers", "1") as s:
         v = Viewer(s.url)
 

@@ -53,7 +53,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "the emulated RP2040 running the firmware image ('rp2:NAME' with board config NAME)")
     p.add_argument("--games", type=int, default=ServeOptions.games, metavar="N",
                    help="(--sim) games to play one after another, 0 for ever (default 1); serving goes on")
-    p.add_argument("--delay", type=float, default=None,
+    p.add_argument("--bot-delay", dest="delay", type=float, default=None, metavar="SECONDS",
                    help="(--sim) seconds between bot actions (default %g)" % SIM_DELAY)
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                    help="(--sim) a rule option, as for cardtable sim; repeatable")
@@ -86,7 +86,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reveal", choices=REVEALS, default=ServeOptions.reveal,
                    help="when the hands the deal pad read reach spectators (the archive): once the hand "
                         "is over (hand, the default), once the game is over (game), or never")
-    p.add_argument("--overlay-delay", type=float, default=ServeOptions.overlay_delay, metavar="SECONDS",
+    p.add_argument("--delay", dest="overlay_delay", type=float, default=ServeOptions.overlay_delay,
+                   metavar="SECONDS",
                    help="show the overlay (/overlay, for a stream) this many seconds behind the table; "
                         "the table page stays live")
     p.add_argument("--archive", metavar="DIR", help="where finished games are kept (default %s)" % default_dir())

@@ -52,9 +52,9 @@ def serve(args: ServeOptions) -> int:
     try:
         host, http_port = parse_http(args.http)
         if args.delay is not None and args.delay < 0:
-            raise ValueError("--delay %g: the seconds between bot actions cannot be negative" % args.delay)
+            raise ValueError("--bot-delay %g: the seconds between bot actions cannot be negative" % args.delay)
         if not 0 <= args.overlay_delay <= 3600:
-            raise ValueError("--overlay-delay %g: seconds from 0 to 3600" % args.overlay_delay)
+            raise ValueError("--delay %g: seconds from 0 to 3600" % args.overlay_delay)
         if args.reveal not in REVEALS:
             raise ValueError("--reveal %s: one of %s" % (args.reveal, ", ".join(REVEALS)))
         if args.games < 0:
