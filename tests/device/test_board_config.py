@@ -507,6 +507,45 @@ def test_reader_levels_are_checked_against_the_picos_pins():
 
 
 @stepped
+def test_a_buses_shared_rstpdn_line_is_checked_like_a_readers_own():
+    cfg = shipped("pico-i2c-4seat")  # "rst": 20 at 5 V (the 74AHCT125) to ten Elechouse V3s
+    b = config.validate(cfg, "pico-i2c-4seat.json", "pico-i2c-4seat")
+    assert b.buses["i2c0"]["rst"] == 20 and 20 in hal_outputs(b)
+    yield
+    del cfg["buses"]["i2c0"]["rst_mv"]  # straight from the GPIO: 2.2 V at the PN532
+    msg = refused(cfg, "pico-i2c-4seat")
+    yield
+    assert msg.count("buses.i2c0.rst:") == 1, msg  # said once for the line, not per reader
+    assert "buses.i2c0.rst: the Elechouse V3 (readers[0])'s RSTPDN reaches the PN532 as 2201 mV" \
+        " when GP20 drives it with 3300" in msg, msg
+    cfg["buses"]["i2c0"]["rst_mv"] = 5000
+    cfg["readers"][4]["module"] = "adafruit-364"  # no divider: 5 V on a 3.3 V PN532
+    msg = refused(cfg, "pico-i2c-4seat")
+    yield
+    assert "buses.i2c0.rst: the Adafruit 364 (readers[4])'s RSTPDN would get 5000 mV from GP20's" \
+        " 5000 mV line: above the PN532's 3.3 V supply" in msg, msg
+    cfg["readers"][4]["module"] = "elechouse-v3"
+    cfg["readers"][2]["rst"] = 21  # its own line as well as the bus's
+    msg = refused(cfg, "pico-i2c-4seat")
+    yield
+    assert "readers[2].rst: i2c0 has one RSTPDN line for all its readers (buses.i2c0.rst)" in msg
+    del cfg["readers"][2]["rst"]
+    cfg["buses"]["i2c0"]["rst"] = 3  # the muxes' RESET pin
+    assert "GP3 is used twice: by buses.i2c0.reset and by buses.i2c0.rst" in refused(
+        cfg, "pico-i2c-4seat")
+    yield
+    del cfg["buses"]["i2c0"]["rst"]
+    assert "buses.i2c0.rst_mv: no shared RSTPDN line (\"rst\") on i2c0 to drive" in refused(
+        cfg, "pico-i2c-4seat")
+
+
+def hal_outputs(b):
+    from cardtable import hal
+
+    return hal.outputs(b)
+
+
+@stepped
 def test_pads_apart_by_their_outlines_and_clear_of_the_deal_pad():
     cfg = shipped("pico-i2c-4seat")
     cfg["zones"]["t2"]["at"] = [370, 200]  # 100 mm centre to centre from s2, 18 mm outline to outline

@@ -88,7 +88,9 @@ def test_a_reader_holding_sda_mid_byte_is_clocked_free_through_its_channel_and_r
 
 @stepped
 def test_a_latched_reader_is_cut_off_by_the_mux_reset_the_others_read_and_it_comes_back():
-    sc, readers, emus, clock = yield from scanning(board_dict("pico-i2c-4seat"))
+    cfg = board_dict("pico-i2c-4seat")
+    del cfg["buses"]["i2c0"]["rst"], cfg["buses"]["i2c0"]["rst_mv"]  # no RSTPDN wired
+    sc, readers, emus, clock = yield from scanning(cfg)
     guard = readers[0].i2c
     fake = guard.i2c
     emus[3].hold_sda = -1  # latched up: no clock frees it
@@ -116,6 +118,35 @@ def test_a_latched_reader_is_cut_off_by_the_mux_reset_the_others_read_and_it_com
     events = yield from run(sc, clock, 9 * 4)
     assert [e[1] for e in events if e[0] == UP] == [3], events
     assert [(e[1], e[3]) for e in events if e[0] == PLACED] == [(3, "QD")], events
+
+
+@stepped
+def test_a_latched_reader_is_freed_by_the_shared_rstpdn_and_every_reader_reads_again():
+    # pico-i2c-4seat wires one RSTPDN line to all ten readers (its bus's "rst").
+    sc, readers, emus, clock = yield from scanning(board_dict("pico-i2c-4seat"))
+    guard = readers[0].i2c
+    fake = guard.i2c
+    assert [e.resets for e in emus] == [1] * 10 and guard.rstpdn == 0  # the boot pulse
+    emus[3].hold_sda = -1  # latched up: neither the clocks nor the mux reset free it
+    events = yield from run(sc, clock, 9 * 4)
+    yield
+    # Cut off by the mux reset once; held again at its next poll, the bus's RSTPDN is pulsed.
+    assert fake.resets == 2 and guard.rstpdn == 1, (fake.resets, guard.rstpdn)
+    assert [e.resets for e in emus] == [2] * 10 and not emus[3].holding
+    assert sc.failures[3] == 2 and [e for e in events if e[0] == DOWN] == [], events
+    # Every PN532 came back unconfigured: its driver sent SAMConfiguration again.
+    assert all(e.lowvbat is False for e in emus), [e.lowvbat for e in emus]
+    emus[3].place(Tag(b"\x04\x11\x22\x33\x44\x55\x68", text="QD"))
+    emus[0].place(Tag(UID_AS, text="AS"))
+    emus[7].place(Tag(b"\x04\x11\x22\x33\x44\x55\x67", text="KH"))
+    events += yield from run(sc, clock, 9 * 4)
+    yield
+    placed = sorted((e[1], e[3]) for e in events if e[0] == PLACED)
+    assert placed == [(0, "AS"), (3, "QD"), (7, "KH")], events
+    assert [e for e in events if e[0] == DOWN] == [], events
+    for i in range(9):
+        if i != 3:
+            assert sc.failures[i] == 0 and not sc.down[i], (i, sc.status(i))
 
 
 @stepped
