@@ -155,6 +155,11 @@ def confirm(ctl, seat, src, led=-1):
 
 def input_event(ctl, ev):
     """A button press or an encoder turn."""
+    if ctl.bringup:  # `cardtable doctor --bringup`: the press is checked, not played
+        from cardtable.table import remote
+
+        remote.bringup_event(ctl, ev)
+        return
     lay = ctl.layout
     name = ev[1]
     if ev[0] == TURN:
