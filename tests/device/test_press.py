@@ -77,4 +77,3 @@ def test_press_does_what_the_physical_button_does_and_knows_its_meanings():
     assert len(t.ctl.game.history) == 3
     a = t.send({"cmd": "press", "id": 4, "button": 7})
     assert a[0]["type"] == "error" and "no button means 7" in a[0]["msg"]
-
