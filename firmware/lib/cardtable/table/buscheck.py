@@ -165,7 +165,7 @@ def _levels(ck, readers):
         bus = ck.cfg.get("buses", {}).get(bn)
         if isinstance(bus, dict) and bus.get("rst") is not None and bn not in said:
             n = len(ck.problems)
-            if _ints(ck, "buses." + bn, bus, ("rst_mv",), 0, 12000):
+            if _ints(ck, "buses.%s" % bn, bus, ("rst_mv",), 0, 12000):
                 _rst_level(ck, "buses.%s.rst" % bn, "%s (readers[%d])" % (name, i), bus["rst"],
                            bus.get("rst_mv", GPIO_MV), rst_mv)
             if len(ck.problems) > n:

@@ -1,7 +1,6 @@
 """The link's press, tag and bringup commands (link.py has the protocol): a button meaning
 pressed from the host, tags read and written through the table's own readers, and the buttons
 and piezo checked one by one at a first power-up. Imported when first used."""
-from cardtable.hal import BUTTON, TURN
 from cardtable.table import inputs
 
 _ARG = {"bid": " <bid>", "trump": " <suit>", "suit": " <suit>", "nerts": " <seat>", "at": " up|down"}
@@ -129,7 +128,7 @@ def _tag(ctl, cmd, zone, r, text):
 
 def bringup(ctl, cmd):
     """The bringup command (link.py): buttons and encoders reported instead of played while
-    "on"; "beep" plays the piezo's "over" pattern."""
+    "on" (inputs.input_event); "beep" plays the piezo's "over" pattern."""
     on = cmd.get("on")
     beep = cmd.get("beep", False)
     if on is not None and on is not True and on is not False or beep is not True and beep is not False:
@@ -147,10 +146,3 @@ def bringup(ctl, cmd):
     return {"on": ctl.bringup, "buttons": dict(b.buttons), "encoders": enc, "piezo": b.piezo_pin,
             "beep": beep}
 
-
-def bringup_event(ctl, ev):
-    """Tell the host a button pressed or an encoder turned while bringing up (no action)."""
-    if ev[0] == BUTTON:
-        ctl.link.send({"type": "bringup", "button": ev[1]})
-    elif ev[0] == TURN:
-        ctl.link.send({"type": "bringup", "encoder": ev[1], "steps": ev[2]})
