@@ -21,6 +21,7 @@ OVERRIDES = {
     ("tests/host/test_hidden_info.py", "SEEDS"): "seeds for short hands; others play seed 1",
     ("tests/host/test_sim_e2e.py", "TUNED"): "seeds and rules for short games; others seed 1",
     ("tests/host/test_sim_dealpad.py", "SEEDS"): "seeds for short games; others seed 1",
+    ("tests/host/test_serve_hidden.py", "PAD_SEEDS"): "seeds for short hands with the deal pad; others seed 1",
     ("tests/host/test_rp2_games.py", "TUNED"): "measured boards, seeds and order; others follow",
 }
 

@@ -321,7 +321,7 @@ class Link:
         try:
             obj = {"cmd": cmd, "id": cid}
             obj.update(fields)
-            self.send_raw((json.dumps(obj) + "\n").encode())
+            self.send_raw((json.dumps(obj, allow_nan=False) + "\n").encode())  # ValueError: no NaN to a board
             if not p.done.wait(self.timeout if timeout is None else timeout):
                 raise LinkTimeout("no answer to %s from %s within %g s" % (
                     cmd, self.port, self.timeout if timeout is None else timeout))

@@ -65,7 +65,7 @@ def node_binary() -> str:
 
 
 def _build_dir() -> Path:
-    return Path(os.environ.get(ENV_BUILD) or REPO_ROOT / "build")
+    return Path(os.environ.get(ENV_BUILD) or REPO_ROOT / "build").absolute()
 
 
 def mpy_build() -> tuple[Path, Path]:
@@ -120,6 +120,7 @@ class VirtualBoard:
 
     # What a program driving the board may wait, in wall seconds: the boot to the table, a
     # command's answer on the link, the board's judgement of a card laid on a reader.
+    KIND = "virtual board"  # what it is called where a person reads
     BOOT_S = 60.0
     LINK_S = 10.0
     JUDGE_S = 20.0
@@ -129,7 +130,7 @@ class VirtualBoard:
                  mpy: bool = True, heap: str = "192k", period_ms: float = 1, steps_per_tick: int = 1,
                  repl: bool = False, echo_stderr: bool = False, stickers: bool = False) -> None:
         self.board = board
-        self.flash_dir = None if flash_dir is None else Path(flash_dir)
+        self.flash_dir = None if flash_dir is None else Path(flash_dir).absolute()  # the board runs elsewhere
         self.game = game
         self.layout = layout
         self.install = install

@@ -132,6 +132,7 @@ class Rp2Board(VirtualBoard):
 
     # An emulated chip runs at 0.05-0.4x a Pico (a busy machine: the lower end); a judgement
     # takes ~0.25 s of emulated time.
+    KIND = "emulated RP2040 board"
     BOOT_S = 300.0
     LINK_S = 60.0
     JUDGE_S = 120.0
@@ -143,7 +144,7 @@ class Rp2Board(VirtualBoard):
                  trace: bool = False) -> None:
         VirtualBoard.__init__(self, board=board, flash_dir=flash_dir, game=game, layout=layout,
                               install=install, repl=repl, echo_stderr=echo_stderr)
-        self.image = Path(image) if image is not None else default_image()
+        self.image = Path(image).absolute() if image is not None else default_image()
         self.check_build = image is None and self.image == FROZEN_UF2  # the checkout's image: must be current
         self.speed = float(os.environ.get(ENV_SPEED) or 1.0) if speed is None else speed
         self.devices = default_devices() if devices is None else tuple(devices)

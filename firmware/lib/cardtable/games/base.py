@@ -327,6 +327,11 @@ class Game:
         from cardtable.games import words
         return words.describe(self, ev)
 
+    def last_hand_words(self, last):
+        """The last hand's result, as the game's view keeps it ("last_hand"), in words."""
+        from cardtable.games import words
+        return words.last_hand_words(self, last)
+
     def side(self, n):
         """Who keeps score n: 'seat 1', or 'seats 1 & 3' where partners share a score."""
         from cardtable.games import words

@@ -242,6 +242,11 @@ class CaliforniaJacks(TrickGame):
 
     # -- views ----------------------------------------------------------------------------
     # -- words ----------------------------------------------------------------------------
+    def furniture(self, view, out):
+        """The stock's face-up top card (the next a trick's winner draws), for the page (host only)."""
+        if view.get("stock_top"):
+            out["rows"].append({"label": "top of the stock", "cards": [view["stock_top"]]})
+
     def describe(self, ev):
         from cardtable.games import words
         kind = ev.get("ev")

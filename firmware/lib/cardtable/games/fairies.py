@@ -243,6 +243,7 @@ class Fairies(Game):
     """NEXUS-Fairies for two players."""
 
     ID = "fairies"
+    TITLE = "NEXUS-Fairies"
     DECK = "fairies"
     SEATS = seat_range("fairies")  # its registry entry (games/__init__.py)
     CONFIRM = "meditate"
@@ -530,7 +531,7 @@ class Fairies(Game):
     def action_words(self, obj):
         from cardtable.games import words
         verb = obj.get("act")
-        who = "seat %s" % obj.get("seat")
+        who = words.who(self, obj.get("seat"))
         if verb == "meditate":
             end = obj.get("end")
             return "%s meditates%s" % (who, " on the %s card" % end if end else "")
@@ -539,6 +540,22 @@ class Fairies(Game):
             where = "on top of the Nexus" if at == 0 else "into the Nexus at place %d" % (at + 1)
             return "%s sows chaos: %s %s" % (who, words.show(self, obj["card"]), where)
         return words.action_words(self, obj)
+
+    def furniture(self, view, out):
+        """The Nexus row and the Parade, whose it is, for the page (host only)."""
+        from cardtable.games import words
+        if view.get("nexus"):
+            out["rows"].append({"label": "the Nexus", "cards": list(view["nexus"])})
+        if view.get("parade"):
+            owner = view.get("parade_owner")
+            out["rows"].append({"label": "the Parade" + ("" if owner is None else
+                                                          " (" + words.who(self, owner) + "'s)"),
+                                "cards": list(view["parade"])})
+        zones = view.get("zones") or []
+        for s in range(len(out["seats"])):
+            if s < len(zones) and zones[s]:
+                out["seats"][s]["facts"].append(words.count_words(sum(zones[s]), "card")
+                                                + " in the Score Zone")
 
     def describe(self, ev):
         from cardtable.games import words

@@ -98,6 +98,7 @@ class FortyFives(TrickGame):
     """Auction Forty-Fives with a kitty, as the Nevins house rules play it."""
 
     ID = "fortyfives"
+    TITLE = "Forty-Fives"
     DECK = "standard"
     SEATS = seat_range("fortyfives")  # its registry entry (games/__init__.py)
     AUTO_DEAL = True  # hands the table never sees dealt: dealt unseen at once
@@ -666,6 +667,13 @@ class FortyFives(TrickGame):
                 out += " (the highest trump's 5 to %s)" % self.side(ev["bonus"])
             return out
         return words.describe(self, ev)
+
+    def last_hand_words(self, last):
+        from cardtable.games import words
+        said = self.describe(dict(last, ev="hand"))
+        if last.get("trump"):
+            said += "; %s were trumps" % words.suit_words(self, last["trump"])
+        return said
 
     def view(self, seat=None):
         out = self.trick_view(seat)

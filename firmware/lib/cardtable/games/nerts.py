@@ -777,7 +777,7 @@ class Nerts(Game):
     def action_words(self, obj):
         from cardtable.games import words
         verb = obj.get("act")
-        who = "seat %s" % obj.get("seat")
+        who = words.who(self, obj.get("seat"))
         if verb == "center":
             return "%s plays %s to the centre at %s ms" % (who, words.show(self, obj["card"]),
                                                            obj["t"])
@@ -790,9 +790,28 @@ class Nerts(Game):
         if verb == "draw":
             return "%s turns the stock" % who
         if verb == "move":
-            return "%s moves %s onto work pile %s" % (who, words.show(self, obj["card"]),
+            return "%s moves %s onto work pile %s" % (who, words.show(self, obj.get("card")),
                                                       obj["at"] + 1)
         return words.action_words(self, obj)
+
+    def furniture(self, view, out):
+        """The centre foundations and each player's nerts pile, for the page (host only)."""
+        from cardtable.games import words
+        centre = view.get("center") or []
+        if centre:
+            out["rows"].append({"label": "centre foundations", "cards": [p[0] for p in centre],
+                                "counts": [p[1] for p in centre]})
+        left = view.get("nerts_left") or []
+        inc = view.get("in_center") or []
+        for s in range(len(out["seats"])):
+            facts = []
+            if s < len(left) and left[s] is not None:
+                facts.append(words.count_words(left[s], "card") + " left in the nerts pile")
+            if s < len(inc) and inc[s]:
+                facts.append(words.count_words(inc[s], "card") + " in the centre")
+            out["seats"][s]["facts"] = facts
+        if view.get("caller") is not None:
+            out["facts"].append(["Nerts!", "called by " + words.who(self, view["caller"])])
 
     def describe(self, ev):
         from cardtable.games import words

@@ -405,6 +405,19 @@ class Nonesuch(TrickGame):
             return "seat %d shows the Excuse and takes the up card" % obj["seat"]
         return words.action_words(self, obj)
 
+    def furniture(self, view, out):
+        """The suit the leader named and each seat's bid, for the page (host only)."""
+        from cardtable.games import words
+        for f in out["facts"]:
+            if f[0] == "suit led":
+                f[0] = "named suit"
+        bids = view.get("bids") or []
+        for s in range(len(out["seats"])):
+            if s < len(bids) and bids[s] is not None:
+                out["seats"][s]["facts"].insert(0, "bid " + str(bids[s]))
+        if view.get("excuse") is not None:
+            out["facts"].append(["the Excuse", "shown by " + words.who(self, view["excuse"])])
+
     def describe(self, ev):
         from cardtable.games import words
         kind = ev.get("ev")
