@@ -191,6 +191,29 @@ def test_a_bus_that_stays_low_after_the_clear_says_so():
     assert readers[0].i2c.freed == 1 and e.freed
 
 
+@stepped
+def test_a_bus_no_rstpdn_frees_is_pulsed_less_and_less_often():
+    b = config.validate(board_dict("pico-i2c-4seat"))  # a shared RSTPDN line on i2c0
+    yield
+    readers, emus, pins = emulated(b, pn532_emu, SimClock())
+    yield
+    guard = readers[0].i2c
+    stuck = pn532_emu.PN532Emu()  # on the trunk, no RSTPDN of its own: nothing frees it
+    stuck.hold_sda, stuck.holding = -1, True
+    guard.i2c.attach(stuck, addr=0x30)
+    pulsed = []
+    for k in range(14):
+        e = raises(NoAnswer, readers[0].poll)
+        pulsed.append(guard.rstpdn)
+        if k % 3 == 2:
+            yield
+    # The second clear in a row pulses it; each pulse doubles the clears the next waits for.
+    assert pulsed == [0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3], pulsed
+    assert guard.freed == 14 and emus[0].resets == 1 + 3
+    assert "i2c0 is held low and stays low after a bus clear and an RSTPDN pulse: check the" \
+        " wiring to the muxes" in str(e), str(e)
+
+
 def test_rstpdn_is_pulsed_at_boot_and_irq_replaces_status_reads():
     cfg = board_dict("pico-i2c-2seat")
     cfg["readers"][0].update({"rst": 0, "irq": 1, "module": "adafruit-364"})

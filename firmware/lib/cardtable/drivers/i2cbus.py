@@ -19,7 +19,7 @@ class GuardedI2C:
         self.muxes = []
         self.freed = 0  # how many times the bus was cleared
         self.failed = 0  # failed transactions in a row
-        self.cut = 0  # readers cut off by a mux reset since the last RSTPDN pulse
+        self.cut = 0  # clears the clocks did not settle since the last RSTPDN pulse
         self.rstpdn = 0  # RSTPDN pulses so far (a driver that sees it change configures again)
 
     def writeto(self, addr, buf, stop=True):
