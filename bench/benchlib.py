@@ -141,9 +141,9 @@ def _drivers_for(board_name: str) -> list[str]:
 
 
 def _simulated(module: str) -> bool:
-    """The simulated hardware (hw_sim, the PN532 emulator): main.py's booting() loads it for the
-    virtual board; a Pico's boot (main()) never does."""
-    return module == "cardtable.hw_sim" or module == "cardtable.sim" or module.startswith("cardtable.sim.")
+    """The simulated hardware (hw_sim, its staged boot simboot, the PN532 emulator): main.py's
+    booting() loads it for the virtual board; a Pico's boot (main()) never does."""
+    return module in ("cardtable.hw_sim", "cardtable.simboot", "cardtable.sim") or module.startswith("cardtable.sim.")
 
 
 def _imports_of(path: Path) -> list[str]:

@@ -1,7 +1,7 @@
 """Placement to verdict, timed on the rp2 board's emulated clock (issue 18).
 
 The bots play a seeded California Jacks game on the rp2 board (the frozen image on the emulated
-RP2040, PN532s behind TCA9548A muxes on its I2C bus, tools/rp2). Every card a bot lays lands at
+RP2040, PN532s behind TCA9548A muxes on its I2C bus, host/cardtable_host/sim/rp2). Every card a bot lays lands at
 a random emulated time (`Readers.arm`: up to SPREAD_MS after the chip's next bus request), and
 its verdict is the LED frame that shows it (accepted green or rejected red), latched on the
 chip's WS2812 pin: the latency is that frame's latch time less the landing time, both on the

@@ -131,8 +131,9 @@ def boot_failed(storage, e):
 
 
 # The package's modules in an order that compiles from source in a small heap (link, the
-# biggest to lex, first); booting() imports them one per step, and loads the board config
-# after _BOARD_AFTER: its checker compiles (and goes again) while the heap is emptiest.
+# biggest to lex, first); the simulated boot (cardtable.simboot.Boot) imports them one per step,
+# and loads the board config after _BOARD_AFTER: its checker compiles (and goes again) while the
+# heap is emptiest.
 _MODULES = ("cardtable.link", "cardtable.record", "cardtable.games", "cardtable.table.config",
             "cardtable.hal", "cardtable.table.commands", "cardtable.journal",
             "cardtable.table.scanner", "cardtable.table.feedback", "cardtable.hw_sim",
@@ -141,38 +142,26 @@ _BOARD_AFTER = "cardtable.table.commands"
 
 
 def booting(storage=None, boards_dir=BOARDS, emu=True):
-    """The table on simulated hardware (hw_sim with the real clock; emu: the PN532 emulator
-    module, True for cardtable.sim's where it is present, None for fake readers), built over
-    several steps: a generator that returns the controller. On the WebAssembly port the
-    collector runs only between the host's calls, so each import or load is a step of its own."""
+    """The table on simulated hardware (cardtable.simboot.Boot, the virtual board's staged boot;
+    emu: the PN532 emulator module, True for cardtable.sim's where it is present, None for fake
+    readers), built over several steps: a generator that returns the controller (a board or a
+    config it cannot start raises ValueError). On the WebAssembly port the collector runs only
+    between the host's calls, so each import or load is a step of its own."""
     import gc
 
-    for name in _MODULES:
-        __import__(name)
-        gc.collect()
-        yield
-        if name == _BOARD_AFTER:
-            from cardtable.hal import FileStorage
-            from cardtable.table.commands import load_config
+    from cardtable import simboot  # host only: a board never gets here
 
-            storage = storage or FileStorage("")
-            cfg = load_config(storage, CONFIG)
-            board = load_board(cfg, boards_dir)
-            gc.collect()
-            yield
-    from cardtable import games
-    from cardtable.hal import Clock
-    from cardtable.hw_sim import SimHal
-
-    if emu is True:
-        emu = _emulator()
-        gc.collect()
-        yield
-    lay = board.layouts.get(cfg.get("layout")) or board.layouts[sorted(board.layouts)[0]]
-    __import__(games.GAMES[lay.game][0])
     gc.collect()
     yield
-    return build(cfg, lambda b: SimHal(b, emu=emu, storage=storage, clock=Clock()), board=board)
+    boot = simboot.Boot(sys.modules[__name__], storage, boards_dir, _emulator if emu is True else emu)
+    st = boot.step()
+    while st == simboot.MORE:
+        gc.collect()
+        yield
+        st = boot.step()
+    if st == simboot.STOPPED:
+        raise ValueError(boot.note)
+    return boot.ctl
 
 
 def _emulator():

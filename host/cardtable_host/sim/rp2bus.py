@@ -1,6 +1,6 @@
 """The rp2 board's PN532 readers: pn532_emu instances served to the emulated chip's buses.
 
-tools/rp2/bus.mjs models the wires (TCA9548A muxes, I2C addresses and status bytes, SPI op
+host/cardtable_host/sim/rp2/bus.mjs models the wires (TCA9548A muxes, I2C addresses and status bytes, SPI op
 bytes and chip selects, bus time); each transaction that needs a PN532 comes here over a
 socket while the chip waits, so the readers, their tags and the timing of their answers
 live in Python, beside the bots that lay the cards::
@@ -28,13 +28,13 @@ OP_READ = 0x52
 OP_TAKE = 0x54
 OP_POWER = 0x50
 OP_RSTPDN = 0x5A
-OP_IRQ = 0x49  # a reader's P70_IRQ line: low now?, and when it next falls (tools/rp2/irq.mjs)
+OP_IRQ = 0x49  # a reader's P70_IRQ line: low now?, and when it next falls (host/cardtable_host/sim/rp2/irq.mjs)
 OP_ARRIVE = 0x41  # the card staged for a reader comes into its field now; replies as OP_IRQ
 _IRQ_REPLY = struct.Struct("<Bd")
 _HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
 
 # A change on a reader is seen by the scanner within this many polls of it (the controller's
-# place_polls / lift_polls + 1), as tools/mpy/board.mjs waits on the WebAssembly board.
+# place_polls / lift_polls + 1), as host/cardtable_host/sim/vboard/board.mjs waits on the WebAssembly board.
 PLACE_POLLS = 3
 LIFT_POLLS = 4
 TRACE_MAX = 4000

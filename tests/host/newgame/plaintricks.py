@@ -121,8 +121,7 @@ class PlainTricks(TrickGame):
         events = [{"ev": "hand", "hand": self.hand_no, "scores": list(self.score)}]
         hi = max(self.score)
         if hi >= self.rules["target"] and self.score.count(hi) == 1:
-            self.over = True
-            self.winner = self.score.index(hi)
+            self.end(self.score.index(hi))
             self.phase = "over"
             events.append({"ev": "over", "winner": self.winner, "scores": list(self.score)})
         else:

@@ -82,41 +82,6 @@ class TrickGame(Game):
                 self.give(s, h)
                 self.known[s] = True
 
-    def check_deal_piles(self, piles, sizes):
-        """None if every pile named in sizes has the right size and no card is dealt twice."""
-        seen = bytearray(64)
-        if not isinstance(piles, dict):
-            return "a deal names its piles: %s" % ", ".join(sizes)
-        for name in piles:
-            if name not in sizes:
-                return "a %s deal has no pile %r (piles: %s)" % (self.ID, name, ", ".join(sizes))
-        for name in sizes:
-            pile = piles.get(name)
-            if pile is None:
-                continue
-            want = sizes[name]
-            if not isinstance(pile, list):
-                return "the %s pile must be a list of cards" % name
-            groups = pile if name == "hands" else [pile]
-            if name == "hands":
-                if len(pile) != self.seats:
-                    return "the deal has %d hands for %d seats" % (len(pile), self.seats)
-            for g in groups:
-                if g is None:
-                    continue
-                if not isinstance(g, list):
-                    return "each hand must be a list of cards"
-                if want is not None and len(g) != want:
-                    return "the %s pile must hold %d cards, not %d" % (name, want, len(g))
-                for c in g:
-                    why = self.card_reason(c)
-                    if why:
-                        return why
-                    if seen[c]:
-                        return "the %s is dealt twice" % self.card_code(c)
-                    seen[c] = 1
-        return None
-
     # -- playing --------------------------------------------------------------------------
     def follow_rules(self, seat):
         """Subclass: the obligations of a seat following to the current trick."""

@@ -34,7 +34,7 @@ import {
   parseSize,
 } from './mp.mjs';
 
-const USAGE = `usage: node tools/mpy/board.mjs [options]
+const USAGE = `usage: node host/cardtable_host/sim/vboard/board.mjs [options]
 
   --board NAME        board config firmware/boards/NAME.json (default pico-i2c-4seat)
   --game ID           play this game: the board's layout named ID, or its first layout for ID
