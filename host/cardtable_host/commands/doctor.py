@@ -348,8 +348,8 @@ def _bringup(args: argparse.Namespace) -> int:
                 sum(1 for x in pressed if x.ok), len(pressed)))
         for x in rep.inputs:
             if x.kind == "buzzer":
-                print("bring-up: the buzzer %s" % {True: "sounded", False: "did not sound"}.get(
-                    x.ok, "was not confirmed"))
+                print("bring-up: the buzzer %s" % (
+                    "was not confirmed" if x.ok is None else "sounded" if x.ok else "did not sound"))
         colour = use_colour()
         if rep.ok:
             print(paint("every step passed", "green", colour))

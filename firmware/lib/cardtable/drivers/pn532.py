@@ -341,7 +341,7 @@ class PN532:
 
     # -- reader API -----------------------------------------------------------
 
-    def stale(self):
+    def stale(self):  # type: () -> bool
         """True if the PN532 was reset since init() (its bus's shared RSTPDN was pulsed): it
         has forgotten its configuration, and poll() runs init() again first."""
         return False
