@@ -254,6 +254,20 @@ def test_readers_too_close_for_one_field_at_a_time():
             " apart against cross-talk") in msg, msg
 
 
+def test_irq_lines_on_pads_too_close_are_refused_even_when_polled():
+    # the seat to play's armed pad keeps its field on beside the polled one (issue 35)
+    cfg = base()
+    for i, gp in ((0, 20), (4, 21)):
+        cfg["readers"][i].update({"irq": gp, "module": "adafruit-364"})
+    config.validate(cfg, "test-4seat.json")  # 190 mm apart: enough
+    cfg["zones"]["c"]["at"] = [450, 500]
+    msg = problems(cfg)
+    assert ("zones 'c' and 's0' are 140 mm apart centre to centre; readers that wait with their"
+            " fields on at once need 150 mm") in msg, msg
+    cfg["readers"][4].pop("irq")  # only one pad waits: no pair to keep apart
+    config.validate(cfg, "test-4seat.json")
+
+
 def test_direct_reader_beside_a_mux_and_unused_reader():
     cfg = base()
     cfg["readers"].append({"bus": "i2c0"})
@@ -493,6 +507,7 @@ def test_reader_levels_are_checked_against_the_picos_pins():
     cfg["readers"][2]["irq_mv"] = 3300
     config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")
     yield
+    del cfg["buses"]["i2c1"]["rst"], cfg["buses"]["i2c1"]["rst_mv"]  # (its own line instead)
     cfg["readers"][7]["rst"] = 28  # an Elechouse V3's RSTPDN, from a GPIO
     msg = refused(cfg, "pico-nerts-6")
     yield
@@ -508,35 +523,35 @@ def test_reader_levels_are_checked_against_the_picos_pins():
 
 @stepped
 def test_a_buses_shared_rstpdn_line_is_checked_like_a_readers_own():
-    cfg = shipped("pico-i2c-4seat")  # "rst": 20 at 5 V (the 74AHCT125) to ten Elechouse V3s
-    b = config.validate(cfg, "pico-i2c-4seat.json", "pico-i2c-4seat")
-    assert b.buses["i2c0"]["rst"] == 20 and 20 in hal_outputs(b)
+    cfg = shipped("pico-nerts-6")  # i2c1: "rst": 26 at 5 V (the 74AHCT125) to six Elechouse V3s
+    b = config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")
+    assert b.buses["i2c1"]["rst"] == 26 and 26 in hal_outputs(b)
     yield
-    del cfg["buses"]["i2c0"]["rst_mv"]  # straight from the GPIO: 2.2 V at the PN532
-    msg = refused(cfg, "pico-i2c-4seat")
+    del cfg["buses"]["i2c1"]["rst_mv"]  # straight from the GPIO: 2.2 V at the PN532
+    msg = refused(cfg, "pico-nerts-6")
     yield
-    assert msg.count("buses.i2c0.rst:") == 1, msg  # said once for the line, not per reader
-    assert "buses.i2c0.rst: the Elechouse V3 (readers[0])'s RSTPDN reaches the PN532 as 2201 mV" \
-        " when GP20 drives it with 3300" in msg, msg
-    cfg["buses"]["i2c0"]["rst_mv"] = 5000
-    cfg["readers"][4]["module"] = "adafruit-364"  # no divider: 5 V on a 3.3 V PN532
-    msg = refused(cfg, "pico-i2c-4seat")
+    assert msg.count("buses.i2c1.rst:") == 1, msg  # said once for the line, not per reader
+    assert "buses.i2c1.rst: the Elechouse V3 (readers[6])'s RSTPDN reaches the PN532 as 2201 mV" \
+        " when GP26 drives it with 3300" in msg, msg
+    cfg["buses"]["i2c1"]["rst_mv"] = 5000
+    cfg["readers"][8]["module"] = "adafruit-364"  # no divider: 5 V on a 3.3 V PN532
+    msg = refused(cfg, "pico-nerts-6")
     yield
-    assert "buses.i2c0.rst: the Adafruit 364 (readers[4])'s RSTPDN would get 5000 mV from GP20's" \
+    assert "buses.i2c1.rst: the Adafruit 364 (readers[8])'s RSTPDN would get 5000 mV from GP26's" \
         " 5000 mV line: above the PN532's 3.3 V supply" in msg, msg
-    cfg["readers"][4]["module"] = "elechouse-v3"
-    cfg["readers"][2]["rst"] = 21  # its own line as well as the bus's
-    msg = refused(cfg, "pico-i2c-4seat")
+    del cfg["readers"][8]["module"]
+    cfg["readers"][7]["rst"] = 27  # its own line as well as the bus's
+    msg = refused(cfg, "pico-nerts-6")
     yield
-    assert "readers[2].rst: i2c0 has one RSTPDN line for all its readers (buses.i2c0.rst)" in msg
-    del cfg["readers"][2]["rst"]
-    cfg["buses"]["i2c0"]["rst"] = 3  # the muxes' RESET pin
-    assert "GP3 is used twice: by buses.i2c0.reset and by buses.i2c0.rst" in refused(
-        cfg, "pico-i2c-4seat")
+    assert "readers[7].rst: i2c1 has one RSTPDN line for all its readers (buses.i2c1.rst)" in msg
+    del cfg["readers"][7]["rst"]
+    cfg["buses"]["i2c1"]["rst"] = 13  # the muxes' RESET pin
+    assert "GP13 is used twice: by buses.i2c1.reset and by buses.i2c1.rst" in refused(
+        cfg, "pico-nerts-6")
     yield
-    del cfg["buses"]["i2c0"]["rst"]
-    assert "buses.i2c0.rst_mv: no shared RSTPDN line (\"rst\") on i2c0 to drive" in refused(
-        cfg, "pico-i2c-4seat")
+    del cfg["buses"]["i2c1"]["rst"]
+    assert "buses.i2c1.rst_mv: no shared RSTPDN line (\"rst\") on i2c1 to drive" in refused(
+        cfg, "pico-nerts-6")
 
 
 def hal_outputs(b):

@@ -62,9 +62,7 @@ def run(sc, clock, n):
 
 @stepped
 def test_a_reader_holding_sda_mid_byte_is_clocked_free_through_its_channel_and_reads_again():
-    cfg = board_dict("pico-i2c-4seat")
-    del cfg["buses"]["i2c0"]["rst"], cfg["buses"]["i2c0"]["rst_mv"]  # the clocks alone free it
-    sc, readers, emus, clock = yield from scanning(cfg)
+    sc, readers, emus, clock = yield from scanning(board_dict("pico-i2c-4seat"))
     guard = readers[0].i2c
     fake = guard.i2c
     assert readers[8].i2c is guard and len(guard.muxes) == 2
@@ -90,9 +88,7 @@ def test_a_reader_holding_sda_mid_byte_is_clocked_free_through_its_channel_and_r
 
 @stepped
 def test_a_latched_reader_is_cut_off_by_the_mux_reset_the_others_read_and_it_comes_back():
-    cfg = board_dict("pico-i2c-4seat")
-    del cfg["buses"]["i2c0"]["rst"], cfg["buses"]["i2c0"]["rst_mv"]  # no RSTPDN wired
-    sc, readers, emus, clock = yield from scanning(cfg)
+    sc, readers, emus, clock = yield from scanning(board_dict("pico-i2c-4seat"))
     guard = readers[0].i2c
     fake = guard.i2c
     emus[3].hold_sda = -1  # latched up: no clock frees it
@@ -122,42 +118,45 @@ def test_a_latched_reader_is_cut_off_by_the_mux_reset_the_others_read_and_it_com
     assert [(e[1], e[3]) for e in events if e[0] == PLACED] == [(3, "QD")], events
 
 
+def shared_rst(name="pico-i2c-2seat"):
+    """A board whose i2c0 has one RSTPDN line (GP0, 5 V: Elechouse V3s) to all its readers."""
+    cfg = board_dict(name)
+    cfg["buses"]["i2c0"].update({"rst": 0, "rst_mv": 5000})
+    return cfg
+
+
 @stepped
 def test_a_latched_reader_is_freed_by_the_shared_rstpdn_and_every_reader_reads_again():
-    # pico-i2c-4seat wires one RSTPDN line to all ten readers (its bus's "rst").
-    sc, readers, emus, clock = yield from scanning(board_dict("pico-i2c-4seat"))
+    sc, readers, emus, clock = yield from scanning(shared_rst())
     guard = readers[0].i2c
     fake = guard.i2c
-    assert [e.resets for e in emus] == [1] * 10 and guard.rstpdn == 0  # the boot pulse
+    assert [e.resets for e in emus] == [1] * 7 and guard.rstpdn == 0  # the boot pulse
     emus[3].hold_sda = -1  # latched up: neither the clocks nor the mux reset free it
     events = yield from run(sc, clock, 9 * 4)
     yield
     # Cut off by the mux reset once; held again at its next poll, the bus's RSTPDN is pulsed.
     assert fake.resets == 2 and guard.rstpdn == 1, (fake.resets, guard.rstpdn)
-    assert [e.resets for e in emus] == [2] * 10 and not emus[3].holding
+    assert [e.resets for e in emus] == [2] * 7 and not emus[3].holding
     assert sc.failures[3] == 2 and [e for e in events if e[0] == DOWN] == [], events
     # Every PN532 came back unconfigured: its driver sent SAMConfiguration again.
     assert all(e.lowvbat is False for e in emus), [e.lowvbat for e in emus]
     emus[3].place(Tag(b"\x04\x11\x22\x33\x44\x55\x68", text="QD"))
     emus[0].place(Tag(UID_AS, text="AS"))
-    emus[7].place(Tag(b"\x04\x11\x22\x33\x44\x55\x67", text="KH"))
-    events += yield from run(sc, clock, 9 * 4)
+    emus[5].place(Tag(b"\x04\x11\x22\x33\x44\x55\x67", text="KH"))
+    events += yield from run(sc, clock, 7 * 4)
     yield
     placed = sorted((e[1], e[3]) for e in events if e[0] == PLACED)
-    assert placed == [(0, "AS"), (3, "QD"), (7, "KH")], events
+    assert placed == [(0, "AS"), (3, "QD"), (5, "KH")], events
     assert [e for e in events if e[0] == DOWN] == [], events
-    for i in range(9):
+    for i in range(7):
         if i != 3:
             assert sc.failures[i] == 0 and not sc.down[i], (i, sc.status(i))
 
 
 @stepped
 def test_a_reader_left_holding_sda_by_a_reset_is_freed_before_the_first_poll():
-    # pico-i2c-4seat: reader 6 is on mux 0x71 (channel 1); without its RSTPDN line (whose boot
-    # pulse would free it too), the boot's sweep does.
-    cfg = board_dict("pico-i2c-4seat")
-    del cfg["buses"]["i2c0"]["rst"], cfg["buses"]["i2c0"]["rst_mv"]
-    sc, readers, emus, clock = yield from scanning(cfg, stuck=((6, 3),))
+    # pico-i2c-4seat: reader 6 is on mux 0x71 (channel 1).
+    sc, readers, emus, clock = yield from scanning(board_dict("pico-i2c-4seat"), stuck=((6, 3),))
     guard = readers[0].i2c
     fake = guard.i2c
     assert not emus[6].holding and guard.freed == 1 and fake.resets == 0 and fake.stops == 1
@@ -198,7 +197,7 @@ def test_a_bus_that_stays_low_after_the_clear_says_so():
 
 @stepped
 def test_a_bus_no_rstpdn_frees_is_pulsed_less_and_less_often():
-    b = config.validate(board_dict("pico-i2c-4seat"))  # a shared RSTPDN line on i2c0
+    b = config.validate(shared_rst())
     yield
     readers, emus, pins = emulated(b, pn532_emu, SimClock())
     yield
