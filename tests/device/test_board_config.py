@@ -103,11 +103,14 @@ def test_shipped_fortyfives_table_maps_zones_leds_and_buttons():
     assert b.layout("nexus").role("s1") is None
 
 
+@stepped
 def test_shipped_spi_and_nerts_boards():
     d = _boards_dir()
     spi = config.load_board("pico-spi-4seat", d)
     assert spi.buses["spi0"]["kind"] == "spi"
     assert spi.reader_label(0) == "CS GP17 on spi0"
+    spi = None
+    yield  # (one board's garbage at a time)
     nerts = config.load_board("pico-nerts-6", d)
     lay = nerts.layout("nerts")
     assert len(lay.zones("foundation")) == 6
