@@ -103,11 +103,14 @@ def test_shipped_fortyfives_table_maps_zones_leds_and_buttons():
     assert b.layout("nexus").role("s1") is None
 
 
+@stepped
 def test_shipped_spi_and_nerts_boards():
     d = _boards_dir()
     spi = config.load_board("pico-spi-4seat", d)
     assert spi.buses["spi0"]["kind"] == "spi"
     assert spi.reader_label(0) == "CS GP17 on spi0"
+    spi = None
+    yield  # (one board's garbage at a time)
     nerts = config.load_board("pico-nerts-6", d)
     lay = nerts.layout("nerts")
     assert len(lay.zones("foundation")) == 6
@@ -507,6 +510,7 @@ def test_reader_levels_are_checked_against_the_picos_pins():
     cfg["readers"][2]["irq_mv"] = 3300
     config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")
     yield
+    del cfg["buses"]["i2c1"]["rst"], cfg["buses"]["i2c1"]["rst_mv"]  # (its own line instead)
     cfg["readers"][7]["rst"] = 28  # an Elechouse V3's RSTPDN, from a GPIO
     msg = refused(cfg, "pico-nerts-6")
     yield
@@ -518,6 +522,45 @@ def test_reader_levels_are_checked_against_the_picos_pins():
     cfg["readers"][7]["module"] = "pn532-red"
     assert "readers[7].module: unknown reader module 'pn532-red' (known: adafruit-364," \
         " elechouse-v3)" in refused(cfg, "pico-nerts-6")
+
+
+@stepped
+def test_a_buses_shared_rstpdn_line_is_checked_like_a_readers_own():
+    cfg = shipped("pico-nerts-6")  # i2c1: "rst": 26 at 5 V (the 74AHCT125) to six Elechouse V3s
+    b = config.validate(cfg, "pico-nerts-6.json", "pico-nerts-6")
+    assert b.buses["i2c1"]["rst"] == 26 and 26 in hal_outputs(b)
+    yield
+    del cfg["buses"]["i2c1"]["rst_mv"]  # straight from the GPIO: 2.2 V at the PN532
+    msg = refused(cfg, "pico-nerts-6")
+    yield
+    assert msg.count("buses.i2c1.rst:") == 1, msg  # said once for the line, not per reader
+    assert "buses.i2c1.rst: the Elechouse V3 (readers[6])'s RSTPDN reaches the PN532 as 2201 mV" \
+        " when GP26 drives it with 3300" in msg, msg
+    cfg["buses"]["i2c1"]["rst_mv"] = 5000
+    cfg["readers"][8]["module"] = "adafruit-364"  # no divider: 5 V on a 3.3 V PN532
+    msg = refused(cfg, "pico-nerts-6")
+    yield
+    assert "buses.i2c1.rst: the Adafruit 364 (readers[8])'s RSTPDN would get 5000 mV from GP26's" \
+        " 5000 mV line: above the PN532's 3.3 V supply" in msg, msg
+    del cfg["readers"][8]["module"]
+    cfg["readers"][7]["rst"] = 27  # its own line as well as the bus's
+    msg = refused(cfg, "pico-nerts-6")
+    yield
+    assert "readers[7].rst: i2c1 has one RSTPDN line for all its readers (buses.i2c1.rst)" in msg
+    del cfg["readers"][7]["rst"]
+    cfg["buses"]["i2c1"]["rst"] = 13  # the muxes' RESET pin
+    assert "GP13 is used twice: by buses.i2c1.reset and by buses.i2c1.rst" in refused(
+        cfg, "pico-nerts-6")
+    yield
+    del cfg["buses"]["i2c1"]["rst"]
+    assert "buses.i2c1.rst_mv: no shared RSTPDN line (\"rst\") on i2c1 to drive" in refused(
+        cfg, "pico-nerts-6")
+
+
+def hal_outputs(b):
+    from cardtable import hal
+
+    return hal.outputs(b)
 
 
 @stepped

@@ -1,11 +1,13 @@
 """The whole table when its wiring misbehaves: a reader that holds SDA low mid-byte is clocked
-free and reads again; one latched up is cut off, reported on the link, and the table reads on; a board's wiring warnings are said at start. (Its own file: one
-table configuration per MicroPython process keeps the test heap like the Pico's.)"""
+free and reads again; one latched up is cut off, reported on the link, and the table reads on;
+where the bus has a shared RSTPDN line, one latched up comes back after its pulse, unreported;
+a board's wiring warnings are said at start. (Its own file: one table configuration per
+MicroPython process keeps the test heap like the Pico's.)"""
 import json
 
 from support import stepped
 
-from simtable import BOARDS, Table, collect, loading, room_for_board
+from simtable import BOARDS, Table, collect, loading, room_for_board, use_board
 from emutable import EXTRA, emulated, idle, lay
 
 
@@ -39,6 +41,31 @@ def test_a_latched_reader_is_cut_off_reported_and_the_others_read_on():
         assert t.hal.fields_on() == 0
     yield from lay(t, "s0", "AS")  # a reader on the same bus still reads
     yield from lay(t, "c", "KH")
+
+
+@stepped
+def test_a_latched_reader_comes_back_after_the_shared_rstpdn_pulse_unreported():
+    yield from room_for_board()
+    from cardtable.table import config
+
+    with open(BOARDS + "/pico-i2c-2seat.json") as f:
+        cfg = json.load(f)
+    cfg["buses"]["i2c0"].update({"rst": 0, "rst_mv": 5000})  # one RSTPDN line to all seven
+    use_board("pico-i2c-2seat+rst", config.validate(cfg))
+    cfg = None
+    collect()
+    yield
+    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"])
+    t, emu = yield from emulated("pico-i2c-2seat+rst", "nexus", "cardtable.sim.busfault", extra)
+    if emu is None:  # fake readers: no bus to hold
+        return
+    t.hal.emus[t.board.zone_reader["s1"]].hold_sda = -1  # latched: clocks and mux reset fail
+    yield from idle(t, 90)
+    guard = t.hal.readers[0].i2c
+    assert guard.rstpdn == 1 and [e.resets for e in t.hal.emus] == [2] * 7, guard.rstpdn
+    assert [m for m in t.kinds("fault") if m["kind"] == "reader"] == [], t.kinds("fault")
+    yield from lay(t, "s1", "AS")  # the reader that latched up reads again
+    yield from lay(t, "c", "KH")  # and so does one reset with it (configured again)
 
 
 @stepped

@@ -118,6 +118,41 @@ def test_a_latched_reader_is_cut_off_by_the_mux_reset_the_others_read_and_it_com
     assert [(e[1], e[3]) for e in events if e[0] == PLACED] == [(3, "QD")], events
 
 
+def shared_rst(name="pico-i2c-2seat"):
+    """A board whose i2c0 has one RSTPDN line (GP0, 5 V: Elechouse V3s) to all its readers."""
+    cfg = board_dict(name)
+    cfg["buses"]["i2c0"].update({"rst": 0, "rst_mv": 5000})
+    return cfg
+
+
+@stepped
+def test_a_latched_reader_is_freed_by_the_shared_rstpdn_and_every_reader_reads_again():
+    sc, readers, emus, clock = yield from scanning(shared_rst())
+    guard = readers[0].i2c
+    fake = guard.i2c
+    assert [e.resets for e in emus] == [1] * 7 and guard.rstpdn == 0  # the boot pulse
+    emus[3].hold_sda = -1  # latched up: neither the clocks nor the mux reset free it
+    events = yield from run(sc, clock, 9 * 4)
+    yield
+    # Cut off by the mux reset once; held again at its next poll, the bus's RSTPDN is pulsed.
+    assert fake.resets == 2 and guard.rstpdn == 1, (fake.resets, guard.rstpdn)
+    assert [e.resets for e in emus] == [2] * 7 and not emus[3].holding
+    assert sc.failures[3] == 2 and [e for e in events if e[0] == DOWN] == [], events
+    # Every PN532 came back unconfigured: its driver sent SAMConfiguration again.
+    assert all(e.lowvbat is False for e in emus), [e.lowvbat for e in emus]
+    emus[3].place(Tag(b"\x04\x11\x22\x33\x44\x55\x68", text="QD"))
+    emus[0].place(Tag(UID_AS, text="AS"))
+    emus[5].place(Tag(b"\x04\x11\x22\x33\x44\x55\x67", text="KH"))
+    events += yield from run(sc, clock, 7 * 4)
+    yield
+    placed = sorted((e[1], e[3]) for e in events if e[0] == PLACED)
+    assert placed == [(0, "AS"), (3, "QD"), (5, "KH")], events
+    assert [e for e in events if e[0] == DOWN] == [], events
+    for i in range(7):
+        if i != 3:
+            assert sc.failures[i] == 0 and not sc.down[i], (i, sc.status(i))
+
+
 @stepped
 def test_a_reader_left_holding_sda_by_a_reset_is_freed_before_the_first_poll():
     # pico-i2c-4seat: reader 6 is on mux 0x71 (channel 1).
@@ -158,6 +193,29 @@ def test_a_bus_that_stays_low_after_the_clear_says_so():
     assert "i2c0 is held low and stays low after a bus clear: check the wiring to the muxes" \
         in str(e), str(e)
     assert readers[0].i2c.freed == 1 and e.freed
+
+
+@stepped
+def test_a_bus_no_rstpdn_frees_is_pulsed_less_and_less_often():
+    b = config.validate(shared_rst())
+    yield
+    readers, emus, pins = emulated(b, pn532_emu, SimClock())
+    yield
+    guard = readers[0].i2c
+    stuck = pn532_emu.PN532Emu()  # on the trunk, no RSTPDN of its own: nothing frees it
+    stuck.hold_sda, stuck.holding = -1, True
+    guard.i2c.attach(stuck, addr=0x30)
+    pulsed = []
+    for k in range(14):
+        e = raises(NoAnswer, readers[0].poll)
+        pulsed.append(guard.rstpdn)
+        if k % 3 == 2:
+            yield
+    # The second clear in a row pulses it; each pulse doubles the clears the next waits for.
+    assert pulsed == [0, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2, 3], pulsed
+    assert guard.freed == 14 and emus[0].resets == 1 + 3
+    assert "i2c0 is held low and stays low after a bus clear and an RSTPDN pulse: check the" \
+        " wiring to the muxes" in str(e), str(e)
 
 
 def test_rstpdn_is_pulsed_at_boot_and_irq_replaces_status_reads():

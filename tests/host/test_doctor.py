@@ -55,8 +55,10 @@ def test_doctor_finds_a_dead_reader_and_sees_it_mended() -> None:
 def scripted_bringup(vb: Any, wait_s: int = 30, two: bool = True) -> tuple[int, list[str], list[str], list[int]]:
     """`cardtable doctor --bringup` on board vb with a scripted maker: a card (AS) laid on each
     zone when asked and lifted after, LEDs 0-3 seen lit and 4 onwards dark (a chain broken
-    after LED 3), two cards laid together when asked (two: else --no-two). Returns (exit
-    status, output lines, zones laid on, LEDs asked about)."""
+    after LED 3), two cards laid together when asked (two: else --no-two), each button pressed
+    when asked, each encoder turned a detent backwards (its A and B wires swapped), the buzzer
+    said heard only if the board's piezo played. Returns (exit status, output lines, zones laid
+    on, LEDs asked about)."""
     import os
     import subprocess
 
@@ -88,12 +90,35 @@ def scripted_bringup(vb: Any, wait_s: int = 30, two: bool = True) -> tuple[int, 
                 vb.set_period(1)
             elif line.strip() in ("lift the card", "lift both cards"):
                 vb.lift(laid[-1], wait=False)
+            elif line.startswith("button ") and line.endswith(": press it\n"):
+                vb.press(line.split()[1])
+            elif line.startswith("encoder ") and line.endswith("turn it one detent clockwise\n"):
+                vb.turn(line.split()[1], -1)  # A and B swapped: clockwise counts back
+            elif line.startswith("buzzer (GP"):
+                proc.stdin.write("y\n" if heard(vb) else "n\n")
+                proc.stdin.flush()
         rc = proc.wait(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
     assert rc in (0, 1), "\n".join(out) + proc.stderr.read()
     return rc, out, laid, asked
+
+
+def heard(vb: Any) -> bool:
+    """True if the board's piezo has just played: a tone asked for (the virtual board), or its
+    PWM sounding now, within a few seconds (the rp2 board)."""
+    from cardtable_host.sim.rp2board import Rp2Board
+
+    if not isinstance(vb, Rp2Board):
+        return any(f > 0 for f in vb.tones())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        tone = vb.tone()
+        if tone and tone.get("freq", 0) > 0 and tone.get("duty", 0) > 0:
+            return True
+        time.sleep(0.02)
+    return False
 
 
 def check_bringup(rc: int, out: list[str], laid: list[str], asked: list[int], seen_down: bool = True,
@@ -116,7 +141,12 @@ def check_bringup(rc: int, out: list[str], laid: list[str], asked: list[int], se
     assert len(reads) == 6 and all(" ms: tag 04" in ln and ln.endswith("card AS") for ln in reads), reads
     assert asked == [0, 1, 2, 3, 4, 6], text
     assert "bring-up: 6 of 7 readers read a card (" in text
-    assert "2 problems:" in text, text
+    # the button and the buzzer check out; the encoder, turned clockwise, counted back
+    assert "button ok (GP12): press it" in out and "bring-up: 1 of 2 buttons and encoders seen" in out, text
+    assert "bring-up: the buzzer sounded" in out, text
+    assert ("  - encoder sel turned clockwise counts backwards: swap its A and B wires (GP10 and"
+            " GP11)") in out, text
+    assert "3 problems:" in text, text
     # the two-tag check on each zone read (absent with --no-two)
     assert sum(ln == "  two tags seen: nothing played" for ln in out) == (6 if two else 0), text
     assert "measure at mux 0x70: SD5 and SC5 idle at 3.3 V" in text

@@ -167,10 +167,18 @@ def test_bom_has_every_part_the_wiring_needs() -> None:
     nerts = files["pico-nerts-6/wiring.md"]
     assert ("| 0 (f0), 1 (f1), 2 (f2), 3 (f3), 4 (f4), 5 (f5) | I2C | 5 | 8 of 8 | orange: 2 SCL,"
             " 1 GND; green: 6 SDA, 3 GND; blue: 4 5V, 5 GND; brown: 8 IRQ, 7 GND |") in nerts
-    assert "| I2C | 4 | 6 of 8 |" in nerts
     assert "| SPI | 6 | 8 of 8 | orange: 2 SCK, 1 GND;" in files["pico-spi-4seat/wiring.md"]
     md = files["pico-i2c-4seat/wiring.md"]
     assert "1OE (pin 1) to GND; unused gates: A and OE to GND" in md
+    # pico-nerts-6's i2c1: one RSTPDN line ("rst", at 5 V): the 74AHCT125's second gate, a core
+    # in each of its readers' cables
+    assert ("1OE (pin 1) to GND; gate 2 drives the readers' shared RSTPDN (2OE to GND); unused"
+            " gates: A and OE to GND") in nerts
+    assert ("| GP26 | 31 | RSTPDN of every reader on i2c1 (active low, driven high) | 74AHCT125"
+            " gate 2 input (2OE to GND); its output to RSTPDN (not RSTOUT) of each reader on"
+            " i2c1, through the cables |") in nerts
+    assert "| I2C | 5 | 8 of 8 | orange: 2 SCL, 1 GND; green: 6 SDA, 3 GND; blue: 4 5V, 5 GND;" \
+        " brown: 8 RSTPDN, 7 GND |" in nerts
     assert "5 V and return fed to both ends of the chain" in md
     assert ("| GP3 | 5 | mux RESET of i2c0 (active low, driven high) | RESET of TCA9548A"
             " 0x70, 0x71 |") in md

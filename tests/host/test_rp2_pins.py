@@ -14,6 +14,9 @@ watched by host/cardtable_host/sim/rp2 (bus.mjs's pin-level I2C, devices/encoder
 - RSTPDN, wired, is pulsed at start: a PN532 that came up wedged answers afterwards.
 - On a bus whose mux RESET is not wired, the bus clear's nine clocks and STOP free a PN532
   cut off in the middle of a byte.
+- A PN532 latched up (neither the clocks nor the mux RESET free it) on a bus with one RSTPDN
+  line for all its readers (the bus's "rst") lets go at the line's pulse, is configured again
+  and reads a card.
 
 About 70 s of wall time on this loaded 2-core machine (two boots, a reset into the REPL); see
 each test's comment for its share.
@@ -327,3 +330,77 @@ def test_a_reader_left_holding_sda_by_a_reset_is_freed_before_the_first_poll(boa
     clear = log.index("clock")
     assert "reset" not in log and log[clear:clear + 10] == ["clock"] * 10, log
     assert log[clear + 10] == "stop", log
+
+
+SHARED = """
+import json, time
+from machine import Pin
+from cardtable import hal, hw_rp2
+from cardtable.table import config
+from cardtable.table.scanner import NAMES, PLACED, Scanner
+with open("boards/pico-i2c-2seat.json") as f:
+    cfg = json.load(f)
+cfg["buses"]["i2c0"].update({"rst": 20, "rst_mv": 5000})  # one RSTPDN line, 5 V: Elechouse V3s
+clock = hal.Clock()
+readers = hw_rp2.readers(config.validate(cfg), clock)  # (the boot's RSTPDN pulse)
+ok = Pin(12, Pin.IN, Pin.PULL_UP)  # the board's "ok" button: the host has made s1 latch up
+print("ready")
+while ok.value():
+    time.sleep_ms(1)
+sc = Scanner(readers, clock)
+sc.start()
+t0 = time.ticks_ms()
+done = False
+while not done and time.ticks_diff(time.ticks_ms(), t0) < 20000:
+    sc.step(1)
+    ev = sc.next_event()
+    while ev is not None:
+        print("event", NAMES[ev[0]], ev[1], ev[3])
+        done = done or ev[0] == PLACED
+        ev = sc.next_event()
+    time.sleep_ms(5)
+print("rstpdn", readers[0].i2c.rstpdn)
+"""
+
+
+def test_a_latched_reader_comes_back_after_the_shared_rstpdn_pulse_and_reads_a_card(board: Rp2Board) -> None:
+    # ~15 s: the two-seat board at the REPL with one RSTPDN line (GP20) to all seven readers;
+    # zone s1's PN532 (mux 0x70 channel 1) grabs SDA at its first transaction and keeps it
+    # whatever the clocks and the mux RESET do, a card on it. The firmware's table start
+    # (hw_rp2.readers, Scanner) pulses the line after the second mux reset: it lets go, its
+    # driver configures it again, and the card is read.
+    if board.mode != "repl":
+        assert board.reset(repl=True, timeout=BOOT_S) == "repl"
+    readers = board.readers
+    assert readers is not None
+    board.wire_rst({20: sorted(readers.board.zone_reader, key=readers.index)})
+    board.place("s1", "QD", wait=False)
+    s1 = readers.index("s1")
+    before = len(board.bus_stats()["i2c0"]["log"])
+    proc = subprocess.Popen([sys.executable, "-m", "mpremote", "connect", board.port, "exec", SHARED],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        line = ""
+        deadline = time.monotonic() + WAIT_S
+        while "ready" not in line and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+        assert "ready" in line, line
+        board.hold_sda("s1")  # after the boot's pulse (a PN532 in reset lets go of SDA)
+        board.hold("ok", True)
+        out, _ = proc.communicate(timeout=WAIT_S)
+    finally:
+        board.hold("ok", False)
+        board.hold_sda("s1", 0)
+        board.lift("s1", wait=False)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, out
+    assert "event placed %d QD" % s1 in out and "rstpdn 1" in out, out
+    log = [kind for kind, _ in board.bus_stats()["i2c0"]["log"][before:]]
+    assert log.count("reset") == 2, log  # cut off twice by the mux RESET before the pulse
+    edges = [level for gp, level, _ in board.wire_rst({}) if gp == 20]
+    assert edges[-3:] == [1, 0, 1], edges  # (the boot's pulse, then the bus clear's)

@@ -232,32 +232,47 @@ RST_WAKE_MS = 10
 def outputs(board):
     """GP numbers the firmware drives high from the start: every SPI chip select (RP2040 pins
     come out of reset pulled down, which selects every reader: all would drive MISO), every
-    mux RESET and every reader's RSTPDN (both active low)."""
+    mux RESET and every RSTPDN, a reader's own or a bus's shared line (both active low)."""
     out = []
     for rec in board.readers:
         if rec[3] is not None:
             out.append(rec[3])
     for name in board.buses:
-        gp = board.buses[name].get("reset")
-        if gp is not None:
-            out.append(gp)
+        for key in ("reset", "rst"):
+            gp = board.buses[name].get(key)
+            if gp is not None:
+                out.append(gp)
     for gp in board.reader_rst:
         if gp is not None:
             out.append(gp)
     return out
 
 
-def reset_readers(board, pin, clock):
-    """Pulse RSTPDN of every reader that has it wired, all at once; pin(gp) gives its Pin."""
-    rst = [pin(gp) for gp in board.reader_rst if gp is not None]
-    if not rst:
-        return 0
-    for p in rst:
+def rstpdn_pins(board):
+    """GP numbers of every RSTPDN line: each reader's own and each bus's shared one."""
+    out = [gp for gp in board.reader_rst if gp is not None]
+    for name in board.buses:
+        gp = board.buses[name].get("rst")
+        if gp is not None:
+            out.append(gp)
+    return out
+
+
+def pulse_rstpdn(pins, clock):
+    """Hold these RSTPDN Pins low RST_LOW_MS together, then give the PN532s RST_WAKE_MS."""
+    for p in pins:
         p.value(0)
     clock.sleep_ms(RST_LOW_MS)
-    for p in rst:
+    for p in pins:
         p.value(1)
     clock.sleep_ms(RST_WAKE_MS)
+
+
+def reset_readers(board, pin, clock):
+    """Pulse every RSTPDN line wired, all at once; pin(gp) gives its Pin."""
+    rst = [pin(gp) for gp in rstpdn_pins(board)]
+    if rst:
+        pulse_rstpdn(rst, clock)
     return len(rst)
 
 

@@ -212,12 +212,20 @@ def irq_input(gp):
 
 class Rp2BusFree:
     """free(cut) of I2C bus d (a board.buses entry): the bus clear on its pins, then a new
-    I2C; cut: a pulse on the muxes' RESET instead (the I2C block is kept)."""
+    I2C; cut: a pulse on the muxes' RESET instead (the I2C block is kept); rstpdn(): a pulse
+    on the bus's shared RSTPDN line (rst), where one is wired."""
 
-    def __init__(self, d, reset):
+    def __init__(self, d, reset, rst=None, clock=None):
         self.d = d
         self.reset = reset  # the muxes' RESET Pin, driven high, or None
+        self.rst = rst  # the readers' shared RSTPDN Pin, driven high, or None
+        self.clock = clock
         self.i2c = None
+
+    def rstpdn(self):
+        """Pulse the shared RSTPDN: every PN532 on the bus restarts (and lets go of SDA)."""
+        hal.pulse_rstpdn((self.rst,), self.clock)
+        return self.i2c
 
     def __call__(self, cut=False):
         from machine import I2C, Pin
@@ -248,7 +256,9 @@ def readers(board, clock):
         d = board.buses[name]
         if d["kind"] == "i2c":
             reset = d.get("reset")
-            frees[name] = Rp2BusFree(d, pins[reset] if reset is not None else None)
+            rst = d.get("rst")
+            frees[name] = Rp2BusFree(d, pins[reset] if reset is not None else None,
+                                     pins[rst] if rst is not None else None, clock)
     return hal.make_readers(board, buses(board), pins.get, make_irq=irq_input, frees=frees)
 
 

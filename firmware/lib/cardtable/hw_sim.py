@@ -344,13 +344,20 @@ def uid_for(text, zone=""):
 
 class SimBusFree:
     """free(cut) for a simulated I2C bus: the real bus clear on its FakePins (cut: the
-    muxes' RESET pulsed instead)."""
+    muxes' RESET pulsed instead); rstpdn() pulses the bus's shared RSTPDN (rst) if wired."""
 
-    def __init__(self, fake, scl, sda, reset):
+    def __init__(self, fake, scl, sda, reset, rst=None, clock=None):
         self.fake = fake
         self.scl = scl
         self.sda = sda
         self.reset = reset
+        self.rst = rst
+        self.clock = clock
+
+    def rstpdn(self):
+        """Pulse the shared RSTPDN line: every PN532 on the bus restarts."""
+        hal.pulse_rstpdn((self.rst,), self.clock)
+        return self.fake
 
     def __call__(self, cut=False):
         from cardtable.drivers import busclear
@@ -389,9 +396,13 @@ def emulated(board, emu, clock=None):
         emus.append(e)
         if board.reader_rst and board.reader_rst[i] is not None:
             e.watch_reset(make_pin(board.reader_rst[i]))
+        shared = board.buses[board.readers[i][0]].get("rst")
+        if shared is not None:  # the bus's one RSTPDN line, to every reader on it
+            e.watch_reset(make_pin(shared))
         if board.reader_irq and board.reader_irq[i] is not None:
             pins[board.reader_irq[i]] = e.irq()
-    hal.reset_readers(board, make_pin, clock or SimClock())
+    clock = clock or SimClock()
+    hal.reset_readers(board, make_pin, clock)
     frees = {}
     streams = {}
     for i in range(len(board.readers)):
@@ -407,7 +418,9 @@ def emulated(board, emu, clock=None):
                 reset = make_pin(gp) if gp is not None else None
                 if hasattr(bus, "wire"):  # the busfault emulator: the bus sees its pins
                     bus.wire(scl, sda, reset)
-                frees[bus_name] = SimBusFree(bus, scl, sda, reset)
+                gp = board.buses[bus_name].get("rst")
+                frees[bus_name] = SimBusFree(bus, scl, sda, reset,
+                                             make_pin(gp) if gp is not None else None, clock)
             mux = None
             if mux_addr is not None:
                 mux = muxes.get((bus_name, mux_addr))

@@ -41,6 +41,8 @@
 #   hardware/README.md, "Faults at the table".
 # - ``dealt``: a card counted on the deal pad: ``n`` of ``of``, ``zone`` (never which card);
 #   the last card's answer is the deal's ``event``.
+# - ``bringup``: while the ``bringup`` command has it on, a button pressed (``button``: its
+#   name) or an encoder turned (``encoder``, ``steps``), played as nothing.
 # - ``log``: one journal line, in answer to ``log``: ``id``, ``game`` (its number), ``line``
 #   (the journal line's exact text, seq and CRC included).
 # - ``ok``: ``id`` echoed, plus the command's answer fields.
@@ -92,6 +94,11 @@
 #   as its last init() said), ``driver`` counters), ``journal`` (``number``, ``seq``,
 #   ``bytes``, ``dropped`` (torn bytes cut at boot), ``error``), ``flash_free``, ``heap_free``
 #   (-1 if unknown), ``uptime_ms``, ``steps``, ``link`` (``sent``, ``received``, ``errors``).
+# - ``bringup``: a first power-up's checks (``cardtable doctor --bringup``). ``on`` (true or
+#   false): while on, a button press or an encoder turn is no game action but a ``bringup``
+#   message, until ``"on": false`` (or a reboot); ``beep`` (true): the piezo plays its
+#   ``over`` pattern (an error where the board has no piezo). ok with ``on``, ``buttons``
+#   (name -> GP), ``encoders`` (name -> [GP A, GP B]), ``piezo`` (its GP or null), ``beep``.
 import json
 
 from cardtable.compat import const
@@ -100,7 +107,7 @@ PROTO = const(1)
 LINE_MAX = const(1024)
 NEST_MAX = const(64)  # [ and { in a host line
 COMMANDS = ("hello", "new", "act", "undo", "state", "log", "config", "games", "health", "press",
-            "tag")
+            "tag", "bringup")
 
 
 class LinkError(ValueError):

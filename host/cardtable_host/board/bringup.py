@@ -1,6 +1,7 @@
 """A guided first power-up (`cardtable doctor --bringup`): one zone at a time, a card read on
-each reader (its read time), each zone's LED seen by the maker, and what to measure where a
-step fails."""
+each reader (its read time), each zone's LED seen by the maker, then each button pressed and
+each encoder turned (the table reports them instead of playing them), the buzzer heard, and
+what to measure where a step fails."""
 from __future__ import annotations
 
 import time
@@ -34,11 +35,23 @@ class ZoneResult:
 
 
 @dataclass
+class InputResult:
+    """What one button, encoder or the buzzer's check found."""
+
+    name: str
+    kind: str  # "button", "encoder" or "buzzer"
+    pins: list[int]
+    ok: bool | None = None  # seen (heard) as asked; None: not asked (no answer)
+    problem: str | None = None
+
+
+@dataclass
 class Report:
-    """The whole walk: a result per zone and the problems, each naming its part."""
+    """The whole walk: a result per zone and per input, and the problems, each naming its part."""
 
     board: str
     zones: list[ZoneResult] = field(default_factory=list)
+    inputs: list[InputResult] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
 
     @property
@@ -183,11 +196,106 @@ def walk(link: Link, boards_dir: Path, say: Say, ask: Ask, wait_s: float = 120.0
             link.tag(done=True)  # zone events are plays again
         except (LinkError, CommandError):
             pass
+    inputs(link, rep, say, ask, wait_s)
     for z in rep.zones:
         if z.problem:
             rep.problems.append(z.problem)
     rep.problems += led_problems(rep.zones)
+    rep.problems += [x.problem for x in rep.inputs if x.problem]
     return rep
+
+
+def _gp(pins: list[int]) -> str:
+    return " and ".join("GP%d" % p for p in pins)
+
+
+def inputs(link: Link, rep: Report, say: Say, ask: Ask, wait_s: float) -> None:
+    """Each button pressed and each encoder turned in bring-up mode (the table reports them and
+    plays nothing), then the buzzer sounded; the results go into rep.inputs."""
+    try:
+        info = link.bringup(on=True)
+    except CommandError as e:
+        rep.inputs.append(InputResult("buttons", "button", [], problem=(
+            "buttons and buzzer not checked: the firmware has no bringup command (%s); flash the"
+            " current firmware (`cardtable flash`)" % e.msg)))
+        return
+    buttons = {str(k): int(v) for k, v in (info.get("buttons") or {}).items()}
+    encoders = {str(k): [int(p) for p in v] for k, v in (info.get("encoders") or {}).items()}
+    try:
+        for name in sorted(buttons, key=lambda n: (buttons[n], n)):
+            rep.inputs.append(_button(link, say, name, buttons, wait_s))
+        for name in sorted(encoders):
+            rep.inputs.append(_encoder(link, say, name, encoders[name], wait_s))
+    finally:
+        try:
+            link.bringup(on=False)  # presses are plays again
+        except (LinkError, CommandError):
+            pass
+    if info.get("piezo") is not None:
+        rep.inputs.append(_buzzer(link, say, ask, int(info["piezo"])))
+
+
+def _pressed(link: Link, wait_s: float) -> dict[str, Any] | None:
+    return link.wait_for(lambda m: m.get("type") == "bringup", wait_s)
+
+
+def _button(link: Link, say: Say, name: str, buttons: dict[str, int], wait_s: float) -> InputResult:
+    gp = buttons[name]
+    x = InputResult(name, "button", [gp])
+    say("button %s (GP%d): press it" % (name, gp))
+    m = _pressed(link, wait_s)
+    if m is not None and m.get("button") == name:
+        x.ok = True
+        say("  seen")
+        return x
+    x.ok = False
+    other = m.get("button") if m is not None else None
+    if isinstance(other, str) and other in buttons:
+        x.problem = ("button %s (GP%d): the table saw button %s (GP%d) instead: their wires are"
+                     " swapped at the Pico, or the wrong button was pressed" % (
+                         name, gp, other, buttons[other]))
+        say("  saw %s instead" % other)
+    else:
+        x.problem = ("button %s (GP%d) was not seen within %g s: measure GP%d to GND at the Pico,"
+                     " 3.3 V released and 0 V pressed (the button between GP%d and GND)" % (
+                         name, gp, wait_s, gp, gp))
+        say("  not seen")
+    return x
+
+
+def _encoder(link: Link, say: Say, name: str, pins: list[int], wait_s: float) -> InputResult:
+    x = InputResult(name, "encoder", pins)
+    say("encoder %s (A %s): turn it one detent clockwise" % (name, _gp(pins)))
+    m = _pressed(link, wait_s)
+    steps = m.get("steps") if m is not None and m.get("encoder") == name else None
+    x.ok = isinstance(steps, int) and steps > 0
+    if x.ok:
+        say("  seen")
+    elif isinstance(steps, int) and steps < 0:
+        x.problem = ("encoder %s turned clockwise counts backwards: swap its A and B wires (%s)"
+                     % (name, _gp(pins)))
+        say("  seen backwards")
+    else:
+        x.problem = ("encoder %s was not seen turning within %g s: measure %s to GND at the Pico"
+                     " (3.3 V and 0 V in turn as it turns; its common pin on GND)" % (
+                         name, wait_s, _gp(pins)))
+        say("  not seen")
+    return x
+
+
+def _buzzer(link: Link, say: Say, ask: Ask, gp: int) -> InputResult:
+    x = InputResult("piezo", "buzzer", [gp])
+    try:
+        link.bringup(beep=True)
+    except CommandError as e:
+        x.ok = False
+        x.problem = "the buzzer (GP%d) could not be sounded: %s" % (gp, e.msg)
+        return x
+    x.ok = _yes(ask("buzzer (GP%d): did it play four rising notes? [y/n] " % gp))
+    if x.ok is False:
+        x.problem = ("the buzzer (GP%d) did not sound: the piezo between GP%d and GND (polarity"
+                     " as marked), a passive piezo (an active buzzer needs its own drive)" % (gp, gp))
+    return x
 
 
 def led_problems(zones: list[ZoneResult]) -> list[str]:

@@ -432,6 +432,17 @@ class Link:
             fields["uid"] = uid
         return self.command("tag", **fields)
 
+    def bringup(self, on: bool | None = None, beep: bool = False) -> dict[str, Any]:
+        """Bring-up mode on or off (on: button presses and encoder turns come as ``bringup``
+        messages, not played) and/or sound the piezo (beep); the reply names the board's
+        buttons, encoders and piezo pin."""
+        fields: dict[str, Any] = {}
+        if on is not None:
+            fields["on"] = on
+        if beep:
+            fields["beep"] = True
+        return self.command("bringup", **fields)
+
     def wait_for(self, pred: Any, timeout: float) -> dict[str, Any] | None:
         """The first queued message for which pred(msg) is true, within timeout (others dropped)."""
         deadline = time.monotonic() + timeout

@@ -31,11 +31,13 @@ With --bringup it guides a first power-up instead: for each zone in turn it asks
 tagged card on it ("zone s0 (play 0), reader 0 on mux 0x70 ch 0: lay any tagged card on
 it"), reports the reader's read time and the tag, flashes the zone's LED (the card's own
 code written back) and asks whether it lit, asks for two tagged cards laid together (the
-table must say two tags and play nothing; --no-two skips it), and ends with what to
-measure where a step
-failed: a reader that is down or reads nothing (its mux channel's lines, 5 V, the module's
-switch), an LED chain that stops (between which two LEDs). Exit status 0 when every step
-passed, 1 otherwise.
+table must say two tags and play nothing; --no-two skips it); then, the table reporting
+presses instead of playing them, it asks for each button in turn ("button k0 (GP6): press
+it") and each encoder turned one detent, sounds the buzzer and asks whether it was heard; it
+ends with what to measure where a step failed: a reader that is down or reads nothing (its
+mux channel's lines, 5 V, the module's switch), an LED chain that stops (between which two
+LEDs), a button not seen or another seen instead (its GPIO's levels, swapped wires), the
+buzzer silent. Exit status 0 when every step passed, 1 otherwise.
 
 example:  cardtable doctor
           cardtable doctor --port /dev/ttyACM0 --sample 3
@@ -57,7 +59,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "the flash")
     p.add_argument("--json", action="store_true", help="print one JSON object for programs")
     p.add_argument("--bringup", action="store_true",
-                   help="guide a first power-up: a card on each zone in turn, its LED, what to measure")
+                   help="guide a first power-up: a card on each zone in turn, its LED, each button,"
+                        " the buzzer, what to measure")
     p.add_argument("--wait", type=float, default=120.0, metavar="S",
                    help="with --bringup: seconds to wait for the card on each zone (default 120)")
     p.add_argument("--no-two", action="store_true",
@@ -332,12 +335,21 @@ def _bringup(args: argparse.Namespace) -> int:
         hold.release()
     if args.json:
         print(json.dumps({"ok": rep.ok, "board": rep.board, "port": port, "problems": rep.problems,
-                          "zones": [asdict(z) for z in rep.zones]}))
+                          "zones": [asdict(z) for z in rep.zones],
+                          "inputs": [asdict(x) for x in rep.inputs]}))
     else:
         read = [z.read_ms for z in rep.zones if z.read_ms is not None]
         print()
         print("bring-up: %d of %d readers read a card%s" % (
             len(read), len(rep.zones), " (%.0f to %.0f ms)" % (min(read), max(read)) if read else ""))
+        pressed = [x for x in rep.inputs if x.kind in ("button", "encoder") and x.pins]
+        if pressed:
+            print("bring-up: %d of %d buttons and encoders seen" % (
+                sum(1 for x in pressed if x.ok), len(pressed)))
+        for x in rep.inputs:
+            if x.kind == "buzzer":
+                print("bring-up: the buzzer %s" % (
+                    "was not confirmed" if x.ok is None else "sounded" if x.ok else "did not sound"))
         colour = use_colour()
         if rep.ok:
             print(paint("every step passed", "green", colour))

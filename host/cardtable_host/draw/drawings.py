@@ -236,7 +236,10 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
         ("Capacitor 100 nF, at each bare WS2812B", "X7R, 0805 or through hole", b.led_count,
          "5 V to GND at the LED; none with LEDs on boards that carry one"),
         ("Level shifter for the LED data line", "TI SN74AHCT125N", 1,
-         "3.3 V to 5 V; 1OE (pin 1) to GND; unused gates: A and OE to GND"),
+         "3.3 V to 5 V; 1OE (pin 1) to GND; unused gates: A and OE to GND" if not any(
+             bus.get("rst_mv", 0) > buscheck.GPIO_MV for bus in d.raw["buses"].values()) else
+         "3.3 V to 5 V; 1OE (pin 1) to GND; gate 2 drives the readers' shared RSTPDN (2OE"
+         " to GND); unused gates: A and OE to GND"),
         ("Resistor 330 ohm, LED data line", "", 1, ""),
         ("Capacitor 1000 uF 10 V, across the LED supply", "", 1, ""),
         ("LED power pair, 18 AWG", "red/black zip cord", 1,
@@ -290,7 +293,7 @@ def _cables(d: Drawn) -> list[str]:
         bus = d.raw["buses"][r["bus"]]
         if bus["kind"] not in ("i2c", "spi"):
             continue
-        sig = tuple(buscheck.signals(bus["kind"], r))
+        sig = tuple(buscheck.signals(bus["kind"], r, bus))
         plans.setdefault(sig, []).append("%d (%s)" % (i, d.board.reader_zone[i]))
         kinds[sig] = (bus["kind"], bus.get("cable_cores", buscheck.CAT5E_CORES))
     if not plans:
@@ -388,10 +391,13 @@ def _i2c_timing(d: Drawn) -> list[str]:
     for bn in names:
         bus = b.buses[bn]
         reset = bus.get("reset")
-        L.append("- %s runs at %d Hz (slowest rise %d ns); the muxes' RESET is on %s." % (
+        L.append("- %s runs at %d Hz (slowest rise %d ns); the muxes' RESET is on %s%s." % (
             bn, bus["freq"], bus.get("rise_ns", 0),
             "GP%d" % reset if reset is not None else
-            "no GPIO: a reader latched up holding SDA stops the bus"))
+            "no GPIO: a reader latched up holding SDA stops the bus",
+            "; its readers' shared RSTPDN on GP%d (pulsed when a reader latched up holds SDA"
+            " again after a mux reset: every reader on %s restarts and is configured again)"
+            % (bus["rst"], bn) if bus.get("rst") is not None else ""))
     return L + [""]
 
 
@@ -444,6 +450,14 @@ def wiring_md(d: Drawn) -> str:
             addrs = ", ".join("0x%02x" % a for bb, a in muxes(d) if bb == bn)
             pins[gp] = ("mux RESET of %s (active low, driven high)" % bn,
                         "RESET of TCA9548A %s" % addrs)
+        gp = b.buses[bn].get("rst")
+        if gp is not None:
+            mv = raw["buses"][bn].get("rst_mv", buscheck.GPIO_MV)
+            pins[gp] = ("RSTPDN of every reader on %s (active low, driven high)" % bn,
+                        ("74AHCT125 gate 2 input (2OE to GND); its output to RSTPDN (not RSTOUT)"
+                         " of each reader on %s, through the cables" if mv > buscheck.GPIO_MV
+                         else "RSTPDN (not RSTOUT) of each reader on %s, through the cables")
+                        % bn)
     if b.led_pin is not None:
         pins[b.led_pin] = ("WS2812 data (%s)" % b.led_order,
                            "74AHCT125 input; its output through 330 ohm to DIN of LED 0")

@@ -516,6 +516,10 @@ class VirtualBoard:
         """What each LED shows now."""
         return [tuple(p) for p in self._request({"op": "pixels"})["pixels"]]  # type: ignore[misc]
 
+    def tones(self) -> list[int]:
+        """Every tone (Hz, 0: silence) the piezo was asked for since the table started."""
+        return [int(f) for f in self._request({"op": "tones"})["tones"]]
+
     def sync(self) -> None:
         """Write the flash out to flash_dir now."""
         self._request({"op": "sync"})

@@ -421,11 +421,14 @@ class Rp2Board(VirtualBoard):
         self._request({"op": "turn", "encoder": encoder, "steps": steps, "bounce_ms": bounce_ms, "half": half},
                       timeout=60 + abs(steps))
 
-    def wire_rst(self, pins: dict[int, int | str]) -> list[list[float]]:
-        """Wire readers' RSTPDN to GPIOs ({GP: zone or reader}) as the board file's "rst" does;
-        returns the RSTPDN edges seen on this chip so far ([GP, level, ns])."""
+    def wire_rst(self, pins: dict[int, Any]) -> list[list[float]]:
+        """Wire readers' RSTPDN to GPIOs ({GP: zone or reader, or a list of them: one line shared
+        as a bus's "rst" is}) as the board file's "rst" does; returns the RSTPDN edges seen on
+        this chip so far ([GP, level, ns])."""
+        rd = self._readers()
         try:
-            wired = {str(gp): self._readers().index(z) for gp, z in pins.items()}
+            wired = {str(gp): [rd.index(z) for z in (who if isinstance(who, list) else [who])]
+                     for gp, who in pins.items()}
         except ValueError as e:
             raise BoardError(str(e)) from None
         log: list[list[float]] = self._request({"op": "wire_rst", "pins": wired})["log"]

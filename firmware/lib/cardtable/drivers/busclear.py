@@ -8,6 +8,14 @@
 # then a STOP, and every mux is deselected. Only if SDA stays low after that are the muxes'
 # RESET pulsed (every channel off: the reader is cut off, the others go on). The reader whose
 # channel was selected gets a BusStuck error for that transaction: it is not retried at once.
+# A reader latched up that way holds SDA again whenever its channel is selected. Where the bus
+# has a shared RSTPDN line (the board's bus "rst"), the RST_AFTER-th clear in a row that the
+# clocks did not settle (the reader cut off by the mux reset, or the bus still low) pulses it:
+# every PN532 on the bus restarts (one in reset lets go of SDA) and its driver configures it
+# again before its next poll (drivers/pn532_i2c.py). Each pulse doubles the count of cut-offs
+# the next one waits for (up to RST_AFTER << RST_BACKOFF: 64, about two minutes of a down
+# reader's retries), so a reader that no reset frees costs the table a pulse (RST_LOW_MS and
+# RST_WAKE_MS of hal.py, the table waiting) now and then, not one every few polls.
 try:
     from time import sleep_us
 except ImportError:  # CPython: no real bus to wait for
@@ -18,6 +26,8 @@ except ImportError:  # CPython: no real bus to wait for
 
 HALF_US = 5  # half an SCL period at 100 kHz
 LIMIT = 2  # failed transactions in a row before a bus without a mux is cleared
+RST_AFTER = 2  # clears the clocks did not settle before the bus's RSTPDN is pulsed
+RST_BACKOFF = 5
 _ZERO = b"\x00"
 
 
@@ -75,11 +85,26 @@ def failed(bus, e):
     if not held(bus):  # (which deselects every mux)
         return BusStuck("%s was held low%s: freed it (9 clocks through the channel, STOP)" % (
             bus.name, where))
+    rst = getattr(bus.free, "rst", None) is not None
+    cut = False
     if bus.muxes and getattr(bus.free, "reset", None) is not None:
         bus.i2c = bus.free(True)
+        cut = not held(bus)
+    bus.cut += 1
+    if rst and bus.cut >= RST_AFTER << min(bus.rstpdn, RST_BACKOFF):
+        bus.cut = 0
+        bus.i2c = bus.free.rstpdn()  # every PN532 on the bus restarts: one in reset lets go
+        bus.rstpdn += 1  # (each driver sees it and configures its PN532 again)
         if not held(bus):
-            return BusStuck("%s was held low%s and stayed low after 9 clocks: cut it off (mux"
-                            " reset); power-cycle that reader" % (bus.name, where))
+            return BusStuck("%s was held low%s and stayed low after 9 clocks%s: pulsed the"
+                            " readers' RSTPDN (%d so far)" % (
+                                bus.name, where, " and a mux reset" if cut else "", bus.rstpdn))
+        return BusStuck("%s is held low%s and stays low after a bus clear and an RSTPDN pulse:"
+                        " check the wiring to the muxes" % (bus.name, where))
+    if cut:
+        return BusStuck("%s was held low%s and stayed low after 9 clocks: cut it off (mux"
+                        " reset); %s" % (bus.name, where, "its RSTPDN is pulsed if it goes on"
+                                         if rst else "power-cycle that reader"))
     return BusStuck("%s is held low%s and stays low after a bus clear: check the wiring"
                     " to the muxes" % (bus.name, where))
 

@@ -7,7 +7,8 @@ class GuardedI2C:
 
     free(cut) clears the bus (cut: pulses the muxes' RESET instead; `free.reset` is None
     where none is wired) and returns the I2C object to use from then on (hw_rp2 takes the
-    pins back from the I2C block for the clear, hw_sim drives the emulated bus's pins).
+    pins back from the I2C block for the clear, hw_sim drives the emulated bus's pins);
+    free.rstpdn() pulses the bus's shared RSTPDN line where `free.rst` is wired.
     `muxes` is the bus's list of drivers.mux.Mux (their shared peer list).
     """
 
@@ -18,6 +19,8 @@ class GuardedI2C:
         self.muxes = []
         self.freed = 0  # how many times the bus was cleared
         self.failed = 0  # failed transactions in a row
+        self.cut = 0  # clears the clocks did not settle since the last RSTPDN pulse
+        self.rstpdn = 0  # RSTPDN pulses so far (a driver that sees it change configures again)
 
     def writeto(self, addr, buf, stop=True):
         try:

@@ -347,6 +347,11 @@ class PN532:
 
     # -- reader API -----------------------------------------------------------
 
+    def stale(self):  # type: () -> bool
+        """True if the PN532 was reset since init() (its bus's shared RSTPDN was pulsed): it
+        has forgotten its configuration, and poll() runs init() again first."""
+        return False
+
     def init(self):
         """Wake, configure (SAM normal mode, bounded retries, RF off); return firmware()."""
         self.wake()
@@ -370,6 +375,8 @@ class PN532:
         # Bounded: the PN532 gives up after `retries` activation attempts. The field stays
         # on and the tag selected for read_text(); release() before polling the next reader.
         # A poll that fails switches the field off (best effort) before it raises.
+        if self.stale():
+            self.init()
         self.polls += 1
         self.tg = 0
         self.ntg = 0

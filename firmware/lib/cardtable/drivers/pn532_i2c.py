@@ -14,8 +14,18 @@ class PN532I2C(PN532):
         self.addr = addr
         self.mux = mux
         self.channel = channel
+        self._rst = 0  # the bus's RSTPDN pulses when init() last ran (GuardedI2C.rstpdn)
         if mux is not None:
             mux.used |= 1 << channel
+
+    def init(self):
+        n = getattr(self.i2c, "rstpdn", 0)
+        fw = PN532.init(self)
+        self._rst = n  # (only once configured: a failed init() is tried again by poll())
+        return fw
+
+    def stale(self):
+        return getattr(self.i2c, "rstpdn", 0) != self._rst
 
     def _write(self, buf):
         if self.mux is not None:

@@ -16,6 +16,8 @@ _P_WAIT = b"\x02\x00"  # MaxTg 2, 106 kbps type A: the answer counts a second ta
 def arm(r):
     """Set reader r waiting for a card: retries for ever, then InListPassiveTarget sent and its
     ACK taken. Its answer comes when a card does; the IRQ line goes low then."""
+    if r.stale():  # reset by its bus's RSTPDN since it was configured
+        r.init()
     r._call(CMD_RFCONFIG, _P_FOREVER, 9)
     r._call(CMD_LIST, _P_WAIT, 0, r._send)
 

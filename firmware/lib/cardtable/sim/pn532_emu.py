@@ -183,7 +183,9 @@ class PN532Emu:
     and resends); slow_ms (answers become ready that much later);
     collide (two tags in the field shadow each other: no target); vanish_after (the tag
     leaves the field after that many more InDataExchange commands).
-    reset() is a pulse on RSTPDN: the power-on state, fault knobs and field cleared.
+    reset() is a pulse on RSTPDN: the power-on state, fault knobs and field cleared; until a
+    SAMConfiguration it is in the start-up "low battery" mode (NXP AN10609 C106 appendix) and
+    activates no tag (an emulator made by the constructor starts configured, for the tests).
     """
 
     def __init__(self, *tags):
@@ -191,6 +193,7 @@ class PN532Emu:
         self.listed = []
         self.rf = False
         self.sam = 0
+        self.lowvbat = False  # True after reset(): no tag is activated until SAMConfiguration
         self.max_retries = 0xFF  # MxRtyPassiveActivation power-on default
         self.mute = 0
         self.nacks = 0
@@ -222,6 +225,7 @@ class PN532Emu:
         n, us, line = self.resets + 1, self.us_per_byte, self._irq
         self.__init__(*self.field)
         self.resets, self.us_per_byte, self._irq = n, us, line
+        self.lowvbat = True
         self._edge()
 
     def watch_reset(self, pin):
@@ -424,6 +428,7 @@ class PN532Emu:
         if len(p) < 1 or not 1 <= p[0] <= 4:
             return -1
         self.sam = p[0]
+        self.lowvbat = False
         return b""
 
     def _cmd_rfconfig(self, p):
@@ -449,6 +454,8 @@ class PN532Emu:
         self.rf = True
 
     def _activate(self, maxtg):
+        if self.lowvbat:
+            return []  # not configured since its reset: it finds nothing
         found = list(self.field)
         if len(found) > 1 and self.collide:
             return []

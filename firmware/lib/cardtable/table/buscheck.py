@@ -127,7 +127,9 @@ GPIO_MV = const(3300)  # what a GPIO drives
 
 def _levels(ck, readers):
     """Each reader module's levels against the Pico's pins: a 5 V signal to a GPIO and an
-    undocumented level on a wired IRQ or RSTPDN are refused."""
+    undocumented level on a wired IRQ or RSTPDN (a reader's own, or its bus's shared line) are
+    refused."""
+    said = []
     for i in range(len(readers)):
         r = readers[i]
         if not isinstance(r, dict):
@@ -158,22 +160,41 @@ def _levels(ck, readers):
                        " most); put a divider or a level shifter between them" % (
                            mv, r["irq"], GPIO_MV_MAX))
         if r.get("rst") is not None:
-            mv = r.get("rst_mv", GPIO_MV) * rst_mv // 1000
-            if mv < RST_MV_MIN:
-                ck.bad(key + ".rst", "%s's RSTPDN reaches the PN532 as %d mV when GP%s drives"
-                       " it with %d (a 10 k / 20 k divider on the module), at its threshold"
-                       " (random freezes): drive it at 5 V through the 74AHCT125 and write"
-                       " \"rst_mv\": 5000, or use an Adafruit 364" % (
-                           name, mv, r["rst"], r.get("rst_mv", GPIO_MV)))
+            _rst_level(ck, key + ".rst", name, r["rst"], r.get("rst_mv", GPIO_MV), rst_mv)
+        bn = r.get("bus")
+        bus = ck.cfg.get("buses", {}).get(bn)
+        if isinstance(bus, dict) and bus.get("rst") is not None and bn not in said:
+            n = len(ck.problems)
+            if _ints(ck, "buses.%s" % bn, bus, ("rst_mv",), 0, 12000):
+                _rst_level(ck, "buses.%s.rst" % bn, "%s (readers[%d])" % (name, i), bus["rst"],
+                           bus.get("rst_mv", GPIO_MV), rst_mv)
+            if len(ck.problems) > n:
+                said.append(bn)  # (once per bus: the line is the same for every reader)
 
 
-def signals(kind, r):
+def _rst_level(ck, key, name, gp, drive, share):
+    """RSTPDN driven at `drive` mV from GPgp reaches the PN532 as share/1000 of it: well above
+    its threshold, and not above its 3.3 V supply."""
+    mv = drive * share // 1000
+    if mv < RST_MV_MIN:
+        ck.bad(key, "%s's RSTPDN reaches the PN532 as %d mV when GP%s drives it with %d (a"
+               " 10 k / 20 k divider on the module), at its threshold (random freezes): drive it"
+               " at 5 V through the 74AHCT125 and write \"rst_mv\": 5000, or use an Adafruit"
+               " 364" % (name, mv, gp, drive))
+    elif mv > GPIO_MV_MAX:
+        ck.bad(key, "%s's RSTPDN would get %d mV from GP%s's %d mV line: above the PN532's 3.3 V"
+               " supply (no divider on that module); drive it straight from the GPIO (leave out"
+               " \"rst_mv\")" % (name, mv, gp, drive))
+
+
+def signals(kind, r, bus=None):
     """The signals reader r's cable carries besides GND, the fastest first (the pairing puts
-    each of those with a ground of its own while the pairs last)."""
+    each of those with a ground of its own while the pairs last); bus: the bus's board entry
+    (its shared RSTPDN line, "rst", goes to every reader on it)."""
     s = ["SCL", "SDA", "5V"] if kind == "i2c" else ["SCK", "MISO", "MOSI", "5V", "CS"]
     if r.get("irq") is not None:
         s.append("IRQ")
-    if r.get("rst") is not None:
+    if r.get("rst") is not None or bus is not None and bus.get("rst") is not None:
         s.append("RSTPDN")
     return s
 
@@ -205,7 +226,7 @@ def _cores(ck, bn, d, kind, readers):
         r = readers[i]
         if r.get("bus") != bn:
             continue
-        need = signals(kind, r)
+        need = signals(kind, r, d)
         if len(need) + 1 > cores:
             ck.bad("buses.%s.cable_cores" % bn, "%d-core cable cannot carry %s to a reader: it"
                    " needs %d for readers[%d] (%s, GND); use Cat5e (8 cores, four pairs) and"
@@ -236,6 +257,17 @@ def _i2c(ck, b, bn, d, readers):
                 " the power is cut; wire RESET to a free pin and name it in \"reset\"" % bn)
     if reset is not None:
         b.buses[bn]["reset"] = reset
+    if "rst" in d:
+        rst = ck.pin(key + ".rst", d["rst"])
+        if rst is not None:
+            b.buses[bn]["rst"] = rst
+        for i in mine:
+            if "rst" in readers[i]:
+                ck.bad("readers[%d].rst" % i, "%s has one RSTPDN line for all its readers"
+                       " (buses.%s.rst): wire this reader's RSTPDN to it and leave out its"
+                       " own \"rst\"" % (bn, bn))
+    elif "rst_mv" in d:
+        ck.bad(key + ".rst_mv", "no shared RSTPDN line (\"rst\") on %s to drive" % bn)
     if muxed and not d.get("pullup") and _ints(ck, key, d, ("pullup",), 0, OHM_MAX):
         ck.bad(key, "no pull-ups on the trunk of %s: a TCA9548A channel passes only up to about"
                " 1.6-2.8 V (TI SCPS207H), so above that the Pico's side rises on the trunk's"

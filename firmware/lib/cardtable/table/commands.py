@@ -189,10 +189,16 @@ def _tag(ctl, cmd):
     return remote.tag(ctl, cmd)
 
 
+def _bringup(ctl, cmd):
+    from cardtable.table import remote
+
+    return remote.bringup(ctl, cmd)
+
+
 # command name -> function(ctl, cmd) returning an answer dict, an error text, or None (later)
 COMMANDS = {"hello": _hello, "new": _new, "act": _act, "undo": _undo, "state": _state,
             "log": _log, "config": _config, "games": _games, "health": _health, "press": _press,
-            "tag": _tag}
+            "tag": _tag, "bringup": _bringup}
 
 
 def load_config(storage, path="config.json"):

@@ -49,7 +49,8 @@ LED_MAX = const(256)
 
 _TOP = ("format", "board", "title", "table", "seats", "buses", "readers", "zones", "leds",
         "buttons", "encoders", "piezo", "pico", "layouts", "scan", "note")
-_BUS_KEYS = {"i2c": ("freq", "pullup", "cable_mm", "reset", "muxes", "cable_cores"),
+_BUS_KEYS = {"i2c": ("freq", "pullup", "cable_mm", "reset", "muxes", "cable_cores", "rst",
+                     "rst_mv"),
              "spi": ("baud", "cs_pullup", "cable_cores", "sck_series"), "uart": ("baud",)}
 _I2C_ROLES = ("sda", "scl")
 _SPI_ROLES = ("miso", "cs", "sck", "mosi")

@@ -113,6 +113,7 @@ class Controller:
         self.t_boot = self.clock.ticks_ms()
         self.streaming = None  # a log command sending a journal (commands.log_step continues it)
         self.enroll = None  # a zone being enrolled through (the tag command): no plays
+        self.bringup = False  # the bringup command: buttons and encoders are reported, not played
         self._replay = None  # [journal replay generator, the undo it is for (None: the boot)]
         # Undo without replaying the game: the state before the last deal, and the actions since.
         self._ckpt = None

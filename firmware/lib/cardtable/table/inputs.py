@@ -160,6 +160,12 @@ def confirm(ctl, seat, src, led=-1):
 
 def input_event(ctl, ev):
     """A button press or an encoder turn."""
+    if ctl.bringup:  # `cardtable doctor --bringup` (the bringup command): told, not played
+        if ev[0] == BUTTON:
+            ctl.link.send({"type": "bringup", "button": ev[1]})
+        elif ev[0] == TURN:
+            ctl.link.send({"type": "bringup", "encoder": ev[1], "steps": ev[2]})
+        return
     lay = ctl.layout
     name = ev[1]
     if ev[0] == TURN:

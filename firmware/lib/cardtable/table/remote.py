@@ -1,5 +1,6 @@
-"""The link's press and tag commands (link.py has the protocol): a button meaning pressed from
-the host, and tags read and written through the table's own readers. Imported when first used."""
+"""The link's press, tag and bringup commands (link.py has the protocol): a button meaning
+pressed from the host, tags read and written through the table's own readers, and the buttons
+and piezo checked one by one at a first power-up. Imported when first used."""
 from cardtable.table import inputs
 
 _ARG = {"bid": " <bid>", "trump": " <suit>", "suit": " <suit>", "nerts": " <seat>", "at": " up|down"}
@@ -123,3 +124,25 @@ def _tag(ctl, cmd, zone, r, text):
             pass
     ctl.link.send({"type": "error", "id": cmd.get("id"), "msg": msg, "tag": kind})
     return None
+
+
+def bringup(ctl, cmd):
+    """The bringup command (link.py): buttons and encoders reported instead of played while
+    "on" (inputs.input_event); "beep" plays the piezo's "over" pattern."""
+    on = cmd.get("on")
+    beep = cmd.get("beep", False)
+    if on is not None and on is not True and on is not False or beep is not True and beep is not False:
+        return "\"on\" and \"beep\" must be true or false"
+    b = ctl.board
+    if beep and (b.piezo_pin is None or ctl.feedback.buzzer is None):
+        return "no piezo on %s to sound" % b.name
+    if on is not None:
+        ctl.bringup = on
+    if beep:
+        ctl.feedback.sound("over", ctl.clock.ticks_ms())
+    enc = {}
+    for name in b.encoders:
+        enc[name] = list(b.encoders[name])
+    return {"on": ctl.bringup, "buttons": dict(b.buttons), "encoders": enc, "piezo": b.piezo_pin,
+            "beep": beep}
+

@@ -435,7 +435,8 @@ export function attachSPI(rp2040, spi, link, readers, pins = null) {
 export function attachBoard(rp2040, board, link, chip = null, faults = new Map()) {
   const out = {};
   const readers = board.readers.map((r, index) => ({ ...r, index }));
-  const rst = readers.filter((r) => r.rst != null).map((r) => r.rst);
+  const rst = readers.filter((r) => r.rst != null).map((r) => r.rst)
+    .concat(Object.values(board.buses || {}).filter((b) => b.rst != null).map((b) => b.rst));
   for (const [name, bus] of Object.entries(board.buses || {})) {
     const mine = readers.filter((r) => r.bus === name);
     const watch = (gps) => ({

@@ -29,7 +29,7 @@
 //   turn {encoder, steps}, kill / revive {reader | zone}, stack {zone, uid, text, wait} (a
 //   second NTAG over the tag lying there; lift takes both), knob {reader | zone, name, value}
 //   (a fault knob of that reader's emulated PN532, e.g. vanish_after), reset, powercut {off_ms},
-//   status, pixels, sync, period {ms}, quit. `wait`: reply once the firmware has polled that reader
+//   status, pixels, tones (every tone the piezo was asked for), sync, period {ms}, quit. `wait`: reply once the firmware has polled that reader
 //   often enough to have seen the change.
 
 import fs from 'node:fs';
@@ -1052,6 +1052,11 @@ class Board extends Control {
       case 'pixels': {
         const text = this.mode === 'table' ? g.pixels() : '';
         this.reply(req, { pixels: text ? text.split(';').map((t) => t.split(',').map(Number)) : [] });
+        return;
+      }
+      case 'tones': {
+        const text = this.mode === 'table' ? g.tones() : '';
+        this.reply(req, { tones: text ? text.split(',').map(Number) : [] });
         return;
       }
       case 'sync':

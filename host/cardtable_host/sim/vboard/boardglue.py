@@ -518,6 +518,15 @@ def pixels():
     return ";".join(["%d,%d,%d" % c for c in ctl.hal.pixels.shown])
 
 
+def tones():
+    """Every tone the piezo was asked for since boot, as 'hz,hz,...' (0: silence)."""
+    ctl = S["ctl"]
+    b = ctl.hal.buzzer if ctl is not None else None
+    if b is None:
+        return ""
+    return ",".join(["%d" % f for f in b.tones])
+
+
 def heap():
     """Bytes of heap in use (after the collection at this call's start, if one was due)."""
     return gc.mem_alloc()

@@ -22,9 +22,13 @@ export default function readers(board) {
   const cfg = board.config || { buses: {}, readers: [] };
   const irq = new IrqLines(raw, cfg); // the readers' P70_IRQ lines (board "irq" pins)
   const link = irq.wrap();
-  // GPIO -> reader indexes whose RSTPDN it drives (the board's "rst", and wire_rst's).
+  // GPIO -> reader indexes whose RSTPDN it drives (a reader's "rst", a bus's shared "rst" to
+  // every reader on it, and wire_rst's).
   const rst = new Map();
-  cfg.readers.forEach((r, i) => { if (r.rst != null) rst.set(r.rst, [...(rst.get(r.rst) || []), i]); });
+  cfg.readers.forEach((r, i) => {
+    const gp = r.rst ?? cfg.buses?.[r.bus]?.rst;
+    if (gp != null) rst.set(gp, [...(rst.get(gp) || []), i]);
+  });
   let rstLog = []; // [gp, level, ns] on the chip now
   const watchRst = (chip, gp) => {
     let level = chip.pins[gp].outputEnable ? chip.pins[gp].outputValue : false;
@@ -33,6 +37,9 @@ export default function readers(board) {
       level = now;
       if (rstLog.length < 200) rstLog.push([gp, now ? 1 : 0, ns]);
       if (now) for (const i of rst.get(gp) || []) link.rstpdn(i, ns); // a PN532 restarts as RSTPDN rises
+      else if ((rst.get(gp) || []).some((i) => faults.delete(i))) { // in reset it lets go of SDA
+        for (const b of Object.values(buses)) b.wires?.update();
+      }
     });
   };
   return {
@@ -70,17 +77,17 @@ export default function readers(board) {
         }
         return { buses: out, requests: raw.requests, calls: raw.calls };
       },
-      // {pins: {GPIO: reader}}: wire readers' RSTPDN to GPIOs (beside the board's "rst");
-      // returns the RSTPDN edges seen so far on this chip: [[gp, level, ns], ...].
+      // {pins: {GPIO: reader or [readers]}}: wire readers' RSTPDN to GPIOs (beside the board's
+      // "rst"); returns the RSTPDN edges seen so far on this chip: [[gp, level, ns], ...].
       wire_rst(req) {
         const chip = board.chip;
-        for (const [gp, i] of Object.entries(req.pins || {})) {
+        for (const [gp, who] of Object.entries(req.pins || {})) {
           const g = Number(gp);
           if (!rst.has(g)) {
             rst.set(g, []);
             if (chip) watchRst(chip, g);
           }
-          if (!rst.get(g).includes(Number(i))) rst.get(g).push(Number(i));
+          for (const i of [].concat(who)) if (!rst.get(g).includes(Number(i))) rst.get(g).push(Number(i));
         }
         return { log: rstLog };
       },
