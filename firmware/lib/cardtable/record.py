@@ -15,7 +15,7 @@ _INT_FIELDS = ("at", "t", "n")
 # many lines after the header (the longest games the simulator plays have a few thousand).
 MAX_LINES = 20000
 try:
-    json.loads("{}", object_pairs_hook=dict)
+    json.loads("{}", object_pairs_hook=dict)  # type: ignore[call-arg]  # CPython only
     _PAIRS = True   # CPython: a key given twice in a line is refused
 except TypeError:
     _PAIRS = False  # MicroPython's json has no hook: the table reads only lines it wrote
@@ -63,7 +63,7 @@ def parse_line(text, lineno):
             raise RecordError(lineno, "checksum mismatch: the line is torn or corrupted")
         text = body
     try:
-        obj = json.loads(text, object_pairs_hook=_pairs) if _PAIRS else json.loads(text)
+        obj = json.loads(text, object_pairs_hook=_pairs) if _PAIRS else json.loads(text)  # type: ignore[call-arg]
     except _Twice as e:
         raise RecordError(lineno, "the key %s is given twice in the line" % _clip(str(e.args[0])))
     except (ValueError, RuntimeError):  # RuntimeError: CPython's RecursionError (deep nesting)

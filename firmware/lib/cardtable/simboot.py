@@ -32,7 +32,7 @@ class Boot:
         self.ctl = None
         self.note = ""
         self.last = ""  # the stage run last, e.g. "import cardtable.journal"
-        self.plan = [("emu",)] if callable(emu) else []
+        self.plan = [("emu",)] if callable(emu) else []  # type: list[tuple]
         for name in main._MODULES:
             self.plan.append(("import", name))
             if name == main._BOARD_AFTER:

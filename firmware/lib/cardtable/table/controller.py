@@ -560,11 +560,11 @@ class Controller:
                     f.steady(led, "pending" if self.dealt else "turn")
                     focus.append(b.zone_reader[zone])
                 elif (r == "up" or r == "indicator" or r == "parade" and seat == 1) and not self.dealt:
-                    f.steady(led, "pending" if r == "indicator" and self.indicators else "turn")
+                    f.steady(led, "pending" if r == "indicator" and self.indicators else "turn")  # type: ignore[attr-defined]  # the game's reset_table declares it
                     focus.append(b.zone_reader[zone])
-            elif r == "kitty" and self.discards:
+            elif r == "kitty" and self.discards:  # type: ignore[attr-defined]  # the game's reset_table declares it
                 f.steady(led, "pending")
-            elif r == "left" and self.left[seat]:
+            elif r == "left" and self.left[seat]:  # type: ignore[attr-defined]  # the game's reset_table declares it
                 f.steady(led, "pending")
             elif seat is not None and seat in turn and r in _SEAT_ROLES:
                 f.steady(led, "turn")
