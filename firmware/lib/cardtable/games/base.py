@@ -8,6 +8,16 @@
 # one name a rule has in every game that has it.
 RENAMED = {"may_trump_when_following": "may_trump_instead_of_following"}
 
+# The turn of one seat and of the first n seats, made once: a game's ``turn`` returns one of
+# these, so asking whose turn it is allocates nothing (ONE[s] is (s,), FIRST[n] is (0, .., n-1)).
+ONE = tuple((s,) for s in range(8))
+FIRST = tuple(tuple(range(n)) for n in range(9))
+
+# What check() and apply() look up on every action, made once per game class and PHASES:
+# (verb -> (check_<verb>, do_<verb>), phase -> the verbs it allows, card -> 1 for the deck's cards).
+# Plain functions called with the game: no name is built and no bound method made per action.
+_LOOKUPS = {}
+
 
 class IllegalAction(ValueError):
     """An action the rules do not allow; ``reason`` says why in words a player understands."""
@@ -65,6 +75,27 @@ class Game:
         self.deck = deck(self.DECK)
         self.history = []
         self.reset()
+        self._lookups()
+
+    def _lookups(self):
+        """Find (or make once) this class's per-action lookups for its PHASES as reset left them."""
+        cls = type(self)
+        key = (cls, self.PHASES)
+        t = _LOOKUPS.get(key)
+        if t is None:
+            fns = {}
+            for verb in self.VERBS:
+                fns[verb] = (getattr(cls, "check_" + verb, None), getattr(cls, "do_" + verb, None))
+            verbs = {}
+            for ph in self.PHASES:
+                verbs[ph[0]] = ph[3]
+            cards = None
+            if cls.card_reason is Game.card_reason:  # a game with its own test needs no table
+                cards = bytearray(max(self.CARDS) + 1 if self.CARDS else 0)
+                for c in self.CARDS:
+                    cards[c] = 1
+            t = _LOOKUPS[key] = (fns, verbs, cards)
+        self._fns, self._verbs, self._cards = t
 
     @classmethod
     def check_rules(cls, rules):
@@ -100,11 +131,11 @@ class Game:
 
     def _check(self, action):
         """None if action is legal now, else the reason: calls the game's ``check_<verb>``."""
-        return getattr(self, "check_" + action[1])(action)
+        return self._fns[action[1]][0](self, action)
 
     def _apply(self, action):
         """Make a legal action happen and return its events: calls the game's ``do_<verb>``."""
-        return getattr(self, "do_" + action[1])(action)
+        return self._fns[action[1]][1](self, action)
 
     @property
     def turn(self):
@@ -176,21 +207,35 @@ class Game:
     # -- the API -------------------------------------------------------------------------------
     def check(self, action):
         """None if action is legal now, else a short reason a player understands."""
-        reason = self._shape(action)
-        if reason:
-            return reason
-        if self.over:
-            return "the game is over"
-        if action[1] == "deal":
+        # The shape, then the game's state, then whose turn and phase it is, then the game's
+        # check_<verb>: each test once, inline (this runs on every card a player lays).
+        if not isinstance(action, tuple) or len(action) < 2:
+            return "an action is a tuple (seat, verb, ...)"
+        seat = action[0]
+        verb = action[1]
+        fields = self.VERBS.get(verb)
+        if fields is None:
+            return "%s has no action %r" % (self.ID, verb)
+        if len(action) != len(fields) + 2:
+            return "%r takes %s" % (verb, ", ".join(fields) or "nothing")
+        if verb == "deal":
+            if seat is not None:
+                return "a deal has no seat"
+            if self.over:
+                return "the game is over"
             if not self.dealing:
                 return "no deal is due now"
-        elif self.dealing:
+            return self._fns[verb][0](self, action)
+        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+            return "no seat %r at a %d-player table" % (seat, self.seats)
+        if self.over:
+            return "the game is over"
+        if self.dealing:
             return "the cards must be dealt first"
-        else:
-            reason = self.turn_reason(action[0], action[1])
-            if reason:
-                return reason
-        return self._check(action)
+        allowed = self._verbs.get(self.phase)
+        if allowed is not None and verb not in allowed or seat not in self.turn:
+            return self.turn_reason(seat, verb)
+        return self._fns[verb][0](self, action)
 
     def apply(self, action):
         """Make action happen and return its events; raises IllegalAction (state unchanged)."""
@@ -245,8 +290,9 @@ class Game:
 
     def turn_reason(self, seat, verb):
         """None if it is seat's turn to use verb, else why not: the phase, then the turn."""
-        now = self._phase_at(self.phase) if self.PHASES else -1
-        if now >= 0 and verb not in self.PHASES[now][3]:
+        allowed = self._verbs.get(self.phase)
+        if allowed is not None and verb not in allowed:
+            now = self._phase_at(self.phase)
             then = self._phase_at(verb=verb)
             if 0 <= then < now:
                 return "%s is over: %s" % (self.PHASES[then][1], self.to_act())
@@ -269,7 +315,7 @@ class Game:
 
     def card_reason(self, c):
         """None if c is a card of this game's deck, else not_a_card."""
-        if type(c) is int and c in self.CARDS:
+        if type(c) is int and 0 <= c < len(self._cards) and self._cards[c]:
             return None
         return self.not_a_card(c)
 
@@ -298,21 +344,6 @@ class Game:
     def codes(self, cards):
         """Codes of a list of cards."""
         return [self.deck.fmt(c) for c in cards]
-
-    def _shape(self, action):
-        if not isinstance(action, tuple) or len(action) < 2:
-            return "an action is a tuple (seat, verb, ...)"
-        seat, verb = action[0], action[1]
-        fields = self.VERBS.get(verb)
-        if fields is None:
-            return "%s has no action %r" % (self.ID, verb)
-        if len(action) != len(fields) + 2:
-            return "%r takes %s" % (verb, ", ".join(fields) or "nothing")
-        if verb == "deal":
-            return None if seat is None else "a deal has no seat"
-        if not isinstance(seat, int) or not 0 <= seat < self.seats:
-            return "no seat %r at a %d-player table" % (seat, self.seats)
-        return None
 
     # -- words (host only: the table never imports cardtable.games.words) ----------------------
     card_style = None           # the host may set a function: card code -> text (glyphs, colour)

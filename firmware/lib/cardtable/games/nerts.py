@@ -75,7 +75,7 @@ up to 32 foundation piles) is about what one centre within everyone's reach take
 from cardtable.cards import standard as std
 from cardtable.compat import const
 from cardtable.games import seat_range
-from cardtable.games.base import Game
+from cardtable.games.base import FIRST, Game
 
 SLOT = const(0)      # where a card sits in a layout
 STACK = const(1)
@@ -308,7 +308,7 @@ class Nerts(Game):
     @property
     def turn(self):
         if self.phase in ("play", "count"):
-            return tuple(range(self.seats))
+            return FIRST[self.seats]
         return ()
 
     def to_act(self):

@@ -59,6 +59,7 @@ Verbs (a suit is 0..5 = M S W L Y K in actions, a letter in records):
 """
 from cardtable.cards import decktet as dk
 from cardtable.games import seat_range
+from cardtable.games.base import ONE
 from cardtable.games.trick import OUT, UP, TrickGame
 
 BIDS = ("some", "most", "none")
@@ -132,6 +133,7 @@ class Nonesuch(TrickGame):
         self.excuse_seat = -1        # who revealed the Excuse this hand
         self.broken = False          # a trump-bearing card has been played this hand
         self.phase = "deal"
+        self._follow = [None] * 6    # led suit -> its follow rules, made once
 
     @property
     def tricks_per_hand(self):
@@ -147,7 +149,7 @@ class Nonesuch(TrickGame):
     def turn(self):
         phase = self.phase
         if phase == "bid":
-            return ((self.dealer + 1 + self.seats - self.bids.count(None)) % self.seats,)
+            return ONE[(self.dealer + 1 + self.seats - self.bids.count(None)) % self.seats]
         if phase == "excuse":
             w = self.where[dk.EXCUSE]
             if 1 <= w <= self.seats:
@@ -156,7 +158,7 @@ class Nonesuch(TrickGame):
         if phase == "trump":
             return (self.excuse_seat,)
         if phase == "play":
-            return (self.next_in_trick(),)
+            return ONE[self.next_in_trick()]
         return ()
 
     def _advance(self):
@@ -266,11 +268,15 @@ class Nonesuch(TrickGame):
         return self.trump >= 0 and dk.has_suit(card, self.trump)
 
     def follow_rules(self, seat):
-        led = self.led
+        rules = self._follow[self.led]
+        if rules is None:
+            rules = self._follow[self.led] = \
+                ((self.follows, self.follows, "must follow %s" % dk.SUIT_NAMES[self.led]),)
+        return rules
 
-        def follows(c):
-            return dk.has_suit(c, led)
-        return ((follows, follows, "must follow %s" % dk.SUIT_NAMES[led]),)
+    def follows(self, c):
+        """c has the suit led."""
+        return dk.has_suit(c, self.led)
 
     def lead_reason(self, seat, card, action):
         suit, own = action[3], dk.suits(card)
