@@ -13,9 +13,11 @@ RENAMED = {"may_trump_when_following": "may_trump_instead_of_following"}
 ONE = tuple((s,) for s in range(8))
 FIRST = tuple(tuple(range(n)) for n in range(9))
 
-# What check() and apply() look up on every action, made once per game class and PHASES:
-# (verb -> (check_<verb>, do_<verb>), phase -> the verbs it allows, card -> 1 for the deck's cards).
-# Plain functions called with the game: no name is built and no bound method made per action.
+# What check() and apply() look up on every action, set on each game class at its first game
+# (class attributes: a table's checkpoint copies the game's own attributes, not these):
+# _fns, verb -> (check_<verb>, do_<verb>), plain functions called with the game (no name built
+# and no bound method made per action); _verbs, phase -> the verbs it allows; _cards, card -> 1
+# for the cards of the deck. _LOOKUPS holds the classes that have them.
 _LOOKUPS = {}
 
 
@@ -74,28 +76,28 @@ class Game:
         from cardtable.cards import deck
         self.deck = deck(self.DECK)
         self.history = []
+        self._checked = None        # the action check() last passed, while the game is unchanged
         self.reset()
         self._lookups()
 
     def _lookups(self):
-        """Find (or make once) this class's per-action lookups for its PHASES as reset left them."""
+        """Give this game's class its per-action lookups, once."""
         cls = type(self)
-        key = (cls, self.PHASES)
-        t = _LOOKUPS.get(key)
-        if t is None:
-            fns = {}
-            for verb in self.VERBS:
-                fns[verb] = (getattr(cls, "check_" + verb, None), getattr(cls, "do_" + verb, None))
-            verbs = {}
-            for ph in self.PHASES:
-                verbs[ph[0]] = ph[3]
-            cards = None
-            if cls.card_reason is Game.card_reason:  # a game with its own test needs no table
-                cards = bytearray(max(self.CARDS) + 1 if self.CARDS else 0)
-                for c in self.CARDS:
-                    cards[c] = 1
-            t = _LOOKUPS[key] = (fns, verbs, cards)
-        self._fns, self._verbs, self._cards = t
+        if cls in _LOOKUPS:
+            return
+        fns = {}
+        for verb in cls.VERBS:
+            fns[verb] = (getattr(cls, "check_" + verb, None), getattr(cls, "do_" + verb, None))
+        verbs = {}
+        for ph in cls.PHASES:  # the same phases whatever their order (Nonesuch's rules vary it)
+            verbs[ph[0]] = ph[3]
+        cards = b""
+        if cls.card_reason is Game.card_reason and cls.CARDS:  # not for a game with its own test
+            cards = bytearray(max(cls.CARDS) + 1)
+            for c in cls.CARDS:
+                cards[c] = 1
+        cls._fns, cls._verbs, cls._cards = fns, verbs, cards
+        _LOOKUPS[cls] = 1
 
     @classmethod
     def check_rules(cls, rules):
@@ -135,6 +137,7 @@ class Game:
 
     def _apply(self, action):
         """Make a legal action happen and return its events: calls the game's ``do_<verb>``."""
+        self._checked = None
         return self._fns[action[1]][1](self, action)
 
     @property
@@ -225,23 +228,29 @@ class Game:
                 return "the game is over"
             if not self.dealing:
                 return "no deal is due now"
-            return self._fns[verb][0](self, action)
-        if not isinstance(seat, int) or not 0 <= seat < self.seats:
-            return "no seat %r at a %d-player table" % (seat, self.seats)
-        if self.over:
-            return "the game is over"
-        if self.dealing:
-            return "the cards must be dealt first"
-        allowed = self._verbs.get(self.phase)
-        if allowed is not None and verb not in allowed or seat not in self.turn:
-            return self.turn_reason(seat, verb)
-        return self._fns[verb][0](self, action)
+        else:
+            if not isinstance(seat, int) or not 0 <= seat < self.seats:
+                return "no seat %r at a %d-player table" % (seat, self.seats)
+            if self.over:
+                return "the game is over"
+            if self.dealing:
+                return "the cards must be dealt first"
+            allowed = self._verbs.get(self.phase)
+            if allowed is not None and verb not in allowed or seat not in self.turn:
+                return self.turn_reason(seat, verb)
+        reason = self._fns[verb][0](self, action)
+        if reason is None:
+            self._checked = action
+        return reason
 
     def apply(self, action):
-        """Make action happen and return its events; raises IllegalAction (state unchanged)."""
-        reason = self.check(action)
-        if reason:
-            raise IllegalAction(reason, action)
+        """Make action happen and return its events; raises IllegalAction (state unchanged).
+        The action check() has just passed (the same tuple, nothing applied since) is not
+        checked twice: check-then-apply, as the referee does, costs one check."""
+        if action is not self._checked:
+            reason = self.check(action)
+            if reason:
+                raise IllegalAction(reason, action)
         events = self._apply(action)
         if self.keep_history:
             self.history.append(action)
@@ -256,6 +265,7 @@ class Game:
         keep = self.history[:-1]
         last = self.history[-1]
         self.history = []
+        self._checked = None
         self.reset()
         for action in keep:
             self._apply(action)
