@@ -17,8 +17,8 @@ FIRST = tuple(tuple(range(n)) for n in range(9))
 # (class attributes: a table's checkpoint copies the game's own attributes, not these):
 # _fns, verb -> (check_<verb>, do_<verb>), plain functions called with the game (no name built
 # and no bound method made per action); _verbs, phase -> the verbs it allows; _cards, card -> 1
-# for the cards of the deck. _LOOKUPS holds the classes that have them.
-_LOOKUPS = {}
+# for the cards of the deck; _owner, the class they were made for (a subclass makes its own).
+# Nothing outside the class refers to it: games.unload() still frees a game's rules.
 
 
 class IllegalAction(ValueError):
@@ -83,7 +83,7 @@ class Game:
     def _lookups(self):
         """Give this game's class its per-action lookups, once."""
         cls = type(self)
-        if cls in _LOOKUPS:
+        if getattr(cls, "_owner", None) is cls:
             return
         fns = {}
         for verb in cls.VERBS:
@@ -97,7 +97,7 @@ class Game:
             for c in cls.CARDS:
                 cards[c] = 1
         cls._fns, cls._verbs, cls._cards = fns, verbs, cards
-        _LOOKUPS[cls] = 1
+        cls._owner = cls
 
     @classmethod
     def check_rules(cls, rules):
