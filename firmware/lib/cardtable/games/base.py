@@ -226,16 +226,17 @@ class Game:
                 return "a deal has no seat"
             if self.over:
                 return "the game is over"
-            if not self.dealing:
+            if self.phase != "deal":  # (dealing, inline)
                 return "no deal is due now"
         else:
             if not isinstance(seat, int) or not 0 <= seat < self.seats:
                 return "no seat %r at a %d-player table" % (seat, self.seats)
             if self.over:
                 return "the game is over"
-            if self.dealing:
+            phase = self.phase
+            if phase == "deal":  # (dealing, inline)
                 return "the cards must be dealt first"
-            allowed = self._verbs.get(self.phase)
+            allowed = self._verbs.get(phase)
             if allowed is not None and verb not in allowed or seat not in self.turn:
                 return self.turn_reason(seat, verb)
         reason = self._fns[verb][0](self, action)
@@ -251,7 +252,8 @@ class Game:
             reason = self.check(action)
             if reason:
                 raise IllegalAction(reason, action)
-        events = self._apply(action)
+        self._checked = None  # (_apply, inline)
+        events = self._fns[action[1]][1](self, action)
         if self.keep_history:
             self.history.append(action)
         return events

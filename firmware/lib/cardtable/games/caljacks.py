@@ -174,6 +174,8 @@ class CaliforniaJacks(TrickGame):
             self.score[seat] -= penalty
             events.append({"ev": "penalty", "seat": seat, "points": -penalty,
                            "reason": "could neither follow nor trump"})
+        if not events:
+            return self.play_card(seat, card, action)
         return events + self.play_card(seat, card, action)
 
     def trick_done(self, winner):
