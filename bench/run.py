@@ -31,7 +31,6 @@ from benchlib import (FALLBACK_DRIVER, FALLBACK_WASM_PER_CPYTHON, PICO_HEAP, RES
 LATENCY_BUDGET_MS = 100.0  # placement to verdict with 8 readers (bench/README.md, Budgets)
 LATENCY_BUDGET_READERS = 8
 HEAP_BUDGET = PICO_HEAP // 2  # firmware + the largest game state within half the heap
-RP2_ACTIONS = 30  # actions per game on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
 
 
 @dataclass(frozen=True)
@@ -50,13 +49,16 @@ class Plan:
     rp2_plays: int  # cards laid by the seat to play on the rp2 board, each timed to its LED verdict
     race_per_apart: int  # Nerts races on the rp2 board per distance apart
     profile_plays: int  # plays of the rp2 board's profile (bench/rp2profile.py)
+    rp2_actions: int  # actions per game timed on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
+    rp2_whole: int  # a whole seeded game's cap for its largest state on the rp2 board (0: not played)
+    rp2_stock: bool  # the stock image's figures beside the frozen one's
 
 
 # `make bench`: every section, sized for about five minutes on a 2-core machine
-FULL = Plan(False, (1, 2, 3), 1500, 1, 0.5, 20000, 2000, 100_000, 500, 12, 4, 40, 3, 10)
+FULL = Plan(False, (1, 2, 3), 1500, 1, 0.5, 20000, 2000, 100_000, 500, 8, 2, 20, 2, 5, 10, 0, False)
 # `make bench-long` (--long): the counts the bench had before issue 35 (well over 15 minutes)
-LONG = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000, 1_000_000, 5000, 400, 50, 100, 10, 30)
-QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200, 2000, 50, 0, 0, 0, 0, 0)
+LONG = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000, 1_000_000, 5000, 400, 50, 100, 10, 30, 30, 1500, True)
+QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200, 2000, 50, 0, 0, 0, 0, 0, 0, 0, False)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,10 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     else:
         import rp2
 
-        print(f"rp2 board: boot heap on the stock and frozen images, {len(games)} games "
-              f"({RP2_ACTIONS} actions each, then each whole seeded game's largest state) on the "
+        print(f"rp2 board: boot heap on the {'stock and ' if plan.rp2_stock else ''}frozen image{'s' if plan.rp2_stock else ''}, "
+              f"{len(games)} games ({plan.rp2_actions} actions each"
+              f"{', then each whole seeded game' + chr(39) + 's largest state' if plan.rp2_whole else ''}) on the "
               "emulated RP2040 ...", file=sys.stderr)
-        rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), RP2_ACTIONS, boot_mods, plan.max_actions))
+        rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), plan.rp2_actions, boot_mods, plan.rp2_whole,
+                                                   plan.rp2_stock))
         if rp2_out.get("error") and "rp2:" not in " ".join(errors):
             errors.append("rp2: " + str(rp2_out["error"]))
 
