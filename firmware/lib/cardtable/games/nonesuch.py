@@ -65,12 +65,6 @@ from cardtable.games.trick import OUT, UP, TrickGame
 BIDS = ("some", "most", "none")
 
 
-def _trumpless(trump):
-    def plain(c):
-        return not dk.has_suit(c, trump)
-    return plain
-
-
 class Nonesuch(TrickGame):
     """Nonesuch on the trick core."""
 
@@ -279,16 +273,19 @@ class Nonesuch(TrickGame):
         return dk.has_suit(c, self.led)
 
     def lead_reason(self, seat, card, action):
-        suit, own = action[3], dk.suits(card)
+        suit = action[3]  # (no tuple of the card's suits built for a legal lead)
         if suit is None:
-            if len(own) > 1:
+            if len(dk.CARDS[card][1]) > 1:
+                own = dk.suits(card)
                 return "name the suit you lead: %s or %s" % (dk.SUIT_NAMES[own[0]],
                                                               dk.SUIT_NAMES[own[1]])
-        elif suit not in own:
+        elif not dk.has_suit(card, suit):
             return "the %s has no %s" % (self.card_code(card), dk.SUIT_NAMES[suit])
         if self.is_trump(card):
-            if not self.broken and self.holds(seat, _trumpless(self.trump)):
-                return "trumps cannot be led until a trump has been played"
+            if not self.broken:
+                for c in self.hands[seat]:
+                    if not dk.has_suit(c, self.trump):  # a card without trump: lead that
+                        return "trumps cannot be led until a trump has been played"
             if self.rules["trump_lead_suit"] == "trump" and suit is not None and suit != self.trump:
                 return "a trump led must name %s" % dk.SUIT_NAMES[self.trump]
         return None
