@@ -35,8 +35,6 @@ FALLBACK_DRIVER = {
     "step": {"ns": 23000},
 }
 
-GAME_ORDER = ("nexus", "fairies", "nonesuch", "nerts", "california-jacks", "fortyfives")
-
 
 def rel(path: Path) -> str:
     """A path relative to the repository root, for messages and JSON."""
@@ -56,8 +54,7 @@ def games_available() -> tuple[dict[str, int], dict[str, str]]:
 
     ok: dict[str, int] = {}
     skipped: dict[str, str] = {}
-    names = [n for n in GAME_ORDER if n in games.GAMES] + sorted(set(games.GAMES) - set(GAME_ORDER))
-    for name in names:
+    for name in games.GAMES:  # registry order
         try:
             cls = games.game_class(name)
             g = games.load(name, seats=cls.SEATS[1])
@@ -144,9 +141,9 @@ def _drivers_for(board_name: str) -> list[str]:
 
 
 def _simulated(module: str) -> bool:
-    """The simulated hardware (hw_sim, the PN532 emulator): main.py's booting() loads it for the
-    virtual board; a Pico's boot (main()) never does."""
-    return module == "cardtable.hw_sim" or module == "cardtable.sim" or module.startswith("cardtable.sim.")
+    """The simulated hardware (hw_sim, its staged boot simboot, the PN532 emulator): main.py's
+    booting() loads it for the virtual board; a Pico's boot (main()) never does."""
+    return module in ("cardtable.hw_sim", "cardtable.simboot", "cardtable.sim") or module.startswith("cardtable.sim.")
 
 
 def _imports_of(path: Path) -> list[str]:

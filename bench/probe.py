@@ -557,14 +557,11 @@ def _controller_steps(boards_dir, n, out):
 
 # -- plans ---------------------------------------------------------------------------------------
 
-DEFAULT_GAMES = ("nexus", "fairies", "nonesuch", "nerts", "california-jacks", "fortyfives")
-
-
 def default_plan():
     """Without arguments (e.g. on a Pico): every game briefly, then the driver."""
     from cardtable import games
 
-    for name in DEFAULT_GAMES:
+    for name in games.GAMES:  # every registered game
         try:
             seats = games.game_class(name).SEATS[1]
         except ImportError as e:

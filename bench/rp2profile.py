@@ -2,7 +2,7 @@
 
 The bots play a seeded game on the rp2 board (the frozen image on the emulated RP2040) while the
 emulator counts the cycles the core spends at each instruction (`profile` control op,
-tools/rp2/chip.mjs); each address is then named by the firmware's ELF symbols
+host/cardtable_host/sim/rp2/chip.mjs); each address is then named by the firmware's ELF symbols
 (`arm-none-eabi-nm`), and the functions are grouped into what they are for: the MicroPython VM
 (bytecode, calls, attribute and name look-ups), the heap (allocation and collection), the I2C
 block's busy waits (the bus), delays (sleep_us), USB, flash, waiting for an interrupt.
@@ -34,7 +34,7 @@ BOARD = "pico-i2c-4seat"
 GAME = "california-jacks"  # every play a card laid on a reader (bench/rp2latency.py)
 PLAYS = 30
 TOP = 15
-WAIT, FLASH = -1, -2  # tools/rp2/chip.mjs PROF_WAIT, PROF_FLASH
+WAIT, FLASH = -1, -2  # host/cardtable_host/sim/rp2/chip.mjs PROF_WAIT, PROF_FLASH
 ALLOCATORS = ("gc_alloc", "m_malloc", "m_malloc_maybe", "m_malloc0", "m_realloc", "mp_obj_malloc_helper")
 
 # What each function is for, by the first pattern its name starts with or contains.

@@ -61,7 +61,11 @@ LONG = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000, 1_000_000, 5000, 400, 5
 QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200, 2000, 50, 0, 0, 0, 0, 0, 0, 0, False)
 
 
-def main(argv: list[str] | None = None) -> int:
+Guard = Callable[[str, Callable[[], Any]], Any]
+
+
+def _parser() -> argparse.ArgumentParser:
+    """`make bench`'s options."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a fast pass (the smoke test): one seed, fewer actions and trials")
     ap.add_argument("--long", action="store_true",
@@ -93,28 +97,27 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", choices=("race", "profile"),
                     help="run one section alone: race (Nerts race resolution, bench/race.py), profile (where "
                          "the rp2 board's chip spends its time, bench/rp2profile.py)")
-    args = ap.parse_args(argv)
-    plan = QUICK if args.quick else LONG if args.long else FULL
-    if args.powercut_trials is None:
-        args.powercut_trials = plan.powercut_trials
-    if args.powercut_live is None:
-        args.powercut_live = plan.powercut_live
-    if args.only:
-        import race
-        import rp2profile
+    return ap
 
-        section = race if args.only == "race" else rp2profile
-        out = section.section(args.quick, not args.no_rp2)
-        for title, header, rows in section.tables(out):
-            print(table(title, header, rows))
-        dest = args.out if args.out != RESULTS else section.OUT
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_text(json.dumps(_clean(out), indent=1) + "\n")
-        print(f"\nresults: {rel(dest)}")
-        return 0
-    t_start = time.monotonic()
-    errors: list[str] = []
 
+def _only(args: argparse.Namespace) -> int:
+    """--only: one section alone, its tables printed and its JSON written."""
+    import race
+    import rp2profile
+
+    section = race if args.only == "race" else rp2profile
+    out = section.section(args.quick, not args.no_rp2)
+    for title, header, rows in section.tables(out):
+        print(table(title, header, rows))
+    dest = args.out if args.out != RESULTS else section.OUT
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    dest.write_text(json.dumps(_clean(out), indent=1) + "\n")
+    print(f"\nresults: {rel(dest)}")
+    return 0
+
+
+def _guard(errors: list[str]) -> Guard:
+    """guard(section, fn): fn's result, or its error noted in errors and returned."""
     def guard(section: str, fn: Callable[[], Any]) -> Any:
         try:
             return fn()
@@ -123,6 +126,11 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             return {"error": f"{type(e).__name__}: {e}"}
 
+    return guard
+
+
+def _games(ap: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[dict[str, int], dict[str, str]]:
+    """The games to measure ({id: seats}, --games' choice) and those skipped ({id: why})."""
     games, skipped = benchlib.games_available()
     if args.games:
         want = [g.strip() for g in args.games.split(",") if g.strip()]
@@ -132,22 +140,24 @@ def main(argv: list[str] | None = None) -> int:
         games = {g: s for g, s in games.items() if g in want}
     for name, why in skipped.items():
         print(f"skipping {name}: {why}", file=sys.stderr)
+    return games, skipped
 
-    import latency
+
+def _cpython(plan: Plan, games: dict[str, int], guard: Guard) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Section 1, CPython alone on the machine: ({game: per-action cost}, {game: throughput})."""
     import speed
 
-    # 1. CPython, alone on the machine (the MicroPython processes come after).
-    print(f"CPython: per-action cost and throughput of {len(games)} games ...", file=sys.stderr)
     cpy: dict[str, Any] = {}
     thr: dict[str, Any] = {}
-    if args.latency_only:
-        return latency_only(args, plan, games, guard, errors, t_start)
     for g, s in games.items():
         cpy[g] = guard(f"cpython {g}", partial(speed.per_action, g, s, plan.seeds, plan.max_actions,
                                                1 if plan.quick else 5))
         thr[g] = guard(f"throughput {g}", partial(speed.throughput, g, s, plan.throughput_s, plan.throughput_cap))
+    return cpy, thr
 
-    # 2. The .mpy build and its size.
+
+def _footprint(cpy: dict[str, Any], guard: Guard, errors: list[str]) -> dict[str, Any]:
+    """Section 2: the .mpy build and its size."""
     import footprint
 
     journal_max = max((r.get("journal_game_bytes", 0) for r in cpy.values() if "error" not in r), default=None)
@@ -155,39 +165,46 @@ def main(argv: list[str] | None = None) -> int:
     foot = guard("footprint", lambda: footprint.measure(journal_max))
     if foot.get("build_status"):
         errors.append("footprint: mpy-cross failed: " + foot.get("build_log", ""))
+    return foot
 
-    # 3. MicroPython (WebAssembly port, heap capped like a Pico's).
-    boot_mods, boot_source = benchlib.boot_modules()
+
+def _micropython(args: argparse.Namespace, plan: Plan, games: dict[str, int], foot: dict[str, Any],
+                 boot_mods: list[str], guard: Guard, errors: list[str]
+                 ) -> tuple[str | None, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Section 3, MicroPython (wasm, Pico heap cap): (why skipped or None, games, boot, driver)."""
     missing = "disabled (--no-micropython)" if args.no_micropython else micropython_missing()
     mpy_games: dict[str, Any] = {}
     boot: dict[str, Any] = {}
     driver: dict[str, Any] = {}
     if missing:
         print(f"MicroPython: skipped: {missing}", file=sys.stderr)
-    elif foot.get("error") or foot.get("build_status"):
-        missing = "the .mpy build failed"
-    else:
-        import device
+        return missing, mpy_games, boot, driver
+    if foot.get("error") or foot.get("build_status"):
+        return "the .mpy build failed", mpy_games, boot, driver
+    import device
 
-        print(f"MicroPython: {len(games)} games, boot heap and driver on the wasm port, "
-              f"{args.jobs} at a time ...", file=sys.stderr)
-        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-            runs: dict[str, list[Future]] = {
-                g: [pool.submit(device.game_run, g, s, plan.seeds, plan.max_actions, boot_mods)
-                    for _ in range(plan.repeats)]
-                for g, s in games.items()}
-            f_boot = {k: pool.submit(device.boot, boot_mods, k == "mpy") for k in ("mpy", "py")}
-            f_drv = pool.submit(device.driver)
-            for g, fs in runs.items():
-                mpy_games[g] = guard(f"micropython {g}", partial(_merged, device, fs))
-            boot = {k: guard(f"boot {k}", f.result) for k, f in f_boot.items()}
-            driver = guard("driver", f_drv.result)
-        for section, res in [*(("micropython " + g, r) for g, r in mpy_games.items()),
-                             *(("boot " + k, r) for k, r in boot.items()), ("driver", driver)]:
-            if isinstance(res, dict) and res.get("error") and f"{section}:" not in " ".join(errors):
-                errors.append(f"{section}: {res['error']}")
+    print(f"MicroPython: {len(games)} games, boot heap and driver on the wasm port, "
+          f"{args.jobs} at a time ...", file=sys.stderr)
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        runs: dict[str, list[Future]] = {
+            g: [pool.submit(device.game_run, g, s, plan.seeds, plan.max_actions, boot_mods)
+                for _ in range(plan.repeats)]
+            for g, s in games.items()}
+        f_boot = {k: pool.submit(device.boot, boot_mods, k == "mpy") for k in ("mpy", "py")}
+        f_drv = pool.submit(device.driver)
+        for g, fs in runs.items():
+            mpy_games[g] = guard(f"micropython {g}", partial(_merged, device, fs))
+        boot = {k: guard(f"boot {k}", f.result) for k, f in f_boot.items()}
+        driver = guard("driver", f_drv.result)
+    for section, res in [*(("micropython " + g, r) for g, r in mpy_games.items()),
+                         *(("boot " + k, r) for k, r in boot.items()), ("driver", driver)]:
+        if isinstance(res, dict) and res.get("error") and f"{section}:" not in " ".join(errors):
+            errors.append(f"{section}: {res['error']}")
+    return None, mpy_games, boot, driver
 
-    # 4. The fault suite's fuzzers, at length.
+
+def _faults(plan: Plan, guard: Guard, errors: list[str]) -> dict[str, Any]:
+    """Section 4: the fault suite's fuzzers, at length."""
     import faults
 
     print(f"faults: fuzzing the link with {plan.fuzz_lines:,} lines, the referee with "
@@ -197,86 +214,134 @@ def main(argv: list[str] | None = None) -> int:
     for name, key in (("link", "crashes"), ("link", "changed"), ("records", "tracebacks"), ("records", "unclear")):
         if fault[name].get(key):
             errors.append(f"faults {name}: {fault[name][key]} {key}")
+    return fault
 
-    # 5. The real port: the rp2 board (minutes: the emulated chip runs at a fraction of a Pico).
+
+def _rp2_board(args: argparse.Namespace, plan: Plan, games: dict[str, int], boot_mods: list[str],
+               guard: Guard, errors: list[str]) -> dict[str, Any]:
+    """Section 5: the real port on the rp2 board (minutes: the emulated chip is slower than a Pico)."""
     if args.quick or args.no_rp2:
-        rp2_out: dict[str, Any] = {"skipped": "--quick" if args.quick else "--no-rp2"}
-    else:
-        import rp2
+        return {"skipped": "--quick" if args.quick else "--no-rp2"}
+    import rp2
 
-        print(f"rp2 board: boot heap on the {'stock and ' if plan.rp2_stock else ''}frozen image{'s' if plan.rp2_stock else ''}, "
-              f"{len(games)} games ({plan.rp2_actions} actions each"
-              f"{', then each whole seeded game' + chr(39) + 's largest state' if plan.rp2_whole else ''}) on the "
-              "emulated RP2040 ...", file=sys.stderr)
-        rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), plan.rp2_actions, boot_mods, plan.rp2_whole,
-                                                   plan.rp2_stock))
-        if rp2_out.get("error") and "rp2:" not in " ".join(errors):
-            errors.append("rp2: " + str(rp2_out["error"]))
+    print(f"rp2 board: boot heap on the {'stock and ' if plan.rp2_stock else ''}frozen image{'s' if plan.rp2_stock else ''}, "
+          f"{len(games)} games ({plan.rp2_actions} actions each"
+          f"{', then each whole seeded game' + chr(39) + 's largest state' if plan.rp2_whole else ''}) on the "
+          "emulated RP2040 ...", file=sys.stderr)
+    rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), plan.rp2_actions, boot_mods, plan.rp2_whole,
+                                               plan.rp2_stock))
+    if rp2_out.get("error") and "rp2:" not in " ".join(errors):
+        errors.append("rp2: " + str(rp2_out["error"]))
+    return rp2_out
 
-    # 5b. Power cuts on the rp2 board's flash path.
+
+def _power_cuts(args: argparse.Namespace, guard: Guard, errors: list[str]) -> dict[str, Any]:
+    """Section 5b: power cuts on the rp2 board's flash path."""
     if args.quick or args.no_rp2 or args.powercut_trials + args.powercut_live <= 0:
-        cuts_out: dict[str, Any] = {"skipped": "--quick" if args.quick else "--no-rp2 or no trials"}
-    else:
-        import rp2cuts
+        return {"skipped": "--quick" if args.quick else "--no-rp2 or no trials"}
+    import rp2cuts
 
-        print(f"rp2 board: {args.powercut_trials} replayed and {args.powercut_live} live power cuts ...",
-              file=sys.stderr)
-        cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(args.powercut_trials, args.powercut_live))
-        if cuts_out.get("failures"):
-            errors.append("rp2 power cuts: %d trial(s) lost, doubled or did not resume an action"
-                          % len(cuts_out["failures"]))
+    print(f"rp2 board: {args.powercut_trials} replayed and {args.powercut_live} live power cuts ...",
+          file=sys.stderr)
+    cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(args.powercut_trials, args.powercut_live))
+    if cuts_out.get("failures"):
+        errors.append("rp2 power cuts: %d trial(s) lost, doubled or did not resume an action"
+                      % len(cuts_out["failures"]))
+    return cuts_out
 
-    # 5c. Nerts races on the rp2 board (IRQ edges on the emulated clock) and in the model.
+
+def _race_and_profile(args: argparse.Namespace, plan: Plan, guard: Guard) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Sections 5c and 5d: Nerts races (rp2 board IRQ edges, the model); the chip's profile."""
     import race
 
     if not (args.quick or args.no_rp2):
         print("rp2 board: Nerts races timed at the readers' IRQ edges ...", file=sys.stderr)
     race_out = guard("race", lambda: race.section(args.quick, not args.no_rp2, plan.race_per_apart))
-
-    # 5d. Where the chip's time goes while the table plays.
     import rp2profile
 
     if not (args.quick or args.no_rp2):
         print("rp2 board: a profile of the chip while the bots play ...", file=sys.stderr)
     profile_out = guard("rp2 profile", lambda: rp2profile.section(args.quick, not args.no_rp2, plan.profile_plays))
+    return race_out, profile_out
 
-    # 5e. Placements and undo timed on the rp2 board's emulated clock.
-    board_lat = rp2_latency(args, plan, games, guard)
 
-    # 6. The latency model.
-    place_polls, pp_source = latency.place_polls_default()
-    lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source, rp2_out,
-                                               games, board_lat))
-
-    # 7. Tournament tables over MQTT (needs Mosquitto).
+def _tournament(plan: Plan, guard: Guard) -> dict[str, Any]:
+    """Section 7: tournament tables over MQTT (needs Mosquitto)."""
     import tournament
 
     print("tournament: 50 tables through one Mosquitto ...", file=sys.stderr)
-    tour = guard("tournament", lambda: tournament.measure(10, 2.0, 1.0) if plan.quick else tournament.measure())
+    return guard("tournament", lambda: tournament.measure(10, 2.0, 1.0) if plan.quick else tournament.measure())
+
+
+def _tournament_faults(guard: Guard) -> dict[str, Any]:
+    """Section 7b: the director under fire (bench/tournament_faults.py)."""
     import tournament_faults
 
     print("tournament: the director under fire (poison payloads, a read-only folder, a torn log) ...", file=sys.stderr)
-    tour_faults = guard("tournament faults", tournament_faults.section)
+    return guard("tournament faults", tournament_faults.section)
 
-    speed_out = speed_section(games, cpy, mpy_games)
-    memory = memory_section(boot, boot_source, boot_mods, mpy_games)
+
+def _meta(plan: Plan, missing: str | None) -> dict[str, Any]:
+    """What the figures were measured with (the results' "meta")."""
+    return {
+        "schema": 1,
+        "quick": plan.quick,
+        "long": plan is LONG,
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPUs",
+        "micropython": None if missing else "1.27 WebAssembly port, heap 192k capped",
+        "micropython_skipped": missing,
+        "seeds": list(plan.seeds),
+        "max_actions": plan.max_actions,
+        "repeats": plan.repeats,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _parser()
+    args = ap.parse_args(argv)
+    plan = QUICK if args.quick else LONG if args.long else FULL
+    if args.powercut_trials is None:
+        args.powercut_trials = plan.powercut_trials
+    if args.powercut_live is None:
+        args.powercut_live = plan.powercut_live
+    if args.only:
+        return _only(args)
+    t_start = time.monotonic()
+    errors: list[str] = []
+    guard = _guard(errors)
+    games, skipped = _games(ap, args)
+
+    import latency
+
+    # 1. CPython, alone on the machine (the MicroPython processes come after).
+    print(f"CPython: per-action cost and throughput of {len(games)} games ...", file=sys.stderr)
+    if args.latency_only:
+        return latency_only(args, plan, games, guard, errors, t_start)
+    cpy, thr = _cpython(plan, games, guard)
+    # 2. The .mpy build and its size; 3. MicroPython; 4. the fuzzers; 5. the rp2 board.
+    foot = _footprint(cpy, guard, errors)
+    boot_mods, boot_source = benchlib.boot_modules()
+    missing, mpy_games, boot, driver = _micropython(args, plan, games, foot, boot_mods, guard, errors)
+    fault = _faults(plan, guard, errors)
+    rp2_out = _rp2_board(args, plan, games, boot_mods, guard, errors)
+    cuts_out = _power_cuts(args, guard, errors)
+    race_out, profile_out = _race_and_profile(args, plan, guard)
+    # 5e. Placements and undo timed on the rp2 board's emulated clock.
+    board_lat = rp2_latency(args, plan, games, guard)
+
+    # 6. The latency model; 7. tournament tables.
+    place_polls, pp_source = latency.place_polls_default()
+    lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source, rp2_out,
+                                               games, board_lat))
+    tour = _tournament(plan, guard)
+    tour_faults = _tournament_faults(guard)
     results: dict[str, Any] = {
-        "meta": {
-            "schema": 1,
-            "quick": plan.quick,
-            "long": plan is LONG,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "python": platform.python_version(),
-            "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPUs",
-            "micropython": None if missing else "1.27 WebAssembly port, heap 192k capped",
-            "micropython_skipped": missing,
-            "seeds": list(plan.seeds),
-            "max_actions": plan.max_actions,
-            "repeats": plan.repeats,
-        },
+        "meta": _meta(plan, missing),
         "games": {"measured": games, "skipped": skipped},
-        "speed": speed_out,
-        "memory": memory,
+        "speed": speed_section(games, cpy, mpy_games),
+        "memory": memory_section(boot, boot_source, boot_mods, mpy_games),
         "throughput": thr,
         "footprint": foot,
         "driver": driver or None,
@@ -293,8 +358,17 @@ def main(argv: list[str] | None = None) -> int:
     results["errors"] = errors
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
 
-    print(report(results) + faults.report(fault) + tournament.report(tour) + tournament_faults.report(tour_faults))
+    print(report(results) + _sections_report(fault, tour, tour_faults))
     return finish(args.out, results, errors)
+
+
+def _sections_report(fault: dict[str, Any], tour: dict[str, Any], tour_faults: dict[str, Any]) -> str:
+    """The tables the fault suite and the tournament sections print themselves."""
+    import faults
+    import tournament
+    import tournament_faults
+
+    return faults.report(fault) + tournament.report(tour) + tournament_faults.report(tour_faults)
 
 
 def finish(out: Path, results: dict[str, Any], errors: list[str]) -> int:
@@ -439,10 +513,10 @@ def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: di
         kinds = {bus["kind"] for bus in b.buses.values()}
         kind = "spi" if kinds == {"spi"} else "i2c"
         hz = min(int(bus.get("baud") or bus.get("freq") or 400_000) for bus in b.buses.values())
-        # the controller focuses the scanner on play zones; a board without any (nerts) has none
-        focus = "on" if any(rs[0] == "play" for lay in b.layouts.values() for rs in lay.roles.values()) else "off"
+        focus, armed, idle = _board_focus(b)
         boards[name] = {"readers": len(b.readers), "leds": b.led_count, "focus": focus,
-                        **model.board(kind, hz, len(b.readers), b.led_count, seed=9000 + i, focus=focus)}
+                        **model.board(kind, hz, len(b.readers), b.led_count, seed=9000 + i, focus=focus,
+                                      armed=armed, idle=idle)}
     grid = model.grid()
     return {
         "summary": _summary(model, grid, rp2_out or {}, mpy, cpy, games or {}, plan, board_lat or {}),
@@ -455,6 +529,22 @@ def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: di
         "what_if_8_readers_i2c": model.what_if(LATENCY_BUDGET_READERS),
         "boards": boards,
     }
+
+
+def _board_focus(b: Any) -> tuple[str, int, int]:
+    """How a board's scanner meets the card the model times (latency.simulate's focus, armed,
+    idle): the controller focuses it on the play zones of the seat to play, armed at the
+    card's edge where their readers have IRQ lines (issue 35); a Nerts table ("scan": "irq")
+    keeps every foundation armed in a round, its "left" pads polled seldom; else no focus."""
+    irq = b.reader_irq or ()
+    plays = {b.zone_reader[z] for lay in b.layouts.values() for z, rs in lay.roles.items() if rs[0] == "play"}
+    if plays:
+        return ("edge" if plays and all(irq and irq[i] is not None for i in plays) else "on"), 0, 0
+    found = {b.zone_reader[z] for lay in b.layouts.values() for z, rs in lay.roles.items() if rs[0] == "foundation"}
+    if b.scan == "irq" and found and all(irq[i] is not None for i in found):
+        left = {b.zone_reader[z] for lay in b.layouts.values() for z, rs in lay.roles.items() if rs[0] == "left"}
+        return "edge", len(found) - 1, len(left)
+    return "off", 0, 0
 
 
 def _rp2_games(rp2_out: dict[str, Any]) -> dict[str, Any]:
@@ -470,36 +560,18 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     import dataclasses
 
     import latency
-    import race
 
     n = LATENCY_BUDGET_READERS
     bus = latency.BUSES[0]
     cpu = model.cpu(latency.RP2040_FACTORS["nominal"])
     rp2g = _rp2_games(rp2_out)
     if rp2g:
-        # check() on the emulated RP2040's clock: the slowest game's quantiles as the samples
-        g = max(rp2g, key=lambda k: rp2g[k]["check_us"].get("p90", 0))
-        samples = (rp2g[g].get("_samples") or {}).get("check_play_us")
-        if samples:
-            check = [x / 1000 for x in samples]
-        else:  # (quantiles only)
-            q = rp2g[g]["check_us"]
-            check = [q[k] / 1000 for k in ("p50", "p50", "p90", "p95", "p99", "max") if k in q]
-        cpu = dataclasses.replace(cpu, check=check)
-        check_src = f"check() on the rp2 board's emulated RP2040 clock ({g}, frozen image)"
-        drv = ((rp2_out.get("images") or {}).get("frozen") or {}).get("driver") or {}
-        if all(isinstance(drv.get(b), dict) for b in ("i2c", "spi")):
-            # the driver's CPU per poll (on fake buses in Python) and an idle step there too
-            cpu = dataclasses.replace(cpu, poll={b: {k: drv[b][k]["ns"] / 1e6 for k in ("empty", "tag", "read")}
-                                                 for b in ("i2c", "spi")})
-            check_src += "; the PN532 driver's CPU per poll there too"
-            if isinstance(drv.get("step"), dict) and drv["step"].get("ns"):
-                cpu = dataclasses.replace(cpu, step=drv["step"]["ns"] / 1e6)
-                check_src += " and an idle controller step"
+        cpu, check_src = _rp2_cpu(cpu, rp2g, rp2_out)
         res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                               occupancy=model.occupancy, t=model.timing)
+                               occupancy=model.occupancy, t=model.timing, focus="edge")
     else:
-        res = grid[bus.key]["nominal"][str(n)]
+        res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
+                               occupancy=model.occupancy, t=model.timing, focus="edge")
         check_src = "check() on MicroPython (WebAssembly) x the nominal RP2040 factor"
     placed = board_lat.get("placements") or {}
     board: dict[str, Any] = {}
@@ -507,15 +579,17 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
         # The firmware's CPU as the rp2 board spent it on its emulated clock (a step with an
         # empty poll, the sighting poll, sighting to LED), the PN532 and tags as sourced
         smp = placed["_samples"]
-        cpu = latency.board_cpu(cpu, bus, placed["_steps"], [x["poll"] for x in smp if "poll" in x],
-                                [x["verdict"] for x in smp if "verdict" in x])
+        cpu = latency.board_cpu(cpu, bus, placed["_steps"], [x["poll"] for x in smp if "poll" in x and not x.get("edge")],
+                                [x["verdict"] for x in smp if "verdict" in x],
+                                [x["poll"] for x in smp if "poll" in x and x.get("edge")])
         check_src = ("the firmware's CPU measured on the rp2 board's emulated clock (bench/rp2latency.py: "
                      "a step with an empty poll, the sighting poll, sighting to LED frame)")
         res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                               occupancy=model.occupancy, t=model.timing)
+                               occupancy=model.occupancy, t=model.timing, focus="edge")
         # ... and the same model with the emulator's PN532 times, for the board the bench measured
         same = latency.simulate(placed["readers"], bus, cpu, model.trials * 2, seed=4343,
-                                place_polls=model.place_polls, occupancy=0.0, t=latency.emulated_timing())
+                                place_polls=model.place_polls, occupancy=0.0, t=latency.emulated_timing(),
+                                focus="edge")
         board = {"board": placed["board"], "readers": placed["readers"], "plays": placed["plays"],
                  "measured": placed["ms"], "model": same["accepted"], "parts_ms": placed["parts_ms"],
                  "cpu_ms": {"empty_poll_step": round(cpu.poll[bus.cpu]["empty"], 2),
@@ -524,25 +598,71 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     p99 = max(res["rejected"]["p99"], res["accepted"]["p99"])
     # the same with the PN532 listing a tag in 9.7-15 ms instead of the ISO floor (estimate)
     slow = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                            occupancy=model.occupancy,
+                            occupancy=model.occupancy, focus="edge",
                             t=dataclasses.replace(model.timing, **latency.LIST_TAG_SLOW))
     out: dict[str, Any] = {"p99_ms": p99, "readers": n, "bus": bus.label, "check_source": check_src,
                            "p50_ms": res["accepted"]["p50"], "p95_ms": res["accepted"]["p95"],
                            "p99_pn532_slow_ms": max(slow["rejected"]["p99"], slow["accepted"]["p99"]),
                            "board": board}
     # Nerts: two plays 50 ms apart on the 12-reader board (6 foundations, 6 "left" pads idle)
-    slow_t = dataclasses.replace(model.timing, sleep=1.0)
     trials = 400 if plan.quick else 4000
-    out["nerts_race_50ms"] = {
+    out["nerts_race_50ms"] = _nerts_race(model, bus, cpu, trials)
+    # dealing across the deal pad: the 2-seat board's 7 readers
+    out["deal"] = latency.deal_reads(7, bus, cpu, trials, 79)
+    out["undo"] = undo = _undo_times(model, games, plan, rp2g, mpy, cpy, board_lat)
+    if undo:
+        out["undo_worst"] = _undo_worst(undo)
+    return out
+
+
+def _rp2_cpu(cpu: Any, rp2g: dict[str, Any], rp2_out: dict[str, Any]) -> tuple[Any, str]:
+    """The model's CPU as the rp2 board's emulated clock timed it, and where the figures come from."""
+    import dataclasses
+
+    # check() on the emulated RP2040's clock: the slowest game's quantiles as the samples
+    g = max(rp2g, key=lambda k: rp2g[k]["check_us"].get("p90", 0))
+    samples = (rp2g[g].get("_samples") or {}).get("check_play_us")
+    if samples:
+        check = [x / 1000 for x in samples]
+    else:  # (quantiles only)
+        q = rp2g[g]["check_us"]
+        check = [q[k] / 1000 for k in ("p50", "p50", "p90", "p95", "p99", "max") if k in q]
+    cpu = dataclasses.replace(cpu, check=check)
+    check_src = f"check() on the rp2 board's emulated RP2040 clock ({g}, frozen image)"
+    drv = ((rp2_out.get("images") or {}).get("frozen") or {}).get("driver") or {}
+    if all(isinstance(drv.get(b), dict) for b in ("i2c", "spi")):
+        # the driver's CPU per poll (on fake buses in Python) and an idle step there too
+        cpu = dataclasses.replace(cpu, poll={b: {k: drv[b][k]["ns"] / 1e6 for k in ("empty", "tag", "read")}
+                                             for b in ("i2c", "spi")})
+        check_src += "; the PN532 driver's CPU per poll there too"
+        if isinstance(drv.get("step"), dict) and drv["step"].get("ns"):
+            cpu = dataclasses.replace(cpu, step=drv["step"]["ns"] / 1e6)
+            check_src += " and an idle controller step"
+    return cpu, check_src
+
+
+def _nerts_race(model: Any, bus: Any, cpu: Any, trials: int) -> dict[str, Any]:
+    """Two Nerts plays 50 ms apart on the 12-reader board: how often the earlier is ordered first."""
+    import dataclasses
+
+    import latency
+    import race
+
+    slow_t = dataclasses.replace(model.timing, sleep=1.0)
+    return {
         "ordered_right": round(latency.race(12, bus, cpu, trials, 77, 50.0, rare=6), 4),
         "before_issue_18": round(latency.race(12, bus, cpu, trials, 77, 50.0, rare=0, t=slow_t), 4),
         "irq_edge": round(race.irq_race(trials, 77, 50.0), 4),  # board "scan": "irq" (bench/race.py)
         "by_apart_ms": {str(d): round(latency.race(12, bus, cpu, trials // 2, 78 + d, float(d), rare=6), 4)
                         for d in (10, 20, 30, 50, 100)},
     }
-    # dealing across the deal pad: the 2-seat board's 7 readers
-    out["deal"] = latency.deal_reads(7, bus, cpu, trials, 79)
-    # undo at the end of the longest seeded game of each kind
+
+
+def _undo_times(model: Any, games: dict[str, int], plan: Plan, rp2g: dict[str, Any], mpy: dict[str, Any],
+                cpy: dict[str, Any], board_lat: dict[str, Any]) -> dict[str, Any]:
+    """Undo at the end of the longest seeded game of each kind: modelled, and timed on the rp2 board."""
+    import latency
+
     undo: dict[str, Any] = {}
     for g, seats in games.items():
         seed, acts, k = latency.since_at_end(g, seats, (1, 2, 3), plan.max_actions)
@@ -562,13 +682,14 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
         if "ms" in on_board:  # timed end to end on the rp2 board (its seats: the board's layout)
             undo[g]["board_ms"] = round(on_board["ms"])
             undo[g]["board"] = on_board
-    out["undo"] = undo
-    if undo:
-        ms = {g: u.get("board_ms", u["model_ms"]) for g, u in undo.items()}
-        worst = max(ms, key=lambda g: ms[g])
-        out["undo_worst"] = {"game": worst, "ms": ms[worst],
-                             "source": "rp2 board" if "board_ms" in undo[worst] else "model"}
-    return out
+    return undo
+
+
+def _undo_worst(undo: dict[str, Any]) -> dict[str, Any]:
+    """The game whose undo takes longest: on the rp2 board where timed there, else modelled."""
+    ms = {g: u.get("board_ms", u["model_ms"]) for g, u in undo.items()}
+    worst = max(ms, key=lambda g: ms[g])
+    return {"game": worst, "ms": ms[worst], "source": "rp2 board" if "board_ms" in undo[worst] else "model"}
 
 
 def summary_lines(r: dict[str, Any]) -> list[str]:
@@ -666,7 +787,18 @@ def report(r: dict[str, Any]) -> str:
                  f"{meta['micropython'] or 'skipped (' + str(meta['micropython_skipped']) + ')'}")
     if r["games"]["skipped"]:
         parts.append("skipped games: " + "; ".join(f"{g} ({w})" for g, w in r["games"]["skipped"].items()))
+    parts += _speed_report(r)
+    parts += _memory_report(r)
+    parts += _throughput_and_flash_report(r)
+    parts += _driver_report(r)
+    parts.append(latency_report(r.get("latency") or {}))
+    parts += _rp2_report(r)
+    parts += _budgets_report(r)
+    return "\n".join(parts)
 
+
+def _speed_report(r: dict[str, Any]) -> list[str]:
+    """The per-action cost table."""
     rows = []
     for g, s in r["speed"].items():
         c = s.get("cpython") or {}
@@ -675,10 +807,14 @@ def report(r: dict[str, Any]) -> str:
         rows.append([g, s["seats"], m.get("actions") or c.get("actions"), _p(c, "action_us", "p50"),
                      _p(m, "action_us", "p50"), _p(m, "action_us", "p90"), s.get("ratio"),
                      est.get("p50"), "-".join(str(x) for x in est.get("range", [])) or None])
-    parts.append(table("\nPer action: check+apply, microseconds (medians over seeded random games)",
-                       ["game", "seats", "actions", "CPython", "MPy wasm", "wasm p90", "ratio",
-                        "RP2040 est", "range"], rows))
+    return [table("\nPer action: check+apply, microseconds (medians over seeded random games)",
+                  ["game", "seats", "actions", "CPython", "MPy wasm", "wasm p90", "ratio",
+                   "RP2040 est", "range"], rows)]
 
+
+def _memory_report(r: dict[str, Any]) -> list[str]:
+    """The heap at boot and per game on MicroPython."""
+    parts: list[str] = []
     mem = r["memory"]
     boot = mem.get("boot") or {}
     if boot:
@@ -704,12 +840,15 @@ def report(r: dict[str, Any]) -> str:
         parts.append(table("\nHeap per game on MicroPython, firmware loaded (KiB / bytes / actions)",
                            ["game", "module", "state max", "kept/act", "alloc/act", "no-GC acts",
                             "+report", "capacity", "out of heap"], rows))
+    return parts
 
+
+def _throughput_and_flash_report(r: dict[str, Any]) -> list[str]:
+    """Games per CPU second on CPython; the .mpy footprint and the journal on flash."""
     rows = [[g, t.get("games_per_s"), t.get("actions_per_s"), t.get("mean_actions"), t.get("capped")]
             for g, t in r["throughput"].items() if "error" not in t]
-    parts.append(table("\nThroughput on CPython: seeded random full games per CPU second",
-                       ["game", "games/s", "actions/s", "actions/game", "capped"], rows))
-
+    parts = [table("\nThroughput on CPython: seeded random full games per CPU second",
+                   ["game", "games/s", "actions/s", "actions/game", "capped"], rows)]
     f = r.get("footprint") or {}
     if "total_bytes" in f:
         lines = [f"\nFlash: {f['mpy_cross']} -march={f['march']}: {len(f['modules'])} modules "
@@ -721,19 +860,26 @@ def report(r: dict[str, Any]) -> str:
             lines.append(f"Journal: largest game here {j['largest_game_bytes']:,} B; {j['keep_games']} kept "
                          f"= {j['bytes']:,} B ({j['fs_fraction']:.1%} of the filesystem)")
         parts.append("\n".join(lines))
+    return parts
 
+
+def _driver_report(r: dict[str, Any]) -> list[str]:
+    """The PN532 driver's CPU per poll on the wasm port."""
     d = r.get("driver") or {}
-    if d.get("i2c"):
-        rows = [[bus, d[bus]["empty"]["ns"] / 1000, d[bus]["tag"]["ns"] / 1000, d[bus]["read"]["ns"] / 1000,
-                 d[bus]["empty"]["alloc_per_poll"], d[bus]["read"]["alloc_per_poll"]] for bus in ("i2c", "spi")]
-        step = d.get("step") or {}
-        parts.append(table("\nPN532 driver CPU per poll on wasm (us; bus answering at once), bytes allocated",
-                           ["bus", "empty", "card", "card+READ", "alloc empty", "alloc READ"], rows)
-                     + (f"\n  idle controller step ({step.get('readers')} fake readers): {step['ns'] / 1000:.1f} us"
-                        if step.get("ns") else ""))
+    if not d.get("i2c"):
+        return []
+    rows = [[bus, d[bus]["empty"]["ns"] / 1000, d[bus]["tag"]["ns"] / 1000, d[bus]["read"]["ns"] / 1000,
+             d[bus]["empty"]["alloc_per_poll"], d[bus]["read"]["alloc_per_poll"]] for bus in ("i2c", "spi")]
+    step = d.get("step") or {}
+    return [table("\nPN532 driver CPU per poll on wasm (us; bus answering at once), bytes allocated",
+                  ["bus", "empty", "card", "card+READ", "alloc empty", "alloc READ"], rows)
+            + (f"\n  idle controller step ({step.get('readers')} fake readers): {step['ns'] / 1000:.1f} us"
+               if step.get("ns") else "")]
 
-    parts.append(latency_report(r.get("latency") or {}))
 
+def _rp2_report(r: dict[str, Any]) -> list[str]:
+    """The rp2 board's tables: images and games, Nerts races, the chip's profile, power cuts."""
+    parts: list[str] = []
     rp2r = r.get("rp2") or {}
     if rp2r.get("images"):
         import rp2
@@ -759,50 +905,27 @@ def report(r: dict[str, Any]) -> str:
             parts.append(table("\n" + title, header, rows))
     elif cuts.get("skipped"):
         parts.append(f"\nrp2 board power cuts: skipped ({cuts['skipped']})")
+    return parts
 
+
+def _budgets_report(r: dict[str, Any]) -> list[str]:
+    """Each budget of bench/README.md: ok or OVER."""
     rows = []
     for b in r["budgets"]:
         mark = "ok" if b["ok"] else "OVER"
         limit = "-" if b["limit"] is None else f"{b['limit']:g}"
         rows.append([mark, b["budget"], f"{b['value']:g} {b['unit']}", limit])
-    parts.append(table("\nBudgets (bench/README.md)", ["", "budget", "value", "limit"], rows))
+    parts = [table("\nBudgets (bench/README.md)", ["", "budget", "value", "limit"], rows)]
     over = [b for b in r["budgets"] if not b["ok"]]
     if over:
         parts.append(f"\n{len(over)} figure(s) over budget (OVER above); see bench/README.md for what "
                      "each means and budgets[].note in the JSON")
-    return "\n".join(parts)
+    return parts
 
 
 def latency_report(lat: dict[str, Any]) -> str:
     """The latency section's tables."""
-    parts: list[str] = []
-    if lat.get("grid"):
-        p = lat["params"]
-        parts.append(f"\nPlacement to verdict (model, ms): debounce {p['place_polls']} polls "
-                     f"({lat['place_polls_source']}); laid by the seat to play (its zone is the scanner's focus); "
-                     f"half the other pads hold a card; RP2040 = wasm x "
-                     f"{p['rp2040_factors']['nominal']:g}; rules: {lat['rules_source']} ({lat['rules_game']})")
-        for bus, per in lat["grid"].items():
-            nom = per["nominal"]
-            rows = [[n, c["cycle_ms"], c["rejected"]["p50"], c["rejected"]["p95"], c["accepted"]["p50"],
-                     c["accepted"]["p95"], c["accepted"]["max"]]
-                    for n, c in nom.items() if int(n) in (2, 3, 4, 6, 8, 10, 12, 16)]
-            parts.append(table(f"  {p['buses'][bus]['label']}",
-                               ["readers", "cycle", "reject p50", "p95", "accept p50", "p95", "max"], rows))
-            e8 = [f"{k} p95 {per[k]['8']['accepted']['p95']:.0f}" for k in ("fast", "slow", "full_table_slow")
-                  if "8" in per.get(k, {})]
-            parts.append("  8 readers, accepted: " + ", ".join(e8))
-        first = next(iter(lat["grid"]))
-        parts_8 = lat["grid"][first]["nominal"].get("8", {}).get("mean_parts_ms")
-        if parts_8:
-            parts.append(f"  where the time goes (8 readers, {p['buses'][first]['label']}, mean ms): " +
-                         ", ".join(f"{k} {v:.0f}" for k, v in parts_8.items()))
-        wi = lat.get("what_if_8_readers_i2c") or {}
-        if wi:
-            parts.append(table("  what if (8 readers, I2C; one change at a time)",
-                               ["change", "reject p50", "p95", "p99", "accept p50", "p95", "p99"],
-                               [[k.replace("_", " "), v["rejected_p50"], v["rejected_p95"], v.get("rejected_p99"),
-                                 v["accepted_p50"], v["accepted_p95"], v.get("accepted_p99")] for k, v in wi.items()]))
+    parts = _latency_grid_report(lat) if lat.get("grid") else []
     sm = lat.get("summary") or {}
     if lat.get("grid"):
         race = sm.get("nerts_race_50ms")
@@ -844,6 +967,38 @@ def latency_report(lat: dict[str, Any]) -> str:
                                ["board", "bus", "readers", "focus", "reject p50", "p95", "accept p50", "p95"], rows))
 
     return "\n".join(parts)
+
+
+def _latency_grid_report(lat: dict[str, Any]) -> list[str]:
+    """The model's grid: placement to verdict by bus and number of readers, and what if."""
+    parts: list[str] = []
+    p = lat["params"]
+    parts.append(f"\nPlacement to verdict (model, ms): debounce {p['place_polls']} polls "
+                 f"({lat['place_polls_source']}); laid by the seat to play (its zone is the scanner's focus); "
+                 f"half the other pads hold a card; RP2040 = wasm x "
+                 f"{p['rp2040_factors']['nominal']:g}; rules: {lat['rules_source']} ({lat['rules_game']})")
+    for bus, per in lat["grid"].items():
+        nom = per["nominal"]
+        rows = [[n, c["cycle_ms"], c["rejected"]["p50"], c["rejected"]["p95"], c["accepted"]["p50"],
+                 c["accepted"]["p95"], c["accepted"]["max"]]
+                for n, c in nom.items() if int(n) in (2, 3, 4, 6, 8, 10, 12, 16)]
+        parts.append(table(f"  {p['buses'][bus]['label']}",
+                           ["readers", "cycle", "reject p50", "p95", "accept p50", "p95", "max"], rows))
+        e8 = [f"{k} p95 {per[k]['8']['accepted']['p95']:.0f}" for k in ("fast", "slow", "full_table_slow")
+              if "8" in per.get(k, {})]
+        parts.append("  8 readers, accepted: " + ", ".join(e8))
+    first = next(iter(lat["grid"]))
+    parts_8 = lat["grid"][first]["nominal"].get("8", {}).get("mean_parts_ms")
+    if parts_8:
+        parts.append(f"  where the time goes (8 readers, {p['buses'][first]['label']}, mean ms): " +
+                     ", ".join(f"{k} {v:.0f}" for k, v in parts_8.items()))
+    wi = lat.get("what_if_8_readers_i2c") or {}
+    if wi:
+        parts.append(table("  what if (8 readers, I2C; one change at a time)",
+                           ["change", "reject p50", "p95", "p99", "accept p50", "p95", "p99"],
+                           [[k.replace("_", " "), v["rejected_p50"], v["rejected_p95"], v.get("rejected_p99"),
+                             v["accepted_p50"], v["accepted_p95"], v.get("accepted_p99")] for k, v in wi.items()]))
+    return parts
 
 
 def _no_gc(w: dict[str, Any]) -> str:

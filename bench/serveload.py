@@ -152,6 +152,19 @@ def _get(url: str) -> Any:
         return json.loads(r.read().decode())
 
 
+def _merged(got: list[dict[str, Any]]) -> tuple[dict[int, int], float, list[dict[str, Any]]]:
+    """The viewer processes' reports as one: (delay histogram, its bin in s, every viewer's figures)."""
+    hist: dict[int, int] = {}
+    bin_s = 0.0
+    figures: list[dict[str, Any]] = []
+    for g in got:
+        bin_s = g.get("bin_s", bin_s)
+        for b, k in g.get("hist", ()):
+            hist[b] = hist.get(b, 0) + k
+        figures += g.get("viewers", [])
+    return hist, bin_s, figures
+
+
 def run(viewers: int = 200, seconds: float = 120, game: str = "fortyfives", delay: float = 0.05,
         procs: int = PROCS) -> dict[str, Any]:
     """Figures of one load run: delays (ms) over every (message, viewer), losses, memory (KiB)."""
@@ -180,14 +193,7 @@ def run(viewers: int = 200, seconds: float = 120, game: str = "fortyfives", dela
                     p.wait(5)
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(20)
-    hist: dict[int, int] = {}
-    bin_s = 0.0
-    figures = []
-    for g in got:
-        bin_s = g.get("bin_s", bin_s)
-        for b, k in g.get("hist", ()):
-            hist[b] = hist.get(b, 0) + k
-        figures += g.get("viewers", [])
+    hist, bin_s, figures = _merged(got)
     last = stats["last"]
     lost = sum(b - a + 1 for f in figures for a, b in zip(f["missed"][::2], f["missed"][1::2]))
     behind = sum(1 for f in figures if f["last"] < last)

@@ -23,13 +23,7 @@ def per_action(name: str, seats: int, seeds: tuple[int, ...], max_actions: int,
     from cardtable.rng import Random
 
     clock = time.perf_counter_ns
-    reads = []
-    for _ in range(1000):
-        a = clock()
-        b = clock()
-        reads.append(b - a)
-    reads.sort()
-    tick = reads[len(reads) // 2]  # what one clock read costs, taken off every interval
+    tick = _clock_read_ns(clock)  # taken off every interval
 
     best: list[list[float]] = []  # per action: check, apply, view (us)
     journal: list[int] = []
@@ -62,19 +56,33 @@ def per_action(name: str, seats: int, seeds: tuple[int, ...], max_actions: int,
                 k += 1
             if rep == 0:
                 lengths.append(n)
-    check = [r[0] for r in best]
-    apply = [r[1] for r in best]
+    return _figures(seats, best, journal, lengths)
+
+
+def _figures(seats: int, best: list[list[float]], journal: list[int], lengths: list[int]) -> dict[str, Any]:
+    """per_action's figures from the actions' least times, journal lines and game lengths."""
     return {
         "seats": seats,
         "actions": len(best),
-        "check_us": summary(check, 2),
-        "apply_us": summary(apply, 2),
+        "check_us": summary([r[0] for r in best], 2),
+        "apply_us": summary([r[1] for r in best], 2),
         "action_us": summary([r[0] + r[1] for r in best], 2),
         "view_us": summary([r[2] for r in best], 2),
         "journal_line_bytes": summary(journal, 0),
         "journal_game_bytes": max(sum(journal[i:i + k]) for i, k in _spans(lengths)),
         "game_lengths": lengths,
     }
+
+
+def _clock_read_ns(clock: Any) -> int:
+    """What one read of the clock costs (ns, the median of 1000)."""
+    reads = []
+    for _ in range(1000):
+        a = clock()
+        b = clock()
+        reads.append(b - a)
+    reads.sort()
+    return reads[len(reads) // 2]
 
 
 def _spans(lengths: list[int]) -> list[tuple[int, int]]:

@@ -11,9 +11,13 @@
 # step() forever. The watchdog starts only after WDT_AFTER healthy steps, so a hang resets
 # the board into its journal instead of losing the game.
 #
-# - Ctrl-C (mpremote sends it to connect) stops the loop and leaves the REPL. A started
-#   watchdog cannot be stopped, so a timer feeds it while the REPL is in use; a soft reset
-#   (Ctrl-D) ends that timer, and the watchdog then resets the board within 8 s.
+# - While the loop referees, Ctrl-C (0x03) is data on the link (kbd_intr(-1)): a stray byte in a
+#   line cannot stop the table (while the journal is replayed at boot the link is not read,
+#   and Ctrl-C interrupts at once). A line of nothing but Ctrl-C (mpremote sends ``\r\x03`` then
+#   ``\r\x01`` to connect; at a terminal, Ctrl-C then Enter) stops the loop and leaves the
+#   REPL, where Ctrl-C works again (cardtable/link.py, Stop). A started watchdog cannot be
+#   stopped, so a timer feeds it while the REPL is in use; a soft reset (Ctrl-D) ends that
+#   timer, and the watchdog then resets the board within 8 s.
 # - Maintenance mode: if the file /maintenance exists, or the board's first button (by name)
 #   is held at power-up, nothing starts and no watchdog runs, so mpremote can copy files at
 #   leisure. ``mpremote rm :maintenance`` and a reset bring the table back.
@@ -76,14 +80,40 @@ def maintenance(storage, hal=None, board=None):
     return False
 
 
+def kbd_intr(c):
+    """MicroPython's keyboard interrupt character (-1: none); nothing off a MicroPython."""
+    try:
+        import micropython
+
+        micropython.kbd_intr(c)
+    except (ImportError, AttributeError):
+        pass
+
+
 def run(ctl, wdt=None, steps=-1):
-    """Call ctl.step() forever (or `steps` times); KeyboardInterrupt ends it."""
+    """Call ctl.step() forever (or `steps` times), Ctrl-C as data once the game is back;
+    KeyboardInterrupt (the link's Stop: a line of nothing but Ctrl-C) ends it, with Ctrl-C an
+    interrupt again."""
+    try:
+        _run(ctl, wdt, steps)
+    finally:
+        kbd_intr(3)
+
+
+def _run(ctl, wdt, steps):
     from cardtable import link
 
     errors = 0
     n = 0
+    intr = 0
     while n != steps:
         n += 1
+        # While the journal is replayed the link is not read: Ctrl-C interrupts at once, as
+        # mpremote expects; once the table referees it is data.
+        c = 3 if getattr(ctl, "replaying", False) else -1
+        if c != intr:
+            kbd_intr(c)
+            intr = c
         try:
             ctl.step()
             errors = 0
@@ -131,8 +161,9 @@ def boot_failed(storage, e):
 
 
 # The package's modules in an order that compiles from source in a small heap (link, the
-# biggest to lex, first); booting() imports them one per step, and loads the board config
-# after _BOARD_AFTER: its checker compiles (and goes again) while the heap is emptiest.
+# biggest to lex, first); the simulated boot (cardtable.simboot.Boot) imports them one per step,
+# and loads the board config after _BOARD_AFTER: its checker compiles (and goes again) while the
+# heap is emptiest.
 _MODULES = ("cardtable.link", "cardtable.record", "cardtable.games", "cardtable.table.config",
             "cardtable.hal", "cardtable.table.commands", "cardtable.journal",
             "cardtable.table.scanner", "cardtable.table.feedback", "cardtable.hw_sim",
@@ -141,38 +172,26 @@ _BOARD_AFTER = "cardtable.table.commands"
 
 
 def booting(storage=None, boards_dir=BOARDS, emu=True):
-    """The table on simulated hardware (hw_sim with the real clock; emu: the PN532 emulator
-    module, True for cardtable.sim's where it is present, None for fake readers), built over
-    several steps: a generator that returns the controller. On the WebAssembly port the
-    collector runs only between the host's calls, so each import or load is a step of its own."""
+    """The table on simulated hardware (cardtable.simboot.Boot, the virtual board's staged boot;
+    emu: the PN532 emulator module, True for cardtable.sim's where it is present, None for fake
+    readers), built over several steps: a generator that returns the controller (a board or a
+    config it cannot start raises ValueError). On the WebAssembly port the collector runs only
+    between the host's calls, so each import or load is a step of its own."""
     import gc
 
-    for name in _MODULES:
-        __import__(name)
-        gc.collect()
-        yield
-        if name == _BOARD_AFTER:
-            from cardtable.hal import FileStorage
-            from cardtable.table.commands import load_config
+    from cardtable import simboot  # host only: a board never gets here
 
-            storage = storage or FileStorage("")
-            cfg = load_config(storage, CONFIG)
-            board = load_board(cfg, boards_dir)
-            gc.collect()
-            yield
-    from cardtable import games
-    from cardtable.hal import Clock
-    from cardtable.hw_sim import SimHal
-
-    if emu is True:
-        emu = _emulator()
-        gc.collect()
-        yield
-    lay = board.layouts.get(cfg.get("layout")) or board.layouts[sorted(board.layouts)[0]]
-    __import__(games.GAMES[lay.game][0])
     gc.collect()
     yield
-    return build(cfg, lambda b: SimHal(b, emu=emu, storage=storage, clock=Clock()), board=board)
+    boot = simboot.Boot(sys.modules[__name__], storage, boards_dir, _emulator if emu is True else emu)
+    st = boot.step()
+    while st == simboot.MORE:
+        gc.collect()
+        yield
+        st = boot.step()
+    if st == simboot.STOPPED:
+        raise ValueError(boot.note)
+    return boot.ctl
 
 
 def _emulator():

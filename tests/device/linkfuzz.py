@@ -176,7 +176,7 @@ class Harness:
             from cardtable.table import commands
 
             commands.handle(ctl, cmd)
-            while ctl._log is not None:
+            while ctl.streaming is not None:
                 commands.log_step(ctl)
         except Exception as e:  # noqa: BLE001 - this is what the fuzzer looks for
             self.crashes.append((data, "%s: %s" % (type(e).__name__, e)))

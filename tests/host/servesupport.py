@@ -117,9 +117,10 @@ class Serve:
 class Viewer:
     """A spectator's WebSocket on its own thread: every message it got, in order."""
 
-    def __init__(self, url: str, send: list[Any] | None = None) -> None:
-        self.url = "ws" + url[4:] + "ws"
+    def __init__(self, url: str, send: list[Any] | None = None, path: str = "ws") -> None:
+        self.url = "ws" + url[4:] + path
         self.messages: list[dict[str, Any]] = []
+        self.times: list[float] = []  # when each message came (time.monotonic())
         self.raw: list[str] = []
         self.closed = False
         self.send = send or []
@@ -144,6 +145,7 @@ class Viewer:
                         continue
                     if msg.type != aiohttp.WSMsgType.TEXT:
                         break
+                    self.times.append(time.monotonic())
                     self.raw.append(msg.data)
                     self.messages.append(json.loads(msg.data))
         self.closed = True

@@ -133,3 +133,34 @@ def test_the_cache_keeps_the_newest_images(tmp_path: Path) -> None:
         os.utime(p, (1000 + i, 1000 + (i * 7) % 5))  # last used: 0, 3, 1, 4, 2 (newest)
     build.prune(tmp_path, keep=2)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["2.uf2", "4.uf2"]
+
+
+def test_the_frozen_manifest_leaves_the_simulated_hardware_out() -> None:
+    # what firmware/manifest.py freezes (its package list), and, when the image is built, what
+    # picotool says is frozen in it: hw_sim and the PN532 emulator are for the host's tests and
+    # the virtual board; a board never imports them
+    import sys
+
+    sys.path.insert(0, str(REPO / "tools" / "firmware"))
+    try:
+        from boardfiles import package_files
+    finally:
+        sys.path.pop(0)
+    listed = package_files(str(PACKAGE))
+    assert "hw_sim.py" not in listed and not [p for p in listed if p.startswith("sim/")], listed
+    assert "table/controller.py" in listed and "hal.py" in listed  # the list is the package's
+    manifest = build.MANIFEST.read_text()
+    assert 'package("cardtable", files=package_files("lib/cardtable")' in manifest
+    assert "hw_sim" not in manifest
+    assert {"cardtable/hw_sim", "cardtable/sim/pn532_emu", "cardtable/sim"} <= frozen_names(host_only=True)
+    image, _ = _image()
+    tool = build.cached_picotool()
+    if tool is None:
+        pytest.skip("no picotool: `make firmware` builds one")
+    out = subprocess.run([str(tool), "info", "-a", str(image)], capture_output=True, text=True,
+                         timeout=60, check=True).stdout
+    listed_frozen = re.search(r"^ frozen modules:(.*?)^ binary start", out, re.M | re.S)
+    assert listed_frozen, out
+    frozen = {m.strip() for m in listed_frozen.group(1).replace("\n", ",").split(",") if m.strip()}
+    assert "cardtable/table/controller" in frozen
+    assert "cardtable/hw_sim" not in frozen and not [m for m in frozen if m.startswith("cardtable/sim")]

@@ -12,19 +12,18 @@ from typing import Any
 import pytest
 from hostsupport import need_node
 
+from cardtable import games
+from cardtable_host.sim.choice import board_for
+
 pytest.importorskip("termios")  # ptys are POSIX only
 
 need_node()
 
-# game -> (board, seed): seeds as the simulator's, short hands
-GAMES = {
-    "nexus": ("pico-i2c-2seat", 1),
-    "fairies": ("pico-i2c-2seat", 1),
-    "california-jacks": ("pico-i2c-2seat", 171),
-    "fortyfives": ("pico-i2c-4seat", 26),
-    "nonesuch": ("pico-i2c-4seat", 254),
-    "nerts": ("pico-nerts-6", 120),
-}
+# seeds as the simulator's, picked for short hands; any other game plays with seed 1
+SEEDS = {"california-jacks": 171, "fortyfives": 26, "nonesuch": 254, "nerts": 120}
+# game -> (board, seed): every registered game, on the board the simulator picks for it
+GAMES = {g: (board_for(g), SEEDS.get(g, 1)) for g in games.GAMES}
+RULES = {"nerts": {"target": 10}}  # one short hand; every other game by its own rules
 _SPLIT = re.compile(r"[\s,;:()\[\]{}'\"=]+")
 
 
@@ -119,7 +118,7 @@ def test_no_hidden_card_reaches_a_spectator(game_id: str) -> None:
                         on_message=lambda msg, before: w.check(bots.shadow, model, msg))
             hello = link.hello()
             model.feed(hello)
-            bots.new_game({"target": 10} if game_id == "nerts" else None, hello=hello)
+            bots.new_game(RULES.get(game_id), hello=hello)
             bots.run(max_actions=3000, until=lambda: w.done)
             bots.settle(0.2)
             assert w.done, "the hand did not end"

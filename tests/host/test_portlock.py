@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import pytest
 from hostsupport import cardtable
@@ -164,3 +164,125 @@ def test_every_serial_port_the_host_opens_has_a_read_deadline() -> None:
             opens += 1
             assert any(k.arg == "timeout" for k in node.keywords), "%s:%d" % (path.name, node.lineno)
     assert opens >= 4
+
+
+def test_the_port_is_opened_exclusively_so_a_serial_terminal_is_kept_out(pty: tuple[str, int]) -> None:
+    port, _ = pty
+    ser = portlock.open_serial(port, 115200, timeout=0)
+    try:
+        with pytest.raises(serial.SerialException):
+            serial.Serial(port, 115200, exclusive=True, timeout=0)  # mpremote, a terminal
+        assert portlock.exclusive_busy(port)
+    finally:
+        ser.close()
+    serial.Serial(port, 115200, exclusive=True, timeout=0).close()  # free once it is let go
+
+
+@pytest.fixture
+def no_runtime(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """No XDG_RUNTIME_DIR: the lock folder is in a temp folder everyone may write (as /tmp)."""
+    import tempfile
+
+    base = Path(tempfile.mkdtemp(prefix="cardtable-test-tmp-", dir="/tmp" if os.path.isdir("/tmp") else None))
+    base.chmod(0o1777)
+    monkeypatch.delenv("XDG_RUNTIME_DIR", raising=False)
+    monkeypatch.setenv("TMPDIR", str(base))
+    monkeypatch.setattr(tempfile, "tempdir", str(base))
+    try:
+        yield base
+    finally:
+        import shutil
+
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def as_nobody(step: Callable[[], None]) -> None:
+    """Do step as another local user (nobody), in a child process."""
+    import pwd
+
+    who = pwd.getpwnam("nobody")
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgid(who.pw_gid)
+            os.setuid(who.pw_uid)
+            step()
+        except BaseException:  # noqa: BLE001 - the child's failure is its exit status
+            os._exit(1)
+        os._exit(0)
+    assert os.waitpid(pid, 0)[1] == 0, "the other user's steps failed"
+
+
+@pytest.mark.skipif(not hasattr(os, "getuid") or os.getuid() != 0, reason="switching users needs root")
+def test_another_users_lock_folder_is_refused_and_nothing_of_ours_is_truncated(no_runtime: Path, tmp_path: Path) -> None:
+    victim = no_runtime / "victim.txt"  # a file of ours the other user wants truncated
+    victim.write_text("my thesis\n")
+    master, slave = os.openpty()
+    try:
+        port = os.ttyname(slave)
+        folder = no_runtime / ("cardtable-%d" % os.getuid())
+        lock = portlock.re.sub(r"[^A-Za-z0-9._-]+", "_", os.path.realpath(port)).strip("_")
+
+        def plant() -> None:
+            os.mkdir(folder, 0o777)
+            os.chmod(folder, 0o777)
+            os.symlink(victim, folder / (lock + ".lock"))
+            os.symlink(victim, folder / (lock + ".board"))
+
+        as_nobody(plant)
+        with pytest.raises(portlock.UnsafeFolder) as e:
+            portlock.hold(port, "cardtable monitor")
+        assert "belongs to another user" in str(e.value) and str(folder) in str(e.value)
+        r = cardtable("doctor", "--port", port, timeout=60,
+                      env=dict(os.environ, TMPDIR=str(no_runtime)))
+        assert r.returncode == 2, r.stdout + r.stderr
+        assert "belongs to another user" in r.stderr and "Traceback" not in r.stderr
+        assert victim.read_text() == "my thesis\n"
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_lock_folder_open_to_others_is_made_ours_alone(no_runtime: Path) -> None:
+    folder = no_runtime / ("cardtable-%d" % os.getuid())
+    folder.mkdir()
+    folder.chmod(0o777)
+    assert portlock.runtime_dir() == folder
+    assert folder.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_symlinked_lock_file_is_never_followed(runtime: Path, pty: tuple[str, int], tmp_path: Path) -> None:
+    port, master = pty
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me\n")
+    lock = portlock.lock_path(port)
+    lock.symlink_to(victim)
+    with pytest.raises(portlock.UnsafeFolder) as e:
+        portlock.hold(port, "cardtable monitor")
+    assert "symbolic link" in str(e.value)
+    board = portlock.lock_path(port).with_suffix(".board")
+    board.symlink_to(victim)
+    with pytest.raises(portlock.UnsafeFolder):
+        portlock.announce(port)
+    assert victim.read_text() == "keep me\n"
+    folder_link = runtime / "cardtable"
+    for p in folder_link.iterdir():
+        p.unlink()
+    folder_link.rmdir()
+    folder_link.symlink_to(tmp_path)
+    with pytest.raises(portlock.UnsafeFolder) as e:
+        portlock.runtime_dir()
+    assert "symbolic link" in str(e.value)
+
+
+def test_a_lock_path_that_is_a_folder_is_a_message(runtime: Path, pty: tuple[str, int]) -> None:
+    port, master = pty
+    portlock.lock_path(port).mkdir()
+    with pytest.raises(portlock.UnsafeFolder) as e:
+        portlock.hold(port, "cardtable monitor")
+    assert str(e.value) == "%s is a folder, not a lock file: remove it" % portlock.lock_path(port)
+    portlock.announce(port)
+    r = cardtable("doctor", "--port", port, timeout=60)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "is a folder, not a lock file" in r.stderr and "Traceback" not in r.stderr
+    assert written(master) == b""

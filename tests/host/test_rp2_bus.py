@@ -1,6 +1,6 @@
 """The rp2 board's reader buses: TCA9548A muxes and PN532s on the emulated RP2040's I2C, PN532s on
 its SPI with a chip select each, answering the chip's own machine.I2C / machine.SPI and the
-project's drivers (tools/rp2/bus.mjs for the wires, rp2bus.Readers for the PN532s).
+project's drivers (host/cardtable_host/sim/rp2/bus.mjs for the wires, rp2bus.Readers for the PN532s).
 
 The first tests need no Node: the Python side alone (a PN532's answer is ready after its
 processing time on the emulated clock, not at once; tags outlive a power cycle). The others

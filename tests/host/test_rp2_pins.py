@@ -1,5 +1,5 @@
 """The table's wiring fixes on the rp2 board: the frozen firmware on the emulated RP2040, its pins
-watched by tools/rp2 (bus.mjs's pin-level I2C, devices/encoders.mjs's quadrature).
+watched by host/cardtable_host/sim/rp2 (bus.mjs's pin-level I2C, devices/encoders.mjs's quadrature).
 
 - SPI: every chip select is driven high before the first SPI clock (RP2040 pins leave reset
   pulled down, which would select every PN532 at once).

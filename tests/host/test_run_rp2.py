@@ -51,7 +51,7 @@ def test_run_board_rp2_serves_the_demo_table_from_the_emulated_chip(tmp_path) ->
         snap = s.json("snapshot.json")
         assert snap["board"] == "pico-i2c-2seat" and snap["layout"] == "nexus"
         # the chip behind the page: rp2040js running this checkout's image, not the WebAssembly port
-        chips = [c for c in children(s.proc.pid) if "tools/rp2/board.mjs" in c]
+        chips = [c for c in children(s.proc.pid) if "sim/rp2/board.mjs" in c]
         assert len(chips) == 1 and str(FROZEN_UF2) in chips[0], chips
         watcher.close()
     assert s.proc.returncode in (0, 143), s.err

@@ -78,8 +78,11 @@ def test_a_simulated_table_served_read_only_with_its_archive(tmp_path) -> None:
             assert html.count("<title>cardtable: ") == 1 and 'href="/static/style.css"' in html  # the shared head
         assert s.get("archive/9.jsonl")[0] == 404 and s.get("archive/x")[0] == 404
         # other board commands are refused, naming serve; so is a second serve on its board
-        r = cardtable("pull", "-o", str(tmp_path / "pulled"))
+        r = cardtable("pull", "-o", str(tmp_path / "pulled"), "--port", s.port)
         assert r.returncode == 2 and "in use by cardtable serve" in r.stderr, r.stderr
+        r = cardtable("pull", "-o", str(tmp_path / "pulled"))  # no board named: serve's is named, not taken
+        assert r.returncode == 2 and "no board found, but " in r.stderr and s.port in r.stderr, r.stderr
+        assert "in use" not in r.stderr
         r = cardtable("serve", "--port", s.port, "--http", "127.0.0.1:0")
         assert r.returncode == 2 and re.search(r"in use by cardtable serve, pid \d+", r.stderr), r.stderr
         assert r.stderr.count("\n") == 1

@@ -42,7 +42,9 @@ def test_fortyfives_table_page_overlay_and_archive_in_chromium(browser, tmp_path
         wait(browser, "return document.querySelectorAll('#drawing svg #live text.livecard').length >= 2", 120,
              "two cards of a trick on the drawing")
         text = browser.execute_script("return document.body.innerText")
-        assert "Club night" in text and "seat 1 Bob" in text and "fortyfives" in text
+        assert "Club night" in text and "Forty-Fives" in text
+        names = browser.execute_script("return [...document.querySelectorAll('#felt .seat .name')].map(e => e.textContent)")
+        assert names == ["Ann", "Bob", "Cy", "Di"], names
         # suit glyphs in red and black on the drawing
         colours = browser.execute_script(
             "return [...document.querySelectorAll('#live text.livecard')].map(t => [t.textContent, t.getAttribute('fill')])")
@@ -60,7 +62,7 @@ def test_fortyfives_table_page_overlay_and_archive_in_chromium(browser, tmp_path
         # the spectator page offers no controls without the secret
         assert not browser.execute_script("return document.querySelector('#scorekeeper').offsetParent")
         browser.get(s.url + "overlay")
-        wait(browser, "return document.querySelector('#ovscores').textContent.includes('0&2')", 30, "overlay scores")
+        wait(browser, "return document.querySelector('#ovscores').textContent.includes('Ann & Cy')", 30, "overlay scores")
         assert browser.execute_script("return getComputedStyle(document.body).backgroundColor") in (
             "rgba(0, 0, 0, 0)", "transparent")
         # the game ends; the archive lists it, replays it, shows the verdict
@@ -69,13 +71,13 @@ def test_fortyfives_table_page_overlay_and_archive_in_chromium(browser, tmp_path
         wait(browser, "return document.querySelectorAll('#games a').length >= 2", 30, "the archive list")
         assert "Club night" in browser.execute_script("return document.body.innerText")
         browser.get(s.url + "archive/1")
-        wait(browser, "return document.querySelector('#verdictbox').textContent.includes('scores')", 30, "verdict")
-        wait(browser, "return document.querySelector('#where').textContent.includes('step 0')", 30, "replay")
+        wait(browser, "return document.querySelector('#verdictbox').textContent.includes('legal')", 30, "verdict")
+        wait(browser, "return document.querySelector('#where').textContent.includes('Before the first')", 30, "replay")
         browser.find_element("id", "nexttrick").click()
         where = browser.execute_script("return document.querySelector('#where').textContent")
-        assert "tricks done 1" in where, where
+        assert "1 trick played" in where, where
         browser.find_element("id", "last").click()
-        assert "Game over" in browser.execute_script("return document.querySelector('#over').textContent")
+        assert "Game over" in browser.execute_script("return document.querySelector('#centre').textContent")
         shot(browser, "serve-fortyfives-replay.png")
 
 
@@ -86,10 +88,11 @@ def test_nerts_race_table_page_in_chromium(browser, tmp_path) -> None:
         wait(browser, "return document.querySelector('#badge').textContent === 'live'", 60, "live")
         wait(browser, "return document.querySelectorAll('#live text.livecard').length >= 3", 120,
              "cards on the centre's foundation zones")
-        wait(browser, "return [...document.querySelectorAll('#facts span')].some(s => s.textContent.startsWith('centre'))",
+        wait(browser, "return [...document.querySelectorAll('#rows .rowlabel')].some(s => s.textContent.startsWith('centre'))",
              30, "the centre piles")
         text = browser.execute_script("return document.body.innerText")
-        assert "nerts" in text and "nerts left" in text
+        assert "Nerts" in text and "everyone plays at once" in text
+        assert browser.execute_script("return document.querySelectorAll('#felt.ring .seat').length") == 6
         shot(browser, "serve-nerts-table.png")
     if os.environ.get("CI"):
         print("screenshots in %s" % ARTIFACTS)

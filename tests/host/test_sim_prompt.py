@@ -117,3 +117,52 @@ def test_a_button_is_named_by_what_it_does() -> None:
     assert source_words("button k1", buttons) == "bid 20 button"
     assert source_words("zone s1", buttons) == "zone s1"
     assert source_words("button k9", buttons) == "button k9"  # a button the layout does not know
+
+
+def test_a_card_played_again_is_told_not_silently_ignored() -> None:
+    sim = Sim("nexus", "--bots", "1", "--seed", "1")
+    try:
+        sim.until("seat 1 plays LJ")
+        sim.type("play 5S")
+        sim.until("seat 0 plays 5S")
+        sim.until("seat 0, your turn")  # the bots wait for seat 0 now
+        sim.type("play 5S")  # the card just played, laid again
+        said = sim.until("the table took no play of 5S")
+        assert "seat 0 plays 5S" not in said
+        assert sim.quit() == 0
+    finally:
+        sim.close()
+
+
+class _Table:
+    """A table whose buttons only record what was asked for."""
+
+    def __init__(self) -> None:
+        from types import SimpleNamespace
+
+        self.asked: list[str] = []
+        self.layout = SimpleNamespace(buttons={})
+
+    def button(self, meaning: str) -> None:
+        self.asked.append(meaning)
+        return None
+
+
+def test_suits_are_taken_by_name_as_for_trump() -> None:
+    from types import SimpleNamespace
+
+    from cardtable import games
+    from cardtable_host.sim import simprompt
+
+    pressed: list[str] = []
+    table = _Table()
+    bots = SimpleNamespace(table=table, shadow=games.load("nonesuch"), seats=4, bots={1, 2, 3},
+                           link=SimpleNamespace(press=pressed.append), settle=lambda t: None)
+    prompt = simprompt.People(bots, SimpleNamespace(json=False, prompting=False, line=print), None)
+    for said in ("waves", "W", "w", "Waves"):
+        prompt.run("suit %s" % said)
+    assert pressed == ["suit W"] * 4
+    with pytest.raises(ValueError) as e:
+        prompt.run("suit spades")
+    assert "not a suit of the nonesuch deck" in str(e.value) and "waves" in str(e.value)
+    assert pressed == ["suit W"] * 4  # nothing pressed for a suit the deck does not have

@@ -96,8 +96,8 @@ def test_serve_of_a_board_on_a_port_reports_its_table_and_a_game_both_teams_conf
             s.wait_for(lambda: "sent to the director (confirmed by both teams)" in s.out(), 10, "serve's note")
             # the page's story (and serve's terminal) tells each team's answer as it came
             out = s.out()
-            assert "seats 0 & 2 agree with the result  (button ok0)" in out, out[-2000:]
-            assert "seats 1 & 3 agree with the result  (button ok1)" in out
+            assert "South & North agree with the result  (button ok0)" in out, out[-2000:]
+            assert "West & East agree with the result  (button ok1)" in out
     entry = next(e for e in tour.log() if e.get("game") == g["id"])
     assert entry["kind"] == "result" and sorted(entry["confirmed"]) == sorted(names) and entry["by"] == "table1"
     o = tour.outcomes()[g["id"]]

@@ -1,3 +1,4 @@
+# host only: never imported on the board (simulated hardware: tools/firmware/boardfiles.py)
 """Simulated hardware: every hal interface in memory, easy to drive from a test or the virtual board."""
 # ``SimHal(board)`` gives a table with a fake reader per zone; ``SimHal(board, emu=pn532_emu)``
 # puts an emulated PN532 (``cardtable.sim.pn532_emu``, passed in: the board never has it) behind
@@ -192,11 +193,14 @@ class SimInputs(hal.Inputs):
 
 
 class SimSerial(hal.Serial):
-    """Host bytes go in with feed(); what the device wrote comes out of lines()/take()."""
+    """The one byte-fed serial of the simulated tables: host bytes go in with feed(); what the
+    device writes goes to out (a stream: the virtual board's stdout) or, without one, is kept
+    for lines()/take()."""
 
-    def __init__(self):
+    def __init__(self, out=None):
         self.inbox = bytearray()
         self._rd = 0
+        self.sink = out
         self.out = bytearray()
 
     def feed(self, data):
@@ -221,7 +225,10 @@ class SimSerial(hal.Serial):
     def write(self, data):
         if isinstance(data, str):
             data = data.encode()
-        self.out.extend(data)
+        if self.sink is not None:
+            self.sink.write(data)
+        else:
+            self.out.extend(data)
 
     def take(self):
         """Everything written since the last take(), as bytes."""

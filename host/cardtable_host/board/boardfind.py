@@ -88,12 +88,20 @@ def board_port(port: str | None) -> str:
 
 
 def _refuse_if_served() -> None:
-    """No board found but a `cardtable serve` runs: it has the table (PortInUse naming it)."""
+    """No board found but `cardtable serve`s run (of a virtual board, or a port they were
+    given): none is taken for the table; BoardNotFound names each, to choose with --port."""
     from cardtable_host.serve import servefile
 
-    for info in servefile.running():
-        raise portlock.PortInUse(str(info.get("port")), "cardtable serve (its page: %s)" % info.get("url"),
-                                 int(info["pid"]))
+    found = servefile.running()
+    if not found:
+        return
+    each = ["%s (cardtable serve, pid %s, its page %s)" % (info.get("port"), info.get("pid"), info.get("url"))
+            for info in found]
+    if len(found) == 1:
+        raise BoardNotFound("no board found, but a cardtable serve runs one on %s: name it with --port %s "
+                            "to use that one" % (each[0], found[0].get("port")))
+    raise BoardNotFound("no board found, but %d cardtable serves run one each: %s; choose one with --port"
+                        % (len(found), "; ".join(each)))
 
 
 def claim(command: str, port: str | None) -> tuple[str, "portlock.Hold"]:

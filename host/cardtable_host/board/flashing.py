@@ -300,41 +300,56 @@ def _on_board(args: FlashOptions, port: str, image: imageinstall.Image | None, m
         say("%d files to copy (%d bytes), %d unchanged, %d to remove; config %s" % (
             len(copy), total, same, len(remove), json.dumps(cfg)))
         if args.dry_run:
-            if image is not None and info.get("build") != image.build:
-                say("  install the cardtable image %s build %s" % (image.version, image.build))
-            for p in copy:
-                say("  copy   %s" % p)
-            for p in remove:
-                say("  remove %s" % p)
-            if cfg != old_cfg:
-                say("  write  %s %s" % (CONFIG, json.dumps(cfg)))
-            if not args.no_reset:  # Ctrl-C stopped the table: start it again, as it was
-                report["hello"] = board.reset_and_hello()
-                say("the table is running again (nothing was changed)")
-            report["ok"] = True
+            _say_dry_run(board, args, image if image is not None and info.get("build") != image.build else None,
+                         copy, remove, cfg, old_cfg, report, say)
             return None
-        busy = bool(copy or remove or cfg != old_cfg)
-        if busy:
-            board.write(MAINTENANCE, b"flash in progress: run `cardtable flash` again\n")
-        _copy(board, local, copy, args, say)
-        board.remove(remove)
-        if cfg != old_cfg:
-            board.write(CONFIG, json.dumps(cfg).encode())
-        board.remove([MAINTENANCE])  # also the flag a failed run left behind
-        if args.no_reset:
-            board.t.exit_raw_repl()
-            say(paint("copied; the board is at the REPL (no reset)", "green"))
-            report["ok"] = True
-            return None
-        say("resetting the board ...")
-        hello = board.reset_and_hello()
-        report["hello"] = hello
-        return hello
+        return _write(board, args, local, copy, remove, cfg, old_cfg, report, say)
     except board.TransportError as e:
         raise FlashError("the board on %s stopped answering: %s; unplug it and plug it in again, "
                          "then run `cardtable flash` again" % (port, e), 1) from None
     finally:
         board.close()
+
+
+def _say_dry_run(board: "Board", args: FlashOptions, image: imageinstall.Image | None, copy: list[str],
+                 remove: list[str], cfg: dict[str, Any], old_cfg: dict[str, Any], report: dict[str, Any],
+                 say: Callable[[str], None]) -> None:
+    """--dry-run: say what a flash would do (image: one it would install), restart unless --no-reset."""
+    if image is not None:
+        say("  install the cardtable image %s build %s" % (image.version, image.build))
+    for p in copy:
+        say("  copy   %s" % p)
+    for p in remove:
+        say("  remove %s" % p)
+    if cfg != old_cfg:
+        say("  write  %s %s" % (CONFIG, json.dumps(cfg)))
+    if not args.no_reset:  # Ctrl-C stopped the table: start it again, as it was
+        report["hello"] = board.reset_and_hello()
+        say("the table is running again (nothing was changed)")
+    report["ok"] = True
+
+
+def _write(board: "Board", args: FlashOptions, local: dict[str, bytes], copy: list[str], remove: list[str],
+           cfg: dict[str, Any], old_cfg: dict[str, Any], report: dict[str, Any],
+           say: Callable[[str], None]) -> dict[str, Any] | None:
+    """Copy, remove, write the config (maintenance flag up), reset: the hello (None: --no-reset)."""
+    busy = bool(copy or remove or cfg != old_cfg)
+    if busy:
+        board.write(MAINTENANCE, b"flash in progress: run `cardtable flash` again\n")
+    _copy(board, local, copy, args, say)
+    board.remove(remove)
+    if cfg != old_cfg:
+        board.write(CONFIG, json.dumps(cfg).encode())
+    board.remove([MAINTENANCE])  # also the flag a failed run left behind
+    if args.no_reset:
+        board.t.exit_raw_repl()
+        say(paint("copied; the board is at the REPL (no reset)", "green"))
+        report["ok"] = True
+        return None
+    say("resetting the board ...")
+    hello = board.reset_and_hello()
+    report["hello"] = hello
+    return hello
 
 
 def _start_layout(port: str, board: str, layout: str, hello: dict[str, Any],

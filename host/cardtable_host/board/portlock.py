@@ -73,16 +73,92 @@ def key(port: str) -> str:
     return port if is_url(port) else os.path.realpath(port)
 
 
+class UnsafeFolder(CardtableError):
+    """The lock folder or a file in it is not this user's alone: refused, never followed."""
+
+    status = USAGE
+
+
 def runtime_dir() -> Path:
-    """Where lock files live: $XDG_RUNTIME_DIR/cardtable, else a per-user temp folder."""
+    """Where lock files live: $XDG_RUNTIME_DIR/cardtable, else a per-user temp folder; either
+    one this user owns, a real folder (no symlink) no one else may write (UnsafeFolder)."""
     base = os.environ.get("XDG_RUNTIME_DIR")
     if base and os.path.isdir(base):
         d = Path(base) / "cardtable"
     else:
         uid = os.getuid() if hasattr(os, "getuid") else os.environ.get("USERNAME", "user")
         d = Path(tempfile.gettempdir()) / ("cardtable-%s" % uid)
-    d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except FileExistsError:  # a file or a dangling symlink by that name: _check_folder says which
+        pass
+    except OSError as e:
+        raise UnsafeFolder("cannot make the lock folder %s: %s" % (d, e.strerror or e)) from None
+    _check_folder(d)
     return d
+
+
+def _check_folder(d: Path) -> None:
+    """UnsafeFolder unless d is a real folder of this user's that only this user may write."""
+    import stat
+
+    try:
+        st = os.lstat(d)
+    except OSError as e:
+        raise UnsafeFolder("cannot use the lock folder %s: %s" % (d, e.strerror or e)) from None
+    fix = "remove it (or set XDG_RUNTIME_DIR to a folder of your own)"
+    if stat.S_ISLNK(st.st_mode):
+        raise UnsafeFolder("the lock folder %s is a symbolic link: refused; %s" % (d, fix))
+    if not stat.S_ISDIR(st.st_mode):
+        raise UnsafeFolder("the lock folder %s is not a folder; %s" % (d, fix))
+    if not hasattr(os, "getuid"):
+        return
+    if st.st_uid != os.getuid():
+        raise UnsafeFolder("the lock folder %s belongs to another user (uid %d): refused; %s" % (d, st.st_uid, fix))
+    if st.st_mode & 0o077:
+        os.chmod(d, 0o700)  # this user's own: only this user may use it from now on
+
+
+def open_private(path: Path, flags: int) -> int:
+    """A file descriptor of path in the lock folder, opened without following a symlink; the
+    file must be a regular file of this user's (UnsafeFolder otherwise)."""
+    import stat
+
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(str(path), flags | nofollow | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except IsADirectoryError:
+        raise UnsafeFolder("%s is a folder, not a lock file: remove it" % path) from None
+    except OSError as e:
+        if nofollow and os.path.islink(path):
+            raise UnsafeFolder("%s is a symbolic link, not a lock file: refused (remove it)" % path) from None
+        raise UnsafeFolder("cannot open %s: %s" % (path, e.strerror or e)) from None
+    st = os.fstat(fd)
+    mine = not hasattr(os, "getuid") or st.st_uid == os.getuid()
+    if not stat.S_ISREG(st.st_mode) or not mine:
+        os.close(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise UnsafeFolder("%s is a folder, not a lock file: remove it" % path)
+        raise UnsafeFolder("%s is not a lock file of yours: refused (remove it)" % path)
+    return fd
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write text to path in the lock folder (this user's only; never through a symlink)."""
+    fd = open_private(path, os.O_WRONLY | os.O_CREAT)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.truncate(0)
+        f.write(text)
+
+
+def read_private(path: Path) -> str | None:
+    """The text of a file in the lock folder, or None (missing, a symlink, not this user's)."""
+    try:
+        fd = open_private(path, os.O_RDONLY)
+    except UnsafeFolder:
+        return None
+    with os.fdopen(fd, "r", encoding="utf-8", errors="replace") as f:
+        return f.read()
 
 
 def _file(port: str, suffix: str) -> Path:
@@ -120,9 +196,8 @@ def alive(pid: int) -> bool:
 
 
 def _read(path: Path) -> tuple[str, int] | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    text = read_private(path)
+    if text is None:
         return None
     parts = text.split("\n")
     if len(parts) < 2 or not parts[1].strip().isdigit():
@@ -138,8 +213,8 @@ def _locked(path: Path) -> bool:
         found = _read(path)
         return found is not None and alive(found[1])
     try:
-        fd = os.open(str(path), os.O_RDONLY)
-    except OSError:
+        fd = open_private(path, os.O_RDONLY)
+    except UnsafeFolder:
         return False
     try:
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
@@ -242,7 +317,7 @@ class Hold:
         """Take the lock or raise PortInUse at once; a lock whose holder died is taken over."""
         if self.held:
             return self
-        fd = os.open(str(self.path), os.O_RDWR | os.O_CREAT, 0o600)
+        fd = open_private(self.path, os.O_RDWR | os.O_CREAT)
         try:
             try:
                 import fcntl
@@ -320,15 +395,14 @@ def _announce_path(port: str) -> Path:
 
 def announce(port: str) -> None:
     """Say that this process serves a board on port (a virtual board's pty)."""
-    path = _announce_path(port)
-    path.write_text("%d\n" % os.getpid(), encoding="utf-8")
+    write_private(_announce_path(port), "%d\n" % os.getpid())
 
 
 def withdraw(port: str) -> None:
     """The board on port is gone."""
     try:
         path = _announce_path(port)
-        if path.read_text(encoding="utf-8").strip() == str(os.getpid()):
+        if (read_private(path) or "").strip() == str(os.getpid()):
             path.unlink()
     except OSError:
         pass
@@ -337,7 +411,7 @@ def withdraw(port: str) -> None:
 def announced(port: str) -> bool:
     """True if a running virtual board serves port."""
     try:
-        pid = int(_announce_path(port).read_text(encoding="utf-8").strip())
+        pid = int((read_private(_announce_path(port)) or "").strip())
     except (OSError, ValueError):
         return False
     return alive(pid)

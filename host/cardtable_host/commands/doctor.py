@@ -124,8 +124,10 @@ def show(rep: dict[str, Any], port: str, colour: bool) -> None:
         return paint(text, col, colour)
 
     up = rep.get("uptime_ms")
-    print("board %s on %s: firmware %s (protocol %s), layout %s, playing %s" % (
-        rep["board"], port, rep["fw"], rep["proto"], rep["layout"], rep["game"] or "nothing"))
+    game = ("no game" if not rep["game"] else
+            "a game of %s, over" % rep["game"] if rep.get("over") else "playing %s" % rep["game"])
+    print("board %s on %s: firmware %s (protocol %s), layout %s, %s" % (
+        rep["board"], port, rep["fw"], rep["proto"], rep["layout"], game))
     print("up %s, main loop %s steps/s" % ("%.0f s" % (up / 1000) if isinstance(up, int) else "?",
                                            rep["steps_per_s"]))
     print()
@@ -199,6 +201,7 @@ def _examine(args: argparse.Namespace, port: str) -> dict[str, Any]:
     try:
         hello = link.hello()
         cfg = link.config()
+        view = link.state().get("view") or {}
         first = link.health()
         t0 = time.monotonic()
         time.sleep(args.sample)
@@ -210,7 +213,9 @@ def _examine(args: argparse.Namespace, port: str) -> dict[str, Any]:
         return _stopped(port, e, heard)
     finally:
         link.close()
-    return diagnose(hello, cfg, first, second, dt)
+    rep = diagnose(hello, cfg, first, second, dt)
+    rep["over"] = bool(view.get("over")) if rep.get("game") else None
+    return rep
 
 
 REPL_SIGNS = (">>>", "MicroPython v", "raw REPL", "Traceback", "Error:", "cardtable: ")

@@ -10,6 +10,7 @@ import time
 from typing import Any, Callable
 
 from cardtable import record
+from cardtable.games import words
 
 from cardtable_host.board import boardfind, portlock
 from cardtable_host.errors import USAGE, CardtableError
@@ -60,6 +61,7 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
     if not view:
         return ["(no game state yet)"]
     game = view.get("game", "?")
+    g = _game_of(view)
     seats = int(view.get("seats") or 0)
     turn = view.get("turn") or []
     head = [game]
@@ -70,7 +72,7 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
     if view.get("dealer") is not None:
         head.append("dealer %s" % _seat(view, view["dealer"], names))
     if view.get("trump"):
-        head.append("trump %s" % view["trump"])
+        head.append("trump %s" % view["trump"])  # a suit's code, as the cards are shown
     elif view.get("no_trump"):
         head.append("no trump")
     if isinstance(view.get("bidder"), int) and view["bidder"] >= 0:  # an auction won
@@ -84,11 +86,27 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
     if "trick" in view:
         lines.extend(_trick_table(view, seats, turn, names))
     elif "parade" in view:  # a parade game (Fairies)
-        lines.extend(_fairies(view, names))
+        lines.extend(_fairies(view, names, g))
     elif "nerts_left" in view:  # a race to the centre (Nerts)
         lines.extend(_nerts(view, seats, turn, names))
-    lines.extend(_extras(view))
+    lines.extend(_extras(view, g))
     return lines
+
+
+def _game_of(view: dict[str, Any]) -> Any:
+    """The game a view is of, for its words (None if this host does not know it)."""
+    from cardtable import games
+
+    gid = view.get("game")
+    if not isinstance(gid, str) or gid not in games.GAMES:
+        return None
+    try:
+        g = games.load(gid)
+        if isinstance(view.get("seats"), int) and view["seats"] != g.seats:
+            g = games.load(gid, seats=view["seats"])
+    except (ValueError, TypeError, KeyError):
+        return None
+    return g
 
 
 def _winner(view: dict[str, Any], w: int, names: list[str]) -> str:
@@ -122,16 +140,17 @@ def _n(xs: list, i: int) -> str:
     return "" if i >= len(xs) or xs[i] is None else str(xs[i])
 
 
-def _fairies(view: dict[str, Any], names: list[str]) -> list[str]:
+def _fairies(view: dict[str, Any], names: list[str], g: Any) -> list[str]:
     out = ["", "nexus:  %s" % (" ".join(view.get("nexus") or []) or "-"),
            "parade: %s%s" % (" ".join(view.get("parade") or []) or "-",
                              "  (seat %s's)" % view["parade_owner"] if view.get("parade_owner") is not None else ""),
            "deck: %s cards   moves: %s   refills: %s" % (view.get("deck"), view.get("moves"), view.get("refills"))]
     zones = view.get("zones") or []
     for s, z in enumerate(zones):
-        out.append("%s: holds %s, score zones %s" % (_seat(view, s, names), _n(view.get("held") or [], s), z))
+        out.append("%s: holds %s, score zones %s" % (_seat(view, s, names), _n(view.get("held") or [], s),
+                                                      words.plain(z)))
     if view.get("scores"):
-        out.append("scores: %s" % view["scores"])
+        out.append("scores: %s" % (words.per_seat(g, view["scores"]) if g is not None else words.plain(view["scores"])))
     return out
 
 
@@ -151,7 +170,7 @@ def _nerts(view: dict[str, Any], seats: int, turn: list, names: list[str]) -> li
     return out
 
 
-def _extras(view: dict[str, Any]) -> list[str]:
+def _extras(view: dict[str, Any], g: Any = None) -> list[str]:
     out = []
     bids = view.get("bids")
     if bids:
@@ -164,9 +183,12 @@ def _extras(view: dict[str, Any]) -> list[str]:
                        ("stock_top", "stock top"), ("led", "led"), ("excuse", "Excuse with seat"),
                        ("round", "round"), ("points", "points")):
         v = view.get(key)
-        if v is None or v == []:
+        if v is None or v == [] or key == "round" and not v:
             continue
-        facts.append("%s %s" % (label, " ".join(v) if isinstance(v, list) and key == "up" else v))
+        if isinstance(v, list) and g is not None and all(type(x) is int for x in v):
+            facts.append("%s: %s" % (label, words.per_seat(g, v)))
+        else:
+            facts.append("%s %s" % (label, words.plain(v)))
     if view.get("trump_broken"):
         facts.append("trump broken")
     if facts:
@@ -176,20 +198,11 @@ def _extras(view: dict[str, Any]) -> list[str]:
             "seat %s in trick %s of hand %s" % (r.get("seat"), r.get("trick"), r.get("hand"))
             for r in view["revokes"]))
     if view.get("last_hand"):
-        out.append("last hand: %s" % _plain(view["last_hand"]))
+        last = view["last_hand"]
+        out.append("last hand: %s" % (g.last_hand_words(last) if g is not None else words.plain(last)))
     return out
 
 
-def _plain(v: Any) -> str:
-    """A JSON value in plain words: lists space-separated, dicts as 'key value', no reprs."""
-    if isinstance(v, dict):
-        return ", ".join("%s %s" % (k.replace("_", " "), _plain(x)) for k, x in v.items()
-                         if x is not None)
-    if isinstance(v, (list, tuple)):
-        return " ".join(_plain(x) for x in v)
-    if v is True or v is False:
-        return "yes" if v else "no"
-    return "-" if v is None else str(v)
 
 
 def render(model: Model, width: int = 80, height: int = 24, colour: bool = False) -> list[str]:
@@ -602,8 +615,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _served(port: str | None) -> Any:
-    """A RemoteLink to the `cardtable serve` that holds the board (named, or the only one
-    running), or None: then the monitor opens the port itself."""
+    """A RemoteLink to the `cardtable serve` that holds the board (named, or the one Pico
+    plugged in), or None: then the monitor opens the port itself (and, with no board, says
+    which serves run, to choose one with --port)."""
     from cardtable_host.serve import servefile
 
     named = port or os.environ.get(boardfind.ENV)
@@ -614,9 +628,11 @@ def _served(port: str | None) -> Any:
                 info = servefile.find(boardfind.resolve(named))
             except boardfind.BoardNotFound:
                 info = None
-    else:
-        found = servefile.running()
-        info = found[0] if len(found) == 1 else None
+    else:  # the one Pico plugged in, if a serve holds it; never a serve of some other board
+        try:
+            info = servefile.find(boardfind.resolve(None))
+        except boardfind.BoardNotFound:
+            info = None
     if info is None:
         return None
     from cardtable_host.board.link import LinkDown

@@ -177,15 +177,17 @@ def run(args: argparse.Namespace) -> int:
                 path, what = save(args.out, file_name(n, header), lines)
             except OSError as e:
                 raise CardtableError("cannot write game %d into %s: %s" % (n, args.out, e.strerror)) from None
-            problem = check(lines)
+            told = summary(lines)
+            problem = told.get("damaged")
             entry = {"number": n, "game": header.get("game"), "file": path, "lines": len(lines),
-                     "current": bool(g.get("current")), "status": what}
+                     "current": bool(g.get("current")), "status": what, "over": told.get("over")}
             if problem:
                 entry["damaged"] = problem
                 status = 1
             results.append(entry)
             if not args.json:
-                note = " (being played)" if g.get("current") else ""
+                note = ("" if problem else " (over)" if told.get("over") else
+                        " (being played)" if g.get("current") else " (not over)")
                 line = "%-28s %4d lines, %s%s" % (path, len(lines), what, note)
                 print(paint(line + ": " + problem, "red") if problem else line)
         out["games"] = results

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import sys
 
@@ -12,6 +11,7 @@ from cardtable.games import words
 
 from cardtable_host.errors import UsageError
 from cardtable_host.narrate import ScoreSheet, action_text, event_text
+from cardtable_host.serve.grid import TrickLog, grid, grid_text, header_names
 from cardtable_host.term import paint, style_cards, use_colour
 
 DESCRIPTION = """\
@@ -20,7 +20,9 @@ Replay a game record (JSON Lines: a header, then one action per line; the journa
 A rejected action is not applied - at the table the player takes the card back - and
 refereeing goes on. The record is UTF-8 (with or without a byte-order mark) or UTF-16
 with its mark. Exit status: 0 all legal, 1 something was rejected or a revoke was proven,
-2 the record cannot be read or is malformed (the message names the line), 130 Ctrl-C.
+2 the record cannot be read, is malformed (a key given twice in a line, too) or goes
+beyond the referee's limits (8 MB, 20000 actions, 1000 rejected; the message names the
+line and the limit), 130 Ctrl-C.
 
 For a trick game it then prints the tricks of the hand in dispute (the first hand with a
 rejected line or a revoke, or the hand you name) as a grid: one row per trick, one column
@@ -34,7 +36,8 @@ example:  cardtable referee game.jsonl
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("record", help="the record file, or - for standard input")
-    p.add_argument("--json", action="store_true", help="print one JSON object for programs")
+    p.add_argument("--json", action="store_true", help="print one JSON object for programs (with --hand, "
+                   "its trick grid as \"grid\": the one serve's archive shows)")
     p.add_argument("--quiet", "-q", action="store_true", help="only the verdict, not every line")
     p.add_argument("--hand", type=int, metavar="N",
                    help="show the tricks of hand N (default: the first hand in dispute)")
@@ -44,31 +47,49 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        limit = rules_referee.MAX_BYTES + 1  # a byte more than the limit: it is refused
         if args.record == "-":
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(limit)
         else:
             with open(args.record, "rb") as f:
-                data = f.read()
-        game, actions = record.load(rules_referee.text_lines(data))
+                data = f.read(limit)
+        lines = rules_referee.text_lines(data)
+        game, actions = record.load(lines)
     except OSError as e:
         raise UsageError("cannot read %s: %s" % (args.record, e.strerror)) from None
     except record.RecordError as e:
         raise UsageError("%s: %s" % (args.record, e),
                          json={"ok": False, "error": str(e), "line": e.line}) from None
+    try:
+        names = header_names(json.loads(lines[0]))
+    except (ValueError, IndexError):
+        names = []
+    if any(names):
+        game.names = names
     colour = use_colour()
-    style_cards(game, colour)
+    if not args.json:
+        style_cards(game, colour)
     tricks = TrickLog()
     sheet = ScoreSheet(game)
-    steps = []
-    for step in rules_referee.replay(game, actions):
-        steps.append(step)
-        tricks.add(*step)
-        for ev in step[3]:
-            sheet.add(ev)
-        if not args.json and not args.quiet:
-            _print_step(game, *step)
-    result = rules_referee.verdict(game, steps)
+    verdict = rules_referee.Verdict(game)
+    try:
+        for step in rules_referee.replay(game, actions):
+            verdict.add(*step)  # first: past the referee's limits it stops here
+            tricks.add(*step)
+            for ev in step[3]:
+                sheet.add(ev)
+            if not args.json and not args.quiet:
+                _print_step(game, *step)
+    except record.RecordError as e:
+        raise UsageError("%s: %s" % (args.record, e),
+                         json={"ok": False, "error": str(e), "line": e.line}) from None
+    result = verdict.result()
     if args.json:
+        if args.hand is not None:
+            if args.hand not in tricks.hands:
+                raise UsageError("the record has no hand %d with tricks%s" % (args.hand, (
+                    " (hands %s)" % ", ".join(str(h) for h in sorted(tricks.hands))) if tricks.hands else ""))
+            result = dict(result, grid=grid(game, tricks, args.hand, result))
         print(json.dumps(result))
         return 0 if result["ok"] else 1
     _print_summary(game, result)
@@ -82,11 +103,11 @@ def run(args: argparse.Namespace) -> int:
         if hand not in tricks.hands:
             raise UsageError("the record has no hand %d with tricks (hands %s)"
                              % (hand, ", ".join(str(h) for h in sorted(tricks.hands))))
-        grid = tricks.grid(game, hand, args.trick, result, colour)
-        if grid is None:
+        text = grid_text(game, grid(game, tricks, hand, result), args.trick, colour)
+        if text is None:
             raise UsageError("hand %d has no trick %d" % (hand, args.trick))
         print()
-        print(grid)
+        print(text)
     return 0 if result["ok"] else 1
 
 
@@ -106,7 +127,8 @@ def _print_step(game, lineno: int, action: tuple, reason: str | None, events) ->
 def _print_summary(game, r: dict) -> None:
     print()
     print("%s: %s" % (r["game"], paint("all legal", "green") if r["ok"] else
-                      paint("%d rejected, %d revokes" % (len(r["rejected"]), len(r["revokes"])), "red")))
+                      paint("%d rejected, %s" % (len(r["rejected"]), _count(len(r["revokes"]), "revoke")),
+                            "red")))
     for rej in r["rejected"]:
         print("  line %d, seat %s: %s" % (rej["line"], rej["seat"], rej["reason"]))
     for rv in r["revokes"]:
@@ -125,67 +147,6 @@ def _print_summary(game, r: dict) -> None:
         print("the game is not over")
 
 
-class TrickLog:
-    """Every trick of the record by hand: its plays (seat, card, line) and winner."""
-
-    def __init__(self) -> None:
-        self.hands: dict[int, list[dict]] = {}
-        self.hand = 0
-        self.rejected_in: dict[int, int] = {}     # rejected line -> hand
-
-    def add(self, lineno: int, action: tuple, reason: str | None, events) -> None:
-        if reason:
-            self.rejected_in[lineno] = self.hand
-        for ev in events:
-            kind = ev.get("ev")
-            if kind == "deal":
-                self.hand = ev.get("hand", self.hand + 1)
-            elif kind == "play":
-                tricks = self.hands.setdefault(self.hand, [])
-                if not tricks or tricks[-1]["winner"] is not None:
-                    tricks.append({"plays": [], "winner": None})
-                tricks[-1]["plays"].append((ev["seat"], ev["card"], lineno))
-            elif kind == "trick":
-                self.hands[self.hand][-1]["winner"] = ev["seat"]
-
-    def disputed(self, result: dict) -> int | None:
-        """The first hand with a revoke or a rejected line, if any."""
-        found = [rv["hand"] for rv in result["revokes"]]
-        found += [self.rejected_in[r["line"]] for r in result["rejected"]
-                  if self.rejected_in.get(r["line"]) in self.hands]
-        return min(found) if found else None
-
-    def grid(self, game, hand: int, only: int | None, result: dict, colour: bool) -> str | None:
-        """The tricks of a hand as a table: tricks x seats, leader > and winner * marked."""
-        from rich import box
-        from rich.console import Console
-        from rich.table import Table
-
-        tricks = self.hands[hand]
-        if only is not None and not 1 <= only <= len(tricks):
-            return None
-        revoked = {(rv["trick"], rv["seat"]) for rv in result["revokes"] if rv["hand"] == hand}
-        t = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-        t.add_column("trick", justify="right")
-        for s in range(game.seats):
-            t.add_column("seat %d" % s, justify="left")
-        lines = []
-        for i, trick in enumerate(tricks, 1):
-            if only is not None and i != only:
-                continue
-            cells = [""] * game.seats
-            for k, (seat, card, lineno) in enumerate(trick["plays"]):
-                mark = ">" if k == 0 else " "
-                tail = " *" if seat == trick["winner"] else ""
-                if (i, seat) in revoked:
-                    tail += " !"
-                cells[seat] = mark + words.show(game, card) + tail
-                lines.append("  trick %d, seat %d: %s at line %d"
-                             % (i, seat, words.show(game, card), lineno))
-            t.add_row(str(i), *cells)
-        out = io.StringIO()
-        Console(file=out, width=120, force_terminal=colour, no_color=not colour,
-                color_system="standard" if colour else None, highlight=False).print(t)
-        head = "hand %d: > led, * won%s" % (hand, ", ! revoked" if revoked else "")
-        text = head + "\n" + out.getvalue().rstrip("\n")
-        return text + ("\n" + "\n".join(lines) if only is not None else "")
+def _count(n: int, noun: str) -> str:
+    """'1 revoke', '2 revokes'."""
+    return "%d %s%s" % (n, noun, "" if n == 1 else "s")

@@ -7,7 +7,7 @@ from cardtable import games
 
 from cardtable_host.board import boardfind
 from cardtable_host.commands import options
-from cardtable_host.serve.archive import default_dir
+from cardtable_host.serve.archive import REVEALS, default_dir
 from cardtable_host.serve.main import serve
 from cardtable_host.serve.serving import DEFAULT_HTTP, SIM_DELAY, ServeOptions
 
@@ -23,7 +23,10 @@ Spectators only read: what they see is the board's spectator view, never a hand.
 scorekeeper's controls (POST /control: undo, a typed bid or pass, a new game; with --sim,
 unplug and replug the virtual board's USB cable) need the
 secret printed at start (or $CARDTABLE_SERVE_SECRET / --secret-file). It binds to
-127.0.0.1 unless --http names another address (0.0.0.0: phones on the same network).
+127.0.0.1 unless --http names another address (0.0.0.0: phones on the same network; it
+then prints the machine's LAN addresses, and the page and the secret travel as plain HTTP).
+Requests naming another host, or sent by a page of another site, are refused
+(--allow-origin adds a name).
 It follows the board across an unplug and a replug.
 
 With --sim GAME it serves a virtual board with bots in every seat (see cardtable sim);
@@ -54,17 +57,32 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="(--sim) seconds between bot actions (default %g)" % SIM_DELAY)
     p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
                    help="(--sim) a rule option, as for cardtable sim; repeatable")
+    p.add_argument("--deal-pad", action="store_true",
+                   help="(--sim) the bots deal every card across the board's deal pad: the table knows "
+                        "the hands (see --reveal)")
     p.add_argument("--no-mistakes", action="store_true",
                    help="(--sim) bots never lay a wrong card (by default one now and then)")
     p.add_argument("--wait-viewers", type=int, default=ServeOptions.wait_viewers, metavar="N",
                    help="(--sim) start the first game once N spectators have the page open")
     p.add_argument("--http", default=DEFAULT_HTTP, metavar="HOST:PORT",
                    help="where the web server listens (default %s; port 0 picks a free one)" % DEFAULT_HTTP)
+    p.add_argument("--allow-origin", action="append", default=[], metavar="NAME",
+                   help="another host name the page is opened by (e.g. table.club.lan, or "
+                        "http://table.club.lan:8719); repeatable. Requests naming any other host (Host or "
+                        "Origin) are refused")
     p.add_argument("--table", default="", help="the table's name, kept in each archived game")
     p.add_argument("--players", default="", metavar="A,B,...", help="players' names by seat, for the "
                    "page and the archive")
+    p.add_argument("--reveal", choices=REVEALS, default=ServeOptions.reveal,
+                   help="when the hands the deal pad read reach spectators (the archive): once the hand "
+                        "is over (hand, the default), once the game is over (game), or never")
+    p.add_argument("--overlay-delay", type=float, default=ServeOptions.overlay_delay, metavar="SECONDS",
+                   help="show the overlay (/overlay, for a stream) this many seconds behind the table; "
+                        "the table page stays live")
     p.add_argument("--archive", metavar="DIR", help="where finished games are kept (default %s)" % default_dir())
     p.add_argument("--secret-file", metavar="F", help="the scorekeeper's password, from a file")
+    p.add_argument("--log", metavar="FILE", help="log verdicts, faults, connections, refused controls and "
+                   "results to FILE (rotated at 5 MB; what spectators may see, never a secret)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the addresses, not the game")
     t = p.add_argument_group("a tournament table (a board on a port; see cardtable tournament)")
     t.add_argument("--tournament", metavar="DIR", help="the tournament directory (its schedule and "

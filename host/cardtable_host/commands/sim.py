@@ -45,7 +45,7 @@ examples:
   cardtable sim fortyfives                   # four bots, a whole game, live
   cardtable sim nexus --seed 3 --delay 0.3   # slower, to watch it
   cardtable sim nonesuch --bots 3            # you play seat 0; bots play 1..3
-  cardtable sim nerts --rule target=30 --json > nerts.jsonl
+  cardtable sim nerts --rule target=30 --record nerts.jsonl   # then: cardtable referee nerts.jsonl
   cardtable sim california-jacks --keep --port-file board.port   # then: cardtable monitor --port "$(cat board.port)"
   cardtable sim fortyfives --board rp2       # on the emulated RP2040 running the firmware image
 """
@@ -79,7 +79,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-mistakes", action="store_true",
                    help="bots never lay a wrong card (by default one now and then, to show verdicts)")
     p.add_argument("--json", action="store_true",
-                   help="print every message of the board as a JSON line, then the result")
+                   help="print every message of the board as a JSON line, then the result (for "
+                        "programs: the board's messages, not a game record; --record FILE writes "
+                        "the record `cardtable referee` reads)")
     p.add_argument("--quiet", "-q", action="store_true", help="only deals, hand scores and the result")
     p.add_argument("--verbose", "-v", action="store_true", help="also the board's own diagnostics")
 
@@ -94,6 +96,7 @@ class Show:
         self.tty = sys.stdout.isatty()
         self.prompting = False  # "sim> " is on screen, waiting for the person's line
         self.buttons: dict[str, str] = {}  # button name -> what it does, to say which was pressed
+        self.heard = 0  # the board's events, verdicts and faults so far
 
     def paint(self, text: str, colour: str) -> str:
         return paint(text, colour, self.colour)
@@ -110,6 +113,8 @@ class Show:
             print(json.dumps(obj), flush=True)
 
     def message(self, msg: dict[str, Any], shadow: Any) -> None:
+        if msg.get("type") in ("event", "verdict", "fault"):
+            self.heard += 1  # the table answered something (the prompt tells a play it ignored)
         self.obj(msg if "_shadow_action" not in msg else {k: v for k, v in msg.items() if k != "_shadow_action"})
         if self.json:
             return
@@ -135,7 +140,7 @@ class Show:
             return
         obj = msg.get("action") or {}  # as the board tells a spectator: no hidden card
         if obj.get("act") == "deal":
-            self.line(self.paint("-- deal%s --" % _deal_note(msg), "bold"))
+            self.line(self.paint("-- %s --" % _deal_note(msg, shadow), "bold"))
         elif not self.quiet:
             text = _describe(shadow, obj)
             src = source_words(msg.get("from") or "", self.buttons)
@@ -155,6 +160,8 @@ class Show:
 
 
 def _describe(shadow: Any, obj: Any) -> str:
+    """An action as the board told it, in the game's words (a spectator's form too: a card
+    it does not show is 'an unseen card')."""
     if not isinstance(obj, dict):
         return "(no action)"
     if shadow is not None:
@@ -162,15 +169,47 @@ def _describe(shadow: Any, obj: Any) -> str:
             return action_text(shadow, record.decode(shadow, obj, 0))
         except (record.RecordError, ValueError, KeyError, TypeError):
             pass
-    return json.dumps(obj)
+        try:
+            return str(shadow.action_words(obj))
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass
+    return plain_words(obj)
 
 
-def _deal_note(msg: dict[str, Any]) -> str:
+def plain_words(obj: dict[str, Any]) -> str:
+    """An action no game can word (no game followed, or a malformed one): its fields as words."""
+    who = "seat %s " % obj["seat"] if isinstance(obj.get("seat"), int) else ""
+    rest = " ".join("%s %s" % (k, value_words(v)) for k, v in obj.items()
+                    if k not in ("act", "seat") and v is not None)
+    return ("%s%s %s" % (who, value_words(obj.get("act", "action")), rest)).strip()
+
+
+def value_words(v: Any) -> str:
+    """A value as a person reads it: lists as their items, no brackets, quotes or None."""
+    if isinstance(v, (list, tuple)):
+        return " ".join(value_words(x) for x in v) or "nothing"
+    if isinstance(v, dict):
+        return ", ".join("%s %s" % (k, value_words(x)) for k, x in v.items())
+    if v is None:
+        return "nothing"
+    if v is True or v is False:
+        return "yes" if v else "no"
+    return str(v)
+
+
+def _deal_note(msg: dict[str, Any], shadow: Any) -> str:
+    """The deal's line, in the game's words: 'hand 2: seat 1 deals; the up card is 8YK'."""
     for ev in msg.get("events") or ():
         if ev.get("ev") == "deal":
-            extra = ", ".join("%s %s" % (k, v) for k, v in ev.items() if k != "ev")
-            return " (%s)" % extra if extra else ""
-    return ""
+            if shadow is not None:
+                try:
+                    said = shadow.describe(ev)
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    said = None
+                if said:
+                    return str(said)
+            return "the deal"
+    return "the deal"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -247,8 +286,10 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
     bot_seats = set(range(nseats - nbots, nseats))
     show.obj({"type": "sim", "port": vb.port, "board": board_name, "layout": layout, "game": game,
               "seed": seed, "bots": sorted(bot_seats)})
-    show.line(show.paint("cardtable sim: %s on a virtual %s, seed %d" % (game, board_name, seed), "bold"))
-    show.line("virtual board on %s   (held by this simulator while it plays%s)" % (
+    show.line(show.paint("cardtable sim: %s on an %s %s, seed %d" % (game, vb.KIND, board_name, seed)
+                         if vb.KIND[0] in "aeiou" else
+                         "cardtable sim: %s on a %s %s, seed %d" % (game, vb.KIND, board_name, seed), "bold"))
+    show.line("%s on %s   (held by this simulator while it plays%s)" % (vb.KIND, 
         vb.port, "; with --keep: cardtable monitor --port %s after the game" % vb.port if not args.keep else
         ": cardtable monitor --port %s once the game is over" % vb.port))
     if vb.mode != "table":
@@ -325,14 +366,10 @@ def _result(show: Show, bots: Bots, vb: VirtualBoard) -> None:
         heap = None
     show.obj({"type": "result", "game": bots.game_id, "over": bots.over, "scores": scores,
               "winner": bots.winner, "actions": bots.actions, "heap": heap})
+    sheet = g.score_words(scores) if g is not None else value_words(scores)
     if not bots.over:
-        show.line(show.paint("the game is not over; scores so far %s" % scores, "green"))
+        show.line(show.paint("the game is not over; scores so far: %s" % sheet, "green"))
         return
     w = bots.winner
-    if w is None:
-        who = "a draw"
-    elif getattr(g, "TEAMS", False):
-        who = "seats %d and %d win" % (w, w + 2)
-    else:
-        who = "seat %d wins" % w
-    show.line(show.paint("result: %s; scores %s" % (who, scores), "green"))
+    who = "a draw" if w is None or g is None else g.side(w) + (" win" if g.TEAMS else " wins")
+    show.line(show.paint("result: %s; scores: %s" % (who, sheet), "green"))

@@ -48,3 +48,4 @@ def _loop(table: Any, link: Any) -> int:
         table.run_requests(new_game)
         if changed:
             table.archive_if_over()
+            table.reveal_if_hand_over()

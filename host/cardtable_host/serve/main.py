@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import secrets
 from typing import Any, Callable
 
 from cardtable import games
 
+from cardtable_host.config import logs
 from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
 from cardtable_host.serve import servefile
-from cardtable_host.serve.archive import Archive, default_dir
+from cardtable_host.serve.archive import REVEALS, Archive, default_dir
 from cardtable_host.serve.hub import Hub
 from cardtable_host.serve.serving import ServeOptions, Serving, Table
 from cardtable_host.term import paint, use_colour
@@ -51,6 +53,10 @@ def serve(args: ServeOptions) -> int:
         host, http_port = parse_http(args.http)
         if args.delay is not None and args.delay < 0:
             raise ValueError("--delay %g: the seconds between bot actions cannot be negative" % args.delay)
+        if not 0 <= args.overlay_delay <= 3600:
+            raise ValueError("--overlay-delay %g: seconds from 0 to 3600" % args.overlay_delay)
+        if args.reveal not in REVEALS:
+            raise ValueError("--reveal %s: one of %s" % (args.reveal, ", ".join(REVEALS)))
         if args.games < 0:
             raise ValueError("--games %d: a number of games, 0 for ever" % args.games)
         if args.sim is not None and args.sim not in games.GAMES:
@@ -58,7 +64,7 @@ def serve(args: ServeOptions) -> int:
         if args.board is not None and args.sim is None:
             raise ValueError("--board %s: only a simulated table (--sim GAME) has a board to choose" % args.board)
         secret = _secret(args.secret_file)
-        archive = Archive(args.archive or default_dir())
+        archive = Archive(args.archive or default_dir(), reveal=args.reveal)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     _can_listen(host, http_port)  # before a board is opened: a taken address says so at once
@@ -66,10 +72,17 @@ def serve(args: ServeOptions) -> int:
     from cardtable_host.serve import sim_serve, board_serve
 
     hub = Hub(table=args.table, players=players)
+    logs.hide(secret)
+    log_handler = logs.open_log(args.log)
+    if log_handler is not None:
+        hub.subscribe(logs.hub_logger())
+        logging.getLogger("cardtable.serve").info("serve started: %s", "a simulated %s" % args.sim if args.sim
+                                                  else "the board on %s" % (args.port or "the port found"))
     table = Table(hub, archive, players, args.table)
     rep = _tournament(args, table) if args.tournament or args.tournament_table is not None else None
     start = sim_serve.run if args.sim else board_serve.run
     with contextlib.ExitStack() as stack:
+        stack.callback(logs.close_log, log_handler)
         stack.callback(end_on_sigterm())
         if rep is not None:
             stack.callback(rep.stop)
@@ -137,10 +150,26 @@ def _secret(path: str | None) -> str:
     return os.environ.get(ENV_SECRET) or secrets.token_urlsafe(12)
 
 
+def page_addresses(host: str, port: int) -> tuple[str, list[str]]:
+    """(the address this machine's own programs use, the addresses to show people) of a server
+    listening on host:port: for all addresses, the machine's LAN ones (a phone can open them)."""
+    from cardtable_host.serve import netguard
+
+    if host in netguard.WILDCARD:
+        here = "127.0.0.1" if host != "::" else "::1"
+        shown = netguard.lan_addresses() or [here]
+    else:
+        here, shown = host, [host]
+    form = "http://%s:%d/"
+    return form % (netguard.url_host(here), port), [form % (netguard.url_host(a), port) for a in shown]
+
+
 def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret: str,
             board_port: str) -> Callable[[], None]:
     """Start the web server and say where; returns what stops it (and withdraws the serve file)."""
     from cardtable_host.draw import drawings
+    from cardtable_host.board import portlock
+    from cardtable_host.serve import netguard
     from cardtable_host.serve.web import Server, make_app
 
     cache: dict[tuple[str, str], Any] = {}
@@ -158,20 +187,27 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
         return cache[(b, lay)]
 
     drawing()  # drawn once, before the first page asks
-    app = make_app(table.hub, table.archive, secret, table.control, drawing)
+    names = netguard.host_names(host, args.allow_origin)
+    app = make_app(table.hub, table.archive, secret, table.control, drawing, names,
+                   netguard.origins(args.allow_origin), overlay_delay=args.overlay_delay)
     server = Server(app, host, http_port)
     try:
-        url = server.start()
+        server.start()
     except OSError as e:
         raise CardtableError("cannot listen on %s:%d: %s" % (host, http_port, e.strerror or e), USAGE) from None
     if not args.quiet:
         table.hub.subscribe(Printer())
     path = servefile.path(board_port)
-    info = {"url": url, "secret": secret, "pid": os.getpid(), "port": board_port, "command": "cardtable serve"}
-    fd = os.open(str(path), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(info, f)
+    here, shown = page_addresses(host, server.port)
+    url = shown[0]
+    info = {"url": here, "secret": secret, "pid": os.getpid(), "port": board_port, "command": "cardtable serve"}
+    portlock.write_private(path, json.dumps(info))  # this user's only, never through a symlink
     print("table page: %s" % url, flush=True)
+    for other in shown[1:]:
+        print("       also: %s" % other, flush=True)
+    if not netguard.is_loopback(host):
+        print("warning: the page and the scorekeeper's secret travel as plain HTTP: anyone on this "
+              "network can read them (use it on a network you trust)", flush=True)
     print("overlay: %soverlay   archive: %sarchive   board: %s" % (url, url, board_port), flush=True)
     print("scorekeeper secret: %s" % (secret if not (args.secret_file or os.environ.get(ENV_SECRET))
                                       else "(the configured one)"), flush=True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import collections
 import json
-from typing import Any
+from typing import Any, Callable
 
 from cardtable import record
 from cardtable.games import words
@@ -36,6 +36,9 @@ class Model:
         self.seat_names: list[str] = []
         self.buttons: dict[str, str] = {}  # button name -> what it does (the board's config)
         self.added = 0  # log lines ever added (the log keeps the last LOG_KEEP)
+        self.names: list[str] = []  # players' names by seat, for the game's words (serve's pages)
+        self.card_style: Callable[[str], str] | None = None  # card code -> words (e.g. suit glyphs)
+        self.sources = True  # say where an action came from ("(zone s0)"); serve's pages say buttons only
         self._game: Any = None
         self._game_id: str | None = None
 
@@ -48,6 +51,10 @@ class Model:
         if key != self._game_id:
             try:
                 self._game = record.game_from_header(dict(hdr), 1)
+                if self.names:
+                    self._game.names = list(self.names)
+                if self.card_style is not None:
+                    self._game.card_style = self.card_style
             except (ValueError, KeyError, TypeError):
                 self._game = None
             self._game_id = key
@@ -74,8 +81,10 @@ class Model:
         if kind == "event":
             self.seq = msg.get("seq", self.seq)
             src = source_words(str(msg.get("from") or ""), self.buttons)
-            self.add("%s%s" % (self.action_words(msg.get("action")),
-                               "  (%s)" % src if src and src != "auto" else ""))
+            said = ("undone: %s" % self.action_words(msg["undone"]) if msg.get("undone") is not None
+                    else self.action_words(msg.get("action")))
+            self.add("%s%s" % (said, "  (%s)" % src if src and src != "auto" and (self.sources or src.endswith(" button"))
+                               else ""))
             verb = (msg.get("action") or {}).get("act")
             for ev in msg.get("events") or []:
                 if not isinstance(ev, dict) or ev.get("ev") == verb:
@@ -112,9 +121,9 @@ class Model:
         return False
 
     def action_words(self, obj: Any) -> str:
-        """'seat 1 plays 5H' for a record line, or its JSON if the game cannot say it."""
+        """'seat 1 plays 5H' for a record line, or its fields in plain words if the game cannot say it."""
         if not isinstance(obj, dict):
-            return str(obj)
+            return "(no action)" if obj is None else words.plain(obj)
         g = self.game()
         if g is not None:
             try:
@@ -124,7 +133,7 @@ class Model:
                     return str(g.action_words(obj))
                 except (ValueError, KeyError, TypeError):
                     pass
-        return json.dumps(obj)
+        return words.plain(obj)
 
 
 def at_zone(msg: dict[str, Any]) -> str:

@@ -14,6 +14,7 @@ from cardtable_host.serve.archive import Archive, iso
 from cardtable_host.serve.hub import Hub
 
 DEFAULT_HTTP = "127.0.0.1:8719"
+ARCHIVE_RETRY_S = 5  # seconds between tries to save a finished game after a storage error
 SIM_DELAY = 0.4  # seconds between bot actions on the demo table: watchable
 
 
@@ -28,12 +29,17 @@ class ServeOptions:
     delay: float | None = None
     rule: list[str] = dataclasses.field(default_factory=list)
     no_mistakes: bool = False
+    deal_pad: bool = False
     wait_viewers: int = 0
     http: str = DEFAULT_HTTP
+    allow_origin: list[str] = dataclasses.field(default_factory=list)
     table: str = ""
     players: str = ""
+    reveal: str = "hand"
+    overlay_delay: float = 0.0
     archive: str | None = None
     secret_file: str | None = None
+    log: str | None = None
     quiet: bool = False
     port: str | None = None
     tournament: str | None = None
@@ -54,6 +60,9 @@ class Table:
         self.cable: Callable[[bool], None] | None = None  # a virtual board's USB cable: plug(True/False)
         self.report: Any = None  # a tournament table's reporter (tablereport.TableReport)
         self.requests: queue.Queue[tuple[dict[str, Any], queue.Queue[dict[str, Any]]]] = queue.Queue()
+        self.unsaved: list[tuple[list[str], dict[str, Any]]] = []  # finished games the archive could not take yet
+        self._retry_at = 0.0
+        self.revealed = 0  # the last hand whose dealt hands spectators were shown (--reveal hand)
 
     def control(self, cmd: dict[str, Any]) -> dict[str, Any]:
         """Run a scorekeeper's command on the main loop (any thread); its answer."""
@@ -71,9 +80,10 @@ class Table:
             return {"ok": False, "error": "the table did not answer in time", "status": 504}
 
     def run_requests(self, new_game: Callable[[], dict[str, Any]]) -> None:
-        """Carry out the scorekeeper's commands that wait (main thread)."""
+        """Carry out the scorekeeper's commands that wait, and a retry of the archive (main thread)."""
         from cardtable_host.board.link import CommandError, LinkError
 
+        self.retry_archive()
         while True:
             try:
                 cmd, answer = self.requests.get_nowait()
@@ -137,17 +147,72 @@ class Table:
         if self.report is not None:
             self.report.finished(key, journal)
         start = self.hub.started or time.time()
-        occasion = {"table": self.table, "players": self.players or None, "start": iso(start),
+        occasion = {"table": self.table, "players": self.hub.seat_names() or None, "start": iso(start),
                     "end": iso(time.time())}
-        try:
-            number = self.archive.save(journal, occasion)
-        except (ValueError, OSError) as e:
-            self.hub.note("the finished game could not be archived: %s" % e, "red")
-            self.archived_game = key
+        self.archived_game = key  # taken: kept below until it is saved
+        self.unsaved.append((journal, occasion))
+        self.save_archive()
+
+    def save_archive(self) -> None:
+        """Save the finished games waiting for the archive, oldest first. On a storage error
+        (a full disk, a folder made read-only) they are kept, the page says so, and
+        retry_archive tries again every ARCHIVE_RETRY_S."""
+        while self.unsaved:
+            journal, occasion = self.unsaved[0]
+            try:
+                number = self.archive.save(journal, occasion)
+            except OSError as e:
+                self._retry_at = time.monotonic() + ARCHIVE_RETRY_S
+                status = ("%d finished game%s not archived yet (%s: %s): serve keeps %s and tries again "
+                          "every %d s" % (len(self.unsaved), "" if len(self.unsaved) == 1 else "s",
+                                          self.archive.dir, e.strerror or e,
+                                          "it" if len(self.unsaved) == 1 else "them", ARCHIVE_RETRY_S))
+                if status != self.hub.archive_status:
+                    self.hub.archive_status = status
+                    self.hub.note(status, "red")
+                return
+            except ValueError as e:  # a record the referee could not read: saving again cannot help
+                self.unsaved.pop(0)
+                self.hub.note("the finished game could not be archived: %s" % e, "red")
+                continue
+            self.unsaved.pop(0)
+            self.hub.games_archived.append(number)
+            if not self.unsaved:
+                self.hub.archive_status = ""
+            self.hub.note("game archived as number %d" % number, "green")
+
+    def retry_archive(self) -> None:
+        """Try again to save finished games a storage error kept back, when it is time (main loop)."""
+        if self.unsaved and time.monotonic() >= self._retry_at:
+            self.save_archive()
+
+
+    def reveal_if_hand_over(self) -> None:
+        """With --reveal hand: once a hand is scored, the hands the deal pad read for it go to
+        spectators (from the board's journal; nothing while the hand is in play)."""
+        if self.archive.reveal != "hand" or self.link is None:
             return
-        self.archived_game = key
-        self.hub.games_archived.append(number)
-        self.hub.note("game archived as number %d" % number, "green")
+        scored = self.hub.hands_scored()
+        if scored < self.revealed:
+            self.revealed = 0  # a new game
+        if scored <= self.revealed:
+            return
+        try:
+            journal = self.link.log()
+        except Exception:  # noqa: BLE001 - try again after the next hand
+            return
+        from cardtable import record
+        from cardtable_host.serve.archive import clean
+        from cardtable_host.serve.grid import Refereed
+
+        try:
+            dealt = Refereed(clean(journal)).dealt
+        except (ValueError, KeyError, TypeError, IndexError, record.RecordError):
+            return
+        for h in sorted(dealt):
+            if self.revealed < h <= scored:
+                self.hub.reveal(h, dealt[h])
+        self.revealed = scored
 
 
 class Serving:

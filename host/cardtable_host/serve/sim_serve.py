@@ -21,7 +21,8 @@ def run(args: ServeOptions, serving: Serving) -> int:
     game = str(args.sim)
     chip, board_cfg = simchoice.board_kind(args.board, game)
     try:
-        board_name, layout, rules, seed = simchoice.prepare(game, board_cfg, None, None, args.rule, args.seed)
+        board_name, layout, rules, seed = simchoice.prepare(game, board_cfg, None, None, args.rule, args.seed,
+                                                            args.deal_pad)
     except (ValueError, OSError) as e:
         raise CardtableError(str(e), USAGE) from None
     delay = SIM_DELAY if args.delay is None else args.delay
@@ -34,8 +35,7 @@ def run(args: ServeOptions, serving: Serving) -> int:
     try:
         vb.start(vb.BOOT_S)
     except BoardError as e:
-        raise CardtableError("the %s did not start: %s" % (
-            "rp2 board" if chip == simchoice.RP2 else "virtual board", e)) from None
+        raise CardtableError("the %s did not start: %s" % (vb.KIND, e)) from None
     table = serving.table
     table.cable = _cable(vb)
     table.hub.board, table.hub.layout = board_name, layout
@@ -53,7 +53,7 @@ def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, l
 
     vt = VirtualTable(vb, board_name, layout)
     bots = Bots(link, vt, set(range(len(vt.layout.seats))), seed=seed, mistakes=not args.no_mistakes,
-                timeout=vb.JUDGE_S)
+                timeout=vb.JUDGE_S, deal_pad=args.deal_pad)
     hello: dict[str, Any] | None = link.last_hello or link.hello()
 
     def new_game() -> dict[str, Any]:
@@ -62,6 +62,7 @@ def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, l
 
     def requests() -> bool:
         table.run_requests(new_game)
+        table.reveal_if_hand_over()
         return False
 
     if args.wait_viewers > 0:
@@ -81,6 +82,7 @@ def _play(args: ServeOptions, table: Any, vb: Any, link: Any, board_name: str, l
                 hello = None
             play_out(bots, delay, stop=requests)
             table.archive_if_over()
+            table.reveal_if_hand_over()
             played += 1
             more = args.games == 0 or played < args.games
             deadline = time.monotonic() + (BETWEEN_GAMES_S if more else 1e12)

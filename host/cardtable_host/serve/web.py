@@ -8,8 +8,8 @@ scorekeeper's, and needs the secret `serve` printed (compared in constant time).
 from __future__ import annotations
 
 import asyncio
-import hmac
 import json
+import logging
 import struct
 import threading
 import time
@@ -19,12 +19,14 @@ from typing import Any, Callable
 
 from aiohttp import WSMsgType, web
 
+from cardtable_host.serve import netguard
 from cardtable_host.serve.archive import Archive
 from cardtable_host.serve.hub import Hub
 
 PAGES = Path(__file__).resolve().with_name("web")
 SLOW_BYTES = 4 << 20  # unsent bytes a viewer may fall behind before it is let go (it reconnects)
 SECRET_HEADER = "X-Cardtable-Secret"
+log = logging.getLogger("cardtable.serve")
 REFUSED = json.dumps({"type": "refused", "msg": "spectators only read: this socket takes no commands"})
 COMMANDS = ("undo", "act", "press", "new", "state", "unplug", "replug")  # the scorekeeper's (the
 # last two: a virtual board's USB cable, pulled and plugged back, to show spectators a lost board)
@@ -146,21 +148,91 @@ class Viewers:
                 "fanout_ms": ms(self.fanout), "writing_ms": ms(self.writing), "writing_cpu_ms": ms(self.cpu)}
 
 
+class Delayed:
+    """The overlay's feed, `seconds` behind the table (a stream shows what the room saw then):
+    each state message is written to the overlay's sockets once it is that old, and a new one
+    starts from the last state that old (event loop, but publish on the board's thread)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.socks: set[web.WebSocketResponse] = set()
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.current: tuple[int, str] | None = None  # the newest state old enough to show
+
+    def publish(self, n: int, t: float, text: str) -> None:
+        """Message n of the table, taken at t (monotonic): states wait their turn, the rest go."""
+        if '"type": "state"' not in text[:80] or self.loop is None:
+            return
+        try:
+            self.loop.call_soon_threadsafe(self._later, n, t, text)
+        except RuntimeError:
+            pass  # the server is stopping
+
+    def _later(self, n: int, t: float, text: str) -> None:
+        # on the loop, after the live viewers' write of the same message (queued before this):
+        # the overlay shows it `seconds` after the table page got it
+        assert self.loop is not None
+        self.loop.call_later(self.seconds, self._show, n, text)
+
+    def _show(self, n: int, text: str) -> None:
+        self.current = (n, text)
+        for sock in list(self.socks):
+            if sock.closed:
+                self.socks.discard(sock)
+            else:
+                asyncio.ensure_future(self._send(sock, text))
+
+    async def _send(self, sock: web.WebSocketResponse, text: str) -> None:
+        try:
+            await sock.send_str(text)
+        except (ConnectionError, RuntimeError):
+            self.socks.discard(sock)
+
+    def snapshot(self) -> str:
+        """Where a new overlay starts: the last state old enough, shaped as a snapshot."""
+        if self.current is None:
+            return json.dumps({"type": "snapshot", "n": 0, "reading": None, "view": None, "connected": True})
+        n, text = self.current
+        msg = json.loads(text)
+        return json.dumps({"type": "snapshot", "n": n, "reading": msg.get("reading"), "view": msg.get("view"),
+                           "names": msg.get("names"), "connected": msg.get("connected")})
+
+
 def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
-             drawing: Callable[[], tuple[str, dict[str, Any]] | None]) -> web.Application:
-    """The aiohttp application of one table."""
-    app = web.Application(client_max_size=64 * 1024)
+             drawing: Callable[[], tuple[str, dict[str, Any]] | None],
+             names: set[str] | None = None, allowed: set[str] | None = None,
+             overlay_delay: float = 0.0) -> web.Application:
+    """The aiohttp application of one table; names: the host names it answers to (Host), by
+    default loopback's; allowed: origins besides the page's own that may use it; the overlay's
+    feed overlay_delay seconds behind. The secret is never empty (ValueError)."""
+    if not secret:
+        raise ValueError("the scorekeeper's secret cannot be empty")
+    app = web.Application(client_max_size=64 * 1024,
+                          middlewares=[netguard.guard(names if names is not None else netguard.host_names("127.0.0.1"),
+                                                       allowed)])
     viewers = Viewers(hub)
     app["viewers"] = viewers
+    delayed = Delayed(overlay_delay) if overlay_delay > 0 else None
 
     async def on_startup(app: web.Application) -> None:
         viewers.loop = asyncio.get_running_loop()
         app["hub_sub"] = hub.subscribe(viewers.publish)[0]
+        if delayed is not None:
+            delayed.loop = viewers.loop
+            app["delayed_sub"] = hub.subscribe(delayed.publish)[0]
 
     async def on_cleanup(app: web.Application) -> None:
         hub.unsubscribe(app["hub_sub"])
+        if delayed is not None:
+            hub.unsubscribe(app["delayed_sub"])
+
+    async def on_shutdown(app: web.Application) -> None:
+        for sock in list(viewers.socks) + (list(delayed.socks) if delayed is not None else []):
+            viewers.leave(sock)  # the pages reconnect to the next server
+            await sock.close(code=1001, message=b"server going away")
 
     app.on_startup.append(on_startup)
+    app.on_shutdown.append(on_shutdown)
     app.on_cleanup.append(on_cleanup)
 
     def page(name: str) -> Callable[[web.Request], Any]:
@@ -171,6 +243,16 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
             return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-cache"})
         return handler
 
+    game_page = page("game.html")
+    missing = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / "missing.html").read_text(encoding="utf-8")
+
+    async def archived_page(request: web.Request) -> web.StreamResponse:
+        n = number(request)
+        if await asyncio.to_thread(archive.path, n) is None:
+            return web.Response(text=missing.replace("{n}", str(n)), status=404, content_type="text/html",
+                                headers={"Cache-Control": "no-cache"})
+        return await game_page(request)
+
     async def ws(request: web.Request) -> web.StreamResponse:
         sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
         await sock.prepare(request)
@@ -178,6 +260,7 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
             return sock
         viewers.join(sock, request.transport)
         hub.viewer_joined()
+        log.info("a spectator connected from %s (%d so far)", request.remote, hub.joined)
         try:
             async for msg in sock:
                 if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
@@ -188,6 +271,25 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
             pass
         finally:
             viewers.leave(sock)
+        return sock
+
+    async def overlay_ws(request: web.Request) -> web.StreamResponse:
+        if delayed is None:
+            return await ws(request)
+        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
+        await sock.prepare(request)
+        await sock.send_str(delayed.snapshot())
+        delayed.socks.add(sock)
+        try:
+            async for msg in sock:
+                if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                    await sock.send_str(REFUSED)  # spectators only read
+                elif msg.type == WSMsgType.ERROR:
+                    break
+        except (ConnectionError, RuntimeError):
+            pass
+        finally:
+            delayed.socks.discard(sock)
         return sock
 
     async def snapshot(request: web.Request) -> web.StreamResponse:
@@ -216,9 +318,10 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     async def game_record(request: web.Request) -> web.StreamResponse:
         n = number(request)
         path = archive.path(n)
-        if path is None:
+        text = None if path is None else await asyncio.to_thread(archive.record_text, n)
+        if path is None or text is None:
             raise web.HTTPNotFound(text="no game %d in the archive" % n)
-        return web.FileResponse(path, headers={
+        return web.Response(text=text, headers={
             "Content-Type": "application/jsonl; charset=utf-8",
             "Content-Disposition": 'attachment; filename="%s"' % path.name})
 
@@ -235,31 +338,40 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     async def do_control(request: web.Request) -> web.StreamResponse:
         given = request.headers.get(SECRET_HEADER, "")
         if not given and request.headers.get("Authorization", "").startswith("Bearer "):
-            given = request.headers["Authorization"][7:]
-        if not hmac.compare_digest(given.encode(), secret.encode()):
+            given = request.headers["Authorization"][7:].strip()
+        if not given:
+            log.warning("refused a control request from %s: no secret", request.remote)
             return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
                                       "(printed when cardtable serve started)"}, status=403)
+        if not netguard.secret_matches(given, secret):
+            log.warning("refused a control request from %s: a wrong secret", request.remote)
+            return web.json_response({"ok": False, "error": "wrong secret: the scorekeeper's secret is "
+                                      "the one printed when cardtable serve started"}, status=403)
         try:
-            cmd = await request.json()
-        except ValueError:
-            return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
+            cmd = await netguard.read_body(request)
+        except netguard.BadBody as e:
+            return web.json_response({"ok": False, "error": str(e)}, status=400)
         if not isinstance(cmd, dict) or cmd.get("cmd") not in COMMANDS:
             return web.json_response({"ok": False, "error": "cmd must be one of %s" % ", ".join(COMMANDS)},
                                      status=400)
         if control is None:
             return web.json_response({"ok": False, "error": "no board to control"}, status=503)
         reply = await asyncio.to_thread(control, cmd)
+        log.info("control %r from %s: %s", cmd.get("cmd"), request.remote,
+                 "done" if reply.get("ok") else "refused: %s" % reply.get("error"))
         return web.json_response(reply, status=200 if reply.get("ok") else int(reply.get("status", 409)))
 
     app.router.add_get("/", page("table.html"))
     app.router.add_get("/overlay", page("overlay.html"))
     app.router.add_get("/archive", page("archive.html"))
-    app.router.add_get("/archive/{n:\\d+}", page("game.html"))
+    app.router.add_get("/archive/{n:\\d+}", archived_page)
     app.router.add_get("/archive.json", games)
     app.router.add_get("/archive/{n:\\d+}.jsonl", game_record)
     app.router.add_get("/archive/{n:\\d+}.json", archived(archive.replay))
     app.router.add_get("/archive/{n:\\d+}/verdict.json", archived(archive.verdict))
+    app.router.add_get("/archive/{n:\\d+}/referee.json", archived(archive.refereed))
     app.router.add_get("/ws", ws)
+    app.router.add_get("/ws/overlay", overlay_ws)
     app.router.add_get("/snapshot.json", snapshot)
     app.router.add_get("/stats.json", stats)
     app.router.add_get("/layout.svg", layout)
@@ -272,10 +384,12 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
 class Server:
     """The web server on its own thread and event loop."""
 
-    def __init__(self, app: web.Application, host: str, port: int) -> None:
+    def __init__(self, app: web.Application, host: str, port: int, gate: netguard.Gate | None = None) -> None:
         self.app = app
         self.host = host
         self.port = port
+        self.gate = gate or netguard.Gate()
+        self._listener: asyncio.AbstractServer | None = None
         self.loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._error: BaseException | None = None
@@ -305,12 +419,14 @@ class Server:
         self.loop.run_forever()
 
     async def _setup(self) -> None:
-        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False)
+        self._runner = web.AppRunner(self.app, access_log=None, handle_signals=False, keepalive_timeout=30)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port, reuse_address=True)
-        await site.start()
-        server = getattr(site, "_server", None)
-        socks = getattr(server, "sockets", None) or []
+        make = self._runner.server
+        assert make is not None
+        gate = self.gate
+        self._listener = await asyncio.get_running_loop().create_server(
+            lambda: netguard.Guarded(make, gate), self.host or None, self.port, reuse_address=True)
+        socks = self._listener.sockets or []
         if socks:
             self.port = socks[0].getsockname()[1]
 
@@ -319,6 +435,8 @@ class Server:
             return
 
         async def down() -> None:
+            if self._listener is not None:
+                self._listener.close()
             if self._runner is not None:
                 await self._runner.cleanup()
 

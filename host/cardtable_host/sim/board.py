@@ -1,6 +1,6 @@
 """The virtual board: firmware/main.py on real MicroPython (WebAssembly), reachable on a pty.
 
-``VirtualBoard`` starts ``tools/mpy/board.mjs`` (Node) and relays its USB-serial bytes to
+``VirtualBoard`` starts ``host/cardtable_host/sim/vboard/board.mjs`` (Node) and relays its USB-serial bytes to
 a pseudo-terminal (sim/pty.py), so ``.port`` (a ``/dev/pts/N`` path) behaves like a Pico's
 ``/dev/ttyACM0``: the link protocol while the table runs, the MicroPython REPL after a
 Ctrl-C (mpremote connects, lists, copies, resets). A control channel beside the serial
@@ -22,12 +22,11 @@ puts it on a board; ``mpy=False`` runs the .py sources instead (more heap, may n
   readers take, which a real board does not carry. The heap is collected once it holds more
   than that budget, as a Pico's is once full; ``status()`` reports the most found alive at a
   collection (``heap_live_max``) against the budget (``heap_budget``), and a step that
-  begins over it raises a fault on the link. See tools/mpy/board.mjs.
+  begins over it raises a fault on the link. See host/cardtable_host/sim/vboard/board.mjs.
 - Set CARDTABLE_VB_TRACE=1 to see every control request and reply on stderr.
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -39,12 +38,16 @@ import time
 from collections import deque
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cardtable_host.sim.pty import PtyRelay
+from cardtable_host.errors import warn
+
+if TYPE_CHECKING:
+    from cardtable_host.sim.pty import PtyRelay
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
-BOARD_MJS = REPO_ROOT / "tools" / "mpy" / "board.mjs"
+SIM_DIR = Path(__file__).resolve().parent  # the simulators: vboard/ (WebAssembly), rp2/ (RP2040)
+BOARD_MJS = SIM_DIR / "vboard" / "board.mjs"
 ENV_NODE = "CARDTABLE_NODE"  # the node binary to use (default: node on PATH)
 ENV_BUILD = "CARDTABLE_BUILD"  # where .mpy builds go (default: build/ in the repository)
 ENV_TRACE = "CARDTABLE_VB_TRACE"  # set: print every control request and reply on stderr
@@ -65,7 +68,7 @@ def node_binary() -> str:
 
 
 def _build_dir() -> Path:
-    return Path(os.environ.get(ENV_BUILD) or REPO_ROOT / "build")
+    return Path(os.environ.get(ENV_BUILD) or REPO_ROOT / "build").absolute()
 
 
 def mpy_build() -> tuple[Path, Path]:
@@ -77,6 +80,9 @@ def mpy_build() -> tuple[Path, Path]:
     build = _build_dir()
     build.mkdir(parents=True, exist_ok=True)
     lib = build / "mpy" / "lib"
+    posix_pty()  # the virtual board needs a POSIX system: say so before anything starts
+    import fcntl
+
     with open(build / ".mpy.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         proc = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "mpy" / "build.py"),
@@ -84,6 +90,16 @@ def mpy_build() -> tuple[Path, Path]:
         if proc.returncode:
             raise BoardError("building the .mpy firmware failed:\n" + proc.stdout + proc.stderr)
     return lib, lib / "cardtable" / "sim" / "pn532_emu.mpy"
+
+
+def posix_pty() -> type[PtyRelay]:
+    """The pseudo-terminal relay, or a BoardError saying the virtual board needs Linux or macOS."""
+    try:
+        from cardtable_host.sim.pty import PtyRelay
+    except ImportError:
+        raise BoardError("the virtual board's USB serial port is a pseudo-terminal, which needs "
+                         "Linux or macOS (on Windows, use WSL)") from None
+    return PtyRelay
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -120,6 +136,7 @@ class VirtualBoard:
 
     # What a program driving the board may wait, in wall seconds: the boot to the table, a
     # command's answer on the link, the board's judgement of a card laid on a reader.
+    KIND = "virtual board"  # what it is called where a person reads
     BOOT_S = 60.0
     LINK_S = 10.0
     JUDGE_S = 20.0
@@ -129,7 +146,7 @@ class VirtualBoard:
                  mpy: bool = True, heap: str = "192k", period_ms: float = 1, steps_per_tick: int = 1,
                  repl: bool = False, echo_stderr: bool = False, stickers: bool = False) -> None:
         self.board = board
-        self.flash_dir = None if flash_dir is None else Path(flash_dir)
+        self.flash_dir = None if flash_dir is None else Path(flash_dir).absolute()  # the board runs elsewhere
         self.game = game
         self.layout = layout
         self.install = install
@@ -155,6 +172,19 @@ class VirtualBoard:
         self._pass_fds: tuple[int, ...] = ()  # more descriptors for the board process
         self._env: dict[str, str] | None = None  # its environment (None: ours)
 
+    def _node_env(self) -> dict[str, str] | None:
+        """The board process's environment: ours (or the one set), naming the WebAssembly
+        MicroPython in the user's cache when this is no checkout (installed there on first use)."""
+        from cardtable_host.sim import nodepkgs
+
+        try:
+            modules = nodepkgs.node_modules(warn)  # its progress line, on stderr
+        except nodepkgs.NodePackagesError as e:
+            raise BoardError(str(e)) from None
+        if modules == REPO_ROOT / "node_modules":
+            return self._env
+        return dict(self._env or os.environ, CARDTABLE_MICROPYTHON_WASM=str(nodepkgs.micropython_mjs(modules)))
+
     # -- life -------------------------------------------------------------------------
 
     def start(self, timeout: float = 30) -> "VirtualBoard":
@@ -166,13 +196,13 @@ class VirtualBoard:
         try:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, pass_fds=(theirs.fileno(), *self._pass_fds),
-                                          cwd=str(REPO_ROOT), env=self._env)
+                                          cwd=str(REPO_ROOT), env=self._node_env())
         finally:
             theirs.close()
         assert self._proc.stdout is not None and self._proc.stdin is not None
         out_fd, in_fd = self._proc.stdout.fileno(), self._proc.stdin.fileno()
         os.set_blocking(out_fd, False)
-        self._pty = PtyRelay(lambda data: _write_all(in_fd, data), lambda: self._serial_out(out_fd),
+        self._pty = posix_pty()(lambda data: _write_all(in_fd, data), lambda: self._serial_out(out_fd),
                              device_fd=out_fd, announce=True, name="vb-serial").start()
         for target, name in ((self._control_reader, "vb-control"), (self._stderr_reader, "vb-stderr")):
             t = threading.Thread(target=target, name=name, daemon=True)

@@ -3,11 +3,11 @@ a new chip from the flash a cut at that point leaves, and checks it against what
 seen accepted by then.
 
 The board plays a seeded game over the link once (actions, and now and then a `new` game)
-while it keeps a record (tools/rp2/flashlog.mjs): the flash when the play began, every flash
+while it keeps a record (host/cardtable_host/sim/rp2/flashlog.mjs): the flash when the play began, every flash
 erase and program after it in order, and every serial line both ways with the emulated time it
 crossed the USB. A cut at emulated time T leaves the operations finished by T done and the one
 under way cut part-way (an erase: the sectors before done, the one in progress half-erased; a
-program: the pages so far), as the chip's own cut does (tools/rp2/chip.mjs); RAM is lost, so
+program: the pages so far), as the chip's own cut does (host/cardtable_host/sim/rp2/chip.mjs); RAM is lost, so
 that flash is everything a real cut at T leaves. What the host saw by T is in the record too:
 the answers that left the chip by T, and the command it had received and not answered (the
 action or `new` in flight). So a trial is: rebuild the flash for T (``Rp2Board.restore``), boot
@@ -42,6 +42,7 @@ from typing import Any
 from cardtable import games, record
 from cardtable.rng import Random
 from cardtable_host.sim import powercut
+from cardtable_host.progress import Progress
 
 ACT_TIMEOUT = 120.0  # wall seconds an answer may take on a loaded machine
 
@@ -315,10 +316,13 @@ def run(board: Any, link: Any, trials: int, seed: int = 1, game_id: str = "calif
     record_s = time.monotonic() - t0
     r = Replayer(board, link, play, seed)
     tally = powercut.Tally()
+    bar = Progress(trials, "power cuts")  # drawn only on a terminal
     try:
         for i in range(trials):
             tally.add(i, r.trial(powercut.KINDS[i % len(powercut.KINDS)]))
+            bar.update(i + 1)
     finally:
+        bar.close()
         r.close()
     out = tally.result()
     out.update(games=len(play.games), actions=len([c for c in play.cmds if c.kind == "act"]),

@@ -1,7 +1,7 @@
 """Power cuts on the rp2 board's real flash path: the chip stopped dead during play, then a new
 chip booted from the same flash, checked against what the host saw accepted.
 
-Each trial arms one cut on the running board (tools/rp2/board.mjs ``powercut``): at a random
+Each trial arms one cut on the running board (host/cardtable_host/sim/rp2/board.mjs ``powercut``): at a random
 emulated time within the next actions (``time``), or a random fraction of the way through the
 next flash sector erase (``erase``) or page program (``program``) - littlefs's commits, the
 journal's appends. The host keeps playing legal actions over the link (``act``) until the
@@ -36,6 +36,8 @@ from typing import Any
 
 from cardtable import games, record
 from cardtable.rng import Random
+
+from cardtable_host.progress import Progress
 
 KINDS = ("time", "erase", "program", "reboot", "new")
 ACT_TIMEOUT = 60.0  # wall seconds an answer may take (an answer lost to a cut waits this long)
@@ -353,11 +355,14 @@ def run(board: Any, link: Any, trials: int, seed: int = 1, game_id: str = "calif
     """Run trials cuts (kinds in turn) on a board running the table; the tally."""
     c = Cutter(board, link, game_id, seats, seed)
     tally = Tally()
+    bar = Progress(trials, "power cuts")  # drawn only on a terminal
     t0 = time.monotonic()
     try:
         for i in range(trials):
             tally.add(i, c.trial(KINDS[i % len(KINDS)]))
+            bar.update(i + 1)
     finally:
+        bar.close()
         c.close()
     out = tally.result()
     out["games"] = c.games

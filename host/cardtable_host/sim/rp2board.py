@@ -2,7 +2,7 @@
 
 ``Rp2Board`` has ``VirtualBoard``'s API (``.port``, ``.stable_port``, ``place``/``lift``/
 ``press``, ``reset``, ``power_cut``, ``pixels``, ``status``, ``unplug``/``replug``), so callers
-need not care which board they drive. Behind the pty is ``tools/rp2/board.mjs``: the UF2 image
+need not care which board they drive. Behind the pty is ``host/cardtable_host/sim/rp2/board.mjs``: the UF2 image
 in the chip's flash, littlefs on it (flash erase/program trapped at the bootrom's functions),
 USB CDC, buttons on GPIO, the WS2812 chain decoded from its pin, the piezo's PWM.
 
@@ -16,8 +16,8 @@ layout) in ``$XDG_CACHE_HOME/cardtable/rp2``, so the next fresh board starts fro
 - ``image``: the UF2 (default: the frozen image ``build/firmware/cardtable-pico.uf2`` when it
   has been built - refused unless its build hash is this checkout's, so an edited tree never
   runs an old image - else the stock MicroPython image in the shared rp2 directory).
-- ``devices``: JS modules for the buses (readers), see tools/rp2/board.mjs; default: every
-  module in tools/rp2/devices/.
+- ``devices``: JS modules for the buses (readers), see host/cardtable_host/sim/rp2/board.mjs; default: every
+  module in host/cardtable_host/sim/rp2/devices/.
 - ``speed``: emulated time at most this many times wall time (0: no limit; default
   $CARDTABLE_RP2_SPEED, else 1).
 """
@@ -31,13 +31,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cardtable_host.sim.board import REPO_ROOT, BoardError, VirtualBoard, node_binary, uid_hex
+from cardtable_host.sim.board import REPO_ROOT, SIM_DIR, BoardError, VirtualBoard, node_binary, uid_hex
 from cardtable_host.sim.rp2bus import Readers
 
-BOARD_MJS = REPO_ROOT / "tools" / "rp2" / "board.mjs"
-DEVICES_DIR = REPO_ROOT / "tools" / "rp2" / "devices"
+BOARD_MJS = SIM_DIR / "rp2" / "board.mjs"
+DEVICES_DIR = SIM_DIR / "rp2" / "devices"
 ENV_SPEED = "CARDTABLE_RP2_SPEED"  # default speed (0: as fast as the emulator goes; tests)
-ENV_BUS_FD = "CARDTABLE_RP2_BUS_FD"  # the readers' socket, for tools/rp2/devices/readers.mjs
+ENV_BUS_FD = "CARDTABLE_RP2_BUS_FD"  # the readers' socket, for host/cardtable_host/sim/rp2/devices/readers.mjs
 ENV_SHARED = "CARDTABLE_SHARED"  # the shared folder: rp2/ holds the stock UF2 and the bootrom
 ENV_CACHE = "XDG_CACHE_HOME"
 BOOTROM = "rp2040-bootrom-b1.bin"
@@ -66,7 +66,7 @@ def default_image() -> Path:
 
 
 def default_devices() -> tuple[str, ...]:
-    """The peripheral modules every rp2 board gets: tools/rp2/devices/*.mjs (the buses' parts)."""
+    """The peripheral modules every rp2 board gets: host/cardtable_host/sim/rp2/devices/*.mjs (the buses' parts)."""
     return tuple(str(p) for p in sorted(DEVICES_DIR.glob("*.mjs")))
 
 
@@ -106,8 +106,9 @@ def _shown(p: Path) -> str:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get(ENV_CACHE) or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "cardtable" / "rp2"
+    from cardtable_host.config.dirs import cache_dir
+
+    return cache_dir() / "rp2"
 
 
 def _tree_hash(h: "hashlib._Hash", root: Path) -> None:
@@ -132,6 +133,7 @@ class Rp2Board(VirtualBoard):
 
     # An emulated chip runs at 0.05-0.4x a Pico (a busy machine: the lower end); a judgement
     # takes ~0.25 s of emulated time.
+    KIND = "emulated RP2040 board"
     BOOT_S = 300.0
     LINK_S = 60.0
     JUDGE_S = 120.0
@@ -143,7 +145,7 @@ class Rp2Board(VirtualBoard):
                  trace: bool = False) -> None:
         VirtualBoard.__init__(self, board=board, flash_dir=flash_dir, game=game, layout=layout,
                               install=install, repl=repl, echo_stderr=echo_stderr)
-        self.image = Path(image) if image is not None else default_image()
+        self.image = Path(image).absolute() if image is not None else default_image()
         self.check_build = image is None and self.image == FROZEN_UF2  # the checkout's image: must be current
         self.speed = float(os.environ.get(ENV_SPEED) or 1.0) if speed is None else speed
         self.devices = default_devices() if devices is None else tuple(devices)
@@ -415,7 +417,7 @@ class Rp2Board(VirtualBoard):
         return log
 
     def bus_stats(self) -> dict[str, Any]:
-        """The buses as tools/rp2/bus.mjs saw them: per bus its transaction counts, `first`
+        """The buses as host/cardtable_host/sim/rp2/bus.mjs saw them: per bus its transaction counts, `first`
         (when it first moved and the levels of its select pins then) and, on I2C, `pins`
         (mux resets, SCL clocks, STOPs, lost STARTs, grabs) and their `log` ([kind, ns])."""
         buses: dict[str, Any] = self._request({"op": "busstats"})["buses"]
@@ -448,7 +450,7 @@ class Rp2Board(VirtualBoard):
         """Start (on) counting the chip's cycles per instruction address, and the return
         addresses each of `callers` is entered with; or stop: `cycles` ([pc, cycles]; -1 waiting
         for an interrupt, -2 a flash stall), `callers` ([addr, [[lr, n], ...]]), `now_ns`
-        (tools/rp2/chip.mjs; bench/rp2profile.py names them)."""
+        (host/cardtable_host/sim/rp2/chip.mjs; bench/rp2profile.py names them)."""
         return self._request({"op": "profile", "on": on, "callers": callers or []}, timeout=60)
 
     def peek(self, addr: int, n: int) -> bytes:
@@ -459,7 +461,7 @@ class Rp2Board(VirtualBoard):
         """Start (on) keeping a record of the chip's play - its flash now, every erase and
         program from now on, the serial lines both ways, each with its emulated time - or stop
         it: its ops ([kind, start_ns, ns, offset, size]), lines ([dir, ns, text]) and `broken`
-        (why it ended early: the chip stopped). See tools/rp2/flashlog.mjs."""
+        (why it ended early: the chip stopped). See host/cardtable_host/sim/rp2/flashlog.mjs."""
         return self._request({"op": "record", "on": on}, timeout=60)
 
     def restore(self, upto: int, cut_ns: int | None = None, reboot: dict[str, Any] | None = None,

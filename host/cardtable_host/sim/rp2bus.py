@@ -1,6 +1,6 @@
 """The rp2 board's PN532 readers: pn532_emu instances served to the emulated chip's buses.
 
-tools/rp2/bus.mjs models the wires (TCA9548A muxes, I2C addresses and status bytes, SPI op
+host/cardtable_host/sim/rp2/bus.mjs models the wires (TCA9548A muxes, I2C addresses and status bytes, SPI op
 bytes and chip selects, bus time); each transaction that needs a PN532 comes here over a
 socket while the chip waits, so the readers, their tags and the timing of their answers
 live in Python, beside the bots that lay the cards::
@@ -28,13 +28,13 @@ OP_READ = 0x52
 OP_TAKE = 0x54
 OP_POWER = 0x50
 OP_RSTPDN = 0x5A
-OP_IRQ = 0x49  # a reader's P70_IRQ line: low now?, and when it next falls (tools/rp2/irq.mjs)
+OP_IRQ = 0x49  # a reader's P70_IRQ line: low now?, and when it next falls (host/cardtable_host/sim/rp2/irq.mjs)
 OP_ARRIVE = 0x41  # the card staged for a reader comes into its field now; replies as OP_IRQ
 _IRQ_REPLY = struct.Struct("<Bd")
 _HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
 
 # A change on a reader is seen by the scanner within this many polls of it (the controller's
-# place_polls / lift_polls + 1), as tools/mpy/board.mjs waits on the WebAssembly board.
+# place_polls / lift_polls + 1), as host/cardtable_host/sim/vboard/board.mjs waits on the WebAssembly board.
 PLACE_POLLS = 3
 LIFT_POLLS = 4
 TRACE_MAX = 4000
@@ -320,11 +320,12 @@ class Readers:
         return True
 
     def waits(self, zone: str | int) -> bool:
-        """True if the zone's reader may wait for its card by itself (board "scan": "irq" and
-        its IRQ line wired): a card for it must come through Rp2Board's arrive op."""
+        """True if the zone's reader may wait for its card by itself (its IRQ line wired: the
+        seat to play's pad on any board, every zone in a timed game with "scan": "irq"): a card
+        for it must come through Rp2Board's arrive op."""
         b = self.board
         i = self.index(zone)
-        return b.scan == "irq" and bool(b.reader_irq) and b.reader_irq[i] is not None
+        return bool(b.reader_irq) and b.reader_irq[i] is not None
 
     def after_lift(self, i: int) -> None:
         """Wait until the firmware has seen the reader's last tag lifted (as place() does)."""

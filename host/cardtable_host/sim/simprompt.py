@@ -150,19 +150,25 @@ class People:
             zone = t.zone("play", seat)
             if zone is None:
                 raise ValueError("this layout has no play zone for seat %d" % seat)
+            before = (b.applied, getattr(self.show, "heard", 0))
             t.lay(zone, args[0])
             b.settle(0.3)
             t.lift(zone, wait=False)
+            if (b.applied, getattr(self.show, "heard", 0)) == before:
+                self.show.line(self.show.paint(
+                    "the table took no play of %s at seat %d's zone: it is not that seat's turn to play, or the "
+                    "card is one the table has seen played already (each card is played once)" % (args[0], seat),
+                    "yellow"))
         elif word == "bid":
             self._act("bid", "bid", bid=int(args[0]) if args[0].isdigit() else args[0].lower())
         elif word in ("pass", "excuse"):
             self._act(word, word)
         elif word == "trump":
-            self._act("name trump", "trump", suit=args[0].upper())
+            self._act("name trump", "trump", suit=_suit(g, args[0]))
         elif word == "discard":
             self._act("discard", "discard", cards=[_code(g, c) for c in args])
         elif word == "suit":
-            self.press("suit %s" % args[0].upper())
+            self.press("suit %s" % _suit(g, args[0]))
         elif word == "press":
             self.press(rest.strip())
         elif word == "buttons":
@@ -188,7 +194,10 @@ class People:
             hand = view.get("hand")
             self.show.line("seat %d: %s" % (seat, " ".join(hand) if hand else "(no hand known)"))
         elif word == "state":
-            self.show.line(json.dumps(b.link.state()["view"]))
+            from cardtable.games import words
+
+            view = b.link.state().get("view") or {}
+            self.show.line("\n".join("%s: %s" % (str(k).replace("_", " "), words.plain(v)) for k, v in view.items()))
         else:
             raise ValueError("unknown command %r (try help)" % word)
 
@@ -253,6 +262,18 @@ def buttons_text(layout: Any) -> str:
     if not rows:
         return "this table has no buttons: type bid, pass, trump ... (help)"
     return "press WHAT, e.g. press %s:\n%s" % (rows[0].split("(")[0].strip(), "\n".join(rows))
+
+
+def _suit(g: Any, text: str) -> str:
+    """A suit's letter from its letter or its name ('W' for waves), or ValueError naming the suits."""
+    if g is None:
+        return text.upper()
+    try:
+        return str(g.deck.fmt_suit(g.deck.parse_suit(text)))
+    except Exception:  # noqa: BLE001 - BadCard and friends
+        names = getattr(g.deck, "SUIT_NAMES", ()) or ()
+        raise ValueError("%r is not a suit of the %s deck%s" % (
+            text, g.ID, " (suits: %s)" % ", ".join(names) if names else "")) from None
 
 
 def _int(text: str, what: str) -> int:

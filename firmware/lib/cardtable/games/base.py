@@ -21,6 +21,18 @@ FIRST = tuple(tuple(range(n)) for n in range(9))
 # Nothing outside the class refers to it: games.unload() still frees a game's rules.
 
 
+def _strings(v, out):
+    """Every string inside a record object's values (codes of cards among them) into out."""
+    if isinstance(v, str):
+        out.append(v)
+    elif isinstance(v, dict):
+        for k in v:
+            _strings(v[k], out)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            _strings(x, out)
+
+
 class IllegalAction(ValueError):
     """An action the rules do not allow; ``reason`` says why in words a player understands."""
 
@@ -28,6 +40,13 @@ class IllegalAction(ValueError):
         super().__init__(reason)  # MicroPython: ValueError has no __init__ attribute
         self.reason = reason
         self.action = action
+
+
+def _named(pairs, name):
+    for p in pairs:
+        if p[0] == name:
+            return True
+    return False
 
 
 class Game:
@@ -57,7 +76,9 @@ class Game:
     # deals them unseen, default False), TIMED (actions carry ms since the round began), LEAD_SUIT
     # (a lead of several suits waits for a suit button to name one), CONFIRM (the verb a confirm,
     # tap pad or button, makes mid-hand; default None), OWNED (every player brings a deck; a
-    # card's code names its owner).
+    # card's code names its owner), reset_table(t) (a method: sets on the table t the scratch
+    # its inputs keep for this game between actions, e.g. cards laid on a pad until confirmed;
+    # the table calls it for each new game).
     # Host only, where a game needs them (read with a default too): DEMO_SEED and SIM_SEED,
     # seeds whose bot games end at a watchable length (cardtable demo, cardtable sim; default
     # 1), and DEMO_SEATS (default: the fewest).
@@ -165,6 +186,73 @@ class Game:
     winner = None
     keep_history = True         # False on the table: undo replays the journal on flash instead
 
+    # -- the end of the game -----------------------------------------------------------------
+    def end(self, winner):
+        """The game is over: winner is the winning seat or team (None: a tie). Every game ends here."""
+        self.over = True
+        self.winner = winner
+
+    # -- the deal ------------------------------------------------------------------------------
+    def check_deal_piles(self, piles, sizes, unseen=False):
+        """None if piles is a deal of this game, else the reason: only the piles of sizes ((name,
+        cards) pairs, None: any number), a "hands..." pile one list per seat (None: not seen),
+        every card of the deck (deal_card_reason) and none dealt twice (an OWNED game: none twice
+        in one seat's deck); unseen: a card may be None (not seen)."""
+        if not isinstance(piles, dict):
+            return "a deal names its piles: %s" % ", ".join([p[0] for p in sizes])
+        for name in piles:
+            if not _named(sizes, name):
+                return "a %s deal has no pile %r (piles: %s)" % (self.ID, name, ", ".join([p[0] for p in sizes]))
+        seen = bytearray(64)
+        owned = getattr(self, "OWNED", False)
+        for name, want in sizes:
+            pile = piles.get(name)
+            if pile is None:
+                continue
+            if not isinstance(pile, (list, tuple)):
+                return "the %s pile must be a list of cards" % name
+            groups = (pile,)
+            if name[:5] == "hands":
+                if len(pile) != self.seats:
+                    return self.deal_reason("hands", name, self.seats, len(pile), None)
+                groups = pile
+            seat = -1
+            for g in groups:
+                seat += 1
+                if g is None:
+                    continue
+                if not isinstance(g, (list, tuple)):
+                    return self.deal_reason("list", name, want, None, seat)
+                if want is not None and len(g) != want:
+                    return self.deal_reason("size", name, want, len(g), seat)
+                if owned:
+                    for i in range(64):
+                        seen[i] = 0
+                for c in g:
+                    if c is None and unseen:
+                        continue
+                    why = self.deal_card_reason(c, seat if groups is pile else -1)
+                    if why:
+                        return why
+                    k = c & 63 if owned else c
+                    if seen[k]:
+                        return "the %s is dealt twice" % self.card_code(c)
+                    seen[k] = 1
+        return None
+
+    def deal_card_reason(self, c, seat):
+        """None if c may be dealt (to seat's hand, -1: another pile), else why not (subclass may vary)."""
+        return self.card_reason(c)
+
+    def deal_reason(self, kind, name, want, got, seat):
+        """The words for a misshapen deal pile (kind "hands": not one per seat, "list": not a
+        list, "size": not want cards); a subclass may word them its own way."""
+        if kind == "hands":
+            return "the deal has %d hands for %d seats" % (got, want)
+        if kind == "list":
+            return "each hand must be a list of cards"
+        return "the %s pile must hold %d cards, not %d" % (name, want, got)
+
     def deal_pattern(self):
         """The (pile, n) steps of a deal across the pad under these rules (subclass may vary)."""
         return self.DEAL_PATTERN
@@ -202,6 +290,24 @@ class Game:
         if out.get(hide[1]) is None:
             out[hide[1]] = len(obj[hide[0]])
         return out
+
+    def public_reason(self, obj, reason):
+        """Why obj was refused, as a spectator may read it: a card public() hides (a face-down
+        discard, a hand in a deal) is not named, "the AC" becomes "the card"."""
+        pub = self.public(obj)
+        if pub is obj or not reason:
+            return reason  # nothing of it is hidden
+        hidden = []
+        _strings(obj, hidden)
+        shown = []
+        _strings(pub, shown)
+        words = reason.split(" ")
+        for i in range(len(words)):
+            w = words[i]
+            core = w.strip("(),.;:'\"")
+            if core and core in hidden and core not in shown:
+                words[i] = w.replace(core, "card" if i and words[i - 1] == "the" else "a card")
+        return " ".join(words)
 
     def public_pile(self, name, pile):
         """Subclass: what a spectator sees of a public deal pile (default: all of it)."""
@@ -369,6 +475,11 @@ class Game:
         """An event in words, or None where the action's own words already say it."""
         from cardtable.games import words
         return words.describe(self, ev)
+
+    def last_hand_words(self, last):
+        """The last hand's result, as the game's view keeps it ("last_hand"), in words."""
+        from cardtable.games import words
+        return words.last_hand_words(self, last)
 
     def side(self, n):
         """Who keeps score n: 'seat 1', or 'seats 1 & 3' where partners share a score."""

@@ -45,6 +45,9 @@ def _order(c):
     return 14 if r == 1 else r
 
 
+_SIZES = (("hands", 6), ("stock", 40), ("up", 1))  # a deal's piles (the stock and up: as scanned)
+
+
 class CaliforniaJacks(TrickGame):
     """California Jacks on the trick core."""
 
@@ -117,7 +120,7 @@ class CaliforniaJacks(TrickGame):
     # -- the deal -------------------------------------------------------------------------
     def check_deal(self, action):
         piles = action[2]
-        reason = self.check_deal_piles(piles, {"hands": 6, "stock": 40, "up": 1})
+        reason = self.check_deal_piles(piles, _SIZES)
         if reason:
             return reason
         if piles.get("stock") is None and piles.get("up") is None:
@@ -233,8 +236,7 @@ class CaliforniaJacks(TrickGame):
             self.score[s] += 1
             if not self.over and self.score[s] >= target:
                 # the first to reach the target in the order High, Low, Jack, Game wins
-                self.over = True
-                self.winner = s
+                self.end(s)
                 if count_out:
                     ev["counted_out"] = names[i]
                     ev["uncounted"] = [n for n in names[i + 1:] if points[n] is not None]
@@ -254,6 +256,11 @@ class CaliforniaJacks(TrickGame):
 
     # -- views ----------------------------------------------------------------------------
     # -- words ----------------------------------------------------------------------------
+    def furniture(self, view, out):
+        """The stock's face-up top card (the next a trick's winner draws), for the page (host only)."""
+        if view.get("stock_top"):
+            out["rows"].append({"label": "top of the stock", "cards": [view["stock_top"]]})
+
     def describe(self, ev):
         from cardtable.games import words
         kind = ev.get("ev")

@@ -243,6 +243,7 @@ class Fairies(Game):
     """NEXUS-Fairies for two players."""
 
     ID = "fairies"
+    TITLE = "NEXUS-Fairies"
     DECK = "fairies"
     SEATS = seat_range("fairies")  # its registry entry (games/__init__.py)
     CONFIRM = "meditate"
@@ -273,6 +274,10 @@ class Fairies(Game):
                              % (rules["values"],))
         deck_table(rules["values"])
         cls.check_choices(rules, (("new_parade_to", ("empty", "meditator")),))
+
+    def reset_table(self, t):
+        """The table's scratch for this game's inputs, cleared for each new game (table/inputs.py)."""
+        t.at = 0  # the position selector
 
     def reset(self):
         if self.table is None:
@@ -326,40 +331,16 @@ class Fairies(Game):
     # -- the deal -------------------------------------------------------------------------
     def check_deal(self, action):
         piles = action[2]
-        if not isinstance(piles, dict):
-            return "a deal is a dict of piles"
-        for name in piles:
-            if name not in self.PILES:
-                return "a fairies deal has no pile %r (piles: %s)" % (name, ", ".join(self.PILES))
-        parade = piles.get("parade")
-        if not isinstance(parade, (list, tuple)) or len(parade) != 1 or parade[0] is None:
-            return "the deal must show the one card of player 2's Parade"
-        seen = bytearray(37)
-        for name, size in _SIZES:
-            pile = piles.get(name)
-            if pile is None:
-                continue
-            if name == "hands":
-                if not isinstance(pile, (list, tuple)) or len(pile) != 2:
-                    return "the deal has hands for 2 seats"
-                groups = pile
-            else:
-                groups = (pile,)
-            for g in groups:
-                if g is None:
-                    continue
-                if not isinstance(g, (list, tuple)) or len(g) != size:
-                    return "the %s pile must hold %d cards" % (name, size)
-                for c in g:
-                    if c is None:
-                        continue
-                    reason = self.card_reason(c)
-                    if reason:
-                        return reason
-                    if seen[c]:
-                        return "the %s is dealt twice" % fc.fmt(c)
-                    seen[c] = 1
-        return None
+        if isinstance(piles, dict):
+            parade = piles.get("parade")
+            if not isinstance(parade, (list, tuple)) or len(parade) != 1 or parade[0] is None:
+                return "the deal must show the one card of player 2's Parade"
+        return self.check_deal_piles(piles, _SIZES, True)
+
+    def deal_reason(self, kind, name, want, got, seat):
+        if kind == "hands":
+            return "the deal has hands for 2 seats"
+        return "the %s pile must hold %d cards" % (name, want)
 
     def do_deal(self, action):
         piles = action[2]
@@ -446,10 +427,9 @@ class Fairies(Game):
             events.extend(self._refill())
         self.moves += 1
         if not self.deck_cards:
-            self.over = True
             self.phase = "over"
             s0, s1 = self.scores
-            self.winner = None if s0 == s1 else (0 if s0 > s1 else 1)
+            self.end(None if s0 == s1 else (0 if s0 > s1 else 1))
             events.append({"ev": "over", "scores": [s0, s1], "winner": self.winner})
         return events
 
@@ -530,7 +510,7 @@ class Fairies(Game):
     def action_words(self, obj):
         from cardtable.games import words
         verb = obj.get("act")
-        who = "seat %s" % obj.get("seat")
+        who = words.who(self, obj.get("seat"))
         if verb == "meditate":
             end = obj.get("end")
             return "%s meditates%s" % (who, " on the %s card" % end if end else "")
@@ -539,6 +519,22 @@ class Fairies(Game):
             where = "on top of the Nexus" if at == 0 else "into the Nexus at place %d" % (at + 1)
             return "%s sows chaos: %s %s" % (who, words.show(self, obj["card"]), where)
         return words.action_words(self, obj)
+
+    def furniture(self, view, out):
+        """The Nexus row and the Parade, whose it is, for the page (host only)."""
+        from cardtable.games import words
+        if view.get("nexus"):
+            out["rows"].append({"label": "the Nexus", "cards": list(view["nexus"])})
+        if view.get("parade"):
+            owner = view.get("parade_owner")
+            out["rows"].append({"label": "the Parade" + ("" if owner is None else
+                                                          " (" + words.who(self, owner) + "'s)"),
+                                "cards": list(view["parade"])})
+        zones = view.get("zones") or []
+        for s in range(len(out["seats"])):
+            if s < len(zones) and zones[s]:
+                out["seats"][s]["facts"].append(words.count_words(sum(zones[s]), "card")
+                                                + " in the Score Zone")
 
     def describe(self, ev):
         from cardtable.games import words

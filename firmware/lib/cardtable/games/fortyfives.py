@@ -98,6 +98,7 @@ class FortyFives(TrickGame):
     """Auction Forty-Fives with a kitty, as the Nevins house rules play it."""
 
     ID = "fortyfives"
+    TITLE = "Forty-Fives"
     DECK = "standard"
     SEATS = seat_range("fortyfives")  # its registry entry (games/__init__.py)
     AUTO_DEAL = True  # hands the table never sees dealt: dealt unseen at once
@@ -146,6 +147,10 @@ class FortyFives(TrickGame):
                                    rules["defence_cap"])
 
     # -- state -------------------------------------------------------------------------------
+    def reset_table(self, t):
+        """The table's scratch for this game's inputs, cleared for each new game (table/inputs.py)."""
+        t.discards = []  # cards laid on the kitty by the seat discarding
+
     def reset(self):
         self.score = [0, 0]                  # per team: seats 0&2, 1&3
         self.dealer = self.first_dealer
@@ -206,8 +211,8 @@ class FortyFives(TrickGame):
     def sizes(self):
         """Pile sizes of a deal under these rules."""
         if self.rules["kitty"] == "none":
-            return {"hands": 5, "stock": 32}
-        return {"hands": 5, "kitty": 3, "stock": 29}
+            return (("hands", 5), ("stock", 32))
+        return (("hands", 5), ("kitty", 3), ("stock", 29))
 
     def check_deal(self, action):
         piles = action[2]
@@ -236,15 +241,14 @@ class FortyFives(TrickGame):
         self.new_hand()
         self.hand_no += 1
         self.deal_hands(piles.get("hands"), 5)
-        sizes = self.sizes()
-        if "kitty" in sizes:
+        if self.rules["kitty"] != "none":
             self.kitty = list(piles["kitty"]) if piles.get("kitty") is not None else None
             self.kitty_left = 3
             if self.kitty is not None:
                 self.place(self.kitty, KITTY)
         stock = piles.get("stock")
         self.stock = list(stock) if stock is not None else None
-        self.stock_left = sizes["stock"]
+        self.stock_left = self.sizes()[-1][1]  # the stock is the last pile
         if stock is not None:
             self.place(stock, STOCK)
         self.phase = "bid"
@@ -621,12 +625,9 @@ class FortyFives(TrickGame):
         events = [{"ev": "hand", "hand": self.hand_no, "bidder": self.bidder, "bid": self.bid,
                    "took": list(took), "made": made, "bonus": bonus, "scores": self.scores}]
         target = self.rules["target"]
-        if self.score[bt] >= target:
-            self.winner = bt
-        elif self.score[dt] >= target:
-            self.winner = dt
-        if self.winner is not None:
-            self.over = True
+        won = bt if self.score[bt] >= target else dt if self.score[dt] >= target else None
+        if won is not None:
+            self.end(won)
             self.phase = "over"
             events.append({"ev": "over", "winner": self.winner, "scores": self.scores})
         else:
@@ -662,6 +663,13 @@ class FortyFives(TrickGame):
                 out += " (the highest trump's 5 to %s)" % self.side(ev["bonus"])
             return out
         return words.describe(self, ev)
+
+    def last_hand_words(self, last):
+        from cardtable.games import words
+        said = self.describe(dict(last, ev="hand"))
+        if last.get("trump"):
+            said += "; %s were trumps" % words.suit_words(self, last["trump"])
+        return said
 
     def view(self, seat=None):
         out = self.trick_view(seat)

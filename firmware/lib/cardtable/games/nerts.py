@@ -230,6 +230,9 @@ def _fits_on(c, under):
     return std.rank(c) + 1 == std.rank(under) and std.is_red(c) != std.is_red(under)
 
 
+_SIZES = (("hands", 52),)  # a deal: each seat's own deck (None: not seen)
+
+
 class Nerts(Game):
     """Nerts on the rules API: every seat acts at any time; the centre is judged by t."""
 
@@ -275,6 +278,10 @@ class Nerts(Game):
         if self.rules["seed_strict"] and seats < 3:
             raise ValueError("the seed says Nerts needs 3 players at least (seed_strict)")
         self.CARDS = self.CARDS[:52 * seats]
+
+    def reset_table(self, t):
+        """The table's scratch for this game's inputs, cleared for each new game (table/inputs.py)."""
+        t.left = [[] for _ in range(self.seats)]  # cards laid on each left zone
 
     def reset(self):
         n = self.seats
@@ -330,33 +337,17 @@ class Nerts(Game):
 
     # -- the deal -------------------------------------------------------------------------
     def check_deal(self, action):
-        piles = action[2]
-        if not isinstance(piles, dict):
-            return "a deal carries a dict of piles"
-        for name in piles:
-            if name not in self.PILES:
-                return "a nerts deal has no pile %r (piles: hands)" % (name,)
-        hands = piles.get("hands")
-        if hands is None:
-            return None
-        if not isinstance(hands, list) or len(hands) != self.seats:
-            return "the deal needs one deck per seat: %d" % self.seats
-        seen = bytearray(64)
-        for s in range(self.seats):
-            deck = hands[s]
-            if deck is None:
-                continue
-            if not isinstance(deck, list) or len(deck) != 52:
-                return "seat %d's deck must hold 52 cards" % s
-            for i in range(64):
-                seen[i] = 0
-            for c in deck:
-                if not self.is_card(c) or std.owner(c) != s:
-                    return "the %s is not seat %d's card" % (self.code(c), s)
-                if seen[std.plain(c)]:
-                    return "the %s is dealt twice" % self.code(c)
-                seen[std.plain(c)] = 1
+        return self.check_deal_piles(action[2], _SIZES)
+
+    def deal_card_reason(self, c, seat):
+        if not self.is_card(c) or std.owner(c) != seat:
+            return "the %s is not seat %d's card" % (self.code(c), seat)
         return None
+
+    def deal_reason(self, kind, name, want, got, seat):
+        if kind == "hands":
+            return "the deal needs one deck per seat: %d" % want
+        return "seat %d's deck must hold 52 cards" % seat
 
     def do_deal(self, action):
         self.new_round()
@@ -666,8 +657,7 @@ class Nerts(Game):
                    "caller": None if self.caller < 0 else self.caller, "scores": list(self.score)}]
         best = max(self.score)
         if best >= self.rules["target"] and self.score.count(best) == 1:
-            self.over = True
-            self.winner = self.score.index(best)
+            self.end(self.score.index(best))
             self.phase = "over"
             events.append({"ev": "over", "winner": self.winner, "scores": list(self.score)})
         else:
@@ -779,22 +769,40 @@ class Nerts(Game):
     def action_words(self, obj):
         from cardtable.games import words
         verb = obj.get("act")
-        who = "seat %s" % obj.get("seat")
+        who = words.who(self, obj.get("seat"))
         if verb == "center":
-            return "%s plays %s to the centre at %s ms" % (who, words.show(self, obj["card"]),
-                                                           obj["t"])
+            return "%s plays %s to the centre, %s" % (who, words.show(self, obj["card"]), _into(obj["t"]))
         if verb == "nerts":
-            return "%s calls Nerts! at %s ms" % (who, obj["t"])
+            return "%s calls Nerts!, %s" % (who, _into(obj["t"]))
         if verb == "stuck":
-            return "nobody can move at %s ms: stuck" % obj["t"]
+            return "nobody can move, %s: stuck" % _into(obj["t"])
         if verb == "left":
             return "%s has %s nerts left" % (who, obj["n"])
         if verb == "draw":
             return "%s turns the stock" % who
         if verb == "move":
-            return "%s moves %s onto work pile %s" % (who, words.show(self, obj["card"]),
+            return "%s moves %s onto work pile %s" % (who, words.show(self, obj.get("card")),
                                                       obj["at"] + 1)
         return words.action_words(self, obj)
+
+    def furniture(self, view, out):
+        """The centre foundations and each player's nerts pile, for the page (host only)."""
+        from cardtable.games import words
+        centre = view.get("center") or []
+        if centre:
+            out["rows"].append({"label": "centre foundations", "cards": [p[0] for p in centre],
+                                "counts": [p[1] for p in centre]})
+        left = view.get("nerts_left") or []
+        inc = view.get("in_center") or []
+        for s in range(len(out["seats"])):
+            facts = []
+            if s < len(left) and left[s] is not None:
+                facts.append(words.count_words(left[s], "card") + " left in the nerts pile")
+            if s < len(inc) and inc[s]:
+                facts.append(words.count_words(inc[s], "card") + " in the centre")
+            out["seats"][s]["facts"] = facts
+        if view.get("caller") is not None:
+            out["facts"].append(["Nerts!", "called by " + words.who(self, view["caller"])])
 
     def describe(self, ev):
         from cardtable.games import words
@@ -853,3 +861,11 @@ class Nerts(Game):
         out["stuck_at"] = self.stuck_at
         out["rounds"] = [list(r) for r in self.rounds]
         return out
+
+
+def _into(t):
+    """A round's time in words: 6388 -> '6.4 s into the round' (host only)."""
+    if type(t) is not int or t < 0:
+        return "at %s" % (t,)
+    t = (t + 50) // 100
+    return "%d.%d s into the round" % (t // 10, t % 10)

@@ -84,7 +84,7 @@ class Nexus(TrickGame):
     # six to the kitty, the last two of them the indicators, nine each for round 1, then nine
     # each for round 2, set aside face down (the same cards the pack would give after round 1)
     DEAL_PATTERN = (("kitty", 4), ("up", 2), ("hands", 9), ("hands2", 9))
-    _SIZES = {"up": 2, "kitty": 4, "hands": 9, "hands2": 9}
+    _SIZES = (("up", 2), ("kitty", 4), ("hands", 9), ("hands2", 9))  # a deal's piles
 
     PHASES = (("play", "the play", "play", ("play",)),)
 
@@ -97,6 +97,10 @@ class Nexus(TrickGame):
         if rules["match_points"] and rules["match_deals"]:
             raise cls.option_error("match_deals", "0 when match_points is set (match play is to points or over deals, not both)",
                                    rules["match_deals"])
+
+    def reset_table(self, t):
+        """The table's scratch for this game's inputs, cleared for each new game (table/inputs.py)."""
+        t.indicators = []  # trump indicators seen while dealing
 
     def reset(self):
         self.reset_tricks()
@@ -148,40 +152,14 @@ class Nexus(TrickGame):
     # -- the deal -------------------------------------------------------------------------
     def check_deal(self, action):
         piles = action[2]
-        if not isinstance(piles, dict):
-            return "a deal is a dict of piles (%s)" % ", ".join(self.PILES)
-        for name in piles:
-            if name not in self._SIZES:
-                return "a nexus deal has no pile %r (piles: %s)" % (name, ", ".join(self.PILES))
-        if piles.get("up") is None:
+        if isinstance(piles, dict) and piles.get("up") is None:
             return "the deal must show the two trump indicators: an 'up' pile"
-        seen = bytearray(64)
-        for name in self.PILES:
-            pile = piles.get(name)
-            if pile is None:
-                continue
-            if not isinstance(pile, (list, tuple)):
-                return "the %s pile must be a list" % name
-            groups = (pile,)
-            if name == "hands" or name == "hands2":
-                if len(pile) != 2:
-                    return "the %s pile holds one hand per seat (2), not %d" % (name, len(pile))
-                groups = pile
-            want = self._SIZES[name]
-            for g in groups:
-                if g is None:
-                    continue
-                if not isinstance(g, (list, tuple)) or len(g) != want:
-                    return "each %s must hold %d cards" % ("hand" if want == 9 else name + " pile",
-                                                           want)
-                for c in g:
-                    why = self.card_reason(c)
-                    if why:
-                        return why
-                    if seen[c]:
-                        return "the %s is dealt twice" % self.card_code(c)
-                    seen[c] = 1
-        return None
+        return self.check_deal_piles(piles, self._SIZES)
+
+    def deal_reason(self, kind, name, want, got, seat):
+        if kind == "hands":
+            return "the %s pile holds one hand per seat (2), not %d" % (name, got)
+        return "each %s must hold %d cards" % ("hand" if want == 9 else name + " pile", want)
 
     def do_deal(self, action):
         piles = action[2]
@@ -337,15 +315,13 @@ class Nexus(TrickGame):
         target, deals = self.rules["match_points"], self.rules["match_deals"]
         if target:
             if max(t) >= target and t[0] != t[1]:
-                self.over, self.winner = True, 0 if t[0] > t[1] else 1
+                self.end(0 if t[0] > t[1] else 1)
         elif deals:
             left = deals - len(self.deals)
             if left <= 0 or abs(w[0] - w[1]) > left:
-                self.over = True
-                self.winner = None if w[0] == w[1] else (0 if w[0] > w[1] else 1)
+                self.end(None if w[0] == w[1] else (0 if w[0] > w[1] else 1))
         else:
-            self.over = True
-            self.winner = None if t[0] == t[1] else (0 if t[0] > t[1] else 1)
+            self.end(None if t[0] == t[1] else (0 if t[0] > t[1] else 1))
 
     # -- views ----------------------------------------------------------------------------
     def public_pile(self, name, pile):

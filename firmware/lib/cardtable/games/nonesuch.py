@@ -111,6 +111,11 @@ class Nonesuch(TrickGame):
         if rules["none_points"] < 0:
             raise cls.option_error("none_points", "0 or more", rules["none_points"])
 
+    def reset_table(self, t):
+        """The table's scratch for this game's inputs, cleared for each new game (table/inputs.py)."""
+        t.lead_suit = -1  # the suit pressed for the next lead
+        t.unnamed = None  # (seat, card, led, zone) of a lead refused for want of a suit
+
     def reset(self):
         n = self.seats
         if self.rules["reveal_before_bids"]:
@@ -182,7 +187,7 @@ class Nonesuch(TrickGame):
                 ok = ok and (h is None or isinstance(h, (list, tuple)))
             if not ok:
                 return "hands is a list of one list of cards per seat"
-        reason = self.check_deal_piles(piles, {"hands": self.tricks_per_hand, "up": 1})
+        reason = self.check_deal_piles(piles, (("hands", self.tricks_per_hand), ("up", 1)))
         if reason:
             return reason
         if piles.get("up") is None:
@@ -391,8 +396,7 @@ class Nonesuch(TrickGame):
         top = max(self.score)
         leaders = [s for s in range(self.seats) if self.score[s] == top]
         if top >= self.rules["target"] and (len(leaders) == 1 or self.rules["tie"] == "shared"):
-            self.over = True
-            self.winner = leaders[0] if len(leaders) == 1 else None
+            self.end(leaders[0] if len(leaders) == 1 else None)
             self.phase = "over"
             return [{"ev": "over", "winner": self.winner, "leaders": leaders,
                      "scores": list(self.score)}]
@@ -407,6 +411,19 @@ class Nonesuch(TrickGame):
         if obj.get("act") == "excuse":
             return "seat %d shows the Excuse and takes the up card" % obj["seat"]
         return words.action_words(self, obj)
+
+    def furniture(self, view, out):
+        """The suit the leader named and each seat's bid, for the page (host only)."""
+        from cardtable.games import words
+        for f in out["facts"]:
+            if f[0] == "suit led":
+                f[0] = "named suit"
+        bids = view.get("bids") or []
+        for s in range(len(out["seats"])):
+            if s < len(bids) and bids[s] is not None:
+                out["seats"][s]["facts"].insert(0, "bid " + str(bids[s]))
+        if view.get("excuse") is not None:
+            out["facts"].append(["the Excuse", "shown by " + words.who(self, view["excuse"])])
 
     def describe(self, ev):
         from cardtable.games import words

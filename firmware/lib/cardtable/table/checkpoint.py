@@ -1,6 +1,4 @@
 """Fast undo: the game's state before each deal (and every SINCE_MAX actions), and the actions since."""
-from cardtable.journal import JournalError
-
 _MODULE = type(__import__("sys"))
 
 
@@ -26,34 +24,18 @@ def _copy(v):
     return v
 
 
-def take(ctl, g):
-    """Before a deal (or every SINCE_MAX actions) is applied: keep the game's state; the
-    actions from there on follow."""
-    ctl._ckpt = ctl._since = None  # the old copy goes first: two copies never share the heap
+def take(g):
+    """A copy of the game's state, kept before a deal (or every SINCE_MAX actions) is applied."""
     st = {}
     d = g.__dict__
     for k in d:
         st[k] = _copy(d[k])
-    ctl._ckpt = st
-    ctl._since = []
+    return st
 
 
-def undo(ctl, src):
-    """Back to the checkpoint, then the actions since but the last: a few dozen at most, and
-    one undo line on flash. Returns (True, the undone record object as a spectator sees it)."""
-    g = ctl.game
-    last = ctl._since.pop()
-    obj = ctl._encode(last)
-    try:
-        ctl.journal.take_back()
-    except JournalError as e:
-        ctl._fault("journal", str(e))
-    st = ctl._ckpt
+def restore(g, st, since):
+    """Back to the state st, then the actions since (each checked when it was played)."""
     for k in st:
         setattr(g, k, _copy(st[k]))
-    for a in ctl._since:
-        g._apply(a)  # each was checked when it was played
-    if not ctl._since:  # the deal itself was taken back: the next undo replays the journal
-        ctl._ckpt = ctl._since = None
-    ctl._undone((g, 0), (obj, last, src))
-    return True, g.public(obj)
+    for a in since:
+        g._apply(a)

@@ -80,7 +80,7 @@ def _state(ctl, cmd):
 
 
 def _log(ctl, cmd):
-    if ctl._log is not None:
+    if ctl.streaming is not None:
         return "a log is already being sent"
     n = cmd.get("game", ctl.journal.number)
     if type(n) is not int or n not in ctl.journal.numbers():
@@ -89,28 +89,28 @@ def _log(ctl, cmd):
         rd = ctl.journal.reader(n)
     except OSError as e:
         return "cannot read journal %d: %s" % (n, e)
-    ctl._log = [cmd.get("id"), rd, n, 0]
+    ctl.streaming = [cmd.get("id"), rd, n, 0]
     return None
 
 
 def log_step(ctl):
     """Send the next few lines of a journal being streamed; the ok after the last."""
-    cid, rd, n, count = ctl._log
+    cid, rd, n, count = ctl.streaming
     try:
         for _ in range(_LOG_LINES):
             line = rd.next()
             if line is None:
                 rd.close()
-                ctl._log = None
+                ctl.streaming = None
                 ctl.link.send(lk.ok(cid, {"game": n, "lines": count}))
                 return
             ctl.link.send({"type": "log", "id": cid, "game": n, "line": line[0]})
             count += 1
     except OSError as e:
-        ctl._log = None
+        ctl.streaming = None
         ctl.link.send(lk.error(cid, "journal %d: %s" % (n, e)))
         return
-    ctl._log[3] = count
+    ctl.streaming[3] = count
 
 
 def _config(ctl, cmd):

@@ -35,7 +35,9 @@
 # - A finished team game (Forty-Fives) first asks both teams to confirm its result, as a
 #   bridge scoring terminal does: ``agree T``/``dispute T`` buttons, or a tap on a partner's
 #   ``tap`` pad (agree); the tap pads show each team's answer (asked, agreed, disputed) and
-#   the link tells it (``agree``). Once both have answered, a tap starts the next game.
+#   the link tells it (``agree``). Once both have answered, a tap (or ``confirm``) starts the
+#   next game; before that ``confirm`` is refused. An undo of the game's last action voids
+#   the answers: the teams are asked again when it is over again.
 # - The host types anything else (``act`` over the link).
 #
 # - ``deal`` (any trick game, fairies): a deal pad. While a deal is due every card dealt across
@@ -66,8 +68,21 @@ COMMIT_WAIT_MS = 250  # the longest a zone play's journal line waits for the rea
 SINCE_MAX = 100  # actions after a checkpoint: then a new one (undo replays at most this many)
 
 
+def _irq_lines(readers):
+    """True if a reader has its IRQ line wired (the board file's "irq"; fakes have none)."""
+    for r in readers:
+        if getattr(r, "irq", None) is not None:
+            return True
+    return False
+
+
 class Controller:
     """One table: a board, a layout (the game it plays) and a Hal."""
+    # The doors of the helpers (table/inputs, commands, remote, dealpad): play, undo, confirm,
+    # new_game, refresh, hello, send_state, state, verdict, fault, encode, seat_to_act; and the
+    # attributes game, layout, board, clock, hal, feedback, link, journal, scanner, config,
+    # enroll, streaming, the table's state (zone_card, tags, dealt, deal_zone, round_t0, agree)
+    # and the game's scratch (its reset_table). Names with an underscore are the controller's own.
 
     def __init__(self, board, layout_name, hal, journal=None, rules=None, budget=1,
                  place_polls=2, lift_polls=3, config=None, config_path="config.json", fw=FW,
@@ -84,7 +99,7 @@ class Controller:
         self.config_path = config_path
         self.layout = board.layout(layout_name)
         self.scanner = Scanner(hal.readers, hal.clock, place_polls, lift_polls)
-        if board.scan == "irq":  # readers that wait for their card and time it at their IRQ edge
+        if _irq_lines(hal.readers):  # readers that wait for their card, taken at their IRQ edge
             from cardtable.table.irqwait import IrqWait
 
             self.scanner.waiter = IrqWait(self.scanner, hal)
@@ -96,7 +111,7 @@ class Controller:
         self.steps = 0
         self.errors = 0
         self.t_boot = self.clock.ticks_ms()
-        self._log = None
+        self.streaming = None  # a log command sending a journal (commands.log_step continues it)
         self.enroll = None  # a zone being enrolled through (the tag command): no plays
         self._replay = None  # [journal replay generator, the undo it is for (None: the boot)]
         # Undo without replaying the game: the state before the last deal, and the actions since.
@@ -138,24 +153,24 @@ class Controller:
 
     def _booted(self, resumed):
         if resumed is not None and self._adopt(resumed[0]):
+            self._reset_scratch()
             if not self.game.keep_history:
                 # the resumed state is a checkpoint: an undo after a reboot replays the few
                 # actions played since, not the journal
-                from cardtable.table import checkpoint
-                checkpoint.take(self, self.game)
+                self._checkpoint(self.game)
         else:
             err = self.journal.error
             rules = self._rules
             why = self.new_game(self.layout.game, len(self.layout.seats), 0, rules, self.layout.name)
             if why:  # rule options this game does not take: play it with its own rules
                 self.new_game(self.layout.game, len(self.layout.seats), 0, None, self.layout.name)
-                self._fault("error", "new game: %s" % why)
+                self.fault("error", "new game: %s" % why)
             if err:
-                self._fault("journal", err)
+                self.fault("journal", err)
         self._rules = None
         self.hello()
         for w in self.board.warnings:  # what the board checker advises against, e.g. no mux RESET
-            self._fault("board", w)
+            self.fault("board", w)
         self.refresh()
         self.send_state()
 
@@ -182,7 +197,7 @@ class Controller:
         # messages wait while another card is being confirmed: that card's verdict comes first.
         c = self._commits
         if c and (not sc.busy() or ticks_diff(self.clock.ticks_ms(), c[0][4]) >= COMMIT_WAIT_MS):
-            inputs.commit(self)
+            self._commit()
         pins = self.hal.inputs
         ev = pins.next()
         while ev is not None:
@@ -195,10 +210,15 @@ class Controller:
         cmd = self.link.poll()
         if cmd is not None:
             commands.handle(self, cmd)
-        if self._log is not None:
+        if self.streaming is not None:
             commands.log_step(self)
         self.feedback.update(self.clock.ticks_ms())
         self.hal.wdt.feed()
+
+    @property
+    def replaying(self):
+        """True while the journal is being replayed (at boot, after an undo)."""
+        return self._replay is not None
 
     def busy(self):
         """True while the next steps have work to finish: a card being confirmed, a play's
@@ -210,7 +230,7 @@ class Controller:
     def new_game(self, name, seats=None, dealer=0, rules=None, layout=None):
         """Start a new game (and journal file); returns None or the reason it cannot."""
         if self._commits:
-            inputs.commit(self)
+            self._commit()
         lay = self._layout_for(name, seats, layout)
         if isinstance(lay, str):
             return lay
@@ -226,7 +246,7 @@ class Controller:
         try:
             self.journal.start(record.header(g))
         except JournalError as e:
-            self._fault("journal", str(e))
+            self.fault("journal", str(e))
         self.refresh()
         return None
 
@@ -268,15 +288,10 @@ class Controller:
         return True
 
     def _clear_table(self):
-        n = len(self.layout.seats)
+        # What a new game clears: the table's own state, then the scratch the game's inputs keep
+        # (its reset_table, games/base.py).
         self.zone_card = {}  # zone -> the card last accepted from it
         self.tags = {}  # card -> UID key of the tag that said it (duplicate check)
-        self.lead_suit = -1  # nonesuch: the suit pressed for the next lead
-        self.unnamed = None  # nonesuch: (seat, card, led, zone) of a lead refused for want of a suit
-        self.indicators = []  # nexus: trump indicators seen while dealing
-        self.discards = []  # fortyfives: cards laid on the kitty by the seat discarding
-        self.left = [[] for _ in range(n)]  # nerts: cards laid on each left zone
-        self.at = 0  # fairies: the position selector
         self.round_t0 = self.clock.ticks_ms()
         self.dealt = []  # cards dealt across the deal pad so far, in order
         self.deal_zone = None
@@ -285,6 +300,12 @@ class Controller:
         for z in roles:
             if roles[z][0] == "deal":
                 self.deal_zone = z
+        self._reset_scratch()
+
+    def _reset_scratch(self):
+        reset = getattr(self.game, "reset_table", None)
+        if reset is not None:
+            reset(self)
 
     # -- actions --------------------------------------------------------------------------
 
@@ -294,25 +315,24 @@ class Controller:
         # the scoring (apply) and the journal's flush (a flash erase stalls the CPU 45-400 ms).
         # If the power fails before the flush, the card is still on its pad and is read again.
         if self._commits and not self._defer:
-            inputs.commit(self)  # the journal keeps the order the rules saw
+            self._commit()  # the journal keeps the order the rules saw
         g = self.game
         reason = g.check(action)
         now = self.clock.ticks_ms()
         fbk = self.feedback
         fbk.flash(led, "rejected" if reason else "accepted", now)
         fbk.update(now)
-        obj = self._encode(action)
+        obj = self.encode(action)
         if reason:
             fbk.sound("rejected", now)
             self.link.send({"type": "verdict", "action": g.public(obj), "seat": action[0],
-                            "reason": reason, "from": src})
+                            "reason": g.public_reason(obj, reason), "from": src})
             return False, reason, None
         since = self._since
         if not g.keep_history and (action[1] == "deal" or since is not None and len(since) >= SINCE_MAX):
             # a checkpoint at each deal and every SINCE_MAX actions: an undo at the end of
             # the longest game replays at most SINCE_MAX actions, never the journal
-            from cardtable.table import checkpoint
-            checkpoint.take(self, g)
+            self._checkpoint(g)
         events = g._apply(action)  # checked once: apply() would check it again (+23-53 %)
         if g.keep_history:
             g.history.append(action)
@@ -329,27 +349,54 @@ class Controller:
         if self._defer:
             self._commits.append((obj, events, src, led, now))
             return True, None, events
-        return True, inputs.record(self, obj, events, src, led, now), events
+        return True, self._record(obj, events, src, led, now), events
+
+    # -- the one place an accepted action is journaled and told ---------------------------
+
+    def _record(self, obj, events, src, led, now):
+        # One accepted action's journal line (flushed), event and state report: its seq. The
+        # host hears of an action only once it is on flash: a power cut before the flush
+        # loses nothing the host was told (the card still lies on its pad and is read again).
+        seq = None
+        try:
+            seq = self.journal.append(obj)
+        except JournalError as e:
+            # Refereed but not recorded (flash full or failing): the table says so and plays on.
+            self.fault("journal", str(e))
+            self.feedback.flash(led, "fault", now)
+            self.feedback.sound("fault", now)
+        # What leaves the table is what a spectator may see (the journal keeps it all).
+        self.link.send({"type": "event", "seq": seq, "action": self.game.public(obj), "events": events,
+                        "from": src})
+        self.send_state()
+        return seq
+
+    def _commit(self):
+        # Journal the zone plays refereed but not yet recorded (step() defers them while
+        # another card is being confirmed), and tell the host.
+        c = self._commits
+        self._commits = []
+        for obj, events, src, led, now in c:
+            self._record(obj, events, src, led, now)
 
     def undo(self, src):
         """Take back the last action: (True, undone record object) or (False, reason)."""
         if self._commits:
-            inputs.commit(self)
+            self._commit()
         g = self.game
         if not (g.history if g.keep_history else self.journal.live > 0):
-            self._verdict(None, "nothing to undo", src)
+            self.verdict(None, "nothing to undo", src)
             return False, "nothing to undo"
         if g.keep_history:
             last = g.history[-1]
-            obj = self._encode(last)
+            obj = self.encode(last)
             g.undo()
             try:
                 self.journal.undo()
             except JournalError as e:
-                self._fault("journal", str(e))
+                self.fault("journal", str(e))
         elif self._since:
-            from cardtable.table import checkpoint
-            return checkpoint.undo(self, src)
+            return self._undo_to_checkpoint(src)
         else:
             # Append an undo line and replay the journal without what it took back: the state
             # the game had before that action, without holding every action in memory.
@@ -358,21 +405,48 @@ class Controller:
                 del obj["seq"]
                 last = record.decode(g, obj, 0)
             except (JournalError, ValueError, TypeError) as e:
-                self._fault("journal", "cannot undo: %s" % e)
-                self._verdict(None, "cannot undo: the journal is in trouble", src)
+                self.fault("journal", "cannot undo: %s" % e)
+                self.verdict(None, "cannot undo: the journal is in trouble", src)
                 return False, "cannot undo: the journal is in trouble"
             self._replay_some(-1, (obj, last, src))
             return True, g.public(obj)
         self._undone(None, (obj, last, src))
         return True, g.public(obj)
 
+    def _checkpoint(self, g):
+        # Before a deal (or every SINCE_MAX actions) is applied: keep the game's state; the
+        # actions from there on follow. The old copy goes first: two never share the heap.
+        from cardtable.table import checkpoint
+
+        self._ckpt = self._since = None
+        self._ckpt = checkpoint.take(g)
+        self._since = []
+
+    def _undo_to_checkpoint(self, src):
+        # Back to the checkpoint, then the actions since but the last: a few dozen at most, and
+        # one undo line on flash.
+        from cardtable.table import checkpoint
+
+        g = self.game
+        last = self._since.pop()
+        obj = self.encode(last)
+        try:
+            self.journal.take_back()
+        except JournalError as e:
+            self.fault("journal", str(e))
+        checkpoint.restore(g, self._ckpt, self._since)
+        if not self._since:  # the deal itself was taken back: the next undo replays the journal
+            self._ckpt = self._since = None
+        self._undone((g, 0), (obj, last, src))
+        return True, g.public(obj)
+
     def _undone(self, resumed, done):
         """After an undo (and the replay of the journal without it): tell the table."""
         obj, last, src = done
         if not self.game.keep_history and (resumed is None or not self._adopt(resumed[0])):
-            self._fault("journal", "cannot undo: the journal does not replay")
+            self.fault("journal", "cannot undo: the journal does not replay")
             return
-        self._log = None
+        self.streaming = None
         self.dealt = []
         for z in list(self.zone_card):
             if len(last) > 2 and self.zone_card[z] == last[2]:
@@ -382,18 +456,23 @@ class Controller:
         self.refresh()
         self.send_state()
 
-    def _encode(self, action):
+    def encode(self, action):
+        """The action's record object (a fallback naming act and seat if it does not encode)."""
         try:
             return record.encode(self.game, action)
         except (ValueError, KeyError, TypeError, IndexError):
             return {"act": action[1], "seat": action[0]}
 
-    def _verdict(self, action, reason, src, led=-1):
+    def verdict(self, action, reason, src, led=-1):
+        """Refuse an action (None: a press with nothing to act on): LED, sound, verdict message."""
         now = self.clock.ticks_ms()
         self.feedback.flash(led, "rejected", now)
         self.feedback.update(now)
         self.feedback.sound("rejected", now)
-        obj = None if action is None else self.game.public(self._encode(action))
+        obj = None if action is None else self.encode(action)
+        if obj is not None:
+            reason = self.game.public_reason(obj, reason)
+            obj = self.game.public(obj)
         self.link.send({"type": "verdict", "action": obj, "seat": None if action is None else action[0],
                         "reason": reason, "from": src})
 
@@ -401,7 +480,8 @@ class Controller:
         """A tap pad (seat) or a confirm button (seat None): end what is pending."""
         inputs.confirm(self, seat, src, led)
 
-    def _turn(self):
+    def seat_to_act(self):
+        """The first seat whose turn it is (0 when none is)."""
         t = self.game.turn
         return t[0] if t else 0
 
@@ -425,25 +505,25 @@ class Controller:
                 return
             self.feedback.flash(led, "unknown", now)
             self.feedback.sound("unknown", now)
-            self._fault("tag", "zone %s: a tag that is no card (%s)" % (zone, text), zone)
+            self.fault("tag", "zone %s: a tag that is no card (%s)" % (zone, text), zone)
         elif kind == TWO:
             self.feedback.flash(led, "unknown", now)
             self.feedback.sound("unknown", now)
-            self._fault("two_tags", "zone %s: two tags on one pad: nothing is played; "
+            self.fault("two_tags", "zone %s: two tags on one pad: nothing is played; "
                         "lay one card" % zone, zone)
         elif kind == TORN:
             self.feedback.flash(led, "misread", now)
             self.feedback.sound("misread", now)
-            self._fault("torn", "zone %s: the card left before it was read: nothing is "
+            self.fault("torn", "zone %s: the card left before it was read: nothing is "
                         "played; lay it again" % zone, zone)
         elif kind == DOWN:
             self.feedback.set_fault(led, True)
             self.feedback.sound("fault", now)
-            self._fault("reader", "zone %s: reader %d (%s) stopped answering: %s" % (
+            self.fault("reader", "zone %s: reader %d (%s) stopped answering: %s" % (
                 zone, ri, self.board.reader_label(ri), text), zone)
         elif kind == UP:
             self.feedback.set_fault(led, False)
-            self._fault("reader", "zone %s: reader %d answers again" % (zone, ri), zone, True)
+            self.fault("reader", "zone %s: reader %d answers again" % (zone, ri), zone, True)
 
     def refresh(self):
         """Steady zone colours from the game state: whose turn, pending inputs, the winner;
@@ -479,7 +559,7 @@ class Controller:
                     f.steady(led, "pending" if self.dealt else "turn")
                     focus.append(b.zone_reader[zone])
                 elif (r == "up" or r == "indicator" or r == "parade" and seat == 1) and not self.dealt:
-                    f.steady(led, "pending" if self.indicators else "turn")
+                    f.steady(led, "pending" if r == "indicator" and self.indicators else "turn")
                     focus.append(b.zone_reader[zone])
             elif r == "kitty" and self.discards:
                 f.steady(led, "pending")
@@ -490,12 +570,14 @@ class Controller:
                 if r == "play":
                     focus.append(b.zone_reader[zone])
         focus.sort()
-        self.scanner.watch(tuple(focus) if len(focus) <= 3 else ())  # many: none is favoured
+        focus = tuple(focus) if len(focus) <= 3 else ()  # many: none is favoured
+        self.scanner.watch(focus)
         self.scanner.rare = tuple(rare)
         w = self.scanner.waiter
-        if w is not None:  # a timed game's zones that take cards now wait by themselves
+        if w is not None:  # the seat to play's pad, and a timed game's zones, wait by themselves
             w.choose(tuple(b.zone_reader[z] for z in roles if b.zone_reader[z] not in rare),
-                     getattr(g, "TIMED", False) and not g.over)
+                     b.scan == "irq" and getattr(g, "TIMED", False) and not g.over,
+                     () if g.over else focus)
 
     # -- the link -------------------------------------------------------------------------
 
@@ -517,7 +599,7 @@ class Controller:
             out["agree"] = [self.agree[0], self.agree[1]]
         return out
 
-    def _fault(self, kind, msg, zone=None, cleared=False):
-        # the LED shows it before the message leaves, as a play's verdict does
+    def fault(self, kind, msg, zone=None, cleared=False):
+        """Tell the host of a fault (the LED shows it before the message leaves, as a verdict)."""
         self.feedback.update(self.clock.ticks_ms())
         self.link.send(lk.fault(kind, msg, zone, cleared))

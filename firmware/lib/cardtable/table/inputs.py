@@ -27,7 +27,7 @@ def placed(ctl, zone, led, text, key, t):
             return
         ctl.feedback.flash(led, "unknown", now)
         ctl.feedback.sound("unknown", now)
-        ctl._fault("tag", "zone %s: %r is no %s card" % (zone, text, g.ID), zone)
+        ctl.fault("tag", "zone %s: %r is no %s card" % (zone, text, g.ID), zone)
         return
     if r == "deal":
         from cardtable.table import dealpad
@@ -38,7 +38,7 @@ def placed(ctl, zone, led, text, key, t):
         ctl.tags[card] = key
     elif prev != key:
         ctl.feedback.flash(led, "unknown", now)
-        ctl._fault("duplicate", "zone %s: two tags say they are the %s" % (zone, g.card_code(card)), zone)
+        ctl.fault("duplicate", "zone %s: two tags say they are the %s" % (zone, g.card_code(card)), zone)
     if ctl.zone_card.get(zone) == card:
         return  # the card accepted here was lifted and put back
     action = zone_action(ctl, r, seat, card, t, led, zone)
@@ -85,14 +85,14 @@ def zone_action(ctl, r, seat, card, t, led, zone=None):
             return (None, "deal", {"parade": [card]})
         return None
     if r == "nexus":
-        return (ctl._turn(), "meditate", meditate_end(ctl), card)
+        return (ctl.seat_to_act(), "meditate", meditate_end(ctl), card)
     if r == "sow":
-        return (ctl._turn(), "sow", card, ctl.at)
+        return (ctl.seat_to_act(), "sow", card, ctl.at)
     if r == "kitty":
         if g.phase != "discard":
             if g.dealing or g.phase in ("bid", "trump"):
                 return None
-            return (ctl._turn(), "discard", (card,), None)  # the rules say why not
+            return (ctl.seat_to_act(), "discard", (card,), None)  # the rules say why not
         if card not in ctl.discards:
             ctl.discards.append(card)
         ctl.feedback.flash(led, "accepted", now)
@@ -125,8 +125,13 @@ def confirm(ctl, seat, src, led=-1):
     g = ctl.game
     if g.over:
         a = ctl.agree
-        if seat is not None and getattr(g, "TEAMS", False) and not (a[0] and a[1]):
-            return answer(ctl, g.team(seat), False, src, led)  # the seat's team agrees
+        if getattr(g, "TEAMS", False) and not (a[0] and a[1]):
+            if seat is not None:
+                return answer(ctl, g.team(seat), False, src, led)  # the seat's team agrees
+            # a confirm button is no team's answer: the next game waits for both
+            why = "both teams answer the result first (agree or dispute)"
+            ctl.verdict(None, why, src, led)
+            return False, why, None
         ctl.new_game(g.ID, g.seats, 0, _changed_rules(g), ctl.layout.name)
         ctl.hello()
         ctl.send_state()
@@ -138,16 +143,16 @@ def confirm(ctl, seat, src, led=-1):
         z = ctl.deal_zone
         return dealpad.short(ctl, z, ctl.board.zone_led.get(z, -1))
     if getattr(g, "CONFIRM", None) == "discard" and g.phase == "discard":
-        turn = ctl._turn()
+        turn = ctl.seat_to_act()
         if seat is not None and seat != turn:
             why = g.not_your_turn(seat)
-            ctl._verdict((seat, "discard", (), None), why, src, led)
+            ctl.verdict((seat, "discard", (), None), why, src, led)
             return False, why, None
         cards = tuple(ctl.discards)
         ctl.discards = []
         return ctl.play((turn, "discard", cards, None), src, led)
     if getattr(g, "CONFIRM", None) == "meditate" and not g.dealing:
-        return ctl.play((ctl._turn() if seat is None else seat, "meditate", meditate_end(ctl), None), src, led)
+        return ctl.play((ctl.seat_to_act() if seat is None else seat, "meditate", meditate_end(ctl), None), src, led)
     return None
 
 
@@ -180,15 +185,15 @@ def press(ctl, verb, arg, src, led=-1):
     if verb == "agree" or verb == "dispute":
         return answer(ctl, arg, verb == "dispute", src, led)
     if verb == "bid":
-        return ctl.play((ctl._turn(), "bid", arg), src, led)
+        return ctl.play((ctl.seat_to_act(), "bid", arg), src, led)
     if verb == "pass":
-        return ctl.play((ctl._turn(), "pass"), src, led)
+        return ctl.play((ctl.seat_to_act(), "pass"), src, led)
     if verb == "trump":
-        return ctl.play((ctl._turn(), "trump", g.deck.parse_suit(arg)), src, led)
+        return ctl.play((ctl.seat_to_act(), "trump", g.deck.parse_suit(arg)), src, led)
     if verb == "suit":
         suit = g.deck.parse_suit(arg)
         if g.phase == "trump":
-            return ctl.play((ctl._turn(), "trump", suit), src, led)
+            return ctl.play((ctl.seat_to_act(), "trump", suit), src, led)
         if ctl.unnamed is not None:  # the lead on the table waits for its suit
             seat, card, zled, zone = ctl.unnamed
             ctl.unnamed = None
@@ -214,7 +219,7 @@ def answer(ctl, team, dispute, src, led=-1):
     g = ctl.game
     if not g.over:
         why = "the game is not over: there is no result to %s" % ("dispute" if dispute else "confirm")
-        ctl._verdict(None, why, src, led)
+        ctl.verdict(None, why, src, led)
         return False, why, None
     a = ctl.agree
     if a[0] and a[1]:
@@ -242,35 +247,3 @@ def _changed_rules(g):
         if g.rules[k] != g.OPTIONS[k]:
             out[k] = g.rules[k]
     return out
-
-
-# -- the journal ----------------------------------------------------------------------
-
-def commit(ctl):
-    """Journal the zone plays refereed but not yet recorded (controller.step defers them
-    while another card is being confirmed), and tell the host."""
-    c = ctl._commits
-    ctl._commits = []
-    for obj, events, src, led, now in c:
-        record(ctl, obj, events, src, led, now)
-
-
-def record(ctl, obj, events, src, led, now):
-    """One accepted action's journal line (flushed), event and state report: its seq."""
-    # The host hears of an action only once it is on flash: a power cut before the flush
-    # loses nothing the host was told (the card still lies on its pad and is read again).
-    from cardtable.journal import JournalError
-
-    seq = None
-    try:
-        seq = ctl.journal.append(obj)
-    except JournalError as e:
-        # Refereed but not recorded (flash full or failing): the table says so and plays on.
-        ctl._fault("journal", str(e))
-        ctl.feedback.flash(led, "fault", now)
-        ctl.feedback.sound("fault", now)
-    # What leaves the table is what a spectator may see (the journal keeps it all).
-    ctl.link.send({"type": "event", "seq": seq, "action": ctl.game.public(obj), "events": events,
-                   "from": src})
-    ctl.send_state()
-    return seq

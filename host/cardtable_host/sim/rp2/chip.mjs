@@ -1,6 +1,6 @@
 // One emulated RP2040 (rp2040js) with what a Pico board adds around the chip: the firmware
 // image in its 2 MB flash, working flash erase/program, USB CDC to a host, the pins' wiring
-// (pull-ups, buttons, WS2812 LEDs, a piezo's PWM) and reset. tools/rp2/board.mjs drives it.
+// (pull-ups, buttons, WS2812 LEDs, a piezo's PWM) and reset. host/cardtable_host/sim/rp2/board.mjs drives it.
 //
 // - Flash: rp2040js keeps the flash as a byte array but does not model the QSPI flash's erase
 //   and program commands. The firmware changes flash only through the bootrom's functions

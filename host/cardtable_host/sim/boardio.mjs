@@ -1,4 +1,4 @@
-// What both virtual boards' processes (tools/mpy/board.mjs, tools/rp2/board.mjs) share with
+// What both virtual boards' processes (host/cardtable_host/sim/vboard/board.mjs, host/cardtable_host/sim/rp2/board.mjs) share with
 // the host (host/cardtable_host/sim/board.py): the board's serial on stdin/stdout, and the
 // control channel beside it - JSON lines on a socket (fd 3, or --control-fd N), a request
 // {"op": ..., "id": N} answered {"id": N, "ok": true, ...} or {"id": N, "ok": false, "error"},

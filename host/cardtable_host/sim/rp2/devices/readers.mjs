@@ -1,4 +1,4 @@
-// The rp2 board's readers as a board.mjs device (tools/rp2/devices): the board config's I2C and SPI
+// The rp2 board's readers as a board.mjs device (host/cardtable_host/sim/rp2/devices): the board config's I2C and SPI
 // reader buses (bus.mjs) on every new chip, talking to the Python side that holds the PN532s
 // (host/cardtable_host/sim/rp2bus.py) over the socket inherited as $CARDTABLE_RP2_BUS_FD.
 // A chip powered on cold (no reset reason carried) tells it first: the PN532s share the

@@ -43,7 +43,7 @@ import { Chip, bootromWords, flashFromUF2, FLASH_SIZE } from './chip.mjs';
 import { FlashLog } from './flashlog.mjs';
 import { Buttons, Ws2812 } from './parts.mjs';
 
-const USAGE = `usage: node tools/rp2/board.mjs --bootrom FILE (--image UF2 | --flash FILE) [options]
+const USAGE = `usage: node host/cardtable_host/sim/rp2/board.mjs --bootrom FILE (--image UF2 | --flash FILE) [options]
 
   --bootrom FILE    the RP2040 B1 bootrom (little-endian 32-bit words)
   --image UF2       firmware to write into the flash at power-on

@@ -1,12 +1,12 @@
-"""MicroPython side of tools/mpy/board.mjs: boot firmware/main.py's table on simulated hardware.
+"""MicroPython side of host/cardtable_host/sim/vboard/board.mjs: boot firmware/main.py's table on simulated hardware.
 
 Every function here is one top-level call from JavaScript, so the garbage of each is
 collected before the next (the WebAssembly port collects only between top-level calls).
 Functions return a status (OK, or FAILED with the exception kept for report()); none raises.
-The table is built the way main.py builds it (main.build), with the simulated hal
-(cardtable.hw_sim.SimHal) over emulated PN532s (cardtable.sim.pn532_emu, passed in),
-files on the MEMFS root (cardtable.hal.FileStorage), real time, and the board's USB serial
-as this process's stdin (fed by JS) and stdout.
+The table is booted by main.py's staged boot (cardtable.simboot.Boot: main.build with the
+simulated hal, cardtable.hw_sim.SimHal, over emulated PN532s, cardtable.sim.pn532_emu, passed
+in), files on the MEMFS root (cardtable.hal.FileStorage), real time, and the board's USB serial
+(hw_sim.SimSerial) fed by JS, writing to this process's stdout.
 """
 import gc
 import sys
@@ -23,33 +23,6 @@ _FRAMES_KEEP = 2
 S = {"exc": None, "ctl": None, "stages": None, "emu": None, "note": "", "steps": 0, "peak": 0,
      "live_max": 0, "budget": 0, "over": 0, "collected": True}
 _POLLS = []  # InListPassiveTarget commands each reader's emulator has answered
-
-
-class PipeSerial:
-    """The board's USB CDC: host bytes fed from JS, device bytes out on stdout."""
-
-    def __init__(self):
-        self.inbox = bytearray()
-        self.rd = 0
-        self.out = sys.stdout.buffer
-
-    def feed(self, data):
-        if self.rd:
-            self.inbox = self.inbox[self.rd:]
-            self.rd = 0
-        self.inbox.extend(data)
-
-    def read_byte(self):
-        if self.rd >= len(self.inbox):
-            return -1
-        b = self.inbox[self.rd]
-        self.rd += 1
-        return b
-
-    def write(self, data):
-        if isinstance(data, str):
-            data = data.encode()
-        self.out.write(data)
 
 
 def _guard(fn, *args):
@@ -199,32 +172,6 @@ _RAW_ILISTDIR = []
 # -- boot -------------------------------------------------------------------------------
 
 
-def _import(name):
-    __import__(name)
-
-
-def _stages(emu, board_kinds):
-    out = []
-    if emu:
-        out.append(("emu",))
-    for name in ("cardtable.drivers.ndef", "cardtable.drivers.pn532", "cardtable.drivers.mux"):
-        out.append(("import", name))
-    for kind in ("i2c", "spi", "uart"):
-        if kind in board_kinds:
-            out.append(("import", "cardtable.drivers.pn532_" + kind))
-    for name in ("cardtable.record", "cardtable.games", "cardtable.table.config",
-                 "cardtable.journal", "cardtable.link", "cardtable.table.scanner",
-                 "cardtable.table.feedback", "cardtable.hal", "cardtable.hw_sim",
-                 "cardtable.table.controller"):
-        out.append(("import", name))
-    out.append(("config",))
-    out.append(("main",))
-    out.append(("board",))
-    out.append(("game",))
-    out.append(("build",))
-    return out
-
-
 def preset_dead(readers):
     """Readers (comma-separated indexes) whose cable is cut when the table boots."""
     S["dead"] = [int(r) for r in readers.split(",") if r]
@@ -232,19 +179,41 @@ def preset_dead(readers):
 
 
 def begin(emu, board_kinds):
-    """Plan the boot: emu is 1 if pn532_emu is importable, board_kinds e.g. 'i2c,spi'."""
-    S["stages"] = _stages(emu, board_kinds.split(","))
-    S["i"] = 0
+    """Plan the boot: emu is 1 if pn532_emu is importable (board_kinds, e.g. 'i2c,spi': the
+    boot finds them in the board config itself)."""
+    S["stages"] = _emu if emu else None
+    S["boot"] = None
     return OK
+
+
+def _emu():
+    import pn532_emu
+
+    return pn532_emu
+
+
+def _host_only(name):
+    """cardtable.<name> of the simulated hardware: from the flash where it is there, else the
+    copy the board put beside this glue (`cardtable flash` keeps host-only modules off a board)."""
+    full = "cardtable." + name
+    try:
+        return __import__(full, None, None, (name,))
+    except ImportError:
+        pass
+    import cardtable
+
+    mod = __import__("_sim_" + name)
+    sys.modules[full] = mod
+    setattr(cardtable, name, mod)
+    return mod
 
 
 def stage_name():
     """The boot stage run last, e.g. 'import cardtable.journal'."""
-    st = S["stages"]
-    i = S.get("i", 0) - 1
-    if st is None or i < 0 or i >= len(st):
-        return "done"
-    return " ".join(st[i])
+    boot = S.get("boot")
+    if boot is None:
+        return "import main" if S.get("main") is not None else "done"
+    return boot.last or "done"
 
 
 def stage():
@@ -253,94 +222,72 @@ def stage():
 
 
 def _stage():
-    st = S["stages"]
-    i = S["i"]
-    if i >= len(st):
-        return OK
-    S["i"] = i + 1
-    kind = st[i][0]
-    if kind == "emu":
-        import pn532_emu
+    # main.py and its simulated hardware first (cardtable.simboot.Boot, main.py's staged boot),
+    # then one Boot stage a call
+    boot = S.get("boot")
+    if boot is None:
+        if S.get("main") is None:
+            import main
 
-        S["emu"] = pn532_emu
-    elif kind == "import":
-        _import(st[i][1])
-    elif kind == "config":
-        from cardtable.hal import FileStorage
-        from cardtable.table.controller import load_config
-
-        S["storage"] = FileStorage("")
-        S["cfg"] = load_config(S["storage"], "config.json")
-    elif kind == "main":
-        import main
-
-        S["main"] = main
-        if main.maintenance(S["storage"]):
-            S["note"] = "cardtable: maintenance mode (/%s exists): the table is off" % main.MAINTENANCE
-            return STOPPED
-    elif kind == "board":
-        try:
-            S["board"] = S["main"].load_board(S["cfg"])
-        except ValueError as e:
-            S["note"] = "cardtable: cannot start: %s" % e
-            return STOPPED
-    elif kind == "game":
-        from cardtable import games
-
-        b = S["board"]
-        lay = b.layouts.get(S["cfg"].get("layout")) or b.layouts[sorted(b.layouts)[0]]
-        games.game_class(lay.game)
-    elif kind == "build":
-        _build()
-        S["stages"] = None
+            S["main"] = main
+            gc.collect()
+            return MORE
+        _host_only("hw_sim")
+        simboot = _host_only("simboot")
+        S["simboot"] = simboot
+        boot = S["boot"] = simboot.Boot(S["main"], None, "boards", S["stages"], sys.stdout.buffer,
+                                       S.get("dead", ()))
         gc.collect()
-        return OK
-    gc.collect()
-    return MORE
-
-
-def _build():
-    from cardtable import hal as halmod
-    from cardtable.hw_sim import SimHal
-
-    main = S["main"]
-    emu = S["emu"]
-
-    def make_hal(board):
-        h = SimHal(board, emu=emu, storage=S["storage"], clock=halmod.Clock())
-        h.serial = PipeSerial()
-        for i in S.get("dead", ()):
-            if h.emus and i < len(h.emus):
-                h.emus[i].mute = -1
-        return h
-
-    def stop(h, board):
-        return main.maintenance(S["storage"], h, board)
-
-    ctl = main.build(S["cfg"], make_hal, stop=stop, board=S["board"])
-    if ctl is None:
-        S["note"] = "cardtable: maintenance mode (button held at power-up): the table is off"
+        return MORE
+    sim = S["simboot"]
+    st = boot.step()
+    S["storage"] = boot.storage
+    if st == sim.MORE:
+        if boot.last == "emu":
+            S["emu"] = boot.emu
+        if boot.last == "board":
+            S["board"] = boot.board
+        gc.collect()
+        return MORE
+    if st == sim.STOPPED:
+        S["note"] = boot.note
         return STOPPED
-    S["ctl"] = ctl
+    S["board"] = boot.board
+    S["emu"] = boot.emu
+    S["ctl"] = ctl = boot.ctl
     S["steps"] = 0
     del _POLLS[:]
     if ctl.hal.emus:
         for _ in ctl.hal.emus:
             _POLLS.append(0)
+    gc.collect()
     return OK
 
 
 # -- running ----------------------------------------------------------------------------
 
 
+# The board's USB CDC receive buffer, as a Pico's: the serial input holds at most this many
+# bytes not read yet; JS keeps the rest (flow control), so no line of any length reaches the
+# heap whole (the table's LineReader refuses and drops a line over LINE_MAX as it arrives).
+SERIAL_ROOM = 256
+
+
 def feed(hexdata):
-    """Bytes from the host (hex text) into the board's serial input."""
+    """Bytes from the host (hex text) into the board's serial input, as many as there is room
+    for: how many it took."""
     from binascii import unhexlify
 
     ctl = S["ctl"]
-    if ctl is not None:
-        ctl.hal.serial.feed(unhexlify(hexdata))
-    return OK
+    if ctl is None:
+        return 0
+    ser = ctl.hal.serial
+    data = unhexlify(hexdata)
+    k = min(len(data), SERIAL_ROOM - ser.waiting())
+    if k <= 0:
+        return 0
+    ser.feed(data[:k] if k < len(data) else data)
+    return k
 
 
 def step(n):
@@ -398,8 +345,7 @@ def _step(n):
     S["collected"] = not S["budget"] or used > S["budget"]
     if S["collected"]:
         gc.collect()  # runs as the next call begins: the next step measures what is alive
-    serial = ctl.hal.serial
-    return MORE if ctl.busy() or serial.rd < len(serial.inbox) else OK
+    return MORE if ctl.busy() or ctl.hal.serial.waiting() else OK
 
 
 def _measure(ctl, live):

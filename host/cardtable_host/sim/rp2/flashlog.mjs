@@ -1,6 +1,6 @@
 // A record of one chip's play: the flash as it was when the record began, every erase and
 // program after that in order (with the bytes programmed), and the serial lines both ways,
-// each with the emulated time it crossed the USB. tools/rp2/board.mjs keeps one (the
+// each with the emulated time it crossed the USB. host/cardtable_host/sim/rp2/board.mjs keeps one (the
 // `record` control op) and rebuilds from it the flash a power cut at any point of that play
 // leaves (`restore`): the operations finished by then done, the one in progress cut part-way
 // as chip.mjs's ops model a cut (RAM is lost, so the flash is all a cut leaves). The power-cut
