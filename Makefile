@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run demo test test-py test-mpy bench soak draw flash firmware clean
+.PHONY: setup run demo test test-py test-mpy bench bench-long soak draw flash firmware clean
 
 $(STAMP): pyproject.toml package.json package-lock.json
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,9 @@ test-mpy: setup
 
 bench: setup
 	$(BIN)/python bench/run.py
+
+bench-long: setup
+	$(BIN)/python bench/run.py --long
 
 SOAK_S ?= 1800
 soak: setup  # `make soak SOAK_S=60` for a short one

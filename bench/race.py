@@ -136,12 +136,12 @@ def tables(r: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
     return out
 
 
-def section(quick: bool = False, with_rp2: bool = True) -> dict[str, Any]:
-    """The bench's race section."""
+def section(quick: bool = False, with_rp2: bool = True, per_apart: int = 10) -> dict[str, Any]:
+    """The bench's race section (per_apart: races on the rp2 board per distance apart)."""
     out: dict[str, Any] = {"model": model(400 if quick else 4000)}
-    if with_rp2 and not quick:
+    if with_rp2 and not quick and per_apart > 0:
         try:
-            out["rp2"] = rp2()
+            out["rp2"] = rp2(per_apart)
         except Exception as e:  # noqa: BLE001 - the model stands without it
             out["rp2"] = {"error": "%s: %s" % (type(e).__name__, e)}
     return out

@@ -113,16 +113,18 @@ class Session:
 
 
 def measure(games: dict[str, int], seeds: tuple[int, ...], max_actions: int,
-            boot_mods: list[str], whole_actions: int = WHOLE_ACTIONS) -> dict[str, Any]:
-    """Boot heap and each game's module on both images; state and per-action time over
-    max_actions on the frozen image (the stock image plays one action: its module is what
-    differs); on the frozen image also each game's largest state over its whole seeded game
-    (at most whole_actions), for the acceptance figure."""
+            boot_mods: list[str], whole_actions: int = WHOLE_ACTIONS, stock: bool = True) -> dict[str, Any]:
+    """Boot heap and each game's module on both images (stock=False: the frozen image only);
+    state and per-action time over max_actions on the frozen image (the stock image plays one
+    action: its module is what differs); on the frozen image also each game's largest state
+    over its whole seeded game (at most whole_actions; 0: none), for the acceptance figure."""
     why = _missing()
     if why:
         return {"skipped": why}
     out: dict[str, Any] = {"board": BOARD, "limits": LIMITS, "target": TARGET, "images": {}}
     images = _images()
+    if not stock:
+        images.pop("stock")
     # One board per image, both at once (each is one Node process).
     with ThreadPoolExecutor(max_workers=len(images)) as pool:
         futures = {kind: pool.submit(_one_image, kind, image, games, seeds, max_actions, boot_mods, whole_actions)

@@ -235,11 +235,11 @@ def tables(out: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
     return [(title, ["group", "function", "share"], rows)]
 
 
-def section(quick: bool = False, with_rp2: bool = True) -> dict[str, Any]:
+def section(quick: bool = False, with_rp2: bool = True, plays: int = PLAYS) -> dict[str, Any]:
     """The bench's profile section (skipped with --quick or --no-rp2)."""
     if quick or not with_rp2:
         return {"skipped": "--quick" if quick else "--no-rp2"}
-    return profile()
+    return profile(plays)
 
 
 def main(argv: list[str]) -> int:

@@ -31,10 +31,6 @@ from benchlib import (FALLBACK_DRIVER, FALLBACK_WASM_PER_CPYTHON, PICO_HEAP, RES
 LATENCY_BUDGET_MS = 100.0  # placement to verdict with 8 readers (bench/README.md, Budgets)
 LATENCY_BUDGET_READERS = 8
 HEAP_BUDGET = PICO_HEAP // 2  # firmware + the largest game state within half the heap
-POWERCUT_TRIALS = 400  # replayed on recorded plays: a boot of the emulated chip each, ~1.7 s of CPU
-POWERCUT_LIVE = 50  # while the host plays on: a play and a boot each, ~3 s of CPU (two chips at once)
-RP2_ACTIONS = 30  # actions per game on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
-RP2_PLAYS = 100  # cards laid by the seat to play on the rp2 board, each timed to its LED verdict
 
 
 @dataclass(frozen=True)
@@ -48,10 +44,21 @@ class Plan:
     trials: int
     fuzz_lines: int  # link lines fuzzed (bench/faults.py)
     fuzz_records: int  # records mutated for the referee
+    powercut_trials: int  # rp2 power cuts replayed on recorded plays: a boot of the emulated chip each
+    powercut_live: int  # rp2 power cuts while the host plays on: a play and a boot each
+    rp2_plays: int  # cards laid by the seat to play on the rp2 board, each timed to its LED verdict
+    race_per_apart: int  # Nerts races on the rp2 board per distance apart
+    profile_plays: int  # plays of the rp2 board's profile (bench/rp2profile.py)
+    rp2_actions: int  # actions per game timed on the rp2 board (its emulated chip runs ~0.05-0.2x a Pico)
+    rp2_whole: int  # a whole seeded game's cap for its largest state on the rp2 board (0: not played)
+    rp2_stock: bool  # the stock image's figures beside the frozen one's
 
 
-FULL = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000, 1_000_000, 5000)
-QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200, 2000, 50)
+# `make bench`: every section, sized for about five minutes on a 2-core machine
+FULL = Plan(False, (1, 2, 3), 1500, 1, 0.5, 20000, 2000, 100_000, 500, 8, 2, 20, 2, 5, 10, 0, False)
+# `make bench-long` (--long): the counts the bench had before issue 35 (well over 15 minutes)
+LONG = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000, 1_000_000, 5000, 400, 50, 100, 10, 30, 30, 1500, True)
+QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200, 2000, 50, 0, 0, 0, 0, 0, 0, 0, False)
 
 
 Guard = Callable[[str, Callable[[], Any]], Any]
@@ -61,15 +68,20 @@ def _parser() -> argparse.ArgumentParser:
     """`make bench`'s options."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="a fast pass (the smoke test): one seed, fewer actions and trials")
+    ap.add_argument("--long", action="store_true",
+                    help="the long run (make bench-long): 3 repeats, 10^6 fuzzed lines, 400 + 50 power cuts, "
+                         "100 placements, 10 races per distance")
     ap.add_argument("--out", type=Path, default=RESULTS, help=f"JSON results (default {rel(RESULTS)})")
     ap.add_argument("--no-micropython", action="store_true", help="CPython figures and the model only")
     ap.add_argument("--no-rp2", action="store_true",
                     help="skip the rp2 board (the real port on an emulated RP2040; skipped with --quick)")
-    ap.add_argument("--powercut-trials", type=int, default=POWERCUT_TRIALS, metavar="N",
-                    help=f"power cuts on the rp2 board placed on recorded plays (default {POWERCUT_TRIALS}; "
+    ap.add_argument("--powercut-trials", type=int, default=None, metavar="N",
+                    help=f"power cuts on the rp2 board placed on recorded plays (default {FULL.powercut_trials}, "
+                         f"{LONG.powercut_trials} with --long; "
                          "0: none; skipped with --no-rp2)")
-    ap.add_argument("--powercut-live", type=int, default=POWERCUT_LIVE, metavar="N",
-                    help=f"power cuts on the rp2 board while the host plays on (default {POWERCUT_LIVE}; 0: none)")
+    ap.add_argument("--powercut-live", type=int, default=None, metavar="N",
+                    help=f"power cuts on the rp2 board while the host plays on (default {FULL.powercut_live}, "
+                         f"{LONG.powercut_live} with --long; 0: none)")
     ap.add_argument("--latency-only", action="store_true",
                     help="only the placement-to-verdict and undo figures: the rp2 board's timings and the model")
     ap.add_argument("--rp2-log", metavar="FILE",
@@ -139,7 +151,7 @@ def _cpython(plan: Plan, games: dict[str, int], guard: Guard) -> tuple[dict[str,
     thr: dict[str, Any] = {}
     for g, s in games.items():
         cpy[g] = guard(f"cpython {g}", partial(speed.per_action, g, s, plan.seeds, plan.max_actions,
-                                               1 if plan.quick else 3))
+                                               1 if plan.quick else 5))
         thr[g] = guard(f"throughput {g}", partial(speed.throughput, g, s, plan.throughput_s, plan.throughput_cap))
     return cpy, thr
 
@@ -212,10 +224,12 @@ def _rp2_board(args: argparse.Namespace, plan: Plan, games: dict[str, int], boot
         return {"skipped": "--quick" if args.quick else "--no-rp2"}
     import rp2
 
-    print(f"rp2 board: boot heap on the stock and frozen images, {len(games)} games "
-          f"({RP2_ACTIONS} actions each, then each whole seeded game's largest state) on the "
+    print(f"rp2 board: boot heap on the {'stock and ' if plan.rp2_stock else ''}frozen image{'s' if plan.rp2_stock else ''}, "
+          f"{len(games)} games ({plan.rp2_actions} actions each"
+          f"{', then each whole seeded game' + chr(39) + 's largest state' if plan.rp2_whole else ''}) on the "
           "emulated RP2040 ...", file=sys.stderr)
-    rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), RP2_ACTIONS, boot_mods, plan.max_actions))
+    rp2_out = guard("rp2", lambda: rp2.measure(games, (plan.seeds[0],), plan.rp2_actions, boot_mods, plan.rp2_whole,
+                                               plan.rp2_stock))
     if rp2_out.get("error") and "rp2:" not in " ".join(errors):
         errors.append("rp2: " + str(rp2_out["error"]))
     return rp2_out
@@ -236,18 +250,18 @@ def _power_cuts(args: argparse.Namespace, guard: Guard, errors: list[str]) -> di
     return cuts_out
 
 
-def _race_and_profile(args: argparse.Namespace, guard: Guard) -> tuple[dict[str, Any], dict[str, Any]]:
+def _race_and_profile(args: argparse.Namespace, plan: Plan, guard: Guard) -> tuple[dict[str, Any], dict[str, Any]]:
     """Sections 5c and 5d: Nerts races (rp2 board IRQ edges, the model); the chip's profile."""
     import race
 
     if not (args.quick or args.no_rp2):
         print("rp2 board: Nerts races timed at the readers' IRQ edges ...", file=sys.stderr)
-    race_out = guard("race", lambda: race.section(args.quick, not args.no_rp2))
+    race_out = guard("race", lambda: race.section(args.quick, not args.no_rp2, plan.race_per_apart))
     import rp2profile
 
     if not (args.quick or args.no_rp2):
         print("rp2 board: a profile of the chip while the bots play ...", file=sys.stderr)
-    profile_out = guard("rp2 profile", lambda: rp2profile.section(args.quick, not args.no_rp2))
+    profile_out = guard("rp2 profile", lambda: rp2profile.section(args.quick, not args.no_rp2, plan.profile_plays))
     return race_out, profile_out
 
 
@@ -272,6 +286,7 @@ def _meta(plan: Plan, missing: str | None) -> dict[str, Any]:
     return {
         "schema": 1,
         "quick": plan.quick,
+        "long": plan is LONG,
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "machine": f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPUs",
@@ -286,7 +301,11 @@ def _meta(plan: Plan, missing: str | None) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
-    plan = QUICK if args.quick else FULL
+    plan = QUICK if args.quick else LONG if args.long else FULL
+    if args.powercut_trials is None:
+        args.powercut_trials = plan.powercut_trials
+    if args.powercut_live is None:
+        args.powercut_live = plan.powercut_live
     if args.only:
         return _only(args)
     t_start = time.monotonic()
@@ -308,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
     fault = _faults(plan, guard, errors)
     rp2_out = _rp2_board(args, plan, games, boot_mods, guard, errors)
     cuts_out = _power_cuts(args, guard, errors)
-    race_out, profile_out = _race_and_profile(args, guard)
+    race_out, profile_out = _race_and_profile(args, plan, guard)
     # 5e. Placements and undo timed on the rp2 board's emulated clock.
     board_lat = rp2_latency(args, plan, games, guard)
 
@@ -370,12 +389,12 @@ def rp2_latency(args: argparse.Namespace, plan: Plan, games: dict[str, int],
         return {"skipped": "--quick" if args.quick else "--no-rp2"}
     import rp2latency
 
-    print(f"rp2 board: {RP2_PLAYS} placements by the seat to play timed to their LED verdict on the "
+    print(f"rp2 board: {plan.rp2_plays} placements by the seat to play timed to their LED verdict on the "
           "emulated clock ...", file=sys.stderr)  # (or read from --rp2-log)
     if args.rp2_log:
         placed = guard("rp2 latency", lambda: rp2latency.from_log(args.rp2_log))
     else:
-        placed = guard("rp2 latency", lambda: rp2latency.measure(RP2_PLAYS))
+        placed = guard("rp2 latency", lambda: rp2latency.measure(plan.rp2_plays))
     if args.no_undo:
         return {"placements": placed, "undo": {}}
     if args.rp2_undo:

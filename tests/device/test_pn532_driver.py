@@ -36,11 +36,13 @@ def feed(emu, body):
 
 
 class StepClock:
-    """The drivers' ticks_ms for a test: 1 ms a reading, so their timeouts count status checks
-    and a bound on the time spent holds on a busy machine as well (a run waiting for a core
-    is no slower driver)."""
+    """The drivers' and the emulator's ticks_ms for a test: 1 ms a reading, so the drivers'
+    timeouts count status checks, an answer the emulator delays (slow_ms) is late on the same
+    clock, and what a test asserts holds on a busy machine as well (a run waiting for a core
+    is no slower driver, and no faster PN532)."""
 
-    MODULES = ("cardtable.drivers.pn532", "cardtable.drivers.pn532_i2c", "cardtable.drivers.pn532_uart")
+    MODULES = ("cardtable.drivers.pn532", "cardtable.drivers.pn532_i2c", "cardtable.drivers.pn532_uart",
+               "cardtable.sim.pn532_emu")
 
     def __init__(self):
         self.now = 0
@@ -437,7 +439,8 @@ def test_a_failed_poll_or_read_switches_the_field_off():
             emu, r = make(Tag(UID_AS, text="AS"))
             emu.rf = True  # left on, as after a poll that found the tag
             setattr(emu, fault, n)
-            raises(exc, r.poll)
+            with StepClock():  # slow_ms: 1000 ms late on the clock the 5 ms timeout runs on
+                raises(exc, r.poll)
             assert not emu.rf, (make.__name__, fault)
             assert r.errors == 1 and r.tg == 0
         emu, r = make(Tag(UID_AS, text="AS"))
@@ -455,7 +458,9 @@ def test_slow_answer_is_aborted_and_the_next_command_is_clean():
     for make in (_i2c, spi_reader, uart_reader):
         emu, r = make(Tag(UID_AS, text="AS"))
         emu.slow_ms = 1000  # far past the 5 ms timeout: a loaded machine's stall is no answer
-        e = raises(NoAnswer, r.poll)
+        with StepClock() as clock:  # the emulator's delay and the timeout on one clock
+            e = raises(NoAnswer, r.poll)
+        assert clock.now < 1000  # given up long before the answer came
         assert "no response" in str(e)
         assert emu.frames[-2] == b"\xd4\x4a\x01\x00"
         assert emu.frames[-1] == b"\xd4\x32\x01\x00" and not emu.rf  # the field goes off

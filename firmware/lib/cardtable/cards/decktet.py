@@ -38,6 +38,8 @@ CODES = ("AM", "AS", "AW", "AL", "AY", "AK", "2MK", "2SY", "2WL", "3MW", "3SK", 
          "4MS", "4WL", "4YK", "5ML", "5SW", "5YK", "6MW", "6SY", "6LK", "7ML", "7SK", "7WY",
          "8MS", "8WL", "8YK", "9MS", "9WY", "9LK", "CM", "CS", "CW", "CL", "CY", "CK", "X")
 DECK = tuple(range(37))
+# Each card's suits as bits (1 << suit number), by number: a literal as CODES is.
+SUIT_BITS = b'\x01\x02\x04\x08\x10 !\x12\x0c\x05"\x18\x03\x0c0\t\x060\x05\x12(\t"\x14\x03\x0c0\x03\x14(\x01\x02\x04\x08\x10 \x00'
 _HELP = "expected A+suit (AM), rank+suits (4MS), C+suit (CM), X, or a card name like Mountain"
 
 
@@ -53,7 +55,7 @@ def suits(c):
 
 def has_suit(c, s):
     """True if card c carries suit s."""
-    return s >= 0 and SUIT_LETTERS[s] in CARDS[c][1]
+    return s >= 0 and SUIT_BITS[c] >> s & 1 == 1
 
 
 def name(c):

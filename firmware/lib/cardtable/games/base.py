@@ -8,6 +8,18 @@
 # one name a rule has in every game that has it.
 RENAMED = {"may_trump_when_following": "may_trump_instead_of_following"}
 
+# The turn of one seat and of the first n seats, made once: a game's ``turn`` returns one of
+# these, so asking whose turn it is allocates nothing (ONE[s] is (s,), FIRST[n] is (0, .., n-1)).
+ONE = tuple((s,) for s in range(8))
+FIRST = tuple(tuple(range(n)) for n in range(9))
+
+# What check() and apply() look up on every action, set on each game class at its first game
+# (class attributes: a table's checkpoint copies the game's own attributes, not these):
+# _fns, verb -> (check_<verb>, do_<verb>), plain functions called with the game (no name built
+# and no bound method made per action); _verbs, phase -> the verbs it allows; _cards, card -> 1
+# for the cards of the deck; _owner, the class they were made for (a subclass makes its own).
+# Nothing outside the class refers to it: games.unload() still frees a game's rules.
+
 
 def _strings(v, out):
     """Every string inside a record object's values (codes of cards among them) into out."""
@@ -85,7 +97,28 @@ class Game:
         from cardtable.cards import deck
         self.deck = deck(self.DECK)
         self.history = []
+        self._checked = None        # the action check() last passed, while the game is unchanged
         self.reset()
+        self._lookups()
+
+    def _lookups(self):
+        """Give this game's class its per-action lookups, once."""
+        cls = type(self)
+        if getattr(cls, "_owner", None) is cls:
+            return
+        fns = {}
+        for verb in cls.VERBS:
+            fns[verb] = (getattr(cls, "check_" + verb, None), getattr(cls, "do_" + verb, None))
+        verbs = {}
+        for ph in cls.PHASES:  # the same phases whatever their order (Nonesuch's rules vary it)
+            verbs[ph[0]] = ph[3]
+        cards = b""
+        if cls.card_reason is Game.card_reason and cls.CARDS:  # not for a game with its own test
+            cards = bytearray(max(cls.CARDS) + 1)
+            for c in cls.CARDS:
+                cards[c] = 1
+        cls._fns, cls._verbs, cls._cards = fns, verbs, cards
+        cls._owner = cls
 
     @classmethod
     def check_rules(cls, rules):
@@ -121,11 +154,12 @@ class Game:
 
     def _check(self, action):
         """None if action is legal now, else the reason: calls the game's ``check_<verb>``."""
-        return getattr(self, "check_" + action[1])(action)
+        return self._fns[action[1]][0](self, action)
 
     def _apply(self, action):
         """Make a legal action happen and return its events: calls the game's ``do_<verb>``."""
-        return getattr(self, "do_" + action[1])(action)
+        self._checked = None
+        return self._fns[action[1]][1](self, action)
 
     @property
     def turn(self):
@@ -282,28 +316,50 @@ class Game:
     # -- the API -------------------------------------------------------------------------------
     def check(self, action):
         """None if action is legal now, else a short reason a player understands."""
-        reason = self._shape(action)
-        if reason:
-            return reason
-        if self.over:
-            return "the game is over"
-        if action[1] == "deal":
-            if not self.dealing:
+        # The shape, then the game's state, then whose turn and phase it is, then the game's
+        # check_<verb>: each test once, inline (this runs on every card a player lays).
+        if not isinstance(action, tuple) or len(action) < 2:
+            return "an action is a tuple (seat, verb, ...)"
+        seat = action[0]
+        verb = action[1]
+        fields = self.VERBS.get(verb)
+        if fields is None:
+            return "%s has no action %r" % (self.ID, verb)
+        if len(action) != len(fields) + 2:
+            return "%r takes %s" % (verb, ", ".join(fields) or "nothing")
+        if verb == "deal":
+            if seat is not None:
+                return "a deal has no seat"
+            if self.over:
+                return "the game is over"
+            if self.phase != "deal":  # (dealing, inline)
                 return "no deal is due now"
-        elif self.dealing:
-            return "the cards must be dealt first"
         else:
-            reason = self.turn_reason(action[0], action[1])
-            if reason:
-                return reason
-        return self._check(action)
+            if not isinstance(seat, int) or not 0 <= seat < self.seats:
+                return "no seat %r at a %d-player table" % (seat, self.seats)
+            if self.over:
+                return "the game is over"
+            phase = self.phase
+            if phase == "deal":  # (dealing, inline)
+                return "the cards must be dealt first"
+            allowed = self._verbs.get(phase)
+            if allowed is not None and verb not in allowed or seat not in self.turn:
+                return self.turn_reason(seat, verb)
+        reason = self._fns[verb][0](self, action)
+        if reason is None:
+            self._checked = action
+        return reason
 
     def apply(self, action):
-        """Make action happen and return its events; raises IllegalAction (state unchanged)."""
-        reason = self.check(action)
-        if reason:
-            raise IllegalAction(reason, action)
-        events = self._apply(action)
+        """Make action happen and return its events; raises IllegalAction (state unchanged).
+        The action check() has just passed (the same tuple, nothing applied since) is not
+        checked twice: check-then-apply, as the referee does, costs one check."""
+        if action is not self._checked:
+            reason = self.check(action)
+            if reason:
+                raise IllegalAction(reason, action)
+        self._checked = None  # (_apply, inline)
+        events = self._fns[action[1]][1](self, action)
         if self.keep_history:
             self.history.append(action)
         return events
@@ -317,6 +373,7 @@ class Game:
         keep = self.history[:-1]
         last = self.history[-1]
         self.history = []
+        self._checked = None
         self.reset()
         for action in keep:
             self._apply(action)
@@ -351,8 +408,9 @@ class Game:
 
     def turn_reason(self, seat, verb):
         """None if it is seat's turn to use verb, else why not: the phase, then the turn."""
-        now = self._phase_at(self.phase) if self.PHASES else -1
-        if now >= 0 and verb not in self.PHASES[now][3]:
+        allowed = self._verbs.get(self.phase)
+        if allowed is not None and verb not in allowed:
+            now = self._phase_at(self.phase)
             then = self._phase_at(verb=verb)
             if 0 <= then < now:
                 return "%s is over: %s" % (self.PHASES[then][1], self.to_act())
@@ -375,7 +433,7 @@ class Game:
 
     def card_reason(self, c):
         """None if c is a card of this game's deck, else not_a_card."""
-        if type(c) is int and c in self.CARDS:
+        if type(c) is int and 0 <= c < len(self._cards) and self._cards[c]:
             return None
         return self.not_a_card(c)
 
@@ -404,21 +462,6 @@ class Game:
     def codes(self, cards):
         """Codes of a list of cards."""
         return [self.deck.fmt(c) for c in cards]
-
-    def _shape(self, action):
-        if not isinstance(action, tuple) or len(action) < 2:
-            return "an action is a tuple (seat, verb, ...)"
-        seat, verb = action[0], action[1]
-        fields = self.VERBS.get(verb)
-        if fields is None:
-            return "%s has no action %r" % (self.ID, verb)
-        if len(action) != len(fields) + 2:
-            return "%r takes %s" % (verb, ", ".join(fields) or "nothing")
-        if verb == "deal":
-            return None if seat is None else "a deal has no seat"
-        if not isinstance(seat, int) or not 0 <= seat < self.seats:
-            return "no seat %r at a %d-player table" % (seat, self.seats)
-        return None
 
     # -- words (host only: the table never imports cardtable.games.words) ----------------------
     card_style = None           # the host may set a function: card code -> text (glyphs, colour)

@@ -33,6 +33,7 @@ Verbs: ``play`` (card). Deal piles: ``hands`` (two lists of 6, either may be nul
 """
 from cardtable.cards import standard as std
 from cardtable.games import seat_range
+from cardtable.games.base import ONE
 from cardtable.games.trick import STOCK, UP, TrickGame
 
 _POINTS = (0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 10, 1, 2, 3)   # by rank: A=4, 10=10, J=1, Q=2, K=3
@@ -87,12 +88,34 @@ class CaliforniaJacks(TrickGame):
         self.reset_tricks()
         self.reset_hand()
         self.phase = "deal"
+        self.make_rules()
+
+    def make_rules(self):
+        """The follow obligations per led suit, made once: checking a play allocates nothing."""
+        out = []
+        for s in range(4):
+            name = std.SUIT_NAMES[s]
+            if self.rules["may_trump_instead_of_following"]:
+                out.append(((self.either, self.either, "must follow %s or trump" % name),))
+            else:
+                out.append(((self.follows, self.follows, "must follow %s" % name),
+                            (self.trumps, self.trumps, "cannot follow %s, so must trump" % name)))
+        self._rules = tuple(out)
+
+    def follows(self, c):
+        return std.suit(c) == self.led
+
+    def trumps(self, c):
+        return std.suit(c) == self.trump
+
+    def either(self, c):
+        return std.suit(c) == self.led or std.suit(c) == self.trump
 
     @property
     def turn(self):
         if self.phase != "play":
             return ()
-        return (self.next_in_trick(),)
+        return ONE[self.next_in_trick()]
 
     # -- the deal -------------------------------------------------------------------------
     def check_deal(self, action):
@@ -132,20 +155,7 @@ class CaliforniaJacks(TrickGame):
 
     # -- play -----------------------------------------------------------------------------
     def follow_rules(self, seat):
-        led, trump = self.led, self.trump
-
-        def follows(c):
-            return std.suit(c) == led
-
-        def trumps(c):
-            return std.suit(c) == trump
-
-        if self.rules["may_trump_instead_of_following"]:
-            def either(c):
-                return std.suit(c) == led or std.suit(c) == trump
-            return ((either, either, "must follow %s or trump" % std.SUIT_NAMES[led]),)
-        return ((follows, follows, "must follow %s" % std.SUIT_NAMES[led]),
-                (trumps, trumps, "cannot follow %s, so must trump" % std.SUIT_NAMES[led]))
+        return self._rules[self.led]
 
     def led_suit(self, card, action):
         return std.suit(card)
@@ -167,6 +177,8 @@ class CaliforniaJacks(TrickGame):
             self.score[seat] -= penalty
             events.append({"ev": "penalty", "seat": seat, "points": -penalty,
                            "reason": "could neither follow nor trump"})
+        if not events:
+            return self.play_card(seat, card, action)
         return events + self.play_card(seat, card, action)
 
     def trick_done(self, winner):

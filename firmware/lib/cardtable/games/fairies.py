@@ -76,7 +76,7 @@ from cardtable.cards import BadCard
 from cardtable.cards import fairies as fc
 from cardtable.compat import const
 from cardtable.games import seat_range
-from cardtable.games.base import Game
+from cardtable.games.base import ONE, Game
 
 _HIDDEN = const(0)       # where[]: not yet seen (a hidden hand or the hidden deck)
 _IN_NEXUS = const(10)    # where[] codes above the seats (seat s in hand = s + 1)
@@ -303,7 +303,7 @@ class Fairies(Game):
     def turn(self):
         if self.phase != "play":
             return ()
-        return (self.moves % 2,)
+        return ONE[self.moves % 2]
 
     @property
     def held(self):

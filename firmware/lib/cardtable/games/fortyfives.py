@@ -60,7 +60,7 @@ Deal piles: ``hands`` (four lists of 5, any may be null = not seen), ``kitty`` (
 """
 from cardtable.cards import standard as std
 from cardtable.games import seat_range
-from cardtable.games.base import Game
+from cardtable.games.base import ONE, Game
 from cardtable.games.trick import KITTY, OUT, STOCK, UNKNOWN, TrickGame
 
 TRUMPS = 4          # led suit when a trump (the A of hearts included) is led
@@ -190,12 +190,12 @@ class FortyFives(TrickGame):
     @property
     def turn(self):
         p = self.phase
-        if p == "bid" or p == "discard":
-            return (self.order_turn,)
-        if p == "trump":
-            return (self.bidder,)
         if p == "play":
-            return (self.next_in_trick(),)
+            return ONE[self.next_in_trick()]
+        if p == "bid" or p == "discard":
+            return ONE[self.order_turn]
+        if p == "trump":
+            return ONE[self.bidder]
         return ()
 
     def is_trump(self, c):
@@ -512,11 +512,7 @@ class FortyFives(TrickGame):
         return self.pw[c] != 0 and not self.privileged(c, self.trick[0][1])
 
     def check_play(self, action):
-        card = action[2]
-        why = self.card_reason(card)
-        if why:
-            return why
-        return self.check_play_card(action[0], card, action)
+        return self.check_play_card(action[0], action[2], action)
 
     def do_play(self, action):
         return self.play_card(action[0], action[2], action)

@@ -75,7 +75,7 @@ up to 32 foundation piles) is about what one centre within everyone's reach take
 from cardtable.cards import standard as std
 from cardtable.compat import const
 from cardtable.games import seat_range
-from cardtable.games.base import Game
+from cardtable.games.base import FIRST, Game
 
 SLOT = const(0)      # where a card sits in a layout
 STACK = const(1)
@@ -300,6 +300,7 @@ class Nerts(Game):
         n = self.seats
         self.layouts = [None] * n         # a Layout where the table knows the seat's deck
         self.piles = []                   # centre piles: lists of (card, t), ace first
+        self.by_suit = [[], [], [], []]   # suit -> its centre piles' indices, oldest first
         self.at = bytearray(64 * (n + 1))  # card -> centre pile + 1, 0 = not in the centre
         self.centre = [0] * n             # own cards in the centre, per seat
         self.clock = 0                    # the latest t judged
@@ -315,7 +316,7 @@ class Nerts(Game):
     @property
     def turn(self):
         if self.phase in ("play", "count"):
-            return tuple(range(self.seats))
+            return FIRST[self.seats]
         return ()
 
     def to_act(self):
@@ -328,8 +329,8 @@ class Nerts(Game):
                                 "is" if len(left) == 1 else "are", self.PHASES[i][2])
 
     def is_card(self, c):
-        """True for a card of one of this table's decks."""
-        return type(c) is int and 0 <= std.owner(c) < self.seats and std.plain(c) < 52
+        """True for a card of one of this table's decks (seat s's are 64 (s + 1) + 0..51)."""
+        return type(c) is int and 64 <= c < 64 * (self.seats + 1) and c & 63 < 52
 
     def card_reason(self, c):
         return None if self.is_card(c) else self.not_a_card(c)
@@ -413,10 +414,10 @@ class Nerts(Game):
         free = disp = -1
         late = 99
         early = False
-        for i in range(len(self.piles)):
+        for i in self.by_suit[s]:
             p = self.piles[i]
             top = len(p)
-            if std.suit(p[0][0]) != s or top < r - 1:
+            if top < r - 1:
                 continue
             if top >= r and top < late:
                 late = top
@@ -487,6 +488,7 @@ class Nerts(Game):
         if i < 0:
             self.piles.append([(c, t)])
             i = len(self.piles) - 1
+            self.by_suit[std.suit(c)].append(i)
         else:
             self.piles[i].append((c, t))
         self.at[c] = i + 1

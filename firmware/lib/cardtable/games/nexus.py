@@ -41,6 +41,7 @@ Verbs: ``play`` (card). Deal piles: ``up`` (the two indicators, round 1's first;
 from cardtable.cards import standard as std
 from cardtable.compat import const
 from cardtable.games import seat_range
+from cardtable.games.base import ONE
 from cardtable.games.trick import KITTY, PLAYED, UP, TrickGame
 
 _LATER = const(205)     # where[]: in a round 2 hand, not yet dealt
@@ -112,6 +113,7 @@ class Nexus(TrickGame):
         self.winner = None
         self._clear_deal()
         self.phase = "deal"
+        self._follow = {}             # led suit (+ 8 when it is trump) -> its follow rules, made once
 
     def _clear_deal(self):
         """Forget the last deal's piles."""
@@ -136,7 +138,7 @@ class Nexus(TrickGame):
     def turn(self):
         if self.phase != "play":
             return ()
-        return (self.next_in_trick(),)
+        return ONE[self.next_in_trick()]
 
     def deal_points(self):
         """This deal's points so far: honours taken plus joker bonuses."""
@@ -219,18 +221,21 @@ class Nexus(TrickGame):
 
     def follow_rules(self, seat):
         led = self.led
-        esuit = self.esuit
+        key = led + 8 if led == self.trump else led
+        rules = self._follow.get(key)
+        if rules is None:
+            if led == _JOKERS:
+                why = "must follow with the other joker"
+            elif led == self.trump:
+                why = "must follow trumps: %s or a joker" % std.SUIT_NAMES[led]
+            else:
+                why = "must follow %s" % std.SUIT_NAMES[led]
+            rules = self._follow[key] = ((self.follows, self.follows, why),)
+        return rules
 
-        def follows(c):
-            return esuit(c) == led
-
-        if led == _JOKERS:
-            why = "must follow with the other joker"
-        elif led == self.trump:
-            why = "must follow trumps: %s or a joker" % std.SUIT_NAMES[led]
-        else:
-            why = "must follow %s" % std.SUIT_NAMES[led]
-        return ((follows, follows, why),)
+    def follows(self, c):
+        """c belongs to the suit led this round."""
+        return self.esuit(c) == self.led
 
     def led_suit(self, card, action):
         return self.esuit(card)
@@ -247,11 +252,7 @@ class Nexus(TrickGame):
         return TrickGame.where_reason(self, seat, card)
 
     def check_play(self, action):
-        card = action[2]
-        why = self.card_reason(card)
-        if why:
-            return why
-        return self.check_play_card(action[0], card, action)
+        return self.check_play_card(action[0], action[2], action)
 
     def do_play(self, action):
         return self.play_card(action[0], action[2], action)

@@ -59,15 +59,10 @@ Verbs (a suit is 0..5 = M S W L Y K in actions, a letter in records):
 """
 from cardtable.cards import decktet as dk
 from cardtable.games import seat_range
+from cardtable.games.base import ONE
 from cardtable.games.trick import OUT, UP, TrickGame
 
 BIDS = ("some", "most", "none")
-
-
-def _trumpless(trump):
-    def plain(c):
-        return not dk.has_suit(c, trump)
-    return plain
 
 
 class Nonesuch(TrickGame):
@@ -137,6 +132,7 @@ class Nonesuch(TrickGame):
         self.excuse_seat = -1        # who revealed the Excuse this hand
         self.broken = False          # a trump-bearing card has been played this hand
         self.phase = "deal"
+        self._follow = [None] * 6    # led suit -> its follow rules, made once
 
     @property
     def tricks_per_hand(self):
@@ -152,7 +148,7 @@ class Nonesuch(TrickGame):
     def turn(self):
         phase = self.phase
         if phase == "bid":
-            return ((self.dealer + 1 + self.seats - self.bids.count(None)) % self.seats,)
+            return ONE[(self.dealer + 1 + self.seats - self.bids.count(None)) % self.seats]
         if phase == "excuse":
             w = self.where[dk.EXCUSE]
             if 1 <= w <= self.seats:
@@ -161,7 +157,7 @@ class Nonesuch(TrickGame):
         if phase == "trump":
             return (self.excuse_seat,)
         if phase == "play":
-            return (self.next_in_trick(),)
+            return ONE[self.next_in_trick()]
         return ()
 
     def _advance(self):
@@ -271,23 +267,30 @@ class Nonesuch(TrickGame):
         return self.trump >= 0 and dk.has_suit(card, self.trump)
 
     def follow_rules(self, seat):
-        led = self.led
+        rules = self._follow[self.led]
+        if rules is None:
+            rules = self._follow[self.led] = \
+                ((self.follows, self.follows, "must follow %s" % dk.SUIT_NAMES[self.led]),)
+        return rules
 
-        def follows(c):
-            return dk.has_suit(c, led)
-        return ((follows, follows, "must follow %s" % dk.SUIT_NAMES[led]),)
+    def follows(self, c):
+        """c has the suit led."""
+        return dk.has_suit(c, self.led)
 
     def lead_reason(self, seat, card, action):
-        suit, own = action[3], dk.suits(card)
+        suit = action[3]  # (no tuple of the card's suits built for a legal lead)
         if suit is None:
-            if len(own) > 1:
+            if len(dk.CARDS[card][1]) > 1:
+                own = dk.suits(card)
                 return "name the suit you lead: %s or %s" % (dk.SUIT_NAMES[own[0]],
                                                               dk.SUIT_NAMES[own[1]])
-        elif suit not in own:
+        elif not dk.has_suit(card, suit):
             return "the %s has no %s" % (self.card_code(card), dk.SUIT_NAMES[suit])
         if self.is_trump(card):
-            if not self.broken and self.holds(seat, _trumpless(self.trump)):
-                return "trumps cannot be led until a trump has been played"
+            if not self.broken:
+                for c in self.hands[seat]:
+                    if not dk.has_suit(c, self.trump):  # a card without trump: lead that
+                        return "trumps cannot be led until a trump has been played"
             if self.rules["trump_lead_suit"] == "trump" and suit is not None and suit != self.trump:
                 return "a trump led must name %s" % dk.SUIT_NAMES[self.trump]
         return None

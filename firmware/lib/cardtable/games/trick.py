@@ -138,12 +138,16 @@ class TrickGame(Game):
 
     def check_play_card(self, seat, card, action):
         """None if seat may play card to the current trick now."""
-        why = self.card_reason(card)
-        if why:
-            return why
-        reason = self.where_reason(seat, card)
-        if reason:
-            return reason
+        cards = self._cards  # card_reason's table, tested here first (a play is checked often)
+        if type(card) is not int or not 0 <= card < len(cards) or not cards[card]:
+            why = self.card_reason(card)
+            if why:
+                return why
+        w = self.where[card]
+        if w != seat + 1 or not self.held[seat]:  # (else the card is in this hand: no reason)
+            reason = self.where_reason(seat, card)
+            if reason:
+                return reason
         if not self.trick:
             return self.lead_reason(seat, card, action)
         for holds, allowed, why in self.follow_rules(seat):
@@ -156,23 +160,24 @@ class TrickGame(Game):
     def play_card(self, seat, card, action):
         """Play a checked card to the trick; returns events."""
         events = []
-        unseen = self.where[card] == UNKNOWN
-        if not self.known[seat] and unseen and self.absent[seat][card] \
-                and not self._proven(seat, self.absent[seat][card]):
-            rv = {"ev": "revoke", "seat": seat, "hand": self.hand_no,
-                  "trick": self.absent[seat][card], "card": self.card_code(card)}
-            self.revokes.append(rv)
-            events.append(rv)
-        if self.trick and not self.known[seat]:
-            self._prove_absent(seat, card)
+        trick = self.trick
+        if not self.known[seat]:
+            if self.where[card] == UNKNOWN and self.absent[seat][card] \
+                    and not self._proven(seat, self.absent[seat][card]):
+                rv = {"ev": "revoke", "seat": seat, "hand": self.hand_no,
+                      "trick": self.absent[seat][card], "card": self.card_code(card)}
+                self.revokes.append(rv)
+                events.append(rv)
+            if trick:
+                self._prove_absent(seat, card)
         self.take(seat, card)
         self.where[card] = PLAYED
-        if not self.trick:
+        if not trick:
             self.leader = seat
             self.led = self.led_suit(card, action)
-        self.trick.append((seat, card))
-        events.append({"ev": "play", "seat": seat, "card": self.card_code(card)})
-        if len(self.trick) == self.players_in_trick():
+        trick.append((seat, card))
+        events.append({"ev": "play", "seat": seat, "card": self.deck.fmt(card)})
+        if len(trick) == self.players_in_trick():
             events.extend(self._finish_trick())
         return events
 
