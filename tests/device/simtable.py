@@ -71,6 +71,7 @@ def board(name):
     if _board[0] == name:
         return _board[1]
     _board[0] = _board[1] = None
+    rules = yield from rules_out()
     yield from room_for_board()
     from cardtable.table import config
 
@@ -78,7 +79,27 @@ def board(name):
     _board[0], _board[1] = name, b
     collect()
     yield
+    for mod in rules:  # back, each in a step of its own (as only_game loads it)
+        __import__(mod)
+        collect()
+        yield
     return b
+
+
+def rules_out():
+    """On MicroPython, unload the games' rules modules (a Pico loads its board before its game,
+    in a heap as empty as at boot); the names of those it unloaded, to import again after."""
+    if not MICROPYTHON or "cardtable.games" not in sys.modules:
+        return ()
+    from cardtable import games
+
+    gone = [games.GAMES[g][0] for g in games.GAMES if games.GAMES[g][0] in sys.modules]
+    if gone:  # (and what they import: the rules' base, the cards)
+        for mod in [m for m in sys.modules if m.startswith(("cardtable.games.", "cardtable.cards"))]:
+            unload(mod)
+        collect()
+        yield
+    return gone
 
 
 def use_board(name, b):
