@@ -66,8 +66,9 @@ _board = [None, None]  # the last board loaded and its name: the Pico loads one 
 
 def board(name):
     """A board config, loaded in a step of its own (validation makes a lot of garbage), with
-    room for compiling the checker from source: on MicroPython the table's modules are
-    unloaded first if they are in (they are imported again after it, as on the board)."""
+    room for compiling the checker from source: on MicroPython the table's modules and the
+    games' rules are unloaded first if they are in (they are imported again after it, as on
+    the board; the rules that were in come back before this returns)."""
     if _board[0] == name:
         return _board[1]
     _board[0] = _board[1] = None
