@@ -356,12 +356,15 @@ def test_shipped_boards_need_no_warnings_and_run_i2c_at_400_khz():
                 assert bus.get("reset") is not None, name
 
 
+@stepped
 def test_a_mux_channel_without_pull_ups_is_refused():
     cfg = shipped("pico-i2c-4seat")
     del cfg["readers"][3]["pullup"]
     msg = refused(cfg, "pico-i2c-4seat")
     assert "readers[3]: no pull-ups on mux 0x70 ch 3: a TCA9548A channel passes" in msg, msg
     assert "the Adafruit 364 has none" in msg and "\"pullup\": 2200" in msg
+    cfg = msg = None
+    yield  # a board checked per step, as a Pico checks one per boot
     cfg = base()
     cfg["readers"] = [{"bus": "i2c0", "pullup": 0, "cable_mm": 200}]
     cfg["buses"]["i2c0"]["pullup"] = 0
