@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 $(STAMP): pyproject.toml package.json package-lock.json
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install --quiet -e '.[test]'
 	$(BIN)/pip install --quiet --no-user --upgrade --target typings micropython-rp2-rpi_pico-stubs==1.27.0.post1
 	npm ci --silent --no-audit --no-fund
 	touch $(STAMP)
@@ -22,11 +22,16 @@ run: setup
 demo: setup
 	$(BIN)/cardtable demo
 
-# pytest on every core (pytest-xdist), a test file to a worker (its module fixtures are built
-# once); each worker keeps its own port-lock folder (tests/conftest.py). The MicroPython runner
-# runs beside it at the lowest CPU priority, on the CPU pytest leaves idle (tools/testall.py).
+# First the set-up: the Debian packages of tools/system-packages.txt (installed when root or
+# `sudo -n` works, else it stops with the one command to run) and the firmware image. Then pytest
+# on every core (pytest-xdist), a test file to a worker (its module fixtures are built once);
+# each worker keeps its own port-lock folder (tests/conftest.py). The MicroPython runner runs
+# beside it at the lowest CPU priority, on the CPU pytest leaves idle (tools/testall.py). At the
+# end every skipped test is listed with its reason; CARDTABLE_ALLOW_SKIP=rp2,browser,... allows
+# a capability to be skipped (otherwise that fails the run). `make test ARGS=tests/host/x.py`
+# passes arguments to pytest.
 test: setup
-	$(BIN)/python tools/testall.py
+	$(BIN)/python tools/testall.py $(ARGS)
 
 test-py: setup
 	$(BIN)/python -m pytest -n auto --dist loadfile

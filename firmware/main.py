@@ -11,9 +11,13 @@
 # step() forever. The watchdog starts only after WDT_AFTER healthy steps, so a hang resets
 # the board into its journal instead of losing the game.
 #
-# - Ctrl-C (mpremote sends it to connect) stops the loop and leaves the REPL. A started
-#   watchdog cannot be stopped, so a timer feeds it while the REPL is in use; a soft reset
-#   (Ctrl-D) ends that timer, and the watchdog then resets the board within 8 s.
+# - While the loop referees, Ctrl-C (0x03) is data on the link (kbd_intr(-1)): a stray byte in a
+#   line cannot stop the table (while the journal is replayed at boot the link is not read,
+#   and Ctrl-C interrupts at once). A line of nothing but Ctrl-C (mpremote sends ``\r\x03`` then
+#   ``\r\x01`` to connect; at a terminal, Ctrl-C then Enter) stops the loop and leaves the
+#   REPL, where Ctrl-C works again (cardtable/link.py, Stop). A started watchdog cannot be
+#   stopped, so a timer feeds it while the REPL is in use; a soft reset (Ctrl-D) ends that
+#   timer, and the watchdog then resets the board within 8 s.
 # - Maintenance mode: if the file /maintenance exists, or the board's first button (by name)
 #   is held at power-up, nothing starts and no watchdog runs, so mpremote can copy files at
 #   leisure. ``mpremote rm :maintenance`` and a reset bring the table back.
@@ -76,14 +80,40 @@ def maintenance(storage, hal=None, board=None):
     return False
 
 
+def kbd_intr(c):
+    """MicroPython's keyboard interrupt character (-1: none); nothing off a MicroPython."""
+    try:
+        import micropython
+
+        micropython.kbd_intr(c)
+    except (ImportError, AttributeError):
+        pass
+
+
 def run(ctl, wdt=None, steps=-1):
-    """Call ctl.step() forever (or `steps` times); KeyboardInterrupt ends it."""
+    """Call ctl.step() forever (or `steps` times), Ctrl-C as data once the game is back;
+    KeyboardInterrupt (the link's Stop: a line of nothing but Ctrl-C) ends it, with Ctrl-C an
+    interrupt again."""
+    try:
+        _run(ctl, wdt, steps)
+    finally:
+        kbd_intr(3)
+
+
+def _run(ctl, wdt, steps):
     from cardtable import link
 
     errors = 0
     n = 0
+    intr = 0
     while n != steps:
         n += 1
+        # While the journal is replayed the link is not read: Ctrl-C interrupts at once, as
+        # mpremote expects; once the table referees it is data.
+        c = 3 if getattr(ctl, "replaying", False) else -1
+        if c != intr:
+            kbd_intr(c)
+            intr = c
         try:
             ctl.step()
             errors = 0

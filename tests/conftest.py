@@ -1,15 +1,128 @@
 """pytest setup: tests import their shared helpers as `support`, as they do on MicroPython.
 
 Each test session (each xdist worker, each concurrent `make test`) gets a runtime folder of its
-own, so the board-port lock files of one never refuse another's virtual boards."""
+own, so the board-port lock files of one never refuse another's virtual boards.
+
+At the end every skipped test is listed with its reason. A skip that leaves out a whole
+capability (the rp2 board, the pages in a browser, the broker, the firmware image, Node) fails
+the run unless CARDTABLE_ALLOW_SKIP names that capability (comma-separated); the summary says
+which were allowed."""
+from __future__ import annotations
+
 import atexit
 import os
+import re
 import shutil
 import sys
 import tempfile
+
+import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 _RUNTIME = tempfile.mkdtemp(prefix="cardtable-tests-run-")
 os.environ["XDG_RUNTIME_DIR"] = _RUNTIME
 atexit.register(shutil.rmtree, _RUNTIME, True)
+
+ALLOW_ENV = "CARDTABLE_ALLOW_SKIP"
+# A skip reason naming one of these leaves out a whole capability.
+CAPABILITIES = (
+    ("rp2", re.compile(r"rp2 board|rp2040js", re.I)),
+    ("browser", re.compile(r"chromium|selenium", re.I)),
+    ("broker", re.compile(r"mosquitto", re.I)),
+    ("image", re.compile(r"make firmware|firmware image|cardtable-pico\.uf2|picotool|MicroPython sources", re.I)),
+    ("node", re.compile(r"\bnode\b|wasm package|npm ci", re.I)),
+)
+
+README_SKIP = "README line not run:"
+_skips: list[tuple[str, str]] = []
+
+
+def capability(reason: str) -> str | None:
+    """The capability a skip reason leaves out, or None for an ordinary skip (a README line that
+    needs a board says so in the README: tests/host/test_readme.py)."""
+    if reason.startswith(README_SKIP):
+        return None
+    for name, pattern in CAPABILITIES:
+        if pattern.search(reason):
+            return name
+    return None
+
+
+def allowed() -> set[str]:
+    """The capabilities CARDTABLE_ALLOW_SKIP lets be skipped."""
+    return {w.strip() for w in os.environ.get(ALLOW_ENV, "").split(",") if w.strip()}
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    _note(report)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    _note(report)
+
+
+_config: list[pytest.Config] = []
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _config[:] = [config]
+    if hasattr(config, "workerinput"):
+        config.workeroutput["cardtable_skips"] = _skips  # type: ignore[attr-defined]
+
+
+def _distributed() -> bool:
+    """True in an xdist controller: its workers send their skips when they end (xdist passes on
+    only one of several module skips with the same reason)."""
+    return bool(_config) and _config[0].pluginmanager.has_plugin("dsession")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:  # type: ignore[no-untyped-def]
+    _skips.extend(tuple(s) for s in getattr(node, "workeroutput", {}).get("cardtable_skips", ()))
+
+
+def _note(report: pytest.TestReport | pytest.CollectReport) -> None:
+    """Keep a skip's test id and reason."""
+    if report.skipped and not hasattr(report, "wasxfail") and not _distributed():
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+        _skips.append((report.nodeid, reason.removeprefix("Skipped: ")))
+
+
+def _blocked() -> list[tuple[str, str, str]]:
+    ok = allowed()
+    out = []
+    for nodeid, reason in sorted(set(_skips)):
+        cap = capability(reason)
+        if cap is not None and cap not in ok:
+            out.append((nodeid, reason, cap))
+    return out
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if hasattr(session.config, "workerinput"):
+        return  # an xdist worker: the controller judges
+    if _blocked() and exitstatus in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED):
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
+    if not _skips:
+        return
+    tr = terminalreporter
+    ok = allowed()
+    tr.section("skipped tests (%d)" % len(set(_skips)))
+    for nodeid, reason in sorted(set(_skips)):
+        cap = capability(reason)
+        tag = "" if cap is None else ("  [%s: allowed by %s]" % (cap, ALLOW_ENV) if cap in ok
+                                      else "  [%s: NOT ALLOWED]" % cap)
+        tr.write_line("%s: %s%s" % (nodeid, reason, tag))
+    blocked = _blocked()
+    if blocked:
+        caps = sorted({c for _, _, c in blocked})
+        tr.write_line("FAILED: a whole capability was skipped (%s): install what it needs "
+                      "(python3 tools/system_packages.py) or allow it with %s=%s"
+                      % (", ".join(caps), ALLOW_ENV, ",".join(caps)), red=True, bold=True)
+    allowed_caps = sorted({c for _, r in _skips if (c := capability(r)) is not None and c in ok})
+    if allowed_caps:
+        tr.write_line("capabilities skipped as %s allows: %s" % (ALLOW_ENV, ", ".join(allowed_caps)))

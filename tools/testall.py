@@ -3,7 +3,15 @@
 The runner (tools/mpy/test_mpy.py) gets only the CPU that pytest leaves idle (pytest's workers
 wait on emulated boards, browsers, brokers and sockets for a good part of the run), then the
 whole machine once pytest is done; its report is printed after pytest's. The exit status is
-pytest's, else the runner's. Arguments go to pytest.
+pytest's, else the runner's. Arguments go to pytest; naming tests (tests/...) runs those alone,
+without the runner.
+
+First the set-up a fresh machine needs (`--setup-only` stops after it): the Debian packages of
+tools/system-packages.txt (installed when this user is root or has sudo without a password; else
+it stops before any test with the one command to run) and the firmware image (`make firmware`,
+cached by its inputs' hash). At the end pytest lists every skipped test with its reason
+(tests/conftest.py); a skipped capability (rp2, browser, broker, image, ...) fails the run unless
+CARDTABLE_ALLOW_SKIP names it.
 
 Both, and every `cardtable` the tests start, keep their Python bytecode in build/pycache
 (PYTHONPYCACHEPREFIX), also where PYTHONDONTWRITEBYTECODE is set: without it each pytest worker
@@ -23,6 +31,9 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 PYTEST = ["-m", "pytest", "-n", "auto", "--dist", "loadfile"]
 RUNNER = REPO_ROOT / "tools" / "mpy" / "test_mpy.py"
+FIRMWARE = REPO_ROOT / "tools" / "firmware" / "build.py"
+sys.path.insert(0, str(REPO_ROOT / "tools"))
+import system_packages  # noqa: E402  (tools/ is no package)
 
 
 def _lowest_priority() -> None:
@@ -37,8 +48,33 @@ def _environment() -> dict[str, str]:
     return env
 
 
+def setup(say=print) -> int:
+    """The system packages and the firmware image; 0 when the tests can start, else 2 (said why)."""
+    rc = system_packages.ensure(say=say)
+    if rc:
+        say("make test: stopped before the tests: the set-up above is missing")
+        return rc
+    if "image" in system_packages.allowed_skips():
+        return 0
+    build = subprocess.run([sys.executable, str(FIRMWARE)], cwd=REPO_ROOT)
+    if build.returncode:
+        say("make test: stopped before the tests: the firmware image did not build (above); "
+            "%s=image runs the tests without it" % system_packages.ALLOW_ENV)
+        return 2
+    return 0
+
+
 def main(argv: list[str]) -> int:
+    setup_only = "--setup-only" in argv
+    argv = [a for a in argv if a != "--setup-only"]
+    rc = setup()
+    if rc or setup_only:
+        return rc
     env = _environment()
+    if any(a.startswith("tests") for a in argv):  # `make test ARGS=tests/host/x.py`: those alone
+        print("make test: only the tests named (%s); the MicroPython runner is not started"
+              % " ".join(a for a in argv if a.startswith("tests")), flush=True)
+        return subprocess.call([sys.executable, *PYTEST, *argv], cwd=REPO_ROOT, env=env)
     with tempfile.TemporaryFile("w+", encoding="utf-8") as report:
         runner = subprocess.Popen([sys.executable, str(RUNNER)], cwd=REPO_ROOT, stdout=report, env=env,
                                   stderr=subprocess.STDOUT, text=True, preexec_fn=_lowest_priority)

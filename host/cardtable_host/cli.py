@@ -35,6 +35,7 @@ COMMANDS = {
     "draw": "regenerate hardware/ wiring tables and table drawings from the board files",
     "tournament": "run a Forty-Fives round-robin: schedule, tables over MQTT, live standings",
     "completion": "print a shell completion script (bash or zsh) for cardtable's commands and options",
+    "config": "show the settings from cardtable.toml (port, board, table, players, ...) and their files",
 }
 
 EXIT_STATUS = """\
@@ -79,6 +80,7 @@ def build_parser(only: str | None = None, *, full: bool = True) -> argparse.Argu
         epilog="Run 'cardtable COMMAND --help' for a command's own help and examples.\n" + EXIT_STATUS,
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--version", action="version", version="cardtable %s" % version())
+    _common(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_line in COMMANDS.items():
         if not full and name != only:
@@ -89,8 +91,17 @@ def build_parser(only: str | None = None, *, full: bool = True) -> argparse.Argu
                            formatter_class=argparse.RawDescriptionHelpFormatter,
                            epilog=EXIT_STATUS if "xit status" not in mod.DESCRIPTION else None)
         mod.add_arguments(p)
+        _common(p, argparse.SUPPRESS)
         p.set_defaults(run=mod.run)
     return parser
+
+
+def _common(p: argparse.ArgumentParser, default: object = None) -> None:
+    """The options every command takes, before or after its name."""
+    p.add_argument("--config", metavar="FILE", default=default,
+                   help="read settings from FILE too (after ./cardtable.toml and the user's own)")
+    p.add_argument("--color", action="store_true", default=default,
+                   help="colour even when the output is no terminal (over NO_COLOR and FORCE_COLOR)")
 
 
 def fail(args: argparse.Namespace, e: CardtableError) -> int:
@@ -107,6 +118,12 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the `cardtable` command."""
     words = sys.argv[1:] if argv is None else argv
     parser = build_parser(chosen_command(words), full=False)
+    from cardtable_host.config import settings
+
+    try:
+        settings.apply(parser, settings.load(settings.config_option(words)))
+    except CardtableError as e:  # a settings file that cannot be read, said as the command's error
+        return fail(argparse.Namespace(command=chosen_command(words) or "--config"), e)
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     except ValueError:  # not the main thread: Ctrl-C is not ours to handle
@@ -118,6 +135,10 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "run", None):
         parser.print_help()
         return 2
+    if getattr(args, "color", False):
+        from cardtable_host.term import force_colour
+
+        force_colour()
     portlock.set_command("cardtable " + args.command)
     try:
         return int(args.run(args) or 0)

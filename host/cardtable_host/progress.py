@@ -1,18 +1,22 @@
-"""A one-line progress bar for long work, drawn only where a person watches (a terminal)."""
+"""A one-line progress bar for long work (rich's), drawn only where a person watches (a terminal)."""
 from __future__ import annotations
 
 import shutil
 import sys
 from typing import TextIO
 
-from cardtable_host.term import paint, use_colour
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, TaskID, TextColumn
+from rich.progress import Progress as RichProgress
+
+from cardtable_host.term import use_colour
 
 
 class Progress:
     """`done/total` with a bar and a short message, redrawn in place on a terminal.
 
     Off a terminal (a pipe, a log file, --json) nothing is drawn: callers print their own
-    plain lines, so programs reading the output never see carriage returns.
+    plain lines, so programs reading the output never see cursor movements.
     """
 
     def __init__(self, total: int, label: str = "", stream: TextIO | None = None,
@@ -25,56 +29,46 @@ class Progress:
         if enabled is None:
             enabled = hasattr(self.stream, "isatty") and self.stream.isatty()
         self.enabled = enabled
-        self.colour = self.enabled and use_colour(self.stream)
-        self._shown = False
+        self._bar: RichProgress | None = None
+        self._task = TaskID(0)
 
-    def update(self, done: int | None = None, message: str | None = None) -> None:
-        """Move the bar to done (default: unchanged) and show message."""
+    def _shown(self) -> RichProgress:
+        if self._bar is None:
+            console = Console(file=self.stream, force_terminal=True, no_color=not use_colour(self.stream),
+                              width=shutil.get_terminal_size((80, 24)).columns, highlight=False)
+            self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(bar_width=30),
+                                     MofNCompleteColumn(), TextColumn("{task.fields[message]}"),
+                                     console=console, auto_refresh=False)
+            self._task = self._bar.add_task(self.label, total=self.total, message="")
+            self._bar.start()
+        return self._bar
+
+    def update(self, done: int | None = None, message: str | None = None, total: int | None = None) -> None:
+        """Move the bar to done (default: unchanged) of total (default: unchanged) and show message."""
+        if total is not None:
+            self.total = max(total, 1)
         if done is not None:
             self.done = min(done, self.total)
         if message is not None:
             self.message = message
-        self._draw()
+        if self.enabled:
+            bar = self._shown()
+            bar.update(self._task, completed=self.done, total=self.total, message=self.message)
+            bar.refresh()
 
     def advance(self, n: int = 1, message: str | None = None) -> None:
         self.update(self.done + n, message)
 
     def note(self, text: str) -> None:
-        """Print a line above the bar (a refusal, a warning) and redraw the bar under it."""
-        if self.enabled and self._shown:
-            self.stream.write("\r\x1b[K")
+        """Print a line above the bar (a refusal, a warning); the bar stays under it."""
+        if self._bar is not None:
+            self._bar.console.print(text, markup=False, soft_wrap=True)
+            return
         self.stream.write(text + "\n")
         self.stream.flush()
-        if self.enabled and self._shown:
-            self._draw()
-
-    def text(self, width: int) -> str:
-        """The bar as plain text, at most width columns."""
-        count = "%d/%d" % (self.done, self.total)
-        head = (self.label + " ") if self.label else ""
-        barw = max(10, min(30, width // 3))
-        fill = self.done * barw // self.total
-        bar = "[" + "#" * fill + "." * (barw - fill) + "]"
-        line = "%s%s %s  %s" % (head, bar, count, self.message)
-        return line[:width - 1]
-
-    def _draw(self) -> None:
-        if not self.enabled:
-            return
-        width = shutil.get_terminal_size((80, 24)).columns
-        line = self.text(width)
-        if self.colour and "[" in line:
-            a = line.index("[")
-            b = line.find("]", a)
-            if b > a:
-                line = line[:a + 1] + paint(line[a + 1:b].replace(".", " "), "green", True) + line[b:]
-        self.stream.write("\r\x1b[K" + line)
-        self.stream.flush()
-        self._shown = True
 
     def close(self) -> None:
         """End the bar's line."""
-        if self.enabled and self._shown:
-            self.stream.write("\n")
-            self.stream.flush()
-        self._shown = False
+        if self._bar is not None:
+            self._bar.stop()
+            self._bar = None

@@ -11,9 +11,20 @@ _CODES = {"red": "31", "green": "32", "yellow": "33", "blue": "34", "magenta": "
 
 
 def use_colour(stream=None) -> bool:
-    """True when stream is a terminal and NO_COLOR is not set."""
+    """Colour or not: a non-empty NO_COLOR turns it off (no-color.org: set but empty does not),
+    a non-empty FORCE_COLOR (which `--color` sets) turns it on, else only on a terminal."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
     stream = stream or sys.stdout
-    return hasattr(stream, "isatty") and stream.isatty() and "NO_COLOR" not in os.environ
+    return hasattr(stream, "isatty") and stream.isatty()
+
+
+def force_colour() -> None:
+    """`--color`: colour from now on, in this process and the commands it starts, even into a pipe."""
+    os.environ.pop("NO_COLOR", None)
+    os.environ["FORCE_COLOR"] = "1"
 
 
 def paint(text: str, colour: str, on: bool | None = None) -> str:

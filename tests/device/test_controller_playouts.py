@@ -155,6 +155,44 @@ def test_a_finished_fortyfives_game_asks_both_teams_to_confirm_on_their_buttons_
 
 
 @stepped
+def test_the_next_forty_fives_game_waits_for_both_teams_and_an_undo_voids_their_answers():
+    # Issue 30 (19): a confirm button is no team's answer, and a tap of a team that has not
+    # answered is its answer: the next game starts only once both teams have answered.
+    # Answers given before an undo of the game's last action are asked again.
+    t = yield from table("pico-i2c-4seat", "fortyfives", rules={"target": 5})
+    yield from play_out(t, "fortyfives", 5, rules={"target": 5})  # over after a hand
+    g = t.ctl.game
+    assert g.over
+    last = g.history[-1]
+    assert last[1] == "play"
+    yield
+    r = t.send({"cmd": "press", "id": 1, "button": "confirm"})  # nobody has answered
+    assert r[0]["type"] == "error" and "both teams answer the result first" in r[0]["msg"], r
+    assert t.kinds("verdict")[-1]["reason"] == r[0]["msg"]
+    t.press(t.button("dispute 0"))
+    assert t.state()["agree"] == [2, 0]
+    r = t.send({"cmd": "press", "id": 2, "button": "confirm"})  # one team has answered
+    assert r[0]["type"] == "error" and t.ctl.game is g
+    yield
+    r = t.send({"cmd": "undo", "id": 3})  # the last card is taken back: the game is not over
+    assert r[0]["type"] == "ok" and not g.over and "agree" not in t.state()
+    yield  # (the undo replayed the game: its garbage goes first)
+    t.put(t.zone("play", last[0]), g.card_code(last[2]))  # and laid again: over again
+    assert g.over and g.history[-1] == last
+    assert t.state()["agree"] == [0, 0], "an answer given before the undo still counted"
+    yield
+    t.tap(1)  # East-West's first tap is its answer, not the next game
+    assert t.ctl.game is g and t.state()["agree"] == [0, 1]
+    t.tap(3)
+    assert t.ctl.game is g and t.state()["agree"] == [0, 1]
+    yield
+    t.tap(0)  # North-South answers: both have
+    assert t.ctl.game is g and t.state()["agree"] == [1, 1]
+    t.tap(2)  # then a tap starts the next game
+    assert t.ctl.game is not g and t.ctl.journal.number == 2
+
+
+@stepped
 def test_a_whole_game_of_california_jacks_through_the_zones():
     t = yield from table("pico-i2c-2seat", "california-jacks")
     shadow = yield from play_out(t, "california-jacks", 8)

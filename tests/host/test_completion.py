@@ -34,7 +34,7 @@ def test_commands_options_and_their_values_complete(script: str) -> None:
     assert complete(script, "cardtable re") == ["referee"]
     assert "tournament" in complete(script, "cardtable ")
     assert complete(script, "cardtable flash --dry") == ["--dry-run"]
-    assert complete(script, "cardtable rules --") == ["--help", "--json"]
+    assert complete(script, "cardtable rules --") == ["--color", "--config", "--help", "--json"]
     assert complete(script, "cardtable completion z") == ["zsh"]
 
 

@@ -226,15 +226,22 @@ def test_progress_bar_only_on_a_terminal() -> None:
 
     from cardtable_host.progress import Progress
 
+    import re
+
     shown = io.StringIO()
     bar = Progress(52, "enroll", stream=shown, enabled=True)
     bar.update(13, "place AS#2 on the reader")
-    assert bar.text(80) == "enroll [" + "#" * 6 + "." * 20 + "] 13/52  place AS#2 on the reader"
     bar.note("refused tag 04aa for AS#2")
+    bar.update(14, "place 2S#2 on the reader")
     bar.close()
     out = shown.getvalue()
-    assert "\rrefused" not in out and "\x1b[Krefused tag 04aa for AS#2\n" in out  # above the bar
-    assert out.endswith("13/52  place AS#2 on the reader\n")
+    screen = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", out).replace("\r", "\n")
+    lines = [ln.rstrip() for ln in screen.split("\n") if ln.strip()]
+    assert "refused tag 04aa for AS#2" in lines  # a line of its own, above the bar
+    drawn = [ln for ln in lines if ln.startswith("enroll ")]
+    assert any(re.fullmatch(r"enroll \S+ 13/52 place AS#2 on the reader", re.sub(r" +", " ", ln)) for ln in drawn), drawn
+    assert re.fullmatch(r"enroll \S+ 14/52 place 2S#2 on the reader", re.sub(r" +", " ", lines[-1])), lines
+    assert lines.index("refused tag 04aa for AS#2") < len(lines) - 1 and screen.endswith("\n")
     piped = io.StringIO()  # not a terminal: the bar draws nothing, callers print plain lines
     quiet = Progress(52, "enroll", stream=piped)
     quiet.update(13, "x")

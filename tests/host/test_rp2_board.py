@@ -91,6 +91,26 @@ def test_mpremote_lists_copies_and_runs_code(board: Rp2Board, tmp_path: Path) ->
     back_to_table(board)
 
 
+def test_ctrl_c_in_a_line_is_data_and_a_line_of_ctrl_c_stops_the_table(board: Rp2Board) -> None:
+    # Issue 30 (8): over the chip's USB CDC, with main.run's kbd_intr(-1), a 0x03 inside a line
+    # is a byte of that line (here: a command with no id, refused as such) and the table plays
+    # on; a line of nothing but Ctrl-C (what mpremote sends to connect) stops it for the REPL.
+    with Link(board.port, timeout=30) as link:
+        link.hello(timeout=60)
+        link.drain()
+        link.send_raw(b'{"cmd": "state", "x": "a\x03b"}\n')
+        err = wait_for(link, "error")
+        assert err["id"] is None and err["msg"].startswith('missing "id"'), err
+        link.send_raw(b"noise\x03\n")
+        assert "not JSON" in wait_for(link, "error")["msg"]
+        assert board.mode == "table" and link.hello(timeout=60)["layout"] == "fortyfives"
+        link.send_raw(b"\r\x03\r")
+        assert board.wait_mode("repl", 60), board.mode
+    r = mpremote(board.port, "exec", "import micropython; print('ok')")  # Ctrl-C works again
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+    back_to_table(board)
+
+
 def test_files_outlive_a_reset_and_a_new_chip(board: Rp2Board, flash_dir: Path) -> None:
     r = mpremote(board.port, "exec", "with open('keep.txt', 'w') as f: f.write('%d' % 4242)")
     assert r.returncode == 0, r.stderr

@@ -84,6 +84,12 @@ def tokens(text: str, digits: bool) -> list[str]:
     return [t for t in _SPLIT.split(text) if t and (digits or not t.isdigit())]
 
 
+def monitor_showed_a_hand_end(said: list[str]) -> bool:
+    """True once the monitor's status lines show the game over or a second hand."""
+    hands = {m.group(1) for line in said if (m := re.match(r"-- \S+ hand (\d+)", line))}
+    return len(hands) >= 2 or any(line.startswith("-- ") and "GAME OVER" in line for line in said)
+
+
 @pytest.mark.parametrize("game_id,extra", CASES, ids=[g + (" deal pad" if "--deal-pad" in a else "") for g, a in CASES])
 def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, extra: list[str], tmp_path) -> None:
     codes = card_codes(game_id)
@@ -96,6 +102,9 @@ def test_no_hidden_card_reaches_a_page_a_socket_or_the_monitor(game_id: str, ext
         said: list[str] = []
         threading.Thread(target=lambda: [said.append(line) for line in mon.stdout], daemon=True).start()
         s.wait_for(lambda: v.has(ended_hand), 300, "a hand to end")
+        # the monitor follows on its own: it is judged once it has shown a hand's end too
+        s.wait_for(lambda: monitor_showed_a_hand_end(list(said)), 120,
+                   "the monitor to show a hand's end (it said %r)" % said[-5:])
         if "--deal-pad" in extra and game_id != "fairies":  # (one hand: Fairies scores only at the end)
             s.wait_for(lambda: v.has(lambda m: m.get("type") == "reveal"), 60, "the hands of the hand over shown")
         pages = {p: s.get(p)[1] for p in ("", "overlay", "archive", "snapshot.json", "layout.json", "archive.json",

@@ -329,3 +329,85 @@ def test_unknown_hands_referee_agrees_with_scanned_deal():
         r = yield from refereeing(hidden)
         assert r["ok"], r["rejected"][:2]
         assert r["scores"] == scores and r["tricks"] == tricks
+
+
+def _known_hands_cut_card_only(rules=None):
+    """Both hands dealt where the table saw them, the stock not scanned: only the cut card."""
+    g = games.load("california-jacks", rules=rules)
+    h0 = cards("2C 3D 4D 5D 6D 7D")
+    h1 = cards("KC 8H 9H 10H JH QH")
+    g.apply((None, "deal", {"hands": [h0, h1], "up": [P("9S")]}))
+    return g
+
+
+def test_a_known_hand_cannot_play_a_card_it_does_not_hold():
+    # Issue 30 (19): the table knows both hands; the AC is somewhere in the unseen stock.
+    g = _known_hands_cut_card_only()
+    assert g.known == [True, True]
+    assert g.check((1, "play", P("AC"))) == "you do not hold the AC"
+    assert g.check((1, "play", P("2C"))) == "you do not hold the 2C"   # seat 0's
+    assert g.check((1, "play", P("9S"))) == "you do not hold the 9S"   # the cut card
+    assert g.check((1, "play", P("KC"))) is None
+
+
+def test_a_known_hand_that_draws_an_unseen_card_is_partly_known():
+    # Issue 30 (18): "The person who wins ... takes the top card of the deck (the one that's
+    # visible). Whoever lost then takes the next card": the stock was not scanned, so the
+    # loser's card is unseen, and from then on the table cannot know its whole hand.
+    g = _known_hands_cut_card_only()
+    g.apply((1, "play", P("KC")))
+    ev = g.apply((0, "play", P("2C")))
+    assert [(e["seat"], e["card"]) for e in ev if e["ev"] == "draw"] == [(1, "9S"), (0, None)]
+    assert g.known == [False, True] and g.held == [6, 6]
+    assert sorted(g.hands[0]) == sorted(cards("3D 4D 5D 6D 7D"))   # what it still knows
+    assert g.check((1, "play", P("AC"))) == "you do not hold the AC"  # seat 1 saw its draw
+    g.apply((1, "play", P("8H")))
+    # seat 0 holds no heart the table saw; its unseen card may be the AC: it may lay it
+    assert g.check((0, "play", P("AC"))) is None
+    # the cards the table saw elsewhere are still not seat 0's
+    assert g.check((0, "play", P("KC"))) == "the KC was already played"
+    assert g.check((0, "play", P("9S"))) == "the 9S is in seat 1's hand"
+    ev = g.apply((0, "play", P("AC")))
+    assert ev[0] == {"ev": "penalty", "seat": 0, "points": -1,
+                     "reason": "could neither follow nor trump"}
+    # both drew unseen cards now; what the table saw of each hand still counts
+    assert g.known == [False, False] and g.held == [6, 6] and g.turn == (1,)
+    assert g.check((1, "play", P("AD"))) is None      # seat 1 may hold it now
+    g.apply((1, "play", P("AD")))
+    assert g.check((0, "play", P("QC"))) == "must follow diamonds"   # it holds the 3D
+    assert g.check((0, "play", P("2C"))) == "the 2C was already played"
+
+
+@stepped
+def test_known_hands_with_an_unseen_stock_play_out_as_the_scanned_game():
+    # Issue 30 (18): seeded games replayed with both hands seen but only the cut card of the
+    # stock: every action is accepted, the tricks and scores are the scanned game's, and at
+    # each step the table's knowledge is true: the cards it places in a hand are there, a hand
+    # is fully known only until it draws an unseen card.
+    for seed in range(scaled(20)):
+        g = yield from playing("california-jacks", seed, rules={"void_penalty": seed % 2},
+                               max_actions=600)  # (a game with the penalty may go on and on)
+        h = games.load("california-jacks", rules={"void_penalty": seed % 2})
+        truth = None
+        for a in g.history:
+            if a[1] == "deal":
+                truth = games.load("california-jacks", rules={"void_penalty": seed % 2},
+                                   dealer=h.dealer)
+                truth.apply(a)
+                a = (None, "deal", {"hands": a[2]["hands"], "up": [a[2]["stock"][0]]})
+                unseen = [False, False]
+            else:
+                for e in truth.apply(a):
+                    if e["ev"] == "draw" and e["card"] != "%s" % truth.card_code(truth.up):
+                        unseen[e["seat"]] = True
+            why = h.check(a)
+            assert why is None, (seed, a, why)
+            h.apply(a)
+            if h.phase == "play":
+                for s in (0, 1):
+                    assert h.held[s] == truth.held[s]
+                    assert all(c in truth.hands[s] for c in h.hands[s]), (seed, s)
+                    assert h.known[s] == (not unseen[s]), (seed, s, h.known, unseen)
+            yield
+        assert (h.over, h.scores, h.winner) == (g.over, g.scores, g.winner), seed
+        assert h.trick_winners == g.trick_winners and h.revokes == []

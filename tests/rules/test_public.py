@@ -52,3 +52,26 @@ def test_a_nerts_private_move_names_no_card():
     assert pub == {"seat": 1, "act": "move", "at": 1}
     centre = {"seat": 1, "act": "center", "card": "AS#1", "t": 40}
     assert g.public(centre) is centre
+
+
+def test_why_a_move_was_refused_names_no_card_a_spectator_has_not_seen():
+    # Issue 30 (19): the reason of a refused face-down discard, of a deal refused and of a
+    # private Nerts move says what is wrong, never which hidden card; a face-up play's reason
+    # names its card (the table sees it too).
+    g = games.load("fortyfives")
+    obj = {"seat": 2, "act": "discard", "cards": ["7S", "9S", "QD"]}
+    for reason, told in (("you do not hold the QD", "you do not hold the card"),
+                         ("the 9S is discarded twice", "the card is discarded twice"),
+                         ("the QD is in seat 1's hand", "the card is in seat 1's hand"),
+                         ("7S, 9S: not yours", "a card, a card: not yours"),
+                         ("keep 1 to 5 cards: discard 3 to 7", "keep 1 to 5 cards: discard 3 to 7")):
+        assert g.public_reason(obj, reason) == told, reason
+    play = {"seat": 1, "act": "play", "card": "5H"}
+    assert g.public_reason(play, "you do not hold the 5H") == "you do not hold the 5H"
+    cj = games.load("california-jacks")
+    deal = {"act": "deal", "hands": [["AC", "2C"], None], "up": ["9S"]}
+    assert cj.public_reason(deal, "the AC is dealt twice; the 9S is the up card") \
+        == "the card is dealt twice; the 9S is the up card"
+    nerts = games.load("nerts")
+    move = {"seat": 1, "act": "move", "card": "2C#1", "at": 1}
+    assert nerts.public_reason(move, "the 2C#1 cannot go on pile 1") == "the card cannot go on pile 1"

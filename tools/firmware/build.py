@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -28,6 +28,7 @@ import sys
 import tarfile
 import tempfile
 import time
+import types
 from pathlib import Path
 from typing import Iterator
 
@@ -46,7 +47,21 @@ TARBALL_NAME = "micropython-1.27.0-rp2-src.tar.xz"
 BOARD = "RPI_PICO"
 HASH_LEN = 12
 KEEP_IMAGES = 16
-APT_PACKAGES = "gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib cmake g++ make"
+
+
+def _system_packages() -> types.ModuleType:
+    """tools/system_packages.py, the one list of Debian packages (loaded by path: tools/ is no package)."""
+    spec = importlib.util.spec_from_file_location("cardtable_system_packages",
+                                                  Path(__file__).resolve().parents[1] / "system_packages.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, mod)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+SYSTEM = _system_packages()
+APT_PACKAGES = " ".join(p.name for p in SYSTEM.packages("image"))
 
 
 class BuildError(Exception):
@@ -139,6 +154,8 @@ def missing_tools() -> list[str]:
 @contextlib.contextmanager
 def locked(cache: Path) -> Iterator[None]:
     """The shared sources and picotool are set up by one clone at a time (the others wait)."""
+    import fcntl  # POSIX only: the build runs on Linux (and macOS)
+
     cache.mkdir(parents=True, exist_ok=True)
     with (cache / ".lock").open("w") as f:
         try:
@@ -297,9 +314,11 @@ def build(force: bool = False) -> dict[str, object]:
         os.utime(cached)  # recently used: the last to be pruned
     if not hit:
         missing = missing_tools()
+        if missing and SYSTEM.ensure(SYSTEM.packages("image"), say=say) == 0:
+            missing = missing_tools()
         if missing:
-            raise BuildError("cannot build the firmware: missing %s\n  install: sudo apt-get install %s"
-                             % (", ".join(missing), APT_PACKAGES), 2)
+            raise BuildError("cannot build the firmware: missing %s\n  install: %s"
+                             % (", ".join(missing), " ".join(SYSTEM.install_command(APT_PACKAGES.split()))), 2)
         src = cache / ("src-" + tar_sha[:16])
         prefix = cache / ("picotool-" + tar_sha[:16])
         if not (_sources_ready(src) and (prefix / ".installed").exists()):

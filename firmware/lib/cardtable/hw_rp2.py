@@ -125,8 +125,9 @@ def _edge(q, pa, pb):
 class UsbSerial(hal.Serial):
     """The USB CDC port the REPL uses: polled, one byte at a time, so the loop never blocks.
 
-    Ctrl-C (0x03) never reaches read_byte(): MicroPython turns it into KeyboardInterrupt,
-    which stops the loop and leaves the REPL to mpremote.
+    While main.run's loop runs, Ctrl-C (0x03) is a byte like any other (kbd_intr(-1)); a
+    line of nothing but Ctrl-C stops the loop (cardtable/link.py) and leaves the REPL to
+    mpremote.
     """
 
     def __init__(self):

@@ -1,8 +1,13 @@
 """The serial link (DESIGN section 4): JSON Lines both ways over USB CDC, protocol version 1."""
 # Every line is one JSON object. The link shares the USB serial port with the MicroPython
-# REPL: the host ignores lines that are not JSON objects with a "type", and Ctrl-C (0x03)
-# still stops the table and drops to the REPL, so mpremote can always break in. The device
-# never blocks on the link: it reads the bytes that are waiting, up to a budget per step().
+# REPL: the host ignores lines that are not JSON objects with a "type". While the table runs,
+# Ctrl-C (0x03) is data (main.run turns MicroPython's keyboard interrupt off), so line noise or
+# another program cannot stop it; a line of nothing but Ctrl-C - ``\r\x03\r``, as mpremote sends
+# to break in (``\r\x03`` then ``\r\x01``), or Ctrl-C then Enter at a terminal - is the
+# deliberate stop: the table leaves the loop for the REPL (STOP below), with Ctrl-C working
+# again there. The device never blocks on the link: it reads the bytes that are waiting, up
+# to a budget per step(); a line longer than LINE_MAX is refused as soon as it is (an
+# ``error`` with id null) and the rest of it is discarded as it arrives.
 #
 # Device -> host ("type" names the message):
 #
@@ -104,8 +109,14 @@ class LinkError(ValueError):
         self.id = cid
 
 
+class Stop(KeyboardInterrupt):
+    """The host stopped the table on purpose: a line of nothing but Ctrl-C (see the top)."""
+
+
 class LineReader:
-    """Assembles host lines from a non-blocking byte source (read_byte() -> int or -1)."""
+    """Assembles host lines from a non-blocking byte source (read_byte() -> int or -1) in a
+    buffer of `limit` bytes: a longer line is refused once, as soon as it is too long, and
+    the rest of it is read and dropped (the board's memory never holds more)."""
 
     def __init__(self, source, limit=LINE_MAX):
         self.source = source
@@ -113,9 +124,10 @@ class LineReader:
         self.buf = bytearray(limit)
         self.n = 0
         self.overflow = False
+        self.ctrl_c = True  # the line so far is nothing but Ctrl-C bytes
 
     def poll(self, budget=256):
-        """Read up to budget waiting bytes; a complete line (str), TOO_LONG, or None."""
+        """Read up to budget waiting bytes; a complete line (str), TOO_LONG, STOP or None."""
         src = self.source
         buf = self.buf
         for _ in range(budget):
@@ -123,23 +135,29 @@ class LineReader:
             if b < 0:
                 return None
             if b == 10 or b == 13:
+                stop = self.ctrl_c and self.n > 0
+                self.ctrl_c = True
                 if self.overflow:
                     self.overflow = False
                     self.n = 0
-                    return TOO_LONG
+                    continue  # refused when it grew too long
                 if self.n == 0:
                     continue
                 n = self.n
                 self.n = 0
+                if stop:
+                    return STOP
                 try:
                     return bytes(buf[:n]).decode()
                 except UnicodeError:
                     return BAD_TEXT
+            if b != 3:
+                self.ctrl_c = False
             if self.overflow:
                 continue
             if self.n >= self.limit:
                 self.overflow = True
-                continue
+                return TOO_LONG
             buf[self.n] = b
             self.n += 1
         return None
@@ -147,12 +165,14 @@ class LineReader:
 
 TOO_LONG = "\x00too long"
 BAD_TEXT = "\x00not utf-8"
+STOP = "\x00stop"
 
 
 def parse(line):
     """The command object of a host line; raises LinkError (with the id once it is known)."""
     if line == TOO_LONG:
-        raise LinkError("line too long (at most %d bytes)" % LINE_MAX)
+        raise LinkError("line too long: at most %d bytes a line; the rest of it is discarded"
+                        % LINE_MAX)
     if line == BAD_TEXT:
         raise LinkError("the line is not UTF-8 text")
     # No command nests deeper than a few levels; a line of brackets would cost the heap a
@@ -220,6 +240,8 @@ class Link:
         line = self.reader.poll(budget)
         if line is None:
             return None
+        if line is STOP:
+            raise Stop()  # out of step() and main.run: the REPL (main.py)
         self.received += 1
         try:
             return parse(line)

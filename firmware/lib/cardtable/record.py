@@ -11,6 +11,27 @@ from cardtable.cards import BadCard
 
 _CRC_TAIL = ', "crc": "'
 _INT_FIELDS = ("at", "t", "n")
+# A record is refereed within bounds (the director referees what tables send): at most this
+# many lines after the header (the longest games the simulator plays have a few thousand).
+MAX_LINES = 20000
+try:
+    json.loads("{}", object_pairs_hook=dict)
+    _PAIRS = True   # CPython: a key given twice in a line is refused
+except TypeError:
+    _PAIRS = False  # MicroPython's json has no hook: the table reads only lines it wrote
+
+
+class _Twice(Exception):
+    """A key given twice in one JSON object (raised from inside json.loads)."""
+
+
+def _pairs(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise _Twice(k)
+        out[k] = v
+    return out
 
 
 class RecordError(ValueError):
@@ -42,7 +63,9 @@ def parse_line(text, lineno):
             raise RecordError(lineno, "checksum mismatch: the line is torn or corrupted")
         text = body
     try:
-        obj = json.loads(text)
+        obj = json.loads(text, object_pairs_hook=_pairs) if _PAIRS else json.loads(text)
+    except _Twice as e:
+        raise RecordError(lineno, "the key %s is given twice in the line" % _clip(str(e.args[0])))
     except (ValueError, RuntimeError):  # RuntimeError: CPython's RecursionError (deep nesting)
         raise RecordError(lineno, "not a JSON object: %s" % _clip(text))
     if not isinstance(obj, dict):
@@ -264,11 +287,17 @@ def reading(lines):
     line); raises RecordError."""
     game = None
     lineno = 0
+    count = 0
     for text in lines:
         lineno += 1
         if not text.strip():
             continue
         obj = parse_line(text, lineno)
+        if game is not None:
+            count += 1
+            if count > MAX_LINES:
+                raise RecordError(lineno, "more than %d actions: the referee's limit for a record"
+                                  % MAX_LINES)
         if game is None:
             game = game_from_header(obj, lineno)
             yield game

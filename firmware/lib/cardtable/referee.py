@@ -1,11 +1,21 @@
 """Replay a game record and judge every action, as a referee would (DESIGN section 3)."""
 from cardtable import record
 
+# The referee's bounds, so no record costs more than a few seconds, megabytes and lines of
+# output (record.MAX_LINES bounds its actions): the file's size, and how many rejected actions
+# it names before it stops.
+MAX_BYTES = 8 << 20
+MAX_REJECTED = 1000
+
 
 # -- a record file's text (the table never reads one, so not in record.py) ------------------
 def text_lines(data):
     """The text lines of a record file's bytes: UTF-8 (a byte-order mark is skipped) or UTF-16
-    with its mark, as Windows editors save it; RecordError naming the line that is not text."""
+    with its mark, as Windows editors save it; RecordError naming the line that is not text,
+    or a file over MAX_BYTES."""
+    if len(data) > MAX_BYTES:
+        raise record.RecordError(1, "the record is larger than %d MB: the referee's limit for a "
+                                    "record" % (MAX_BYTES >> 20))
     skip = 0
     if data[:3] == b"\xef\xbb\xbf":
         skip = 3
@@ -57,6 +67,9 @@ class Verdict:
     def add(self, lineno, action, reason, events):
         """Take in one step of a replay."""
         if reason:
+            if len(self.rejected) >= MAX_REJECTED:
+                raise record.RecordError(lineno, "more than %d rejected actions: the referee's "
+                                                 "limit for a record" % MAX_REJECTED)
             self.rejected.append({"line": lineno, "seat": action[0], "reason": reason})
         for ev in events:
             kind = ev.get("ev")

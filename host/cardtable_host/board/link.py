@@ -21,6 +21,8 @@ device's ``cardtable/link.py``): JSON Lines over the board's USB serial, with py
   ``{"type": "link", "up": false}`` message when it goes down and ``{"type": "link",
   "up": true}`` when it is back, after which the caller should re-sync (``state()``).
   ``reconnect=False`` gives up instead (``{"type": "link", "up": false, "final": true}``).
+- A command whose line would be longer than the board takes (``LINE_MAX``, the device's own
+  constant) raises ``CommandTooLong`` (a ValueError) and is never sent.
 - Lines that are not JSON objects with a "type" (REPL chatter, a boot banner) are ignored;
   the last few are kept in ``noise`` for diagnostics.
 - Thread-safe: commands may be sent from several threads; one reader thread per Link.
@@ -37,6 +39,7 @@ from types import TracebackType
 from typing import Any, Callable, Iterator
 
 import serial
+from cardtable.link import LINE_MAX  # the longest host line the board takes: one limit, both sides
 
 from cardtable_host.board import portlock
 from cardtable_host.errors import CardtableError
@@ -64,6 +67,10 @@ class LinkDown(LinkError):
 
 class AtRepl(LinkTimeout):
     """The board is at MicroPython's REPL (its prompt, or our command echoed): no table answers."""
+
+
+class CommandTooLong(ValueError):
+    """A command longer than the link's line limit: refused here, never sent to the board."""
 
 
 class CommandError(LinkError):
@@ -321,7 +328,11 @@ class Link:
         try:
             obj = {"cmd": cmd, "id": cid}
             obj.update(fields)
-            self.send_raw((json.dumps(obj, allow_nan=False) + "\n").encode())  # ValueError: no NaN to a board
+            line = json.dumps(obj, allow_nan=False).encode()  # ValueError: no NaN to a board
+            if len(line) > LINE_MAX:
+                raise CommandTooLong("the %s command is %d bytes long: the link to the board takes "
+                                     "at most %d bytes a line" % (cmd, len(line), LINE_MAX))
+            self.send_raw(line + b"\n")
             if not p.done.wait(self.timeout if timeout is None else timeout):
                 raise LinkTimeout("no answer to %s from %s within %g s" % (
                     cmd, self.port, self.timeout if timeout is None else timeout))

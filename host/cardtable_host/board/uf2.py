@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import shutil
 import struct
 import subprocess
@@ -63,13 +64,42 @@ def is_bootsel_drive(path: Path) -> bool:
     return bool(re.search(r"^Board-ID:\s*" + BOARD_ID, info, re.M))
 
 
+def _windows_volumes() -> list[tuple[Path, str]]:
+    """Each drive letter's root and volume label (Windows; empty elsewhere)."""
+    if sys.platform != "win32":
+        return []
+    import ctypes
+
+    k32 = ctypes.windll.kernel32  # type: ignore[attr-defined]
+    mask = k32.GetLogicalDrives()
+    out = []
+    for i in range(26):
+        if mask & (1 << i):
+            root = "%s:\\" % chr(ord("A") + i)
+            label = ctypes.create_unicode_buffer(261)
+            if k32.GetVolumeInformationW(ctypes.c_wchar_p(root), label, 261, None, None, None, None, 0):
+                out.append((Path(root), label.value))
+    return out
+
+
+def _volumes_dir() -> Path:
+    return Path("/Volumes")
+
+
 def _mount_points() -> list[Path]:
+    """Where an RPI-RP2 drive may be: every mount point, the desktops' media folders, macOS's
+    /Volumes/RPI-RP2* (a second one is "RPI-RP2 1"), and Windows's drives labelled RPI-RP2."""
+    points = [root for root, label in _windows_volumes() if label.upper() == BOARD_ID]
+    try:
+        points += sorted(p for p in _volumes_dir().iterdir() if p.name.startswith(BOARD_ID))
+    except OSError:
+        pass
     try:
         lines = Path("/proc/mounts").read_text().splitlines()
     except OSError:
         lines = []
     # /proc/mounts escapes spaces in paths as \040
-    points = [Path(ln.split()[1].replace("\\040", " ")) for ln in lines if len(ln.split()) > 1]
+    points += [Path(ln.split()[1].replace("\\040", " ")) for ln in lines if len(ln.split()) > 1]
     user = os.environ.get("USER") or os.environ.get("LOGNAME") or ""
     for base in ("/media/" + user, "/run/media/" + user, "/media", "/Volumes"):
         points.append(Path(base) / BOARD_ID)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from cardtable_host.draw import drawings
 
@@ -12,12 +13,15 @@ reports drawings that are stale (exit 1), as the tests do.
 
 example:  cardtable draw
           cardtable draw --check
+          cardtable draw --out drawings    # into a folder of your own
 """
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--check", action="store_true", help="only report stale files (exit 1 if any)")
+    p.add_argument("--out", metavar="DIR", type=Path, default=None,
+                   help="the folder to write into (default: the checkout's hardware/, else ./hardware)")
 
 
 def run(args: argparse.Namespace) -> int:
-    return drawings.draw(check=args.check)
+    return drawings.draw(out=args.out or drawings.HARDWARE_DIR, check=args.check)

@@ -20,7 +20,9 @@ Replay a game record (JSON Lines: a header, then one action per line; the journa
 A rejected action is not applied - at the table the player takes the card back - and
 refereeing goes on. The record is UTF-8 (with or without a byte-order mark) or UTF-16
 with its mark. Exit status: 0 all legal, 1 something was rejected or a revoke was proven,
-2 the record cannot be read or is malformed (the message names the line), 130 Ctrl-C.
+2 the record cannot be read, is malformed (a key given twice in a line, too) or goes
+beyond the referee's limits (8 MB, 20000 actions, 1000 rejected; the message names the
+line and the limit), 130 Ctrl-C.
 
 For a trick game it then prints the tricks of the hand in dispute (the first hand with a
 rejected line or a revoke, or the hand you name) as a grid: one row per trick, one column
@@ -45,11 +47,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        limit = rules_referee.MAX_BYTES + 1  # a byte more than the limit: it is refused
         if args.record == "-":
-            data = sys.stdin.buffer.read()
+            data = sys.stdin.buffer.read(limit)
         else:
             with open(args.record, "rb") as f:
-                data = f.read()
+                data = f.read(limit)
         lines = rules_referee.text_lines(data)
         game, actions = record.load(lines)
     except OSError as e:
@@ -68,15 +71,19 @@ def run(args: argparse.Namespace) -> int:
         style_cards(game, colour)
     tricks = TrickLog()
     sheet = ScoreSheet(game)
-    steps = []
-    for step in rules_referee.replay(game, actions):
-        steps.append(step)
-        tricks.add(*step)
-        for ev in step[3]:
-            sheet.add(ev)
-        if not args.json and not args.quiet:
-            _print_step(game, *step)
-    result = rules_referee.verdict(game, steps)
+    verdict = rules_referee.Verdict(game)
+    try:
+        for step in rules_referee.replay(game, actions):
+            verdict.add(*step)  # first: past the referee's limits it stops here
+            tricks.add(*step)
+            for ev in step[3]:
+                sheet.add(ev)
+            if not args.json and not args.quiet:
+                _print_step(game, *step)
+    except record.RecordError as e:
+        raise UsageError("%s: %s" % (args.record, e),
+                         json={"ok": False, "error": str(e), "line": e.line}) from None
+    result = verdict.result()
     if args.json:
         if args.hand is not None:
             if args.hand not in tricks.hands:
@@ -120,7 +127,8 @@ def _print_step(game, lineno: int, action: tuple, reason: str | None, events) ->
 def _print_summary(game, r: dict) -> None:
     print()
     print("%s: %s" % (r["game"], paint("all legal", "green") if r["ok"] else
-                      paint("%d rejected, %d revokes" % (len(r["rejected"]), len(r["revokes"])), "red")))
+                      paint("%d rejected, %s" % (len(r["rejected"]), _count(len(r["revokes"]), "revoke")),
+                            "red")))
     for rej in r["rejected"]:
         print("  line %d, seat %s: %s" % (rej["line"], rej["seat"], rej["reason"]))
     for rv in r["revokes"]:
@@ -137,3 +145,8 @@ def _print_summary(game, r: dict) -> None:
                                  game.side(w) + (" win" if game.TEAMS else " wins")))
     else:
         print("the game is not over")
+
+
+def _count(n: int, noun: str) -> str:
+    """'1 revoke', '2 revokes'."""
+    return "%d %s%s" % (n, noun, "" if n == 1 else "s")

@@ -2,9 +2,12 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import re
+import shutil
 import sys
+import textwrap
 
 from cardtable import games
 
@@ -79,6 +82,70 @@ def _align(lines: list[str]) -> list[str]:
     return out
 
 
+_LITERALS = re.compile(r"(?<![\w\"'])(True|False|None)(?![\w\"'])")
+_JSON = {"True": "true", "False": "false", "None": "null"}
+
+
+def as_record(cell: str) -> str:
+    """An option value spelt as in a record (JSON): True -> true, None -> null."""
+    return _LITERALS.sub(lambda m: _JSON[m.group(1)], cell)
+
+
+def _table(lines: list[str], width: int) -> str:
+    """A rules table ('| a | b |' rows, a row with an empty first cell continuing the one above)
+    drawn by rich at width, its values spelt as in a record."""
+    from rich import box
+    from rich.console import Console
+    from rich.table import Table
+
+    rows: list[list[str]] = []
+    for ln in lines:
+        cells = [c.strip() for c in ln.split("|")[1:-1]]
+        if all(set(c) <= set("-") for c in cells):
+            continue
+        if rows and not cells[0] and len(cells) == len(rows[-1]):
+            rows[-1] = [(a + " " + b).strip() for a, b in zip(rows[-1], cells)]
+        else:
+            rows.append(cells)
+    table = Table(box=box.ASCII, show_edge=False, header_style="", pad_edge=False)
+    for i, name in enumerate(rows[0]):  # an option's name whole, on one line
+        table.add_column(name, overflow="fold", no_wrap=i == 0, min_width=max(len(r[0]) for r in rows) if i == 0 else None)
+    for r in rows[1:]:
+        table.add_row(*(as_record(c) for c in r))
+    out = io.StringIO()
+    Console(file=out, width=width, no_color=True, highlight=False, emoji=False, markup=False).print(table)
+    return "\n".join(ln.rstrip() for ln in out.getvalue().rstrip("\n").split("\n"))
+
+
+def _prose(lines: list[str], width: int) -> str:
+    """Lines of text re-wrapped to width: a '- ' item and the indented lines under it as one."""
+    items: list[tuple[str, list[str]]] = []
+    for ln in lines:
+        if ln.startswith("- "):
+            items.append(("- ", [ln[2:].strip()]))
+        elif ln.startswith("  ") and items and items[-1][0] == "- ":
+            items[-1][1].append(ln.strip())
+        elif items and items[-1][0] == "" and not ln.endswith(":"):
+            items[-1][1].append(ln.strip())
+        else:
+            items.append(("", [ln.strip()]))
+    return "\n".join(textwrap.fill(" ".join(words), width, initial_indent=lead,
+                                   subsequent_indent=" " * len(lead), break_on_hyphens=False)
+                     for lead, words in items)
+
+
+def at_width(text: str, width: int) -> str:
+    """The rules as players read them, at the terminal's width."""
+    out = []
+    for para in text.split("\n\n"):
+        lines = para.split("\n")
+        table = [ln for ln in lines if ln.startswith("|")]
+        rest = [ln for ln in lines if not ln.startswith("|")]
+        parts = ([_prose(rest, width)] if rest else []) + ([_table(table, width)] if table else [])
+        out.append("\n".join(parts))
+    return "\n\n".join(out)
+
+
 def run(args: argparse.Namespace) -> int:
     if not args.game:
         for name in games.GAMES:
@@ -93,5 +160,6 @@ def run(args: argparse.Namespace) -> int:
                           "verbs": {k: list(v) for k, v in cls.VERBS.items()},
                           "piles": list(cls.PILES)}, indent=2))
     else:
-        print(for_players(sys.modules[cls.__module__].__doc__ or ""))
+        width = shutil.get_terminal_size((80, 24)).columns
+        print(at_width(for_players(sys.modules[cls.__module__].__doc__ or ""), max(40, width)))
     return 0

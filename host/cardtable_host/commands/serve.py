@@ -81,6 +81,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "the table page stays live")
     p.add_argument("--archive", metavar="DIR", help="where finished games are kept (default %s)" % default_dir())
     p.add_argument("--secret-file", metavar="F", help="the scorekeeper's password, from a file")
+    p.add_argument("--log", metavar="FILE", help="log verdicts, faults, connections, refused controls and "
+                   "results to FILE (rotated at 5 MB; what spectators may see, never a secret)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the addresses, not the game")
     t = p.add_argument_group("a tournament table (a board on a port; see cardtable tournament)")
     t.add_argument("--tournament", metavar="DIR", help="the tournament directory (its schedule and "

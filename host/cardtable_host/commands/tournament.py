@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import signal
 import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from cardtable import record
 from cardtable import referee as rules_referee
@@ -18,6 +19,7 @@ from cardtable_host.tournament import broker as brokers
 from cardtable_host.tournament.broker import hostport
 from cardtable_host.tournament import mqttwire
 from cardtable_host.errors import INTERRUPTED, CardtableError, UsageError
+from cardtable_host.progress import Progress
 from cardtable_host.tournament.tourney import TIEBREAKS, Tournament, create, parse_teams
 
 DESCRIPTION = """\
@@ -99,6 +101,8 @@ def _evening_commands(sub: Any) -> None:
         x = sub.add_parser(name, help=helptext)
         x.add_argument("dir")
         x.add_argument("--broker", default="127.0.0.1:1883", metavar="HOST[:PORT]")
+        x.add_argument("--log", metavar="FILE", help="log results, corrections, refusals and connections "
+                       "to FILE (rotated at 5 MB; never a password or an unseen card)")
         if name == "direct":
             x.add_argument("--web", type=int, metavar="PORT", help="also serve the director's page on PORT")
         if name == "report":
@@ -271,12 +275,23 @@ def _terminated(_sig: int, _frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _open_log(args: argparse.Namespace, creds: dict[str, str]) -> None:
+    """--log FILE: the run's log, every broker password kept out of it."""
+    from cardtable_host.config import logs
+
+    for password in creds.values():
+        logs.hide(password)
+    logs.open_log(args.log)
+
+
 def _direct(args: argparse.Namespace) -> int:
     from cardtable_host.tournament.director import Director
 
     tour = Tournament(args.dir)
     host, port = hostport(args.broker)
     creds = brokers.credentials(tour.dir / "broker")
+    _open_log(args, creds)
+    logging.getLogger("cardtable.tournament").info("the director's service for %s, broker %s:%d", tour.id, host, port)
     try:
         d = Director(tour, host, port, creds[brokers.DIRECTOR]).start()
     except ConnectionError as e:
@@ -284,7 +299,7 @@ def _direct(args: argparse.Namespace) -> int:
     print("director's service for %s on %s:%d (Ctrl-C stops it)" % (tour.id, host, port), flush=True)
     if args.web is not None:
         _page(d, creds[brokers.DIRECTOR], args.web, args)
-    _wait_forever()
+    _wait_forever(lambda stop: watch_replays(d, stop))
     d.stop()
     return INTERRUPTED
 
@@ -298,6 +313,8 @@ def _report(args: argparse.Namespace) -> int:
     user = brokers.table_user(args.table)
     if user not in creds:
         raise UsageError("no table %d in this tournament (tables 1 to %d)" % (args.table, tour.state["tables"]))
+    _open_log(args, creds)
+    logging.getLogger("cardtable.tournament").info("table %d of %s reports to %s:%d", args.table, tour.id, host, port)
 
     def ask(g: dict[str, Any], team: str, scores: list[int]) -> bool:
         names = [tour.team_name(t) for t in g["teams"]]
@@ -333,12 +350,31 @@ def _page(director: Any, password: str, port: int, args: argparse.Namespace) -> 
           file=sys.stderr if getattr(args, "json", False) else sys.stdout, flush=True)  # --json: stdout is the report
 
 
-def _wait_forever() -> None:
+def _wait_forever(watch: Callable[[threading.Event], None] | None = None) -> None:
+    stop = threading.Event()
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        threading.Event().wait()
+        if watch is not None:
+            watch(stop)
+        stop.wait()
     except KeyboardInterrupt:
-        pass
+        stop.set()
+
+
+def watch_replays(d: Any, stop: threading.Event, bar: Progress | None = None, every: float = 0.5) -> None:
+    """The director's replays as a progress bar on the terminal: results refereed of those
+    received (drawn only on a terminal), until stop is set."""
+    bar = bar or Progress(1, "replays")
+    if not bar.enabled:
+        return
+    try:
+        while not stop.wait(every):
+            with d.lock:
+                received, waiting = len(d.hashes), len(d.refereeing)
+            bar.update(received - waiting, "%d waiting for the referee" % waiting if waiting else "all refereed",
+                       total=received)
+    finally:
+        bar.close()
 
 
 def _demo(args: argparse.Namespace) -> int:

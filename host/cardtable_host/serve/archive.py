@@ -27,9 +27,10 @@ _NAME = re.compile(r"^(\d{4,})-([a-z0-9-]+)\.jsonl$")
 
 
 def default_dir() -> Path:
-    """Where serve keeps the archive: $XDG_DATA_HOME/cardtable/archive (~/.local/share/...)."""
-    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
-    return Path(base) / "cardtable" / "archive"
+    """Where serve keeps the archive: the user's data folder's archive/ (config/dirs.py)."""
+    from cardtable_host.config.dirs import data_dir
+
+    return data_dir() / "archive"
 
 
 def iso(t: float) -> str:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import secrets
 from typing import Any, Callable
 
 from cardtable import games
 
+from cardtable_host.config import logs
 from cardtable_host.errors import USAGE, CardtableError, end_on_sigterm
 from cardtable_host.serve import servefile
 from cardtable_host.serve.archive import REVEALS, Archive, default_dir
@@ -70,10 +72,17 @@ def serve(args: ServeOptions) -> int:
     from cardtable_host.serve import sim_serve, board_serve
 
     hub = Hub(table=args.table, players=players)
+    logs.hide(secret)
+    log_handler = logs.open_log(args.log)
+    if log_handler is not None:
+        hub.subscribe(logs.hub_logger())
+        logging.getLogger("cardtable.serve").info("serve started: %s", "a simulated %s" % args.sim if args.sim
+                                                  else "the board on %s" % (args.port or "the port found"))
     table = Table(hub, archive, players, args.table)
     rep = _tournament(args, table) if args.tournament or args.tournament_table is not None else None
     start = sim_serve.run if args.sim else board_serve.run
     with contextlib.ExitStack() as stack:
+        stack.callback(logs.close_log, log_handler)
         stack.callback(end_on_sigterm())
         if rep is not None:
             stack.callback(rep.stop)

@@ -76,7 +76,7 @@ def url_host(host: str) -> str:
 def host_names(bound: str, extra: Iterable[str] = ()) -> set[str]:
     """The names the server answers to: loopback, the address it is bound to (every address
     of this machine, and its name, when bound to all), and the names the user allowed."""
-    names = set(LOOPBACK)
+    names: set[str] = set(LOOPBACK)
     if bound in WILDCARD:
         names.update(lan_addresses())
         host = socket.gethostname()

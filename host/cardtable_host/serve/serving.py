@@ -39,6 +39,7 @@ class ServeOptions:
     overlay_delay: float = 0.0
     archive: str | None = None
     secret_file: str | None = None
+    log: str | None = None
     quiet: bool = False
     port: str | None = None
     tournament: str | None = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import struct
 import threading
 import time
@@ -25,6 +26,7 @@ from cardtable_host.serve.hub import Hub
 PAGES = Path(__file__).resolve().with_name("web")
 SLOW_BYTES = 4 << 20  # unsent bytes a viewer may fall behind before it is let go (it reconnects)
 SECRET_HEADER = "X-Cardtable-Secret"
+log = logging.getLogger("cardtable.serve")
 REFUSED = json.dumps({"type": "refused", "msg": "spectators only read: this socket takes no commands"})
 COMMANDS = ("undo", "act", "press", "new", "state", "unplug", "replug")  # the scorekeeper's (the
 # last two: a virtual board's USB cable, pulled and plugged back, to show spectators a lost board)
@@ -258,6 +260,7 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
             return sock
         viewers.join(sock, request.transport)
         hub.viewer_joined()
+        log.info("a spectator connected from %s (%d so far)", request.remote, hub.joined)
         try:
             async for msg in sock:
                 if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
@@ -337,9 +340,11 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         if not given and request.headers.get("Authorization", "").startswith("Bearer "):
             given = request.headers["Authorization"][7:].strip()
         if not given:
+            log.warning("refused a control request from %s: no secret", request.remote)
             return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
                                       "(printed when cardtable serve started)"}, status=403)
         if not netguard.secret_matches(given, secret):
+            log.warning("refused a control request from %s: a wrong secret", request.remote)
             return web.json_response({"ok": False, "error": "wrong secret: the scorekeeper's secret is "
                                       "the one printed when cardtable serve started"}, status=403)
         try:
@@ -352,6 +357,8 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         if control is None:
             return web.json_response({"ok": False, "error": "no board to control"}, status=503)
         reply = await asyncio.to_thread(control, cmd)
+        log.info("control %r from %s: %s", cmd.get("cmd"), request.remote,
+                 "done" if reply.get("ok") else "refused: %s" % reply.get("error"))
         return web.json_response(reply, status=200 if reply.get("ok") else int(reply.get("status", 409)))
 
     app.router.add_get("/", page("table.html"))

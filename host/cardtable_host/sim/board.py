@@ -27,7 +27,6 @@ puts it on a board; ``mpy=False`` runs the .py sources instead (more heap, may n
 """
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -39,9 +38,12 @@ import time
 from collections import deque
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from cardtable_host.sim.pty import PtyRelay
+from cardtable_host.errors import warn
+
+if TYPE_CHECKING:
+    from cardtable_host.sim.pty import PtyRelay
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SIM_DIR = Path(__file__).resolve().parent  # the simulators: vboard/ (WebAssembly), rp2/ (RP2040)
@@ -78,6 +80,9 @@ def mpy_build() -> tuple[Path, Path]:
     build = _build_dir()
     build.mkdir(parents=True, exist_ok=True)
     lib = build / "mpy" / "lib"
+    posix_pty()  # the virtual board needs a POSIX system: say so before anything starts
+    import fcntl
+
     with open(build / ".mpy.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         proc = subprocess.run([sys.executable, str(REPO_ROOT / "tools" / "mpy" / "build.py"),
@@ -85,6 +90,16 @@ def mpy_build() -> tuple[Path, Path]:
         if proc.returncode:
             raise BoardError("building the .mpy firmware failed:\n" + proc.stdout + proc.stderr)
     return lib, lib / "cardtable" / "sim" / "pn532_emu.mpy"
+
+
+def posix_pty() -> type[PtyRelay]:
+    """The pseudo-terminal relay, or a BoardError saying the virtual board needs Linux or macOS."""
+    try:
+        from cardtable_host.sim.pty import PtyRelay
+    except ImportError:
+        raise BoardError("the virtual board's USB serial port is a pseudo-terminal, which needs "
+                         "Linux or macOS (on Windows, use WSL)") from None
+    return PtyRelay
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -157,6 +172,19 @@ class VirtualBoard:
         self._pass_fds: tuple[int, ...] = ()  # more descriptors for the board process
         self._env: dict[str, str] | None = None  # its environment (None: ours)
 
+    def _node_env(self) -> dict[str, str] | None:
+        """The board process's environment: ours (or the one set), naming the WebAssembly
+        MicroPython in the user's cache when this is no checkout (installed there on first use)."""
+        from cardtable_host.sim import nodepkgs
+
+        try:
+            modules = nodepkgs.node_modules(warn)  # its progress line, on stderr
+        except nodepkgs.NodePackagesError as e:
+            raise BoardError(str(e)) from None
+        if modules == REPO_ROOT / "node_modules":
+            return self._env
+        return dict(self._env or os.environ, CARDTABLE_MICROPYTHON_WASM=str(nodepkgs.micropython_mjs(modules)))
+
     # -- life -------------------------------------------------------------------------
 
     def start(self, timeout: float = 30) -> "VirtualBoard":
@@ -168,13 +196,13 @@ class VirtualBoard:
         try:
             self._proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                           stderr=subprocess.PIPE, pass_fds=(theirs.fileno(), *self._pass_fds),
-                                          cwd=str(REPO_ROOT), env=self._env)
+                                          cwd=str(REPO_ROOT), env=self._node_env())
         finally:
             theirs.close()
         assert self._proc.stdout is not None and self._proc.stdin is not None
         out_fd, in_fd = self._proc.stdout.fileno(), self._proc.stdin.fileno()
         os.set_blocking(out_fd, False)
-        self._pty = PtyRelay(lambda data: _write_all(in_fd, data), lambda: self._serial_out(out_fd),
+        self._pty = posix_pty()(lambda data: _write_all(in_fd, data), lambda: self._serial_out(out_fd),
                              device_fd=out_fd, announce=True, name="vb-serial").start()
         for target, name in ((self._control_reader, "vb-control"), (self._stderr_reader, "vb-stderr")):
             t = threading.Thread(target=target, name=name, daemon=True)

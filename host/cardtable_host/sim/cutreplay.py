@@ -42,6 +42,7 @@ from typing import Any
 from cardtable import games, record
 from cardtable.rng import Random
 from cardtable_host.sim import powercut
+from cardtable_host.progress import Progress
 
 ACT_TIMEOUT = 120.0  # wall seconds an answer may take on a loaded machine
 
@@ -315,10 +316,13 @@ def run(board: Any, link: Any, trials: int, seed: int = 1, game_id: str = "calif
     record_s = time.monotonic() - t0
     r = Replayer(board, link, play, seed)
     tally = powercut.Tally()
+    bar = Progress(trials, "power cuts")  # drawn only on a terminal
     try:
         for i in range(trials):
             tally.add(i, r.trial(powercut.KINDS[i % len(powercut.KINDS)]))
+            bar.update(i + 1)
     finally:
+        bar.close()
         r.close()
     out = tally.result()
     out.update(games=len(play.games), actions=len([c for c in play.cmds if c.kind == "act"]),

@@ -37,6 +37,8 @@ from typing import Any
 from cardtable import games, record
 from cardtable.rng import Random
 
+from cardtable_host.progress import Progress
+
 KINDS = ("time", "erase", "program", "reboot", "new")
 ACT_TIMEOUT = 60.0  # wall seconds an answer may take (an answer lost to a cut waits this long)
 TIME_NS = 300_000_000  # a cut at a random time within the next ~2 actions (emulated ns)
@@ -353,11 +355,14 @@ def run(board: Any, link: Any, trials: int, seed: int = 1, game_id: str = "calif
     """Run trials cuts (kinds in turn) on a board running the table; the tally."""
     c = Cutter(board, link, game_id, seats, seed)
     tally = Tally()
+    bar = Progress(trials, "power cuts")  # drawn only on a terminal
     t0 = time.monotonic()
     try:
         for i in range(trials):
             tally.add(i, c.trial(KINDS[i % len(KINDS)]))
+            bar.update(i + 1)
     finally:
+        bar.close()
         c.close()
     out = tally.result()
     out["games"] = c.games

@@ -106,8 +106,9 @@ def _shown(p: Path) -> str:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get(ENV_CACHE) or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "cardtable" / "rp2"
+    from cardtable_host.config.dirs import cache_dir
+
+    return cache_dir() / "rp2"
 
 
 def _tree_hash(h: "hashlib._Hash", root: Path) -> None:

@@ -103,6 +103,6 @@ class VirtualTable:
 
 
 def _boards_dir() -> Any:
-    from pathlib import Path
+    from cardtable_host.board.firmwarefiles import firmware_dir
 
-    return Path(__file__).resolve().parents[3] / "firmware" / "boards"
+    return firmware_dir() / "boards"

@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import queue
-import sys
 import threading
 import time
 from typing import Any
 
 from cardtable import record
 
+from cardtable_host.errors import warn
 from cardtable_host.serve.archive import Archive
 from cardtable_host.tournament import mqttwire
 from cardtable_host.tournament.broker import DIRECTOR, MAX_MESSAGE, WATCHER
@@ -36,6 +37,8 @@ from cardtable_host.tournament.tablewatch import TableWatch
 from cardtable_host.tournament.tourney import HEALTH, REFEREE, Tournament
 
 RETRY_S = 1.0  # how often a result the disk would not take is tried again
+
+_log = logging.getLogger("cardtable.tournament")
 
 
 class Director:
@@ -132,6 +135,7 @@ class Director:
         self.c.loop_stop()
 
     def _on_up(self) -> None:
+        _log.info("the director is connected to the broker")
         t = self.tid
         self.c.subscribe([(mqttwire.topic(t, "table", "+", "result"), 1),
                           (mqttwire.topic(t, "director", "correct"), 1)])
@@ -143,6 +147,8 @@ class Director:
 
     def _on_status(self, table: int, raw: bytes) -> None:
         """A table's latest status, as it came: parsed when shown."""
+        if table not in self._status:
+            _log.info("table %d is connected", table)
         self._status[table] = raw
 
     @property
@@ -197,8 +203,7 @@ class Director:
             self.tour.append({"topic": where[:200], "game": game, "hash": hash_, "why": why}, "refused.jsonl")
         except OSError as e:
             self._storage_failed(e)
-            print("cardtable director: refused %s (%s), and could not log it: %s" % (where, why, e),
-                  file=sys.stderr, flush=True)
+            warn("cardtable director: refused %s (%s), and could not log it: %s" % (where, why, e))
             return
         if len(self._refused_seen) < 100_000:
             self._refused_seen.add(key)
@@ -316,12 +321,12 @@ class Director:
         self.storage_errors += 1
         if self.storage_error is None:
             self.storage_error = {"since": time.time(), "error": "%s" % (e.strerror or e)}
-            print("cardtable director: cannot write to %s: %s; results are kept and tried again every %g s"
-                  % (self.tour.dir, e.strerror or e, RETRY_S), file=sys.stderr, flush=True)
+            warn("cardtable director: cannot write to %s: %s; results are kept and tried again every %g s"
+                  % (self.tour.dir, e.strerror or e, RETRY_S))
 
     def _storage_ok(self) -> None:
         if self.storage_error is not None:
-            print("cardtable director: writing to %s again" % self.tour.dir, file=sys.stderr, flush=True)
+            warn("cardtable director: writing to %s again" % self.tour.dir)
             self.storage_error = None
 
     def _retry_loop(self) -> None:
@@ -338,7 +343,7 @@ class Director:
                 if {k: v for k, v in h.items() if k != "alive"} != self._health_written or time.time() - self._health_at >= 15:
                     self._write_health()
             except Exception as e:  # noqa: BLE001 - this thread must go on: tried again next time
-                print("cardtable director: %s" % e, file=sys.stderr, flush=True)
+                warn("cardtable director: %s" % e)
 
     def health(self) -> dict[str, Any]:
         """When the director last counted a result, what it waits to write, storage errors."""
@@ -487,7 +492,7 @@ class Director:
                 self.c.publish(mqttwire.topic(self.tid, "standings"), json.dumps(snap), qos=1, retain=True)
                 self.updates += 1
             except Exception as e:  # noqa: BLE001 - the next update tries again; this thread goes on
-                print("cardtable director: the standings were not published: %s" % e, file=sys.stderr, flush=True)
+                warn("cardtable director: the standings were not published: %s" % e)
                 if not self._stopped.wait(RETRY_S):
                     self._standings_wanted.set()
 

@@ -7,6 +7,7 @@ table that loses the broker keeps playing and delivers when the broker is back.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 from pathlib import Path
@@ -21,6 +22,8 @@ from cardtable_host.tournament.tourney import Tournament
 
 # confirm(game, team name, scores) -> True to confirm, False to dispute
 Confirm = Callable[[dict[str, Any], str, list[int]], bool]
+
+_log = logging.getLogger("cardtable.tournament")
 
 
 def bots_agree(_game: dict[str, Any], _team: str, _scores: list[int]) -> bool:
@@ -93,6 +96,7 @@ class Reporter:
             self.c.loop_stop()
 
     def _on_up(self) -> None:
+        _log.info("table %d is connected to the broker", self.table)
         self.c.subscribe(mqttwire.topic(self.tour.id, "director", "ack", self.table), 1)
         self._publish_status()
         self.flush()
@@ -169,6 +173,8 @@ class Reporter:
                    "record": lines, "hash": mqttwire.record_hash(lines), "confirmed": confirmed,
                    "disputed_by": disputed, "ended": time.time()}
         self.outbox.put(game_id, self.topic("result"), payload)
+        _log.info("result of %s sent: %s %d, %s %d%s", game_id, names[0], scores[0], names[1], scores[1],
+                  "; disputed by %s" % disputed if disputed else "")
         self.status.update(state="finished", scores=scores)
         self._publish_status()
         self.flush()

@@ -297,6 +297,9 @@ class Tournament:
                 os.fsync(fd)
         finally:
             os.close(fd)
+        from cardtable_host.config.logs import log_entry
+
+        log_entry(entry, name)
         return entry
 
     def sync(self, name: str = "results.jsonl") -> None:

@@ -9,6 +9,18 @@
 RENAMED = {"may_trump_when_following": "may_trump_instead_of_following"}
 
 
+def _strings(v, out):
+    """Every string inside a record object's values (codes of cards among them) into out."""
+    if isinstance(v, str):
+        out.append(v)
+    elif isinstance(v, dict):
+        for k in v:
+            _strings(v[k], out)
+    elif isinstance(v, (list, tuple)):
+        for x in v:
+            _strings(x, out)
+
+
 class IllegalAction(ValueError):
     """An action the rules do not allow; ``reason`` says why in words a player understands."""
 
@@ -244,6 +256,24 @@ class Game:
         if out.get(hide[1]) is None:
             out[hide[1]] = len(obj[hide[0]])
         return out
+
+    def public_reason(self, obj, reason):
+        """Why obj was refused, as a spectator may read it: a card public() hides (a face-down
+        discard, a hand in a deal) is not named, "the AC" becomes "the card"."""
+        pub = self.public(obj)
+        if pub is obj or not reason:
+            return reason  # nothing of it is hidden
+        hidden = []
+        _strings(obj, hidden)
+        shown = []
+        _strings(pub, shown)
+        words = reason.split(" ")
+        for i in range(len(words)):
+            w = words[i]
+            core = w.strip("(),.;:'\"")
+            if core and core in hidden and core not in shown:
+                words[i] = w.replace(core, "card" if i and words[i - 1] == "the" else "a card")
+        return " ".join(words)
 
     def public_pile(self, name, pile):
         """Subclass: what a spectator sees of a public deal pile (default: all of it)."""

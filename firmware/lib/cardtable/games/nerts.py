@@ -769,12 +769,11 @@ class Nerts(Game):
         verb = obj.get("act")
         who = words.who(self, obj.get("seat"))
         if verb == "center":
-            return "%s plays %s to the centre at %s ms" % (who, words.show(self, obj["card"]),
-                                                           obj["t"])
+            return "%s plays %s to the centre, %s" % (who, words.show(self, obj["card"]), _into(obj["t"]))
         if verb == "nerts":
-            return "%s calls Nerts! at %s ms" % (who, obj["t"])
+            return "%s calls Nerts!, %s" % (who, _into(obj["t"]))
         if verb == "stuck":
-            return "nobody can move at %s ms: stuck" % obj["t"]
+            return "nobody can move, %s: stuck" % _into(obj["t"])
         if verb == "left":
             return "%s has %s nerts left" % (who, obj["n"])
         if verb == "draw":
@@ -860,3 +859,11 @@ class Nerts(Game):
         out["stuck_at"] = self.stuck_at
         out["rounds"] = [list(r) for r in self.rounds]
         return out
+
+
+def _into(t):
+    """A round's time in words: 6388 -> '6.4 s into the round' (host only)."""
+    if type(t) is not int or t < 0:
+        return "at %s" % (t,)
+    t = (t + 50) // 100
+    return "%d.%d s into the round" % (t // 10, t % 10)

@@ -4,7 +4,7 @@
 # ``allowed`` it misses is broken if the seat holds a card meeting ``holds``. With known hands the
 # breach is rejected at once. With unknown hands each missed rule proves the seat holds no card
 # meeting ``holds`` (marked in ``absent``); playing such a card later proves a revoke, named by the
-# trick where it happened.
+# trick where it happened; a revoke is proven once (the first card that shows it).
 from binascii import hexlify
 
 from cardtable.compat import const
@@ -27,7 +27,8 @@ class TrickGame(Game):
     def reset_hand(self):
         """Clear the per-hand state before a deal."""
         n = self.seats
-        self.hands = [[] for _ in range(n)]   # known cards held (all of them when known[s])
+        self.hands = [[] for _ in range(n)]   # known cards held (all of them when known[s]; a
+        # hand that took an unseen card is partly known: known[s] False, these still its own)
         self.known = [False] * n
         self.held = [0] * n                   # how many cards each seat holds
         self.where = bytearray(64)            # card -> UNKNOWN, seat + 1, or a place above
@@ -54,9 +55,12 @@ class TrickGame(Game):
         self.held[seat] += len(cards)
 
     def give_unseen(self, seat, count):
-        """Seat receives count cards the table cannot see; earlier absence proofs lapse."""
+        """Seat receives count cards the table cannot see; earlier absence proofs lapse, and a
+        known hand becomes partly known (hands[seat] keeps the cards the table saw): every game
+        that draws an unseen card, deals or takes a kitty unseen comes through here."""
         self.held[seat] += count
         if count:
+            self.known[seat] = False
             a = self.absent[seat]
             for i in range(64):
                 a[i] = 0
@@ -153,7 +157,8 @@ class TrickGame(Game):
         """Play a checked card to the trick; returns events."""
         events = []
         unseen = self.where[card] == UNKNOWN
-        if not self.known[seat] and unseen and self.absent[seat][card]:
+        if not self.known[seat] and unseen and self.absent[seat][card] \
+                and not self._proven(seat, self.absent[seat][card]):
             rv = {"ev": "revoke", "seat": seat, "hand": self.hand_no,
                   "trick": self.absent[seat][card], "card": self.card_code(card)}
             self.revokes.append(rv)
@@ -170,6 +175,14 @@ class TrickGame(Game):
         if len(self.trick) == self.players_in_trick():
             events.extend(self._finish_trick())
         return events
+
+    def _proven(self, seat, trick):
+        """True if seat's revoke in that trick of this hand is proven already: one offence,
+        proven once, however many of the cards it held back turn up later."""
+        for rv in self.revokes:
+            if rv["seat"] == seat and rv["trick"] == trick and rv["hand"] == self.hand_no:
+                return True
+        return False
 
     def players_in_trick(self):
         """How many cards make a trick."""

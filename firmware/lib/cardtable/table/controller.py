@@ -35,7 +35,9 @@
 # - A finished team game (Forty-Fives) first asks both teams to confirm its result, as a
 #   bridge scoring terminal does: ``agree T``/``dispute T`` buttons, or a tap on a partner's
 #   ``tap`` pad (agree); the tap pads show each team's answer (asked, agreed, disputed) and
-#   the link tells it (``agree``). Once both have answered, a tap starts the next game.
+#   the link tells it (``agree``). Once both have answered, a tap (or ``confirm``) starts the
+#   next game; before that ``confirm`` is refused. An undo of the game's last action voids
+#   the answers: the teams are asked again when it is over again.
 # - The host types anything else (``act`` over the link).
 #
 # - ``deal`` (any trick game, fairies): a deal pad. While a deal is due every card dealt across
@@ -205,6 +207,11 @@ class Controller:
         self.feedback.update(self.clock.ticks_ms())
         self.hal.wdt.feed()
 
+    @property
+    def replaying(self):
+        """True while the journal is being replayed (at boot, after an undo)."""
+        return self._replay is not None
+
     def busy(self):
         """True while the next steps have work to finish: a card being confirmed, a play's
         journal flush waiting, the journal being replayed."""
@@ -311,7 +318,7 @@ class Controller:
         if reason:
             fbk.sound("rejected", now)
             self.link.send({"type": "verdict", "action": g.public(obj), "seat": action[0],
-                            "reason": reason, "from": src})
+                            "reason": g.public_reason(obj, reason), "from": src})
             return False, reason, None
         since = self._since
         if not g.keep_history and (action[1] == "deal" or since is not None and len(since) >= SINCE_MAX):
@@ -454,7 +461,10 @@ class Controller:
         self.feedback.flash(led, "rejected", now)
         self.feedback.update(now)
         self.feedback.sound("rejected", now)
-        obj = None if action is None else self.game.public(self.encode(action))
+        obj = None if action is None else self.encode(action)
+        if obj is not None:
+            reason = self.game.public_reason(obj, reason)
+            obj = self.game.public(obj)
         self.link.send({"type": "verdict", "action": obj, "seat": None if action is None else action[0],
                         "reason": reason, "from": src})
 

@@ -125,8 +125,13 @@ def confirm(ctl, seat, src, led=-1):
     g = ctl.game
     if g.over:
         a = ctl.agree
-        if seat is not None and getattr(g, "TEAMS", False) and not (a[0] and a[1]):
-            return answer(ctl, g.team(seat), False, src, led)  # the seat's team agrees
+        if getattr(g, "TEAMS", False) and not (a[0] and a[1]):
+            if seat is not None:
+                return answer(ctl, g.team(seat), False, src, led)  # the seat's team agrees
+            # a confirm button is no team's answer: the next game waits for both
+            why = "both teams answer the result first (agree or dispute)"
+            ctl.verdict(None, why, src, led)
+            return False, why, None
         ctl.new_game(g.ID, g.seats, 0, _changed_rules(g), ctl.layout.name)
         ctl.hello()
         ctl.send_state()

@@ -9,13 +9,19 @@
 // - The table: main.build() with cardtable.hw_sim.SimHal over emulated PN532s (inside
 //   MicroPython, behind the simulated buses the board config describes); main.run() is
 //   called from JavaScript on a timer, one top-level call per tick, so the GC runs.
-// - Ctrl-C (0x03) on the serial stops the table and starts the real MicroPython REPL,
+// - While the table runs, Ctrl-C (0x03) is data, as main.run makes it on a Pico (kbd_intr(-1));
+//   a line of nothing but Ctrl-C (\r\x03\r: mpremote's \r\x03 then \r\x01, or Ctrl-C then Enter)
+//   stops the table (cardtable/link.py says the same rule) and starts the real MicroPython REPL,
 //   with two shims for mpremote: raw-paste mode is served here (the wasm REPL cannot block
 //   for input: the bridge takes the code with pyexec.c's flow control, then hands it to the
 //   raw REPL) and Emscripten errno values in OSError messages become MicroPython's.
 //   Ctrl-D at an empty friendly prompt, machine.reset() and the control channel's reset
 //   restart the table on a fresh MicroPython; Ctrl-D in the raw REPL soft-reboots without
 //   starting it, as a board does.
+// - The serial input is bounded as a Pico's USB CDC is with flow control: the table takes at
+//   most SERIAL_ROOM bytes at a time (its LineReader refuses and drops a line over LINE_MAX as
+//   it arrives), and this process stops reading stdin while SERIAL_BACKLOG bytes wait, so a
+//   host writing a huge line waits on the pty instead of filling the board's heap.
 // - The control channel (--control-fd, default 3 when open): JSON lines in, one reply per
 //   request ({"id": ..., "ok": true, ...} or {"id": ..., "ok": false, "error": "..."}),
 //   and unsolicited {"event": "mode", "mode": "table" | "repl" | "stopped"} lines.
@@ -65,6 +71,10 @@ stdin/stdout: the board's USB serial. stderr: the bridge's own diagnostics.`;
 
 const OK = 0;
 const MORE = 2;
+// Serial bytes the table's input holds at most (a Pico's CDC receive buffer is 256 bytes), and
+// the bytes waiting here past which stdin is paused until the table has read them.
+const SERIAL_ROOM = 256;
+const SERIAL_BACKLOG = 16384;
 const STOPPED = 3;
 const SIM_DIR = '/.sim';
 // Raw-paste flow-control window: half of MICROPY_REPL_STDIN_BUFFER_MAX (256), as pyexec.c.
@@ -226,6 +236,9 @@ class Board extends Control {
     this.deadReaders = new Set();
     this.input = []; // serial bytes waiting to be handled (Buffers)
     this.serialIn = []; // serial bytes for the running table
+    this.paused = false; // stdin paused: the host waits (flow control)
+    this.ctrlC = 0; // Ctrl-C bytes held back at the start of the line (a stop, if a line end follows)
+    this.lineFresh = true; // the table's line so far is nothing but Ctrl-C
     this.waits = []; // control replies waiting for polls
     this.deferred = []; // places waiting for their reader to be seen empty after a lift
     this.liftUntil = new Map(); // reader -> poll count by which its last lift is seen
@@ -469,6 +482,13 @@ class Board extends Control {
     const emu = this.emuPath();
     const haveEmu = table && fs.existsSync(emu);
     if (haveEmu) FS.writeFile(`${SIM_DIR}/pn532_emu${path.extname(emu)}`, fs.readFileSync(emu));
+    // The simulated hardware's own modules are host only, never on a flash `cardtable flash`
+    // wrote: the glue takes them from here when the flash lacks them.
+    const lib = path.join(this.o.lib || path.join(REPO_ROOT, 'firmware', 'lib'), 'cardtable');
+    for (const name of ['hw_sim', 'simboot']) {
+      const file = ['.mpy', '.py'].map((ext) => path.join(lib, name + ext)).find((f) => fs.existsSync(f));
+      if (file) FS.writeFile(`${SIM_DIR}/_sim_${name}${path.extname(file)}`, fs.readFileSync(file));
+    }
     mp.runPython(`import sys\nsys.path.clear()\nsys.path.extend(['${SIM_DIR}', '', '.frozen', '/lib'])\nimport boardglue\n`);
     this.glue = mp.pyimport('boardglue');
     this.glue.shim_vfs();
@@ -527,10 +547,7 @@ class Board extends Control {
     const g = this.glue;
     const said = this.written;
     const asked = this.serialIn.length > 0 || this.waits.length > 0 || this.deferred.length > 0;
-    if (this.serialIn.length) {
-      g.feed(Buffer.concat(this.serialIn).toString('hex'));
-      this.serialIn = [];
-    }
+    if (this.serialIn.length) this.feedTable();
     const st = g.step(this.o.steps);
     this.steps += this.o.steps;
     this.outFlush();
@@ -546,7 +563,31 @@ class Board extends Control {
     const now = Date.now();
     if (asked || this.written !== said) this.lastBusy = now;
     this.scheduleTick(this.pace(st === MORE || this.waits.length > 0 || this.deferred.length > 0
-      || now < this.hurryUntil));
+      || this.serialIn.length > 0 || now < this.hurryUntil));
+  }
+
+  // As much of the waiting serial input as the table's input has room for (flow control).
+  feedTable() {
+    const data = this.serialIn.length === 1 ? this.serialIn[0] : Buffer.concat(this.serialIn);
+    const took = this.glue.feed(data.subarray(0, SERIAL_ROOM).toString('hex'));
+    const n = typeof took === 'number' && took > 0 ? Math.min(took, data.length) : 0;
+    this.serialIn = n < data.length ? [data.subarray(n)] : [];
+    this.flow();
+  }
+
+  // Flow control: stdin pauses while more than SERIAL_BACKLOG bytes wait here (the host's
+  // writes then wait on the pty), and reads again once the table has taken most of them.
+  flow() {
+    let n = 0;
+    for (const b of this.input) n += b.length;
+    for (const b of this.serialIn) n += b.length;
+    if (!this.paused && n > SERIAL_BACKLOG) {
+      this.paused = true;
+      process.stdin.pause();
+    } else if (this.paused && n < SERIAL_BACKLOG / 4) {
+      this.paused = false;
+      process.stdin.resume();
+    }
   }
 
   // Milliseconds to the next tick. A Pico's loop never sleeps; this one runs back to back while
@@ -610,14 +651,10 @@ class Board extends Control {
     while (this.input.length && !this.booting) {
       const chunk = this.input.shift();
       if (this.mode === 'table') {
-        const at = chunk.indexOf(0x03);
-        if (at < 0) {
-          this.serialIn.push(chunk);
-          continue;
-        }
-        if (at > 0) this.serialIn.push(chunk.subarray(0, at));
+        const rest = this.tableInput(chunk);
+        if (rest === null) continue;
         this.interrupt();
-        if (at + 1 < chunk.length) this.input.unshift(chunk.subarray(at + 1));
+        if (rest.length) this.input.unshift(rest);
       } else if (this.mode === 'repl') {
         const rest = this.replInput(chunk);
         if (rest && rest.length) this.input.unshift(rest);
@@ -625,11 +662,44 @@ class Board extends Control {
         // off, boot or stopped: bytes sent to a board that is not listening are lost
       }
     }
+    this.flow();
+  }
+
+  // Bytes for the running table, Ctrl-C among them as data, but for a line of nothing but
+  // Ctrl-C: null, or what follows that line's end when it stops the table (for the REPL).
+  tableInput(chunk) {
+    let from = 0;
+    for (let i = 0; i < chunk.length; i++) {
+      const c = chunk[i];
+      if (c === 0x03 && this.lineFresh) {  // held back until the line shows what it is
+        if (i > from) this.serialIn.push(chunk.subarray(from, i));
+        this.ctrlC += 1;
+        from = i + 1;
+      } else if (c === 13 || c === 10) {
+        if (this.ctrlC > 0) {  // the deliberate stop: its line end goes with it
+          this.ctrlC = 0;
+          return chunk.subarray(i + 1);
+        }
+        this.lineFresh = true;
+      } else {
+        if (this.ctrlC > 0) {  // Ctrl-C in a line of something else: data, in its place
+          if (i > from) this.serialIn.push(chunk.subarray(from, i));
+          this.serialIn.push(Buffer.alloc(this.ctrlC, 0x03));
+          this.ctrlC = 0;
+          from = i;
+        }
+        this.lineFresh = false;
+      }
+    }
+    if (from < chunk.length) this.serialIn.push(chunk.subarray(from));
+    return null;
   }
 
   interrupt() {
     this.stopTable();
     this.serialIn = [];
+    this.ctrlC = 0;
+    this.lineFresh = true;
     this.glue.interrupt();  // as main.py takes a KeyboardInterrupt: a word, then the REPL
     this.outFlush();
     this.enterRepl({ raw: false, banner: true });
@@ -752,6 +822,10 @@ class Board extends Control {
   setMode(mode) {
     if (this.mode === mode) return;
     this.mode = mode;
+    if (mode === 'table') {  // a fresh line on the table's serial
+      this.ctrlC = 0;
+      this.lineFresh = true;
+    }
     if (mode !== 'boot') this.notify({ event: 'mode', mode });
   }
 

@@ -192,6 +192,22 @@ def _emu():
     return pn532_emu
 
 
+def _host_only(name):
+    """cardtable.<name> of the simulated hardware: from the flash where it is there, else the
+    copy the board put beside this glue (`cardtable flash` keeps host-only modules off a board)."""
+    full = "cardtable." + name
+    try:
+        return __import__(full, None, None, (name,))
+    except ImportError:
+        pass
+    import cardtable
+
+    mod = __import__("_sim_" + name)
+    sys.modules[full] = mod
+    setattr(cardtable, name, mod)
+    return mod
+
+
 def stage_name():
     """The boot stage run last, e.g. 'import cardtable.journal'."""
     boot = S.get("boot")
@@ -216,8 +232,8 @@ def _stage():
             S["main"] = main
             gc.collect()
             return MORE
-        from cardtable import simboot
-
+        _host_only("hw_sim")
+        simboot = _host_only("simboot")
         S["simboot"] = simboot
         boot = S["boot"] = simboot.Boot(S["main"], None, "boards", S["stages"], sys.stdout.buffer,
                                        S.get("dead", ()))
@@ -251,14 +267,27 @@ def _stage():
 # -- running ----------------------------------------------------------------------------
 
 
+# The board's USB CDC receive buffer, as a Pico's: the serial input holds at most this many
+# bytes not read yet; JS keeps the rest (flow control), so no line of any length reaches the
+# heap whole (the table's LineReader refuses and drops a line over LINE_MAX as it arrives).
+SERIAL_ROOM = 256
+
+
 def feed(hexdata):
-    """Bytes from the host (hex text) into the board's serial input."""
+    """Bytes from the host (hex text) into the board's serial input, as many as there is room
+    for: how many it took."""
     from binascii import unhexlify
 
     ctl = S["ctl"]
-    if ctl is not None:
-        ctl.hal.serial.feed(unhexlify(hexdata))
-    return OK
+    if ctl is None:
+        return 0
+    ser = ctl.hal.serial
+    data = unhexlify(hexdata)
+    k = min(len(data), SERIAL_ROOM - ser.waiting())
+    if k <= 0:
+        return 0
+    ser.feed(data[:k] if k < len(data) else data)
+    return k
 
 
 def step(n):
