@@ -225,6 +225,68 @@ def verdict_ms(accepted: bool, leds: int, rng: random.Random, t: Timing, cpu: Cp
     return leds * t.led_per_led + t.led_latch + cpu.check[i]
 
 
+def edge_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, occupancy: float,
+            cycle: float, armed: int = 0, idle: int = 0, split: bool = True) -> tuple[float, float, float]:
+    """The seat to play's reader 0 armed (issue 35: it waits for its card with its field on,
+    table/irqwait.py): from the card landing to its IRQ edge's step ending, in the parts
+    detect_ms gives. The PN532 lists the card once it has been in the field the guard time and
+    activated (list_tag) and has looked for a second (second_tag): its IRQ line falls then. The
+    loop meanwhile polls the other readers round robin (`armed` more of them wait too and are
+    skipped, the last `idle` are polled every RARE_EVERY-th lap, as are the pads that hold a
+    card), each poll in halves (split; False: whole polls, a what-if); the first step that
+    starts after the edge reads the answer and the card (READ) and polls no one else: the
+    verdict follows."""
+    occupied = [i > armed and rng.random() < occupancy for i in range(n)]
+    land = rng.uniform(0.0, cycle)
+    edge = land + rng.uniform(*t.list_tag) + rng.uniform(*t.second_tag)
+    now = 0.0
+    i = rng.randrange(n)
+    lap = rng.randrange(RARE_EVERY)
+    while now < edge:
+        polled = False
+        for _ in range(n):
+            r = i
+            if i + 1 < n:
+                i += 1
+            else:
+                i = 0
+                lap += 1
+            if r <= armed:
+                continue  # armed: never polled
+            if (occupied[r] or r >= n - idle) and lap % RARE_EVERY:
+                continue
+            polled = True
+            if not split:
+                now += poll_ms(bus, "tag" if occupied[r] else "empty", rng, t, cpu)
+                break
+            # in halves (Scanner.step while a reader is armed): a step sends the command and
+            # takes its ACK; steps that find the PN532 still looking cost a status read; the
+            # step that reads the answer also switches the field off: an edge waits for the
+            # end of the step it falls in, not of the whole poll
+            byte = bus.byte_us / 1000
+            c = cpu.poll[bus.cpu]
+            share = c["tag" if occupied[r] else "empty"] / 2
+            send = bus.switch * byte + (bus.head + LIST[0]) * byte + (bus.head + bus.status + ACK_BYTES) * byte
+            now += send + share + cpu.step
+            if now >= edge:
+                break
+            busy = rng.uniform(*(t.list_tag if occupied[r] else t.list_empty))
+            look = cpu.step + (bus.head + 1) * byte
+            now += math.ceil(busy / look) * look
+            if now >= edge:
+                break
+            now += (bus.head + bus.status + LIST[1]) * byte + exchange(bus, RF_OFF, rng.uniform(*t.rf_off), rng, t)
+            now += share
+            break
+        if not polled:
+            now += cpu.step  # a step with no reader to poll
+    byte = bus.byte_us / 1000
+    last = bus.switch * byte + (bus.head + bus.status + LIST2[1]) * byte  # the answer read
+    last += exchange(bus, READ, rng.uniform(*t.read), rng, t)
+    c = cpu.poll[bus.cpu]
+    return now - land, 0.0, last + c["read"] + cpu.step
+
+
 def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_polls: int,
               occupancy: float, cycle: float, focus: str = "on",
               read_confirms: bool = True, field_on: bool = FIELD_ON,
@@ -232,10 +294,12 @@ def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_p
     """From the card landing on reader 0 to its debounced sighting's poll ending, in three
     parts: waiting for the first sighting, the debounce polls, and the last poll (with the
     READ). focus: reader 0 is the scanner's focus ("on"), another empty reader is ("other"),
-    or there is none ("off"). field_on: the focus reader's field stays on between its empty
+    or there is none ("off"); "edge": reader 0 is the focus and waits armed (edge_ms). field_on: the focus reader's field stays on between its empty
     polls (the card then answers once it has been in the field the guard time). rare_occupied:
     a pad holding a card (a play pad of a seat that has played) is polled every RARE_EVERY-th
     lap of the round robin only."""
+    if focus == "edge":
+        return edge_ms(n, bus, rng, t, cpu, occupancy, cycle)
     occupied = [i > 0 and rng.random() < occupancy for i in range(n)]
     f = {"on": 0, "other": n - 1, "off": -1}[focus]
     if f > 0:
@@ -298,8 +362,9 @@ def mean_cycle(n: int, bus: Bus, t: Timing, cpu: Cpu, occupancy: float, rng: ran
 def simulate(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, place_polls: int = 2,
              occupancy: float = 0.5, leds: int | None = None, t: Timing = Timing(),
              focus: str = "on", read_confirms: bool = True, field_on: bool = FIELD_ON,
-             rare_occupied: bool = True) -> dict[str, Any]:
-    """Latency distributions (ms) of a rejected and an accepted play with n readers."""
+             rare_occupied: bool = True, armed: int = 0, idle: int = 0) -> dict[str, Any]:
+    """Latency distributions (ms) of a rejected and an accepted play with n readers (focus
+    "edge": armed and idle as edge_ms takes them)."""
     rng = random.Random(seed)
     cycle = mean_cycle(n, bus, t, cpu, occupancy, rng)
     leds = n if leds is None else leds
@@ -307,8 +372,11 @@ def simulate(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, place_polls: in
     accepted = []
     parts = [0.0, 0.0, 0.0, 0.0, 0.0]
     for _ in range(trials):
-        wait, debounce, last = detect_ms(n, bus, rng, t, cpu, place_polls, occupancy, cycle, focus,
-                                         read_confirms, field_on, rare_occupied)
+        if focus == "edge":
+            wait, debounce, last = edge_ms(n, bus, rng, t, cpu, occupancy, cycle, armed, idle)
+        else:
+            wait, debounce, last = detect_ms(n, bus, rng, t, cpu, place_polls, occupancy, cycle, focus,
+                                             read_confirms, field_on, rare_occupied)
         d = wait + debounce + last
         r = verdict_ms(False, leds, rng, t, cpu)
         a = verdict_ms(True, leds, rng, t, cpu)
@@ -361,7 +429,8 @@ class Model:
         cpu = self.cpu(RP2040_FACTORS["nominal"])
         t = self.timing
         cases: dict[str, dict[str, Any]] = {
-            "as_built": dict(),
+            "as_built": dict(focus="edge"),  # the seat to play's pad armed (its IRQ line wired)
+            "seat_pad_without_irq_line": dict(),  # its reader polled between every two others
             "no_focus_polling": dict(focus="off"),
             "a_play_out_of_turn": dict(focus="other"),
             "second_sighting_confirms": dict(read_confirms=False),
@@ -385,26 +454,32 @@ class Model:
                          "rejected_p50": res["rejected"]["p50"], "accepted_p50": res["accepted"]["p50"]}
         return out
 
-    def board(self, kind: str, hz: int, readers: int, leds: int, seed: int, focus: str = "on") -> dict[str, Any]:
+    def board(self, kind: str, hz: int, readers: int, leds: int, seed: int, focus: str = "on",
+              armed: int = 0, idle: int = 0, cpu: Cpu | None = None) -> dict[str, Any]:
         bus = i2c_bus(hz) if kind == "i2c" else spi_bus(hz)
-        cpu = self.cpu(RP2040_FACTORS["nominal"])
+        cpu = cpu or self.cpu(RP2040_FACTORS["nominal"])
         res = simulate(readers, bus, cpu, self.trials, seed=seed, place_polls=self.place_polls,
-                       occupancy=self.occupancy, leds=leds, t=self.timing, focus=focus)
+                       occupancy=self.occupancy, leds=leds, t=self.timing, focus=focus, armed=armed, idle=idle)
         res["bus"] = bus.label
         return res
 
 
 def board_cpu(cpu: Cpu, bus: Bus, steps_ms: Sequence[float], polls_ms: Sequence[float],
-              verdicts_ms: Sequence[float]) -> Cpu:
+              verdicts_ms: Sequence[float], edge_ms_: Sequence[float] = ()) -> Cpu:
     """The CPU terms of the model as the rp2 board measured them (bench/rp2latency.py), on its
     emulated clock: a whole step with an empty poll, the focus reader's sighting poll, and the
-    time from that poll's last bus transaction to the LED frame. The PN532 and wire time the
-    model counts itself (with the emulator's own timing) is taken off the first two."""
+    time from that poll's last bus transaction to the LED frame (edge_ms_: the same "poll" of
+    an armed reader, its answer read and READ). The PN532 and wire time the model counts itself
+    (with the emulator's own timing) is taken off."""
     t = emulated_timing()
     rng = random.Random(0)
     zero = Cpu(cpu.factor, {bus.cpu: {"empty": 0.0, "tag": 0.0, "read": 0.0}}, 0.0, [0.0], [0.0], [0.0], [0])
     step = max(0.0, _median(steps_ms) - poll_ms(bus, "empty", rng, t, zero))
     read = max(0.0, _median(polls_ms) - poll_ms(bus, "read2", rng, t, zero))
+    if edge_ms_:  # the armed reader's answer read at its edge, then the READ (edge_ms's last part)
+        byte = bus.byte_us / 1000
+        wire = bus.switch * byte + (bus.head + bus.status + LIST2[1]) * byte + exchange(bus, READ, t.read[0], rng, t)
+        read = max(0.0, _median(edge_ms_) - wire)
     poll = dict(cpu.poll)
     poll[bus.cpu] = {"empty": step, "tag": step, "read": read}
     return Cpu(cpu.factor, poll, 0.0, cpu.check, cpu.action, cpu.view, cpu.view_len, list(verdicts_ms))

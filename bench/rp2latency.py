@@ -7,7 +7,8 @@ its verdict is the LED frame that shows it (accepted green or rejected red), lat
 chip's WS2812 pin: the latency is that frame's latch time less the landing time, both on the
 emulated clock. The bus trace between the two says where the time went (`parts`):
 
-- `wait`: the landing to the first InListPassiveTarget sent to that reader (its turn);
+- `wait`: the landing to the first InListPassiveTarget sent to that reader (its turn), or, for
+  a reader that waited for the card armed (`edge`: issue 35), to its answer read at the edge;
 - `poll`: from there to the last bus transaction with that reader before the LED frame (the
   sighting, the card-code READ, the field switched off; with a debounce, its second poll);
 - `verdict`: from there to the LED frame (the scanner's event, check(), the LED write).
@@ -45,6 +46,9 @@ def parts_of(trace: list[tuple[float, int, int]], reader: int, land: float, verd
     """Where the time went between a landing and its verdict, in ms (see the module's doc)."""
     mine = [t for t in trace if t[1] == reader and land <= t[0] <= verdict]
     first = next((t[0] for t in mine if t[2] == CMD_LIST), None)
+    edge = first is None and bool(mine)
+    if edge:  # a reader that waited for the card: its answer read at the edge, then the READ
+        first = mine[0][0]
     if first is None:
         return {}
     last = mine[-1][0]
@@ -54,7 +58,7 @@ def parts_of(trace: list[tuple[float, int, int]], reader: int, land: float, verd
     times = [land] + [t[0] for t in trace if land <= t[0] <= first]
     quiet = max((b - a for a, b in zip(times, times[1:])), default=0.0)
     return {"wait": (first - land) / 1e6, "poll": (last - first) / 1e6, "verdict": (verdict - last) / 1e6,
-            "other_polls_before": others, "bus_quiet": quiet / 1e6}
+            "other_polls_before": others, "bus_quiet": quiet / 1e6, "edge": edge}
 
 
 def empty_steps(trace: list[tuple[float, int, int]]) -> list[float]:
@@ -98,9 +102,16 @@ def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, lo
                   wait: bool = True) -> None:
             if wait or self.readers is None:
                 return Rp2Board.place(self, zone, text, uid, kind, wait)
-            self.readers.trace = []
-            self.readers.arm(zone, uid_hex(zone, text, uid, kind), text, rng.uniform(0, spread_ms) * 1e6, kind)
-            self.armed = (zone, self.readers.index(zone))
+            rd = self.readers
+            rd.trace = []
+            i = rd.index(zone)
+            if rd.waits(zone):  # (its PN532 may wait for the card: it comes on its IRQ line)
+                rd.after_lift(i)
+                rd.landed_ns = self._arrive([(i, uid_hex(zone, text, uid, kind), text, kind,
+                                              rng.uniform(0, spread_ms))])[0]
+            else:
+                rd.arm(zone, uid_hex(zone, text, uid, kind), text, rng.uniform(0, spread_ms) * 1e6, kind)
+            self.armed = (zone, i)
 
     board = Timed(BOARD, game=GAME, speed=0)
     t0 = time.monotonic()

@@ -494,10 +494,10 @@ def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: di
         kinds = {bus["kind"] for bus in b.buses.values()}
         kind = "spi" if kinds == {"spi"} else "i2c"
         hz = min(int(bus.get("baud") or bus.get("freq") or 400_000) for bus in b.buses.values())
-        # the controller focuses the scanner on play zones; a board without any (nerts) has none
-        focus = "on" if any(rs[0] == "play" for lay in b.layouts.values() for rs in lay.roles.values()) else "off"
+        focus, armed, idle = _board_focus(b)
         boards[name] = {"readers": len(b.readers), "leds": b.led_count, "focus": focus,
-                        **model.board(kind, hz, len(b.readers), b.led_count, seed=9000 + i, focus=focus)}
+                        **model.board(kind, hz, len(b.readers), b.led_count, seed=9000 + i, focus=focus,
+                                      armed=armed, idle=idle)}
     grid = model.grid()
     return {
         "summary": _summary(model, grid, rp2_out or {}, mpy, cpy, games or {}, plan, board_lat or {}),
@@ -510,6 +510,22 @@ def run_latency(plan: Plan, cpy: dict[str, Any], mpy: dict[str, Any], driver: di
         "what_if_8_readers_i2c": model.what_if(LATENCY_BUDGET_READERS),
         "boards": boards,
     }
+
+
+def _board_focus(b: Any) -> tuple[str, int, int]:
+    """How a board's scanner meets the card the model times (latency.simulate's focus, armed,
+    idle): the controller focuses it on the play zones of the seat to play, armed at the
+    card's edge where their readers have IRQ lines (issue 35); a Nerts table ("scan": "irq")
+    keeps every foundation armed in a round, its "left" pads polled seldom; else no focus."""
+    irq = b.reader_irq or ()
+    plays = {b.zone_reader[z] for lay in b.layouts.values() for z, rs in lay.roles.items() if rs[0] == "play"}
+    if plays:
+        return ("edge" if plays and all(irq and irq[i] is not None for i in plays) else "on"), 0, 0
+    found = {b.zone_reader[z] for lay in b.layouts.values() for z, rs in lay.roles.items() if rs[0] == "foundation"}
+    if b.scan == "irq" and found and all(irq[i] is not None for i in found):
+        left = {b.zone_reader[z] for lay in b.layouts.values() for z, rs in lay.roles.items() if rs[0] == "left"}
+        return "edge", len(found) - 1, len(left)
+    return "off", 0, 0
 
 
 def _rp2_games(rp2_out: dict[str, Any]) -> dict[str, Any]:
@@ -533,9 +549,10 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     if rp2g:
         cpu, check_src = _rp2_cpu(cpu, rp2g, rp2_out)
         res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                               occupancy=model.occupancy, t=model.timing)
+                               occupancy=model.occupancy, t=model.timing, focus="edge")
     else:
-        res = grid[bus.key]["nominal"][str(n)]
+        res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
+                               occupancy=model.occupancy, t=model.timing, focus="edge")
         check_src = "check() on MicroPython (WebAssembly) x the nominal RP2040 factor"
     placed = board_lat.get("placements") or {}
     board: dict[str, Any] = {}
@@ -543,15 +560,17 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
         # The firmware's CPU as the rp2 board spent it on its emulated clock (a step with an
         # empty poll, the sighting poll, sighting to LED), the PN532 and tags as sourced
         smp = placed["_samples"]
-        cpu = latency.board_cpu(cpu, bus, placed["_steps"], [x["poll"] for x in smp if "poll" in x],
-                                [x["verdict"] for x in smp if "verdict" in x])
+        cpu = latency.board_cpu(cpu, bus, placed["_steps"], [x["poll"] for x in smp if "poll" in x and not x.get("edge")],
+                                [x["verdict"] for x in smp if "verdict" in x],
+                                [x["poll"] for x in smp if "poll" in x and x.get("edge")])
         check_src = ("the firmware's CPU measured on the rp2 board's emulated clock (bench/rp2latency.py: "
                      "a step with an empty poll, the sighting poll, sighting to LED frame)")
         res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                               occupancy=model.occupancy, t=model.timing)
+                               occupancy=model.occupancy, t=model.timing, focus="edge")
         # ... and the same model with the emulator's PN532 times, for the board the bench measured
         same = latency.simulate(placed["readers"], bus, cpu, model.trials * 2, seed=4343,
-                                place_polls=model.place_polls, occupancy=0.0, t=latency.emulated_timing())
+                                place_polls=model.place_polls, occupancy=0.0, t=latency.emulated_timing(),
+                                focus="edge")
         board = {"board": placed["board"], "readers": placed["readers"], "plays": placed["plays"],
                  "measured": placed["ms"], "model": same["accepted"], "parts_ms": placed["parts_ms"],
                  "cpu_ms": {"empty_poll_step": round(cpu.poll[bus.cpu]["empty"], 2),
@@ -560,7 +579,7 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     p99 = max(res["rejected"]["p99"], res["accepted"]["p99"])
     # the same with the PN532 listing a tag in 9.7-15 ms instead of the ISO floor (estimate)
     slow = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                            occupancy=model.occupancy,
+                            occupancy=model.occupancy, focus="edge",
                             t=dataclasses.replace(model.timing, **latency.LIST_TAG_SLOW))
     out: dict[str, Any] = {"p99_ms": p99, "readers": n, "bus": bus.label, "check_source": check_src,
                            "p50_ms": res["accepted"]["p50"], "p95_ms": res["accepted"]["p95"],

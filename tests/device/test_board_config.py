@@ -254,6 +254,20 @@ def test_readers_too_close_for_one_field_at_a_time():
             " apart against cross-talk") in msg, msg
 
 
+def test_irq_lines_on_pads_too_close_are_refused_even_when_polled():
+    # the seat to play's armed pad keeps its field on beside the polled one (issue 35)
+    cfg = base()
+    for i, gp in ((0, 20), (4, 21)):
+        cfg["readers"][i].update({"irq": gp, "module": "adafruit-364"})
+    config.validate(cfg, "test-4seat.json")  # 190 mm apart: enough
+    cfg["zones"]["c"]["at"] = [450, 500]
+    msg = problems(cfg)
+    assert ("zones 'c' and 's0' are 140 mm apart centre to centre; readers that wait with their"
+            " fields on at once need 150 mm") in msg, msg
+    cfg["readers"][4].pop("irq")  # only one pad waits: no pair to keep apart
+    config.validate(cfg, "test-4seat.json")
+
+
 def test_direct_reader_beside_a_mux_and_unused_reader():
     cfg = base()
     cfg["readers"].append({"bus": "i2c0"})

@@ -172,3 +172,48 @@ def test_config_set_is_saved_for_the_next_boot():
     assert r[0]["layout"] == "california-jacks"  # the game in play goes on until then
     r = t.send({"cmd": "config", "id": 2, "set": {"volume": 11}})
     assert r[0]["type"] == "error"
+
+
+@stepped
+def test_state_for_a_seat_is_that_seats_view_and_teach_marks_its_cards():
+    t = yield from table("pico-i2c-2seat", "california-jacks")
+    g = t.ctl.game
+    deal = g.random_deal(__import__("cardtable.rng", None, None, ["Random"]).Random(3))
+    from cardtable import record
+    t.send({"cmd": "act", "id": "d", "action": record.encode(g, deal)})
+    yield
+    spectator = t.send({"cmd": "state", "id": "s"})[0]
+    assert spectator["type"] == "ok" and "hand" not in spectator["view"]
+    for seat in (0, 1):
+        r = t.send({"cmd": "state", "id": seat, "seat": seat})[0]
+        assert r["type"] == "ok" and r["view"] == json.loads(json.dumps(g.view(seat)))
+        assert r["view"]["hand"] == g.codes(sorted(g.hands[seat])) and "teach" not in r
+        yield
+    turn = g.turn[0]
+    r = t.send({"cmd": "state", "id": "t", "seat": turn, "teach": True})[0]
+    may = {g.card_code(a[2]) for a in g.legal(turn)}
+    assert [m[0] for m in r["teach"]] == r["view"]["hand"]
+    assert {m[0] for m in r["teach"] if m[1] is None} == may and may
+    other = t.send({"cmd": "state", "id": "o", "seat": 1 - turn, "teach": True})[0]
+    assert all(m[1] == g.check((1 - turn, "play", g.deck.parse(m[0]))) for m in other["teach"])
+    assert all(m[1].startswith("not your turn") for m in other["teach"])
+    yield
+    for bad in (2, -1, "0", True, 1.0):
+        e = t.send({"cmd": "state", "id": "b", "seat": bad})
+        assert e[-1]["type"] == "error" and e[-1]["msg"] == "\"seat\" must be a seat 0..1", (bad, e)
+        t.said.clear()
+        yield
+
+
+@stepped
+def test_an_undo_for_a_line_that_is_no_longer_the_last_is_refused():
+    t = yield from table("pico-i2c-2seat", "nexus")
+    t.put("c", "AS")
+    t.put("c", "5H")  # the two trump indicators: line 1
+    yield
+    seq = t.ctl.journal.seq
+    e = t.send({"cmd": "undo", "id": "u", "seq": seq - 1})
+    assert e[-1]["type"] == "error" and e[-1]["msg"].startswith("the table moved on"), e
+    assert t.ctl.journal.seq == seq
+    ok = t.send({"cmd": "undo", "id": "v", "seq": seq})
+    assert ok[-1]["type"] == "ok", ok

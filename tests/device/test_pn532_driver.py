@@ -646,3 +646,50 @@ def test_poll_allocates_nothing():
         assert grown == [], grown
     assert r.polls == 202 or MICROPYTHON
     assert bytes(r.poll()) == UID_AS
+
+
+def _halves_cycle(r, n):
+    for _ in range(n):
+        r.poll_start(2)
+        while not r.ready():
+            pass
+        r.poll_end(2)
+        r.release()
+
+
+def test_a_poll_in_halves_finds_the_tag_and_allocates_nothing():
+    # the scanner polls so while a reader waits armed (issue 35): send, look, read the answer
+    emu, bus, r = i2c_reader(Tag(UID_AS, text="AS"))
+    r.poll_start(2)
+    while not r.ready():
+        pass
+    assert bytes(r.poll_end(2)) == UID_AS and r.ntg == 1
+    assert r.read_text() == "AS"
+    r.release()
+    rec = Recorder(bus)
+    r.i2c = rec
+    _halves_cycle(r, 1)
+    r.i2c = Replay(rec.reads)
+    _halves_cycle(r, 1)
+    if MICROPYTHON:
+        import micropython
+
+        micropython.heap_lock()
+        try:
+            _halves_cycle(r, 20)  # any allocation raises MemoryError here
+        finally:
+            micropython.heap_unlock()
+    else:
+        import tracemalloc
+
+        tracemalloc.start()
+        try:
+            snap0 = tracemalloc.take_snapshot()
+            _halves_cycle(r, 200)
+            snap1 = tracemalloc.take_snapshot()
+        finally:
+            tracemalloc.stop()
+        only = [tracemalloc.Filter(True, "*drivers*")]
+        diff = snap1.filter_traces(only).compare_to(snap0.filter_traces(only), "lineno")
+        grown = [s for s in diff if s.size_diff > 0]
+        assert grown == [], grown

@@ -170,6 +170,24 @@ def test_the_seat_to_play_is_seen_within_a_poll_or_two_whatever_the_reader_count
         assert on["rejected"]["p95"] < off["rejected"]["p95"] < other["rejected"]["p95"]
 
 
+def test_an_armed_seat_pad_answers_at_the_edge_sooner_than_a_polled_one() -> None:
+    latency = _bench_module("latency")
+    cpu = _model_cpu(latency)
+    bus = latency.BUSES[0]
+    t = latency.Timing()
+    for n in (4, 8, 16):
+        on, edge = (latency.simulate(n, bus, cpu, 400, seed=9, focus=f) for f in ("on", "edge"))
+        assert edge["accepted"]["p99"] < on["accepted"]["p99"], (n, edge["accepted"], on["accepted"])
+        # never sooner than the card's own activation in the live field, whatever the readers
+        assert edge["mean_parts_ms"]["first_sighting"] >= t.list_tag[0] + t.second_tag[0]
+        assert edge["mean_parts_ms"]["debounce"] == 0.0
+    # the edge waits for a step, not a poll: whole polls of the other readers make it later
+    halves = latency.simulate(8, bus, cpu, 400, seed=9, focus="edge")
+    rng = __import__("random").Random(9)
+    whole = [sum(latency.edge_ms(8, bus, rng, t, cpu, 0.5, 100.0, split=False)[:1]) for _ in range(400)]
+    assert halves["mean_parts_ms"]["first_sighting"] < sum(whole) / len(whole)
+
+
 def test_an_accepted_play_does_not_wait_for_the_journal() -> None:
     latency = _bench_module("latency")
     res = latency.simulate(4, latency.BUSES[1], _model_cpu(latency), 400, seed=6)

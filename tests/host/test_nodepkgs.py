@@ -3,6 +3,7 @@ into the user's cache folder on first use, saying so, and says what to install w
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -51,3 +52,23 @@ def test_first_use_installs_into_the_cache_once(tmp_path: Path, monkeypatch: pyt
     said.clear()
     assert nodepkgs.node_modules(said.append, checkout=None) == modules
     assert said == []  # once
+
+
+def test_the_rp2_chip_imports_rp2040js_from_the_folder_named(tmp_path: Path) -> None:
+    """An installed cardtable's rp2 board finds rp2040js in the cache (a bare import would not)."""
+    import subprocess
+
+    if shutil.which("node") is None or not (REPO / "node_modules" / "rp2040js").is_dir():
+        pytest.skip("node and the checkout's node_modules (make setup) are needed")
+    cache = tmp_path / "node_modules"
+    shutil.copytree(REPO / "node_modules" / "rp2040js", cache / "rp2040js")
+    entry = cache / "rp2040js" / "dist" / "esm" / "index.js"
+    entry.write_text(entry.read_text() + "\nglobalThis.rp2040jsFrom = 'the cache';\n")
+    chip = (REPO / "host" / "cardtable_host" / "sim" / "rp2" / "chip.mjs").as_uri()
+    probe = "import(%r).then((m) => console.log(globalThis.rp2040jsFrom || 'the checkout', typeof m.Chip))" % chip
+    env = {k: v for k, v in os.environ.items() if k != "CARDTABLE_NODE_MODULES"}
+    named = subprocess.run(["node", "-e", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                           env=dict(env, CARDTABLE_NODE_MODULES=str(cache)))
+    assert named.stdout.strip() == "the cache function", named.stderr
+    own = subprocess.run(["node", "-e", probe], cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert own.stdout.strip() == "the checkout function", own.stderr

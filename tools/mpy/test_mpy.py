@@ -44,7 +44,7 @@ ONCE = tuple("tests/rules/test_%s.py" % name for name in (
 EMULATED = {"tests/device/test_%s.py" % name: board for name, board in (
     ("main_loop", "pico-i2c-2seat"), ("main_boot", "pico-spi-4seat"), ("tag", "pico-i2c-2seat"),
     ("bus_fault", "pico-i2c-2seat"), ("race_irq", "pico-nerts-6"),
-    ("irq_dead", "pico-nerts-6"), ("wiring", "pico-i2c-4seat"))}
+    ("irq_dead", "pico-nerts-6"), ("wiring", "pico-i2c-4seat"), ("edge_focus", "pico-i2c-4seat"))}
 
 
 # In .py mode the device's modules are compiled from source in the heap, which no shipped form

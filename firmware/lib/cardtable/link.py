@@ -59,8 +59,11 @@
 # - ``act``: ``action`` as a record line, for inputs the table has no button for:
 #   ``{"cmd": "act", "id": 7, "action": {"seat": 1, "act": "bid", "bid": 20}}``.
 #   ok with ``seq`` and ``events``; error with the reason if the rules reject it.
-# - ``undo``: takes back the last action; ok with ``action`` (what was undone) and ``seq``.
-# - ``state``: ok with ``seq`` and ``view`` (spectator), and ``agree`` as in the message.
+# - ``undo``: takes back the last action; ok with ``action`` (what was undone) and ``seq``. With
+#   ``seq``: only if that is still the journal's last line (an undo agreed for that action).
+# - ``state``: ok with ``seq`` and ``view`` (spectator), and ``agree`` as in the message. With
+#   ``seat`` (a seat number): ``view`` is that seat's (the game's ``view(seat)``: its own hand
+#   when the table knows it, never another's), for the host to hand to that seat's player alone.
 # - ``log``: optional ``game`` (a number from ``games``; default the current game). Streams
 #   the journal as ``log`` messages, a few per step, then ok with ``game`` and ``lines``.
 # - ``config``: ok with ``board``, ``layout``, ``game``, ``layouts``, ``zones`` (zone ->

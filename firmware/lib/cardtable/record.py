@@ -102,8 +102,10 @@ def header(game):
 
 # Optional header fields about the occasion, kept by the host's archive (`cardtable serve`):
 # the rules never read them. "table": the table's name; "players": a name per seat (null for
-# an unnamed seat); "start", "end": when the game began and ended (ISO 8601 text).
-OCCASION = ("table", "players", "start", "end")
+# an unnamed seat); "start", "end": when the game began and ended (ISO 8601 text); "times": per
+# action line, when the host heard it, in ms since the game's first line (null where unheard);
+# "undos": each action taken back, who asked and who agreed (objects, as the host kept them).
+OCCASION = ("table", "players", "start", "end", "times", "undos")
 
 
 def game_from_header(obj, lineno=1):
@@ -111,7 +113,7 @@ def game_from_header(obj, lineno=1):
     for key in obj:
         if key not in ("game", "seats", "dealer", "rules", "seq") and key not in OCCASION:
             raise RecordError(lineno, "unknown header key %r (expected game, seats, dealer, rules; "
-                                      "optional table, players, start, end)" % key)
+                                      "optional table, players, start, end, times, undos)" % key)
         if key in OCCASION:
             _check_occasion(key, obj[key], lineno)
     name = obj.get("game")
@@ -138,6 +140,12 @@ def _check_occasion(key, value, lineno):
     if key == "players":
         if not isinstance(value, list) or not all(v is None or isinstance(v, str) for v in value):
             raise RecordError(lineno, "\"players\" must be a list of names (or null) per seat")
+    elif key == "undos":
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise RecordError(lineno, "\"undos\" must be a list of objects (what was undone, who asked, who agreed)")
+    elif key == "times":
+        if not isinstance(value, list) or not all(v is None or type(v) is int and v >= 0 for v in value):
+            raise RecordError(lineno, "\"times\" must be a list of whole ms (or null) per action line")
     elif not isinstance(value, str):
         raise RecordError(lineno, "%r must be text" % key)
 

@@ -364,11 +364,17 @@ class Link:
             raise LinkTimeout("no hello from %s" % self.port)
         return self.last_hello
 
-    def state(self) -> dict[str, Any]:
+    def state(self, seat: int | None = None, **fields: Any) -> dict[str, Any]:
         """The spectator view now: ``{"seq": ..., "view": {...}}`` (and a finished team game's
-        ``agree``, each team's answer to its result)."""
-        r = self.command("state")
+        ``agree``, each team's answer to its result); with seat, that seat's view instead (for
+        its player alone)."""
+        if seat is None:
+            r = self.command("state", **fields)
+        else:
+            r = self.command("state", seat=seat, **fields)
         out = {"seq": r.get("seq"), "view": r.get("view")}
+        if "teach" in r:
+            out["teach"] = r["teach"]
         if "agree" in r:
             out["agree"] = r["agree"]
         return out
@@ -382,9 +388,9 @@ class Link:
         """Start a new game (fields: seats, dealer, rules, layout)."""
         return self.command("new", game=game, **fields)
 
-    def undo(self) -> dict[str, Any]:
-        """Take back the last action."""
-        return self.command("undo")
+    def undo(self, seq: int | None = None) -> dict[str, Any]:
+        """Take back the last action (with seq: only if line seq is still the last)."""
+        return self.command("undo") if seq is None else self.command("undo", seq=seq)
 
     def log(self, game: int | None = None, timeout: float = 30) -> list[str]:
         """The journal of a game (default: the current one) as its text lines, in order."""

@@ -38,6 +38,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("record", help="the record file, or - for standard input")
     p.add_argument("--json", action="store_true", help="print one JSON object for programs (with --hand, "
                    "its trick grid as \"grid\": the one serve's archive shows)")
+    p.add_argument("--tempo", action="store_true",
+                   help="the time each seat took to act, per seat and per hand (median, slowest, a "
+                        "histogram), from the record's times (kept by cardtable serve's archive)")
     p.add_argument("--quiet", "-q", action="store_true", help="only the verdict, not every line")
     p.add_argument("--hand", type=int, metavar="N",
                    help="show the tricks of hand N (default: the first hand in dispute)")
@@ -66,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
         names = []
     if any(names):
         game.names = names
+    if args.tempo:
+        return _tempo(args, list(lines))
     colour = use_colour()
     if not args.json:
         style_cards(game, colour)
@@ -109,6 +114,22 @@ def run(args: argparse.Namespace) -> int:
         print()
         print(text)
     return 0 if result["ok"] else 1
+
+
+def _tempo(args: argparse.Namespace, lines: list[str]) -> int:
+    from cardtable_host.serve import tempo
+
+    fig = tempo.figures(lines)
+    if fig is None:
+        raise UsageError("%s keeps no times: cardtable serve's archive keeps them (the header's "
+                         "\"times\")" % args.record, json={"ok": False, "error": "no times"})
+    if args.json:
+        print(json.dumps(fig))
+        return 0
+    names = json.loads(lines[0]).get("players")
+    for line in tempo.text(fig, names if isinstance(names, list) else None):
+        print(line)
+    return 0
 
 
 def _print_step(game, lineno: int, action: tuple, reason: str | None, events) -> None:

@@ -62,6 +62,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "the hands (see --reveal)")
     p.add_argument("--no-mistakes", action="store_true",
                    help="(--sim) bots never lay a wrong card (by default one now and then)")
+    p.add_argument("--teach", default="", metavar="SEATS",
+                   help="teaching mode on these seats' own pages (e.g. 0,2, or all): the cards that may "
+                        "be played now are marked, the others say why not")
+    p.add_argument("--speak", action="store_true",
+                   help="say every refused card and every trick aloud through espeak-ng, with the players' names")
+    p.add_argument("--speak-lang", default=ServeOptions.speak_lang, metavar="LANG",
+                   help="the language espeak-ng speaks (default %s; espeak-ng --voices lists them)" % ServeOptions.speak_lang)
+    p.add_argument("--speak-to", metavar="DIR",
+                   help="(with --speak) render each announcement to DIR/NNNN.wav, with DIR/said.jsonl, "
+                        "instead of the loudspeaker")
     p.add_argument("--wait-viewers", type=int, default=ServeOptions.wait_viewers, metavar="N",
                    help="(--sim) start the first game once N spectators have the page open")
     p.add_argument("--http", default=DEFAULT_HTTP, metavar="HOST:PORT",

@@ -153,9 +153,14 @@ def polyfuse_ma(worst: int) -> int:
 
 def fields_on(d: Drawn) -> int:
     """RF fields on at once: the one polled, plus every reader waiting for its card by itself
-    (its IRQ line wired, the board's "scan" "irq")."""
+    (its IRQ line wired): all of them in a timed game (the board's "scan" "irq"), else the
+    scanner's focus ones (the seat to play's pad; at most FOCUS_MAX of them)."""
     b = d.board
-    return 1 + (sum(1 for gp in b.reader_irq if gp is not None) if b.scan == "irq" else 0)
+    irq = sum(1 for gp in b.reader_irq if gp is not None)
+    return 1 + (irq if b.scan == "irq" else min(irq, FOCUS_MAX))
+
+
+FOCUS_MAX = 3  # table/controller.refresh: a focus of more readers favours none
 
 
 def power(d: Drawn) -> Power:
@@ -535,8 +540,9 @@ def wiring_md(d: Drawn) -> str:
     n = len(b.readers)
     on = fields_on(d)
     L += ["## Power budget", "", "5 V rail, one reader's field on at a time (mA):" if on == 1 else
-          "5 V rail, %d readers' fields on at once: the %d waiting for their card (\"scan\":"
-          " \"irq\") and the one polled (mA):" % (on, on - 1), ""]
+          "5 V rail, %d readers' fields on at once: the %d waiting for their card (%s) and the"
+          " one polled (mA):" % (on, on - 1, "\"scan\": \"irq\"" if b.scan == "irq"
+                                 else "the seat to play's pads, at most %d" % FOCUS_MAX), ""]
     rows = [
         ["PN532 readers, idle with field off", str(n - on), str(PN532_IDLE_MA),
          str((n - on) * PN532_IDLE_MA)],

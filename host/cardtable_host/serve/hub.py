@@ -69,6 +69,8 @@ class Hub:
         self._subs: dict[int, Send] = {}
         self._next_sub = 0
         self.started: float | None = None  # when the current game was seen to begin (epoch s)
+        self.times: dict[int, float] = {}  # journal line -> when serve heard its action (epoch s)
+        self.undos: list[dict[str, Any]] = []  # this game's undos: what, who asked, who agreed
         self.joined = 0  # spectators who ever opened the live feed
         self._joined_cv = threading.Condition()
 
@@ -248,14 +250,33 @@ class Hub:
         return added
 
     def _game_clock(self, pub: dict[str, Any]) -> None:
+        now = time.time()
         if pub["type"] == "hello" and pub.get("seq") == 0:
-            self.started = time.time()
+            self.started = now
             self.sheet = []
             self.reveals = {}
+            self.times = {}
+            self.undos = []
         elif pub["type"] == "event" and pub.get("seq") == 1:
-            self.started = time.time()
+            self.started = now
+            if "action" in pub:  # (not an undo back to the deal)
+                self.times = {}
+                self.undos = []
         elif self.started is None and pub["type"] in ("state", "event"):
-            self.started = time.time()
+            self.started = now
+        seq = pub.get("seq")
+        if pub["type"] == "event" and isinstance(seq, int):
+            self.times[seq] = now  # an undo is a line of its own (the journal keeps what it took back)
+
+    def times_ms(self, lines: int) -> list[int | None] | None:
+        """Each of a game's action lines 1..lines: when serve heard it, in ms since the first
+        line (None where unheard); None if serve heard none of them."""
+        with self._lock:
+            times = dict(self.times)
+        if not times or 1 not in times:
+            return None
+        t0 = times[1]
+        return [None if k not in times else max(0, int(round((times[k] - t0) * 1000))) for k in range(1, lines + 1)]
 
     def resynced(self, hello: dict[str, Any] | None, state: dict[str, Any], seat_names: list[str]) -> None:
         """The board answered after (re)connecting: its hello and state (any thread)."""

@@ -63,6 +63,17 @@ def serve(args: ServeOptions) -> int:
             raise ValueError("unknown game %r (games: %s)" % (args.sim, ", ".join(sorted(games.GAMES))))
         if args.board is not None and args.sim is None:
             raise ValueError("--board %s: only a simulated table (--sim GAME) has a board to choose" % args.board)
+        if args.deal_pad and args.sim is None:
+            raise ValueError("--deal-pad: only a simulated table (--sim GAME) has bots to deal")
+        from cardtable_host.serve.seats import parse_seats
+
+        parse_seats(args.teach)
+        if args.speak_to and not args.speak:
+            raise ValueError("--speak-to DIR goes with --speak")
+        if args.speak:
+            from cardtable_host.serve.speech import check_language
+
+            check_language(args.speak_lang)
         secret = _secret(args.secret_file)
         archive = Archive(args.archive or default_dir(), reveal=args.reveal)
     except (ValueError, OSError) as e:
@@ -187,9 +198,18 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
         return cache[(b, lay)]
 
     drawing()  # drawn once, before the first page asks
+    from cardtable_host.serve.seats import SeatRoom, parse_seats
+
+    def ask(seat: int, teach: bool) -> dict[str, Any]:
+        if table.link is None:
+            raise ConnectionError("no board yet")
+        return dict(table.link.state(seat, teach=True) if teach else table.link.state(seat))
+
+    room = SeatRoom(table.hub, ask)
+    room.teach = parse_seats(args.teach)
     names = netguard.host_names(host, args.allow_origin)
     app = make_app(table.hub, table.archive, secret, table.control, drawing, names,
-                   netguard.origins(args.allow_origin), overlay_delay=args.overlay_delay)
+                   netguard.origins(args.allow_origin), overlay_delay=args.overlay_delay, seats=room)
     server = Server(app, host, http_port)
     try:
         server.start()
@@ -197,6 +217,12 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
         raise CardtableError("cannot listen on %s:%d: %s" % (host, http_port, e.strerror or e), USAGE) from None
     if not args.quiet:
         table.hub.subscribe(Printer())
+    announcer = None
+    if args.speak:
+        from cardtable_host.serve.speech import Announcer
+
+        announcer = Announcer(room.names, args.speak_lang, args.speak_to)
+        table.hub.subscribe(announcer.heard)
     path = servefile.path(board_port)
     here, shown = page_addresses(host, server.port)
     url = shown[0]
@@ -219,5 +245,7 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
         except (OSError, ValueError):
             pass
         server.stop()
+        if announcer is not None:
+            announcer.stop()
 
     return stop

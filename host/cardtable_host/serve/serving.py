@@ -31,6 +31,10 @@ class ServeOptions:
     no_mistakes: bool = False
     deal_pad: bool = False
     wait_viewers: int = 0
+    teach: str = ""
+    speak: bool = False
+    speak_lang: str = "en"
+    speak_to: str | None = None
     http: str = DEFAULT_HTTP
     allow_origin: list[str] = dataclasses.field(default_factory=list)
     table: str = ""
@@ -100,7 +104,8 @@ class Table:
                 elif name == "press":
                     reply = self.link.press(str(cmd.get("button")))
                 elif name == "undo":
-                    reply = self.link.undo()
+                    seq = cmd.get("seq")
+                    reply = self.link.undo(seq if type(seq) is int else None)
                 else:
                     reply = self.link.state()
                     self.hub.feed({"type": "state", "seq": reply.get("seq"), "view": reply.get("view")})
@@ -148,7 +153,9 @@ class Table:
             self.report.finished(key, journal)
         start = self.hub.started or time.time()
         occasion = {"table": self.table, "players": self.hub.seat_names() or None, "start": iso(start),
-                    "end": iso(time.time())}
+                    "end": iso(time.time()),
+                    "times": self.hub.times_ms(sum(1 for line in journal[1:] if line.strip())),
+                    "undos": list(self.hub.undos)}
         self.archived_game = key  # taken: kept below until it is saved
         self.unsaved.append((journal, occasion))
         self.save_archive()

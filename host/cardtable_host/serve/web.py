@@ -198,13 +198,22 @@ class Delayed:
                            "names": msg.get("names"), "connected": msg.get("connected")})
 
 
+def scorekeeper_ok(request: web.Request, secret: str) -> bool:
+    """The request carries the scorekeeper's secret (compared in constant time)."""
+    given = request.headers.get(SECRET_HEADER, "")
+    if not given and request.headers.get("Authorization", "").startswith("Bearer "):
+        given = request.headers["Authorization"][7:].strip()
+    return bool(given) and netguard.secret_matches(given, secret)
+
+
 def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
              drawing: Callable[[], tuple[str, dict[str, Any]] | None],
              names: set[str] | None = None, allowed: set[str] | None = None,
-             overlay_delay: float = 0.0) -> web.Application:
+             overlay_delay: float = 0.0, seats: Any = None) -> web.Application:
     """The aiohttp application of one table; names: the host names it answers to (Host), by
     default loopback's; allowed: origins besides the page's own that may use it; the overlay's
-    feed overlay_delay seconds behind. The secret is never empty (ValueError)."""
+    feed overlay_delay seconds behind; seats: the players' own pages (a seats.SeatRoom). The
+    secret is never empty (ValueError)."""
     if not secret:
         raise ValueError("the scorekeeper's secret cannot be empty")
     app = web.Application(client_max_size=64 * 1024,
@@ -220,11 +229,15 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         if delayed is not None:
             delayed.loop = viewers.loop
             app["delayed_sub"] = hub.subscribe(delayed.publish)[0]
+        if seats is not None:
+            seats.start(viewers.loop)
 
     async def on_cleanup(app: web.Application) -> None:
         hub.unsubscribe(app["hub_sub"])
         if delayed is not None:
             hub.unsubscribe(app["delayed_sub"])
+        if seats is not None:
+            seats.stop()
 
     async def on_shutdown(app: web.Application) -> None:
         for sock in list(viewers.socks) + (list(delayed.socks) if delayed is not None else []):
@@ -377,6 +390,12 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     app.router.add_get("/layout.svg", layout)
     app.router.add_get("/layout.json", layout)
     app.router.add_post("/control", do_control)
+    if seats is not None:
+        from cardtable_host.serve import seats as seat_pages
+
+        seats.archive_lines = archive.lines
+        seats.control = control
+        seat_pages.add_routes(app, seats, lambda request: scorekeeper_ok(request, secret))
     app.router.add_static("/static/", PAGES)
     return app
 

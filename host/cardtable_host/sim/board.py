@@ -13,7 +13,10 @@ a reader's cable, set its PN532's fault knobs, reset the board or cut its power:
         vb.lift("c")
 
 The device package runs from the .mpy build (``tools/mpy/build.py``), as `cardtable flash`
-puts it on a board; ``mpy=False`` runs the .py sources instead (more heap, may not fit).
+puts it on a board; ``mpy=False`` runs the .py sources instead (more heap, may not fit). An
+installed cardtable (no checkout around it) runs the installed packages: the device package
+compiled into the user's cache folder (sim/devicelib.py), main.py and the board files from
+``cardtable_firmware``, the WebAssembly MicroPython from the cache (sim/nodepkgs.py).
 
 - ``.port`` is the pty's ``/dev/pts/N``; ``.stable_port`` a symlink to it that goes with
   ``unplug()`` and comes back with ``replug()`` (a pulled cable: the pty closes, a new one
@@ -67,6 +70,11 @@ def node_binary() -> str:
     return node
 
 
+def in_checkout() -> bool:
+    """True when this cardtable runs from a checkout (its firmware/ and tools/ beside it)."""
+    return (REPO_ROOT / "tools" / "mpy" / "build.py").is_file() and (REPO_ROOT / "firmware" / "main.py").is_file()
+
+
 def _build_dir() -> Path:
     return Path(os.environ.get(ENV_BUILD) or REPO_ROOT / "build").absolute()
 
@@ -77,10 +85,12 @@ def mpy_build() -> tuple[Path, Path]:
 
     Serialised by a lock file, so boards started in parallel do not build over each other.
     """
+    posix_pty()  # the virtual board needs a POSIX system: say so before anything starts
+    if not in_checkout():
+        return installed_lib(True)
     build = _build_dir()
     build.mkdir(parents=True, exist_ok=True)
     lib = build / "mpy" / "lib"
-    posix_pty()  # the virtual board needs a POSIX system: say so before anything starts
     import fcntl
 
     with open(build / ".mpy.lock", "w") as lock:
@@ -90,6 +100,18 @@ def mpy_build() -> tuple[Path, Path]:
         if proc.returncode:
             raise BoardError("building the .mpy firmware failed:\n" + proc.stdout + proc.stderr)
     return lib, lib / "cardtable" / "sim" / "pn532_emu.mpy"
+
+
+def installed_lib(mpy: bool) -> tuple[Path, Path]:
+    """An installed cardtable's device package in the cache (.mpy or .py); its lib folder and
+    the PN532 emulator in it."""
+    from cardtable_host.sim.devicelib import DeviceLibError, device_lib
+
+    try:
+        lib = device_lib(mpy)
+    except (DeviceLibError, OSError) as e:
+        raise BoardError("preparing the device package failed: %s" % e) from None
+    return lib, lib / "cardtable" / "sim" / ("pn532_emu.mpy" if mpy else "pn532_emu.py")
 
 
 def posix_pty() -> type[PtyRelay]:
@@ -183,7 +205,13 @@ class VirtualBoard:
             raise BoardError(str(e)) from None
         if modules == REPO_ROOT / "node_modules":
             return self._env
-        return dict(self._env or os.environ, CARDTABLE_MICROPYTHON_WASM=str(nodepkgs.micropython_mjs(modules)))
+        env = dict(self._env or os.environ, CARDTABLE_MICROPYTHON_WASM=str(nodepkgs.micropython_mjs(modules)),
+                   CARDTABLE_NODE_MODULES=str(modules))
+        if not in_checkout():  # the faster glue of the WebAssembly MicroPython (vboard/mp.mjs) goes there
+            from cardtable_host.config.dirs import cache_dir
+
+            env.setdefault(ENV_BUILD, str(cache_dir() / "build"))
+        return env
 
     # -- life -------------------------------------------------------------------------
 
@@ -224,6 +252,13 @@ class VirtualBoard:
         if self.mpy:
             lib, emu = mpy_build()
             cmd += ["--lib", str(lib), "--emu", str(emu)]
+        elif not in_checkout():
+            lib, emu = installed_lib(False)
+            cmd += ["--lib", str(lib), "--emu", str(emu)]
+        if not in_checkout():
+            from cardtable_host.board.firmwarefiles import firmware_dir
+
+            cmd += ["--firmware", str(firmware_dir())]
         flash = self.flash_dir
         if flash is None:
             flash_arg = None

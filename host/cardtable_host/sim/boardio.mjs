@@ -6,6 +6,24 @@
 
 import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const ENV_NODE_MODULES = 'CARDTABLE_NODE_MODULES';
+
+// What to import() for the Node package `name`: the name itself (the checkout's node_modules
+// beside this file), or its ESM entry's file URL in the node_modules folder $CARDTABLE_NODE_MODULES
+// names (an installed cardtable's cache: host/cardtable_host/sim/nodepkgs.py). A bare import
+// cannot find a folder outside the module's own ancestors (NODE_PATH is for require only).
+export function nodePackage(name) {
+  const modules = process.env[ENV_NODE_MODULES];
+  if (!modules) return name;
+  const dir = path.join(modules, ...name.split('/'));
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  let entry = pkg.exports && typeof pkg.exports === 'object' && '.' in pkg.exports ? pkg.exports['.'] : pkg.exports;
+  while (entry && typeof entry === 'object') entry = entry.import ?? entry.default;
+  return pathToFileURL(path.join(dir, entry || pkg.module || pkg.main || 'index.js')).href;
+}
 
 const sleepCell = new Int32Array(new SharedArrayBuffer(4));
 

@@ -23,9 +23,13 @@ def play_out(bots: Bots, delay: float, people: People | None = None,
         if stop is not None and stop():
             break
         if bots.bot_turn():
-            wait = delay - (time.monotonic() - last)
-            if wait > 0:
-                bots.settle(wait)
+            due = last + delay
+            while time.monotonic() < due:  # waiting, the table still answers (stop: e.g. serve's commands)
+                bots.settle(max(0.0, min(0.1, due - time.monotonic())))
+                if stop is not None and stop():
+                    return
+            if not bots.bot_turn():
+                continue  # what came in while waiting (an undo) changed whose turn it is
             bots.step()
             last = time.monotonic()
             if bots.actions > MAX_ACTIONS:

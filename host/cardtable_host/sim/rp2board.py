@@ -31,7 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cardtable_host.sim.board import REPO_ROOT, SIM_DIR, BoardError, VirtualBoard, node_binary, uid_hex
+from cardtable_host.sim.board import REPO_ROOT, SIM_DIR, BoardError, VirtualBoard, in_checkout, node_binary, uid_hex
 from cardtable_host.sim.rp2bus import Readers
 
 BOARD_MJS = SIM_DIR / "rp2" / "board.mjs"
@@ -72,7 +72,8 @@ def default_devices() -> tuple[str, ...]:
 
 def missing() -> str | None:
     """Why the rp2 board cannot run here (None: it can)."""
-    if not (REPO_ROOT / "node_modules" / "rp2040js").is_dir():
+    # (an installed cardtable gets rp2040js with npm into its cache when the board starts)
+    if in_checkout() and not (REPO_ROOT / "node_modules" / "rp2040js").is_dir():
         return "rp2040js is not installed (run `make setup`)"
     for p in (bootrom_path(), rp2_dir() / STOCK_UF2):
         if not p.exists():
@@ -109,6 +110,17 @@ def _cache_dir() -> Path:
     from cardtable_host.config.dirs import cache_dir
 
     return cache_dir() / "rp2"
+
+
+def _firmware_trees() -> tuple[Path, ...]:
+    """The firmware the flash is made from: the checkout's firmware/, else the installed main.py
+    and board files and the installed device package."""
+    if in_checkout():
+        return (REPO_ROOT / "firmware",)
+    from cardtable_host.board.firmwarefiles import firmware_dir
+    from cardtable_host.sim.devicelib import package_dir
+
+    return (firmware_dir(), package_dir())
 
 
 def _tree_hash(h: "hashlib._Hash", root: Path) -> None:
@@ -156,7 +168,7 @@ class Rp2Board(VirtualBoard):
         if board:
             from cardtable.table import config
 
-            self.readers = Readers(config.load_board(board, str(REPO_ROOT / "firmware" / "boards")))
+            self.readers = Readers(config.load_board(board, str(_firmware_trees()[0] / "boards")))
 
     # -- the flash --------------------------------------------------------------------
 
@@ -180,9 +192,12 @@ class Rp2Board(VirtualBoard):
         """The hash of everything a freshly installed flash depends on."""
         h = hashlib.sha256()
         h.update(self.image.read_bytes())
-        _tree_hash(h, REPO_ROOT / "firmware")
+        for tree in _firmware_trees():
+            _tree_hash(h, tree)
+        from cardtable_host.board import flashing
+
         for part in ("flashing.py", "rawrepl.py"):  # how the flash is installed
-            h.update((REPO_ROOT / "host" / "cardtable_host" / "board" / part).read_bytes())
+            h.update((Path(flashing.__file__).parent / part).read_bytes())
         h.update(("%s|%s" % (self.board, layout)).encode())
         return h.hexdigest()[:24]
 
@@ -195,7 +210,7 @@ class Rp2Board(VirtualBoard):
         cmd = [node_binary(), str(BOARD_MJS), "--bootrom", str(bootrom_path()), "--image", str(self.image),
                "--flash", str(self.flash_file()), "--speed", str(self.speed)]
         if self.board:
-            cmd += ["--board", str(REPO_ROOT / "firmware" / "boards" / (self.board + ".json"))]
+            cmd += ["--board", str(_firmware_trees()[0] / "boards" / (self.board + ".json"))]
         for d in self.devices:
             cmd += ["--device", str(Path(d).resolve())]
         if self.repl:

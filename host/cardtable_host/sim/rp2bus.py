@@ -320,11 +320,12 @@ class Readers:
         return True
 
     def waits(self, zone: str | int) -> bool:
-        """True if the zone's reader may wait for its card by itself (board "scan": "irq" and
-        its IRQ line wired): a card for it must come through Rp2Board's arrive op."""
+        """True if the zone's reader may wait for its card by itself (its IRQ line wired: the
+        seat to play's pad on any board, every zone in a timed game with "scan": "irq"): a card
+        for it must come through Rp2Board's arrive op."""
         b = self.board
         i = self.index(zone)
-        return b.scan == "irq" and bool(b.reader_irq) and b.reader_irq[i] is not None
+        return bool(b.reader_irq) and b.reader_irq[i] is not None
 
     def after_lift(self, i: int) -> None:
         """Wait until the firmware has seen the reader's last tag lifted (as place() does)."""

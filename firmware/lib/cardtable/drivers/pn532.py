@@ -90,6 +90,8 @@ def _prebuilt(cmd, params):
 
 # The frames every poll sends, built once (issue 18: building one took ~0.13 ms of the
 # RP2040's time, twice per poll). _F_READ's page and checksum are patched per READ.
+_SEND = const(1)  # _call's part: the command sent and its ACK taken, no more
+_RESPONSE = const(2)  # ... its answer read
 _F_LIST = _prebuilt(CMD_LIST, _P_LIST)
 _F_LIST2 = _prebuilt(CMD_LIST, _P_LIST2)
 _F_RFOFF = _prebuilt(CMD_RFCONFIG, _P_RFOFF)
@@ -317,6 +319,10 @@ class PN532:
         try:
             if part is None:
                 n = self._exchange(cmd, params, hint, frame)  # (a bound method value would allocate)
+            elif part == _SEND:  # (so do these halves by int: poll_start, poll_end)
+                n = self._send(cmd, params, hint, frame)
+            elif part == _RESPONSE:
+                n = self._response(cmd, params, hint)
             else:
                 n = part(cmd, params, hint)
         except OSError as e:
@@ -369,6 +375,35 @@ class PN532:
         self.ntg = 0
         try:
             return self._poll(maxtg)
+        except OSError as e:
+            self.off(e)
+            raise
+
+    def poll_start(self, maxtg=1):
+        """poll() in two halves: send its InListPassiveTarget and take the ACK, without waiting
+        for the answer (the loop serves an armed reader's IRQ edge meanwhile); poll_end()
+        reads it, once ready() says it is there."""
+        self.polls += 1
+        self.tg = 0
+        self.ntg = 0
+        try:
+            if maxtg == 2:
+                self._call(CMD_LIST, _P_LIST2, 0, _SEND, _F_LIST2)
+            else:
+                self._call(CMD_LIST, _P_LIST, 0, _SEND, _F_LIST)
+        except OSError as e:
+            self.off(e)
+            raise
+
+    def ready(self):
+        """True when the PN532 has its answer for the host (after poll_start)."""
+        return self._ready()
+
+    def poll_end(self, maxtg=1):
+        """The UID poll_start's InListPassiveTarget found, as poll() gives it (or None)."""
+        try:
+            n = self._call(CMD_LIST, _P_LIST2 if maxtg == 2 else _P_LIST, 22, _RESPONSE)
+            return self.listed(n)
         except OSError as e:
             self.off(e)
             raise

@@ -21,17 +21,20 @@ def arm(r):
 
 
 def answer(r):
-    """The UID (a memoryview, as poll() gives) of the card armed reader r found, or None; reads
-    the answer its IRQ line announced and bounds its retries again (poll() works as before)."""
+    """The UID (a memoryview, as poll() gives) of the card armed reader r found, or None: reads
+    the answer its IRQ line announced. Its retries are still unbounded: bound(r) before r is
+    polled again (the card's READ and its verdict come first)."""
     n = r._call(CMD_LIST, _P_WAIT, 36, r._response)
-    uid = r.listed(n)  # (copied out of the shared receive buffer)
+    return r.listed(n)  # (copied out of the shared receive buffer)
+
+
+def bound(r):
+    """Bound reader r's activation retries again to its own (poll() works as before)."""
     _P_BOUNDED[3] = r.retries
     r._call(CMD_RFCONFIG, _P_BOUNDED, 9)
-    return uid
 
 
 def disarm(r):
     """Stop reader r waiting (an ACK from the host aborts the command) and bound its retries."""
     r._write(ACK)
-    _P_BOUNDED[3] = r.retries
-    r._call(CMD_RFCONFIG, _P_BOUNDED, 9)
+    bound(r)

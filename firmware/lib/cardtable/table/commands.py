@@ -69,6 +69,9 @@ def _act(ctl, cmd):
 
 
 def _undo(ctl, cmd):
+    seq = cmd.get("seq")
+    if seq is not None and seq != ctl.journal.seq:
+        return "the table moved on: line %s is no longer the last" % seq
     done, what = ctl.undo("host")
     if not done:
         return what
@@ -76,7 +79,14 @@ def _undo(ctl, cmd):
 
 
 def _state(ctl, cmd):
-    return ctl.state({})
+    seat = cmd.get("seat")
+    if seat is not None and (type(seat) is not int or not 0 <= seat < ctl.game.seats):
+        return "\"seat\" must be a seat 0..%d" % (ctl.game.seats - 1)
+    out = ctl.state({}, seat)
+    if seat is not None and cmd.get("teach"):
+        from cardtable.games import teach
+        out["teach"] = teach.marks(ctl.game, seat)
+    return out
 
 
 def _log(ctl, cmd):

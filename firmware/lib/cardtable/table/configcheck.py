@@ -543,17 +543,18 @@ def _zones(ck, b, zones, w, h, leds):
 
 
 def _scan(ck, b, scan, zones):
-    """"poll" (one field on at a time) or "irq": readers with an IRQ line wait for their card
-    with their fields on at once, so their pads must lie farther apart."""
+    """"poll" (one polled field on at a time) or "irq": in a timed game readers with an IRQ
+    line wait for their card with their fields on at once. Either way the seat to play's pad
+    waits so when its reader has an IRQ line (issue 35), so the pads of readers with an IRQ
+    line must lie farther apart."""
     if scan not in ("poll", "irq"):
         ck.bad("scan", "expected \"poll\" or \"irq\", got %s" % _show(scan))
         return
     b.scan = scan
-    if scan == "poll":
-        return
     irq = b.reader_irq
     if not irq:
-        ck.bad("scan", "\"irq\" needs readers with an \"irq\" line (their P70_IRQ on a GPIO)")
+        if scan == "irq":
+            ck.bad("scan", "\"irq\" needs readers with an \"irq\" line (their P70_IRQ on a GPIO)")
         return
     at = []
     for zn in sorted(b.zone_reader):

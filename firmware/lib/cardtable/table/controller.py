@@ -68,6 +68,14 @@ COMMIT_WAIT_MS = 250  # the longest a zone play's journal line waits for the rea
 SINCE_MAX = 100  # actions after a checkpoint: then a new one (undo replays at most this many)
 
 
+def _irq_lines(readers):
+    """True if a reader has its IRQ line wired (the board file's "irq"; fakes have none)."""
+    for r in readers:
+        if getattr(r, "irq", None) is not None:
+            return True
+    return False
+
+
 class Controller:
     """One table: a board, a layout (the game it plays) and a Hal."""
     # The doors of the helpers (table/inputs, commands, remote, dealpad): play, undo, confirm,
@@ -91,7 +99,7 @@ class Controller:
         self.config_path = config_path
         self.layout = board.layout(layout_name)
         self.scanner = Scanner(hal.readers, hal.clock, place_polls, lift_polls)
-        if board.scan == "irq":  # readers that wait for their card and time it at their IRQ edge
+        if _irq_lines(hal.readers):  # readers that wait for their card, taken at their IRQ edge
             from cardtable.table.irqwait import IrqWait
 
             self.scanner.waiter = IrqWait(self.scanner, hal)
@@ -562,12 +570,14 @@ class Controller:
                 if r == "play":
                     focus.append(b.zone_reader[zone])
         focus.sort()
-        self.scanner.watch(tuple(focus) if len(focus) <= 3 else ())  # many: none is favoured
+        focus = tuple(focus) if len(focus) <= 3 else ()  # many: none is favoured
+        self.scanner.watch(focus)
         self.scanner.rare = tuple(rare)
         w = self.scanner.waiter
-        if w is not None:  # a timed game's zones that take cards now wait by themselves
+        if w is not None:  # the seat to play's pad, and a timed game's zones, wait by themselves
             w.choose(tuple(b.zone_reader[z] for z in roles if b.zone_reader[z] not in rare),
-                     getattr(g, "TIMED", False) and not g.over)
+                     b.scan == "irq" and getattr(g, "TIMED", False) and not g.over,
+                     () if g.over else focus)
 
     # -- the link -------------------------------------------------------------------------
 
@@ -580,11 +590,12 @@ class Controller:
     def send_state(self):
         self.link.send(self.state({"type": "state"}))
 
-    def state(self, out):
-        """out with seq and the spectator view (and a finished team game's answers so far)."""
+    def state(self, out, seat=None):
+        """out with seq and the view of seat (None: a spectator's; and a finished team game's
+        answers so far)."""
         g = self.game
         out["seq"] = self.journal.seq
-        out["view"] = g.view(None)
+        out["view"] = g.view(seat)
         if g.over and getattr(g, "TEAMS", False):
             out["agree"] = [self.agree[0], self.agree[1]]
         return out

@@ -1,5 +1,10 @@
 """Readers that wait for their card by themselves, timed at their IRQ line's falling edge."""
-# For a timed game (Nerts: "the first to play always counts") on a board with "scan": "irq".
+# Two uses. The seat to play (issue 35): on any board, a focus reader (the play pad of the seat
+# to play, see scanner.watch) that has an IRQ line waits for its card instead of being polled,
+# and its card is taken at the edge: the next scanner step reads it (READ at once) and returns
+# before polling anyone else, so the verdict's LED frame comes first. And a timed game (Nerts:
+# "the first to play always counts") on a board with "scan": "irq": every zone that takes
+# cards now waits so, and each play is timed at its edge.
 # Each wanted reader (one with an IRQ line, on a zone that takes cards now) is armed: its
 # PN532 runs InListPassiveTarget retried for ever with its field on (drivers/pn532_wait.py).
 # When a card comes the PN532 answers and pulls its IRQ line low; the Pico's interrupt handler
@@ -36,6 +41,7 @@ class IrqWait:
         self.checks = 0
         self._check_at = hal.clock.ticks_ms()
         self._checked = 0  # the next of `want` to check
+        self._bound = bytearray(n)  # 1: its retries are bounded again at the next step
         for i in range(n):
             if self.lines[i] is not None:
                 hal.on_falling(self.lines[i], self._handler(i))
@@ -52,10 +58,14 @@ class IrqWait:
 
         return irq
 
-    def choose(self, readers, timed):
-        """Keep these readers (those with an IRQ line) armed while the game is timed; the
-        others stop waiting."""
-        want = [i for i in readers if self.lines[i] is not None] if timed else []
+    def choose(self, readers, timed, focus=()):
+        """Keep these readers (those with an IRQ line) armed while the game is timed, and the
+        focus readers (the seat to play) with an IRQ line always; the others stop waiting."""
+        lines = self.lines
+        want = [i for i in readers if lines[i] is not None] if timed else []
+        for i in focus:
+            if lines[i] is not None and i not in want:
+                want.append(i)
         want.sort()
         want = tuple(want)
         if want == self.want:
@@ -70,11 +80,42 @@ class IrqWait:
                 except OSError:
                     pass  # it is polled from now on: a dead reader shows there
 
+    def rest(self):
+        """Stop every armed reader waiting (before a reader is used outside the scanner: the
+        tag command); the next service() arms those still wanted again."""
+        s = self.s
+        for i in self.want:
+            if self.armed[i]:
+                self.armed[i] = 0
+                self.got[i] = 0
+                try:
+                    pn532_wait.disarm(s.readers[i])
+                except OSError as e:
+                    s._failed(i, self.clock.ticks_ms(), e)
+
+    def waiting(self):
+        """True while a reader is armed: the scanner then polls in halves (Scanner.step)."""
+        a = self.armed
+        for i in self.want:
+            if a[i]:
+                return True
+        return False
+
     def service(self):
         """Read the cards the armed readers announced, events in the order of their edges;
         arm the wanted readers that have no card on them."""
         s = self.s
         k = len(s.events)
+        b = self._bound
+        for i in range(s.n):
+            if b[i]:  # a card was taken at its edge in the last step: after its verdict
+                b[i] = 0
+                try:
+                    pn532_wait.bound(s.readers[i])
+                except OSError as e:
+                    s._failed(i, self.clock.ticks_ms(), e)
+                if s._lit == i:
+                    s._dark()  # (its field too, even in a step that polls no one)
         for i in self.want:
             if self.armed[i]:
                 if self.got[i] or self.lines[i].value() == 0:
@@ -133,12 +174,18 @@ class IrqWait:
         self.armed[i] = 0
         self.got[i] = 0
         self.answers += 1
+        if s._lit >= 0:
+            s._dark()  # another card's field left on in this service: one lit at a time
         s.polls[i] += 1
         try:
             uid = pn532_wait.answer(r)
             if uid is not None:
-                s._seen(i, r, uid, t, True)
-            r.release()
+                s._seen(i, r, uid, t, True)  # the READ at once, the field still on
+            if s._lit == i:  # a card reported: its verdict first, the field off and the
+                self._bound[i] = 1  # retries bounded after it (scanner.quiet, next service)
+            else:
+                pn532_wait.bound(r)
+                r.release()
         except OSError as e:
             s._failed(i, now, e)
             return

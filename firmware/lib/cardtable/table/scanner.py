@@ -27,6 +27,18 @@
 # ("scan": "irq") a ``waiter`` (table/irqwait.py) keeps such readers waiting for their card by
 # themselves and times each at its IRQ edge; the round robin skips them while they wait.
 #
+# The seat to play at the card's edge (issue 35): on any board whose focus reader has an IRQ
+# line (its "irq" in the board file), the waiter arms that reader instead of the scanner
+# polling it: its PN532 waits with its field on, and the card is taken at its IRQ edge. The
+# step that sees the edge reads the card at once (the answer lists up to two tags: the two-tag
+# check as on a polled focus reader), polls no other reader and returns, so the controller
+# lights the verdict before anything else; the field goes off and the PN532's retries are
+# bounded again at the next step. The other zones keep their round robin, one field switched
+# on per poll; what changes is that the armed focus pad's field stays on meanwhile (as a Nerts
+# foundation's does), so one polled field at a time, beside the armed readers' fields (the
+# board check keeps readers with an IRQ line IRQ_SPACING_MM apart). A focus reader without an
+# IRQ line is polled as above.
+#
 # Before a new card is read, a reader that can count the tags in its field (``targets()``)
 # is asked once: two tags on one pad are reported (TWO), once while they lie there, and
 # nothing is read. A tag that leaves the field in the middle of its read is read again at
@@ -113,6 +125,9 @@ class Scanner:
         self.rare_every = 8
         self._lap = 0
         self.waiter = None  # table/irqwait.IrqWait: readers that wait by themselves (IRQ)
+        self._pend = -1  # a reader whose poll was sent (poll_start) and not yet answered
+        self._pend_at = 0
+        self._pend_w = False
 
     def watch(self, focus):
         """Set the focus readers (a tuple); a new focus is polled at the next step."""
@@ -142,7 +157,21 @@ class Scanner:
         """Poll the next `budget` readers; returns how many events are waiting."""
         w = self.waiter
         if w is not None:
+            k = len(self.events)
             w.service()  # the armed readers are never polled (their PN532 waits)
+            if len(self.events) > k:  # a card taken at its edge: its verdict before any poll
+                return len(self.events)
+            split = budget < self.n and w.waiting()
+            if self._pend >= 0:
+                if not self._finish(not split):
+                    return len(self.events)  # its PN532 is still looking: the loop goes round
+                if len(self.events) > k:
+                    return len(self.events)  # a card seen there: its verdict first
+            if split:  # one poll in two halves: the next step serves an edge before the answer
+                i = self._choose()
+                if i >= 0:
+                    self._poll(i, True)
+                return len(self.events)
         if budget >= self.n:            # every reader every step: plain order
             for i in range(self.n):
                 if not self._armed(i):
@@ -226,9 +255,9 @@ class Scanner:
 
     # -- one poll -------------------------------------------------------------------------
 
-    def _poll(self, i):
+    def _poll(self, i, split=False):
         if self._lit >= 0:
-            self.quiet()
+            self._dark()
         r = self.readers[i]
         now = self.clock.ticks_ms()
         if self.down[i]:
@@ -243,11 +272,49 @@ class Scanner:
                 return
         self.polls[i] += 1
         watched = self.read_confirms and i in self.focus
+        two = watched and self._counts[i]  # the two-tag check in the poll's own exchange
+        if split:
+            try:
+                r.poll_start(2 if two else 1)
+            except OSError as e:
+                self._failed(i, now, e)
+                return
+            self._pend = i
+            self._pend_at = now
+            self._pend_w = watched
+            return
         try:
-            if watched and self._counts[i]:
-                uid = r.poll(2)  # the two-tag check in the same exchange
-            else:
-                uid = r.poll()
+            uid = r.poll(2) if two else r.poll()
+        except OSError as e:
+            self._failed(i, now, e)
+            return
+        self._polled(i, r, uid, now, watched)
+
+    def _finish(self, wait):
+        """Read the answer of the poll a step before sent (poll_start); False if its PN532 is
+        still looking and wait is False."""
+        i = self._pend
+        r = self.readers[i]
+        if not wait and ticks_diff(self.clock.ticks_ms(), self._pend_at) < r.timeout_ms:
+            try:
+                if not r.ready():
+                    return False
+            except OSError:
+                pass  # poll_end fails on it too, and says so
+        self._pend = -1
+        watched = self._pend_w
+        try:
+            uid = r.poll_end(2 if watched and self._counts[i] else 1)
+        except OSError as e:
+            self._failed(i, self.clock.ticks_ms(), e)
+            return True
+        self._polled(i, r, uid, self._pend_at, watched)
+        return True
+
+    def _polled(self, i, r, uid, now, watched):
+        """A poll's answer: a card seen or the pad empty; the field off (but after a card
+        reported on a focus reader, see _seen)."""
+        try:
             if uid is None:
                 self._empty(i, now)
             else:
@@ -264,8 +331,17 @@ class Scanner:
             self.events.append((UP, i, now, None, 0))
 
     def quiet(self):
-        """Switch off a field left on after a card was reported (see _seen): before the next
-        poll, or before a reader is used outside the scanner."""
+        """Before a reader is used outside the scanner: the poll under way answered, a field
+        left on after a card was reported (see _seen) switched off, armed readers stopped."""
+        if self._pend >= 0:
+            self._finish(True)
+        self._dark()
+        if self.waiter is not None:
+            self.waiter.rest()  # (an armed reader's PN532 would still be waiting for a card)
+
+    def _dark(self):
+        """Switch off a field left on after a card was reported (see _seen): its verdict is
+        shown; before the next poll."""
         i = self._lit
         if i < 0:
             return

@@ -18,7 +18,10 @@
 // - Not modelled: the second core, flash read timing (XIP costs nothing), clock changes
 //   (every cycle is 8 ns, machine.freq() or not).
 
-import { GPIOPinState, RP2040 } from 'rp2040js';
+import { nodePackage } from '../boardio.mjs';
+
+// rp2040js: the checkout's node_modules, or an installed cardtable's cache (boardio.mjs)
+const { GPIOPinState, RP2040 } = await import(nodePackage('rp2040js'));
 
 export const FLASH_BASE = 0x10000000;
 export const FLASH_SIZE = 2 * 1024 * 1024; // a Pico's W25Q16JV

@@ -49,6 +49,7 @@ const USAGE = `usage: node host/cardtable_host/sim/vboard/board.mjs [options]
                       step with every change; filled from the firmware tree when empty
   --install           (re)install main.py, lib and boards from the firmware tree into the
                       flash, keeping the other files (journals); implied when it is empty
+  --firmware DIR      the folder holding main.py and boards/ (default firmware/ of the checkout)
   --lib DIR           device package to install as /lib (default firmware/lib)
   --emu FILE          PN532 emulator module (default firmware/lib/cardtable/sim/pn532_emu.py)
   --heap SIZE         the heap the table may keep, as on a Pico (default 192k); the emulated
@@ -132,7 +133,7 @@ def unique_id():
 
 function parseArgs(argv) {
   const o = {
-    board: null, game: null, layout: null, flash: null, install: false, lib: null, emu: null,
+    board: null, game: null, layout: null, flash: null, install: false, lib: null, emu: null, firmware: null,
     heap: 192 * 1024, headroom: 64 * 1024, cap: true, period: 1, steps: 1, controlFd: null, repl: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -148,6 +149,7 @@ function parseArgs(argv) {
     else if (a === '--flash') o.flash = path.resolve(val());
     else if (a === '--install') o.install = true;
     else if (a === '--lib') o.lib = path.resolve(val());
+    else if (a === '--firmware') o.firmware = path.resolve(val());
     else if (a === '--emu') o.emu = path.resolve(val());
     else if (a === '--heap') o.heap = parseSize(val());
     else if (a === '--headroom') o.headroom = parseSize(val());
@@ -181,7 +183,7 @@ function readTree(dir, base = '/', out = new Map()) {
 
 // The firmware tree as `cardtable flash` would lay it out on the board.
 function firmwareFiles(o) {
-  const fw = path.join(REPO_ROOT, 'firmware');
+  const fw = o.firmware || path.join(REPO_ROOT, 'firmware');
   const files = new Map();
   files.set('/main.py', fs.readFileSync(path.join(fw, 'main.py')));
   const lib = o.lib || path.join(fw, 'lib');

@@ -61,7 +61,7 @@ export function resolvePackage() {
 // all: every call through the function table (each of the port's try blocks goes through one)
 // looks the function up a second time to check the glue's cache. Measured on test_nexus: 17 % of
 // the run. The glue is loaded from a copy without that one check, in build/ under the hash of
-// the glue; MicroPython itself, the package's .wasm, is loaded from the package (loadMicroPython's
+// the glue ($CARDTABLE_BUILD when set); MicroPython itself, the package's .wasm, is loaded from the package (loadMicroPython's
 // `url`). A package whose glue differs is loaded as it is.
 const TABLE_CHECK = 'assert(wasmTable.get(funcPtr)==func,"JavaScript-side Wasm function table mirror is out of date!"),';
 
@@ -69,7 +69,9 @@ export function fastGlue(glue) {
   const src = fs.readFileSync(glue, 'utf8');
   if (src.split(TABLE_CHECK).length !== 2) return glue;
   const key = crypto.createHash('sha256').update(src).digest('hex').slice(0, 16);
-  const out = path.join(REPO_ROOT, 'build', 'micropython-wasm', key, 'micropython.mjs');
+  // build/ of the checkout, or where CARDTABLE_BUILD says (an installed cardtable: its cache)
+  const build = process.env.CARDTABLE_BUILD ? path.resolve(process.env.CARDTABLE_BUILD) : path.join(REPO_ROOT, 'build');
+  const out = path.join(build, 'micropython-wasm', key, 'micropython.mjs');
   if (fs.existsSync(out)) return out;
   try {
     fs.mkdirSync(path.dirname(out), { recursive: true });

@@ -1,0 +1,75 @@
+"""Undo by consent from the seat pages: an undo asked by one side does not happen until the other
+side agrees on their page (a partner's or one's own agreement is refused); with it, it does; each
+undo, who asked and who agreed, is on the scorekeeper's page and in the archived record. The
+director's call flags the table on the scorekeeper's page."""
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+from hostsupport import need_node
+from servesupport import Serve, Viewer
+
+pytest.importorskip("aiohttp")
+need_node()
+
+
+def seats(s: Serve) -> dict[str, Any]:
+    req = urllib.request.Request(s.url + "seats.json", headers={"X-Cardtable-Secret": s.secret})
+    with urllib.request.urlopen(req, timeout=20) as r:
+        return json.loads(r.read().decode())
+
+
+def ask(url: str, body: Any) -> tuple[int, dict[str, Any]]:
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read().decode())
+    except urllib.error.HTTPError as e:
+        text = e.read().decode()
+        return e.code, json.loads(text) if text.startswith("{") else {"text": text}
+
+
+def test_an_undo_needs_the_other_sides_consent(tmp_path) -> None:
+    with Serve("--sim", "nexus", "--delay", "2.5", "--no-mistakes", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+               "--players", "Ann,Bob", "-q", "--wait-viewers", "1") as s:
+        v = Viewer(s.url)
+        s.wait_for(lambda: (s.json("snapshot.json").get("seq") or 0) >= 3, 120, "a few actions")
+        ann, bob = [x["url"] for x in seats(s)["seats"]]
+        # a wrong code asks nothing
+        assert ask(ann.split("?")[0] + "?token=nope", {"do": "undo"})[0] == 401
+        assert ask(ann, {"do": "fly"})[0] == 400
+        # asked, not agreed: nothing is undone, and once the table moves on the ask is void
+        seq = s.json("snapshot.json")["seq"]
+        assert ask(ann, {"do": "undo"})[0] == 200
+        status, answer = ask(ann, {"do": "agree"})
+        assert status == 409 and "the other side must agree" in answer["error"]
+        s.wait_for(lambda: s.json("snapshot.json")["seq"] > seq, 60, "the table to move on")
+        assert not any("undone" in m for m in v.messages)
+        assert ask(bob, {"do": "agree"})[1].get("error") in ("no undo is asked", "the table moved on: ask again")
+        # asked and agreed by the other side: undone
+        done = None
+        for _ in range(6):  # the bots play every 2.5 s: ask and agree between two of their actions
+            assert ask(ann, {"do": "undo"})[0] == 200
+            pending = seats(s)["undo"]  # the line asked to be undone
+            status, answer = ask(bob, {"do": "agree"})
+            if status == 200:
+                done = pending["seq"]
+                break
+        assert done is not None, answer
+        s.wait_for(lambda: any("undone" in m for m in v.messages), 30, "the undo")
+        audit = seats(s)["undos"]
+        assert len(audit) == 1 and audit[0]["asked"] == "Ann" and audit[0]["agreed"] == "Bob"
+        assert audit[0]["line"] == done and audit[0]["undone"].startswith(("Ann ", "Bob ")), audit
+        # the director's call flags the table on the scorekeeper's page
+        assert ask(bob, {"do": "director"})[0] == 200
+        assert seats(s)["director"]["name"] == "Bob"
+        s.wait_for(lambda: s.json("archive.json"), 600, "the game to end and be archived")
+        status, rec = s.get("archive/1.jsonl")
+        v.close()
+    head = json.loads(rec.splitlines()[0])
+    assert head["undos"] == audit, head.get("undos")
