@@ -66,11 +66,13 @@ _board = [None, None]  # the last board loaded and its name: the Pico loads one 
 
 def board(name):
     """A board config, loaded in a step of its own (validation makes a lot of garbage), with
-    room for compiling the checker from source: on MicroPython the table's modules are
-    unloaded first if they are in (they are imported again after it, as on the board)."""
+    room for compiling the checker from source: on MicroPython the table's modules and the
+    games' rules are unloaded first if they are in (they are imported again after it, as on
+    the board; the rules that were in come back before this returns)."""
     if _board[0] == name:
         return _board[1]
     _board[0] = _board[1] = None
+    rules = yield from rules_out()
     yield from room_for_board()
     from cardtable.table import config
 
@@ -78,7 +80,27 @@ def board(name):
     _board[0], _board[1] = name, b
     collect()
     yield
+    for mod in rules:  # back, each in a step of its own (as only_game loads it)
+        __import__(mod)
+        collect()
+        yield
     return b
+
+
+def rules_out():
+    """On MicroPython, unload the games' rules modules (a Pico loads its board before its game,
+    in a heap as empty as at boot); the names of those it unloaded, to import again after."""
+    if not MICROPYTHON or "cardtable.games" not in sys.modules:
+        return ()
+    from cardtable import games
+
+    gone = [games.GAMES[g][0] for g in games.GAMES if games.GAMES[g][0] in sys.modules]
+    if gone:  # (and what they import: the rules' base, the cards)
+        for mod in [m for m in sys.modules if m.startswith(("cardtable.games.", "cardtable.cards"))]:
+            unload(mod)
+        collect()
+        yield
+    return gone
 
 
 def use_board(name, b):

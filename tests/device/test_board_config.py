@@ -373,12 +373,15 @@ def test_shipped_boards_need_no_warnings_and_run_i2c_at_400_khz():
                 assert bus.get("reset") is not None, name
 
 
+@stepped
 def test_a_mux_channel_without_pull_ups_is_refused():
     cfg = shipped("pico-i2c-4seat")
     del cfg["readers"][3]["pullup"]
     msg = refused(cfg, "pico-i2c-4seat")
     assert "readers[3]: no pull-ups on mux 0x70 ch 3: a TCA9548A channel passes" in msg, msg
     assert "the Adafruit 364 has none" in msg and "\"pullup\": 2200" in msg
+    cfg = msg = None
+    yield  # a board checked per step, as a Pico checks one per boot
     cfg = base()
     cfg["readers"] = [{"bus": "i2c0", "pullup": 0, "cable_mm": 200}]
     cfg["buses"]["i2c0"]["pullup"] = 0
@@ -637,6 +640,7 @@ def test_round_tables_keep_parts_on_the_table_and_zones_clear_of_hands():
     assert "zones.l1: its outline reaches" in refused(cfg, "pico-nerts-6")
 
 
+@stepped
 def test_tap_pads_stay_clear_of_the_hands_at_a_rectangular_table():
     cfg = shipped("pico-i2c-4seat")
     cfg["zones"]["t0"]["at"] = [640, 770]  # where the pads used to be
@@ -644,6 +648,8 @@ def test_tap_pads_stay_clear_of_the_hands_at_a_rectangular_table():
     msg = refused(cfg, "pico-i2c-4seat")
     assert "zones.t0: its outline is 99 mm from the edge in front of seat South" in msg, msg
     assert "zones.t1: its outline is 99 mm from the edge in front of seat West" in msg
+    cfg = msg = None
+    yield  # a board checked per step, as a Pico checks one per boot
     cfg = base()
     cfg["seats"] = cfg["seats"][:1]  # one seat, South: only the South edge holds a hand
     cfg["zones"]["s1"]["at"] = [60, 450]

@@ -257,14 +257,17 @@ def load(path):
     """Load and validate the board file at path; raises ConfigError."""
     source = path.replace("\\", "/").rsplit("/", 1)[-1]
     try:
-        with open(path) as f:
-            text = f.read()
+        f = open(path)
     except OSError as e:
         raise ConfigError(source, ["cannot read the file (%s)" % e])
-    try:
-        cfg = json.loads(text)
+    try:  # parsed from the stream: the file's text is never in the heap whole
+        cfg = json.load(f)
+    except OSError as e:
+        raise ConfigError(source, ["cannot read the file (%s)" % e])
     except ValueError as e:
         raise ConfigError(source, ["not valid JSON (%s)" % e])
+    finally:
+        f.close()
     stem = source[:-5] if source.endswith(".json") else source
     return validate(cfg, source, stem)
 
@@ -706,25 +709,27 @@ def _layout(ck, b, ln, d):
         kinds[role] = k
     taken = {}
     for zn in sorted(zones):
-        zkey = "%s.zones.%s" % (key, zn)
-        text = zones[zn]
+        text = zones[zn]  # (the key "<layout>.zones.<zone>" is built only for a message)
         if zn not in b.zone_reader:
-            ck.bad(zkey, "no zone %r on this board" % zn)
+            ck.bad("%s.zones.%s" % (key, zn), "no zone %r on this board" % zn)
             continue
         if not isinstance(text, str):
-            ck.bad(zkey, "expected a role such as \"play 0\", got %s" % _show(text))
+            ck.bad("%s.zones.%s" % (key, zn), "expected a role such as \"play 0\", got %s"
+                   % _show(text))
             continue
         role, seat = parse_role(text)
         if role not in kinds:
-            ck.bad(zkey, "%s has no role %r (roles: %s)" % (
+            ck.bad("%s.zones.%s" % (key, zn), "%s has no role %r (roles: %s)" % (
                 game, role, ", ".join(sorted(kinds))))
             continue
         if kinds[role] == SEAT:
             if not _is_int(seat) or seat >= n:
-                ck.bad(zkey, "%r needs a seat 0..%d, e.g. \"%s 0\"" % (role, n - 1, role))
+                ck.bad("%s.zones.%s" % (key, zn), "%r needs a seat 0..%d, e.g. \"%s 0\"" % (
+                    role, n - 1, role))
                 continue
         elif seat is not None:
-            ck.bad(zkey, "%r is shared by all seats; write just \"%s\"" % (role, role))
+            ck.bad("%s.zones.%s" % (key, zn), "%r is shared by all seats; write just \"%s\"" % (
+                role, role))
             continue
         rs = (role, seat)
         if rs in taken and kinds[role] != MANY:
@@ -755,21 +760,21 @@ def _inputs(ck, key, what, d, have, game, n, meanings, seat_verbs):
         return out
     seen = {}
     for name in sorted(d):
-        ikey = "%s.%s.%s" % (key, what, name)
-        text = d[name]
+        text = d[name]  # (the key "<layout>.<what>.<name>" is built only for a message)
         if name not in have:
-            ck.bad(ikey, "no %s %r on this board" % (what[:-1], name))
+            ck.bad("%s.%s.%s" % (key, what, name), "no %s %r on this board" % (what[:-1], name))
             continue
         if not isinstance(text, str):
-            ck.bad(ikey, "expected a meaning, got %s" % _show(text))
+            ck.bad("%s.%s.%s" % (key, what, name), "expected a meaning, got %s" % _show(text))
             continue
         verb, arg = parse_role(text)
         if verb in seat_verbs:
             if not _is_int(arg) or arg >= n:
-                ck.bad(ikey, "%r needs a seat 0..%d, e.g. \"%s 0\"" % (verb, n - 1, verb))
+                ck.bad("%s.%s.%s" % (key, what, name), "%r needs a seat 0..%d, e.g. \"%s 0\"" % (
+                    verb, n - 1, verb))
                 continue
         elif text not in meanings:
-            ck.bad(ikey, "%s has no %s meaning %s (meanings: %s)" % (
+            ck.bad("%s.%s.%s" % (key, what, name), "%s has no %s meaning %s (meanings: %s)" % (
                 game, what[:-1], _show(text),
                 ", ".join(list(meanings) + ["%s <seat>" % v for v in seat_verbs]) or "none"))
             continue

@@ -104,8 +104,9 @@ def check(ck, b, cfg, w, h):
         for lay in layouts.values():
             zs = lay.get("zones", {}) if isinstance(lay, dict) else {}
             for zn in zs:
-                if isinstance(zs[zn], str) and zs[zn].split(" ")[0] == "deal" and zn in box \
-                        and zn not in deals:
+                role = zs[zn]  # its first word "deal", without a list per zone and layout
+                if isinstance(role, str) and role[:4] == "deal" and role[4:5] in ("", " ") \
+                        and zn in box and zn not in deals:
                     deals.append(zn)
     for dz in deals:
         for zn in names:
