@@ -73,11 +73,12 @@ def missing(pkgs: list[Package] | None = None) -> list[Package]:
     return [p for p in (packages() if pkgs is None else pkgs) if is_missing(p)]
 
 
-def install_command(names: list[str], root: bool | None = None) -> list[str]:
-    """The one command that installs names (with sudo unless this user is root)."""
+def install_command(names: list[str], root: bool | None = None, typed: bool = False) -> list[str]:
+    """The one command that installs names (with sudo unless this user is root); typed: as a
+    person types it at a terminal, without the flags an unattended install needs."""
     if root is None:
         root = _is_root()
-    cmd = ["apt-get", "install", "-y", "--no-install-recommends", *names]
+    cmd = ["apt-get", "install", *([] if typed else ["-y", "--no-install-recommends"]), *names]
     return cmd if root else ["sudo", *cmd]
 
 

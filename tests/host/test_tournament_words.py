@@ -139,7 +139,7 @@ def cmd_args(folder: Path):  # type: ignore[no-untyped-def]
     import argparse
 
     return argparse.Namespace(sub="report", dir=str(folder), broker="127.0.0.1:1", table=1, seed=1, pace=0.0,
-                              ask=True, virtual_board=False)
+                              ask=True, virtual_board=False, log=None)
 
 
 def test_a_second_result_line_never_replaces_the_first(tmp_path: Path) -> None:

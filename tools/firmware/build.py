@@ -318,7 +318,7 @@ def build(force: bool = False) -> dict[str, object]:
             missing = missing_tools()
         if missing:
             raise BuildError("cannot build the firmware: missing %s\n  install: %s"
-                             % (", ".join(missing), " ".join(SYSTEM.install_command(APT_PACKAGES.split()))), 2)
+                             % (", ".join(missing), " ".join(SYSTEM.install_command(APT_PACKAGES.split(), typed=True))), 2)
         src = cache / ("src-" + tar_sha[:16])
         prefix = cache / ("picotool-" + tar_sha[:16])
         if not (_sources_ready(src) and (prefix / ".installed").exists()):
