@@ -135,7 +135,11 @@ def test_main_builds_the_table_and_its_loop_plays_a_game():
         print("heap in use: %d bytes with the game under way, %d before it (%s; test harness%s"
               " included)" % (used, base, "emulated PN532s" if EMULATING else "fake readers",
                               " and emulator" if EMULATING else ""))
-        assert used < (192 - 16) * 1024  # a step's garbage needs room too
+        # a step's garbage needs room too: 16 KB free of the run's heap, the Pico's 192 KB plus
+        # the share tools/mpy/test_mpy.py adds for the emulated PN532s (EMULATED: 20 KB for the
+        # emulator and 1 KB a reader; a real board's readers are not in its heap)
+        heap = 192 * 1024 + ((20 + ctl.scanner.n) * 1024 if EMULATING else 0)
+        assert used < heap - 16 * 1024, (used, heap)
     assert keep is keep
 
 
