@@ -58,7 +58,10 @@ SOURCE_ALLOWANCE = 32 * 1024
 # does. The 6-seat Nerts deal (checked, applied, checkpointed and encoded for the journal in one
 # controller call) leaves more garbage than 192 KB holds beside the table: measured, the file
 # needs 221-240 KB here. The same deal runs on the rp2 board's real heap (test_rp2_games, nerts).
-GARBAGE_ALLOWANCE = {"tests/device/test_undo_long.py": 48 * 1024}
+# The Forty-Fives play-outs through buttons and pads undo a whole finished game's last action in
+# one controller call (about 155 KB live before it): measured, the file needs 208 KB here.
+GARBAGE_ALLOWANCE = {"tests/device/test_undo_long.py": 48 * 1024,
+                     "tests/device/test_controller_playouts.py": 16 * 1024}
 
 
 def heap_for(path: Path, mode: str, heap: str) -> str:
