@@ -34,7 +34,8 @@ SUMMARY = re.compile(r"^(\d+) passed, (\d+) failed$", re.M)
 # Seeded random play-outs: minutes on WebAssembly, and the same bytecode paths in .py and
 # .mpy form, so the default run gives them the .mpy run only (and starts them first).
 ONCE = tuple("tests/rules/test_%s.py" % name for name in (
-    "caljacks", "nerts", "nexus", "fortyfives", "fairies", "conformance", "nonesuch_playouts")) + (
+    "caljacks", "nerts", "nexus", "fortyfives", "fortyfives_playouts", "fairies", "conformance",
+    "nonesuch_playouts")) + (
     "tests/device/test_controller_playouts.py", "tests/device/test_undo_long.py")
 
 # The files whose table runs on an emulated PN532 per reader of a board (in .mpy mode, where
