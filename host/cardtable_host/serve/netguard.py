@@ -17,6 +17,8 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from cardtable_host.tournament.safejson import depth
+
 MAX_CONNECTIONS = 1000  # open connections (viewers included) before new ones are turned away
 HEAD_S = 10.0  # seconds a new connection has to send a whole request head
 BODY_S = 10.0  # seconds a request's body may take to arrive
@@ -151,18 +153,6 @@ def _refuse_constant(name: str) -> Any:
     raise BadBody("%s is not a number a table can take" % name)
 
 
-def _depth(value: Any) -> int:
-    best, stack = 0, [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, (dict, list)):
-            best = max(best, d)
-            if d > MAX_DEPTH:
-                return d
-            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
-    return best
-
-
 def parse_body(data: bytes) -> Any:
     """A request body as JSON, or BadBody: UTF-8, no NaN or Infinity, nested MAX_DEPTH deep at most."""
     try:
@@ -176,7 +166,7 @@ def parse_body(data: bytes) -> Any:
         raise
     except ValueError as e:
         raise BadBody("the body must be JSON (%s)" % e) from None
-    if _depth(value) > MAX_DEPTH:
+    if depth(value, MAX_DEPTH) > MAX_DEPTH:
         raise BadBody("the body is nested too deep (at most %d levels)" % MAX_DEPTH)
     return value
 
