@@ -206,6 +206,18 @@ def scorekeeper_ok(request: web.Request, secret: str) -> bool:
     return bool(given) and netguard.secret_matches(given, secret)
 
 
+async def _refuse_all(sock: web.WebSocketResponse) -> None:
+    """A spectator's socket until it closes: everything it sends is refused (spectators only read)."""
+    try:
+        async for msg in sock:
+            if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
+                await sock.send_str(REFUSED)
+            elif msg.type == WSMsgType.ERROR:
+                break
+    except (ConnectionError, RuntimeError):
+        pass
+
+
 def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
              drawing: Callable[[], tuple[str, dict[str, Any]] | None],
              names: set[str] | None = None, allowed: set[str] | None = None,
@@ -275,13 +287,7 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         hub.viewer_joined()
         log.info("a spectator connected from %s (%d so far)", request.remote, hub.joined)
         try:
-            async for msg in sock:
-                if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
-                    await sock.send_str(REFUSED)  # spectators only read
-                elif msg.type == WSMsgType.ERROR:
-                    break
-        except (ConnectionError, RuntimeError):
-            pass
+            await _refuse_all(sock)
         finally:
             viewers.leave(sock)
         return sock
@@ -294,13 +300,7 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
         await sock.send_str(delayed.snapshot())
         delayed.socks.add(sock)
         try:
-            async for msg in sock:
-                if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
-                    await sock.send_str(REFUSED)  # spectators only read
-                elif msg.type == WSMsgType.ERROR:
-                    break
-        except (ConnectionError, RuntimeError):
-            pass
+            await _refuse_all(sock)
         finally:
             delayed.socks.discard(sock)
         return sock
