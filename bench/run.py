@@ -281,6 +281,14 @@ def _tournament_faults(guard: Guard) -> dict[str, Any]:
     return guard("tournament faults", tournament_faults.section)
 
 
+def _pages(plan: Plan, guard: Guard) -> dict[str, Any]:
+    """Section 8: the table page in Chromium over a whole game (bench/pages.py)."""
+    import pages
+
+    print("table page: a whole seeded game shown in headless Chromium (update time, weight) ...", file=sys.stderr)
+    return guard("table page", partial(pages.section, plan.quick))
+
+
 def _meta(plan: Plan, missing: str | None) -> dict[str, Any]:
     """What the figures were measured with (the results' "meta")."""
     return {
@@ -337,6 +345,7 @@ def main(argv: list[str] | None = None) -> int:
                                                games, board_lat))
     tour = _tournament(plan, guard)
     tour_faults = _tournament_faults(guard)
+    page = _pages(plan, guard)
     results: dict[str, Any] = {
         "meta": _meta(plan, missing),
         "games": {"measured": games, "skipped": skipped},
@@ -353,22 +362,26 @@ def main(argv: list[str] | None = None) -> int:
         "faults": fault,
         "tournament": tour,
         "tournament_faults": tour_faults,
+        "pages": page,
     }
     results["budgets"] = budgets(results)
     results["errors"] = errors
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
 
-    print(report(results) + _sections_report(fault, tour, tour_faults))
+    print(report(results) + _sections_report(fault, tour, tour_faults, page))
     return finish(args.out, results, errors)
 
 
-def _sections_report(fault: dict[str, Any], tour: dict[str, Any], tour_faults: dict[str, Any]) -> str:
-    """The tables the fault suite and the tournament sections print themselves."""
+def _sections_report(fault: dict[str, Any], tour: dict[str, Any], tour_faults: dict[str, Any],
+                     page: dict[str, Any]) -> str:
+    """The tables the fault suite, the tournament and the table page sections print themselves."""
     import faults
+    import pages
     import tournament
     import tournament_faults
 
-    return faults.report(fault) + tournament.report(tour) + tournament_faults.report(tour_faults)
+    return (faults.report(fault) + tournament.report(tour) + tournament_faults.report(tour_faults)
+            + pages.report(page))
 
 
 def finish(out: Path, results: dict[str, Any], errors: list[str]) -> int:
