@@ -285,6 +285,8 @@ def _pages(plan: Plan, guard: Guard) -> dict[str, Any]:
     """Section 8: the table page in Chromium over a whole game (bench/pages.py)."""
     import pages
 
+    if plan.quick:  # a whole game in a browser is a minute: the smoke run keeps to the quick sections
+        return {"skipped": "not in --quick (a whole game in Chromium)"}
     print("table page: a whole seeded game shown in headless Chromium (update time, weight) ...", file=sys.stderr)
     return guard("table page", partial(pages.section, plan.quick))
 
