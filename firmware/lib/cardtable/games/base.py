@@ -345,7 +345,7 @@ class Game:
             allowed = self._verbs.get(phase)
             if allowed is not None and verb not in allowed or seat not in self.turn:
                 return self.turn_reason(seat, verb)
-        reason = self._fns[verb][0](self, action)
+        reason = self._check(action)  # the hook a game (and a test) may wrap
         if reason is None:
             self._checked = action
         return reason
