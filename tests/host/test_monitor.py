@@ -204,7 +204,7 @@ def test_render_shows_trick_turn_scores_faults_and_never_a_hand() -> None:
     screen = "\n".join(render(m, 100, 40))
     assert "to act: seat 2" in screen
     assert "5D (led)" in screen and "KD" in screen  # the current trick, who led it
-    assert "trump D" in screen and "bid 20 by seat 0" in screen
+    assert "trump diamonds" in screen and "bid 20 by seat 0" in screen
     assert "teams: seats 0 & 2: 0   seats 1 & 3: 0" in screen
     assert "REJECTED seat 2 plays AS: must follow diamonds" in screen
     assert screen.count("FAULT reader at s3: reader s3 does not answer") == 2  # standing, and in the log

@@ -72,11 +72,11 @@ def table_lines(view: dict[str, Any] | None, names: list[str] | None = None) -> 
     if view.get("dealer") is not None:
         head.append("dealer %s" % _seat(view, view["dealer"], names))
     if view.get("trump"):
-        head.append("trump %s" % view["trump"])  # a suit's code, as the cards are shown
+        head.append("trump %s" % (words.suit_words(g, view["trump"]) if g else view["trump"]))
     elif view.get("no_trump"):
         head.append("no trump")
     if isinstance(view.get("bidder"), int) and view["bidder"] >= 0:  # an auction won
-        head.append("bid %s by seat %s" % (view.get("bid"), view.get("bidder")))
+        head.append("bid %s by %s" % (view.get("bid"), _seat(view, view["bidder"], names)))
     lines = ["  ·  ".join(head)]
     if view.get("over"):
         w = view.get("winner")
