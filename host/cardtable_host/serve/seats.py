@@ -429,30 +429,61 @@ class SeatRoom:
             self.socks.get(seat, set()).discard(sock)
 
 
-def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.Request], bool]) -> None:
-    """The seat pages' routes on the table's app: /seat/N (page), /seat/N/ws (its socket), and
-    the scorekeeper's /seats.json (codes) and POST /seats (revoke, teach)."""
-    page_text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / "seat.html").read_text(encoding="utf-8")
+def _forbidden() -> web.Response:
+    return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
+                              "(printed when cardtable serve started)"}, status=403)
 
-    def refused() -> web.Response:
-        return web.Response(status=401, text=REFUSED_401, headers={"Cache-Control": "no-store"})
 
-    def seat_of(request: web.Request) -> int | None:
-        return room.keys.check(request.match_info.get("n", ""), request.query.get("token", ""))
+def _refused() -> web.Response:
+    return web.Response(status=401, text=REFUSED_401, headers={"Cache-Control": "no-store"})
 
-    async def page(request: web.Request) -> web.StreamResponse:
-        if seat_of(request) is None:
-            return refused()
-        return web.Response(text=page_text, content_type="text/html",
+
+async def _body(request: web.Request) -> Any:
+    """The request's JSON body, or None when it is not one."""
+    try:
+        return await netguard.read_body(request)
+    except netguard.BadBody:
+        return None
+
+
+class SeatRoutes:
+    """The seat pages' handlers: a seat's page, socket and requests (the seat's code checked),
+    and the scorekeeper's (the secret checked): the codes, revoke and teach, the tempo."""
+
+    def __init__(self, room: SeatRoom, scorekeeper: Callable[[web.Request], bool]) -> None:
+        self.room = room
+        self.scorekeeper = scorekeeper
+        self.page_text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / "seat.html").read_text(encoding="utf-8")
+
+    def add(self, app: web.Application) -> None:
+        """The routes on the table's app."""
+        app.router.add_get("/tempo.json", self.tempo_now)
+        app.router.add_post("/tempo", self.set_slow)
+        app.router.add_get("/archive/{n:\\d+}/tempo.json", self.tempo_of)
+        app.router.add_post("/seat/{n}", self.seat_post)
+        app.router.add_get("/seat/{n}", self.page)
+        app.router.add_get("/seat/{n}/ws", self.ws)
+        app.router.add_get("/seats.json", self.codes)
+        app.router.add_post("/seats", self.change)
+
+    def seat_of(self, request: web.Request) -> int | None:
+        return self.room.keys.check(request.match_info.get("n", ""), request.query.get("token", ""))
+
+    # -- a seat's own ------------------------------------------------------------------------
+
+    async def page(self, request: web.Request) -> web.StreamResponse:
+        if self.seat_of(request) is None:
+            return _refused()
+        return web.Response(text=self.page_text, content_type="text/html",
                             headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
-    async def ws(request: web.Request) -> web.StreamResponse:
-        seat = seat_of(request)
+    async def ws(self, request: web.Request) -> web.StreamResponse:
+        seat = self.seat_of(request)
         if seat is None:
-            return refused()
+            return _refused()
         sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
         await sock.prepare(request)
-        room.join(seat, sock)
+        self.room.join(seat, sock)
         try:
             async for msg in sock:
                 if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
@@ -462,16 +493,25 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
         except (ConnectionError, RuntimeError):
             pass
         finally:
-            room.leave(seat, sock)
+            self.room.leave(seat, sock)
         return sock
 
-    def forbidden() -> web.Response:
-        return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
-                                  "(printed when cardtable serve started)"}, status=403)
+    async def seat_post(self, request: web.Request) -> web.StreamResponse:
+        seat = self.seat_of(request)
+        if seat is None:
+            return _refused()
+        cmd = await _body(request)
+        if not isinstance(cmd, dict) or cmd.get("do") not in ("undo", "agree", "director"):
+            return web.json_response({"ok": False, "error": "send {\"do\": \"undo\"}, agree or director"}, status=400)
+        status, answer = await asyncio.to_thread(self.room.seat_asks, seat, cmd["do"])
+        return web.json_response(answer, status=status)
 
-    async def codes(request: web.Request) -> web.StreamResponse:
-        if not scorekeeper(request):
-            return forbidden()
+    # -- the scorekeeper's -------------------------------------------------------------------
+
+    async def codes(self, request: web.Request) -> web.StreamResponse:
+        if not self.scorekeeper(request):
+            return _forbidden()
+        room = self.room
         base = "%s://%s" % (request.scheme, request.host)
         names = room.names()
         out = []
@@ -483,17 +523,17 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
                                   "undos": list(room.hub.undos),
                                   "undo": None if room.pending is None else dict(room.pending)})
 
-    async def change(request: web.Request) -> web.StreamResponse:
-        if not scorekeeper(request):
-            return forbidden()
-        try:
-            cmd = await netguard.read_body(request)
-        except netguard.BadBody:
+    async def change(self, request: web.Request) -> web.StreamResponse:
+        if not self.scorekeeper(request):
+            return _forbidden()
+        cmd = await _body(request)
+        if not isinstance(cmd, dict):
             return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
-        if isinstance(cmd, dict) and cmd.get("cmd") == "answered":  # the director came: the flag goes
+        room = self.room
+        if cmd.get("cmd") == "answered":  # the director came: the flag goes
             room.director = None
             return web.json_response({"ok": True})
-        seat = cmd.get("seat") if isinstance(cmd, dict) else None
+        seat = cmd.get("seat")
         if type(seat) is not int or not 0 <= seat < len(room.keys.tokens()):
             return web.json_response({"ok": False, "error": "\"seat\" must be a seat 0..%d"
                                       % (len(room.keys.tokens()) - 1)}, status=400)
@@ -507,13 +547,25 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
         return web.json_response({"ok": False, "error": "cmd must be revoke, or teach with on: true or false"},
                                  status=400)
 
-    async def tempo_now(request: web.Request) -> web.StreamResponse:
-        return web.json_response(room.tempo_now())
+    async def set_slow(self, request: web.Request) -> web.StreamResponse:
+        if not self.scorekeeper(request):
+            return _forbidden()
+        cmd = await _body(request)
+        sec = cmd.get("seconds") if isinstance(cmd, dict) else None
+        if not isinstance(sec, (int, float)) or isinstance(sec, bool) or not 1 <= sec <= 3600:
+            return web.json_response({"ok": False, "error": "\"seconds\" must be a number from 1 to 3600"}, status=400)
+        self.room.slow_s = float(sec)
+        return web.json_response({"ok": True, "seconds": self.room.slow_s})
 
-    async def tempo_of(request: web.Request) -> web.StreamResponse:
+    # -- anyone's ----------------------------------------------------------------------------
+
+    async def tempo_now(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(self.room.tempo_now())
+
+    async def tempo_of(self, request: web.Request) -> web.StreamResponse:
         from cardtable_host.serve import tempo
 
-        lines = await asyncio.to_thread(room.archive_lines, int(request.match_info["n"]))
+        lines = await asyncio.to_thread(self.room.archive_lines, int(request.match_info["n"]))
         if lines is None:
             raise web.HTTPNotFound(text="no such game in the archive")
         try:
@@ -523,37 +575,8 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
         names = json.loads(lines[0]).get("players") if lines else None
         return web.json_response({"tempo": fig, "players": names if isinstance(names, list) else None})
 
-    async def set_slow(request: web.Request) -> web.StreamResponse:
-        if not scorekeeper(request):
-            return forbidden()
-        try:
-            cmd = await netguard.read_body(request)
-        except netguard.BadBody:
-            cmd = None
-        sec = cmd.get("seconds") if isinstance(cmd, dict) else None
-        if not isinstance(sec, (int, float)) or isinstance(sec, bool) or not 1 <= sec <= 3600:
-            return web.json_response({"ok": False, "error": "\"seconds\" must be a number from 1 to 3600"}, status=400)
-        room.slow_s = float(sec)
-        return web.json_response({"ok": True, "seconds": room.slow_s})
 
-    app.router.add_get("/tempo.json", tempo_now)
-    app.router.add_post("/tempo", set_slow)
-    app.router.add_get("/archive/{n:\\d+}/tempo.json", tempo_of)
-    async def seat_post(request: web.Request) -> web.StreamResponse:
-        seat = seat_of(request)
-        if seat is None:
-            return refused()
-        try:
-            cmd = await netguard.read_body(request)
-        except netguard.BadBody:
-            cmd = None
-        if not isinstance(cmd, dict) or cmd.get("do") not in ("undo", "agree", "director"):
-            return web.json_response({"ok": False, "error": "send {\"do\": \"undo\"}, agree or director"}, status=400)
-        status, answer = await asyncio.to_thread(room.seat_asks, seat, cmd["do"])
-        return web.json_response(answer, status=status)
-
-    app.router.add_post("/seat/{n}", seat_post)
-    app.router.add_get("/seat/{n}", page)
-    app.router.add_get("/seat/{n}/ws", ws)
-    app.router.add_get("/seats.json", codes)
-    app.router.add_post("/seats", change)
+def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.Request], bool]) -> None:
+    """The seat pages' routes on the table's app: /seat/N (page), /seat/N/ws (its socket), and
+    the scorekeeper's /seats.json (codes) and POST /seats (revoke, teach)."""
+    SeatRoutes(room, scorekeeper).add(app)
