@@ -207,6 +207,8 @@ def _seat_room(args: ServeOptions, table: Table) -> Any:
 
     room = SeatRoom(table.hub, ask)
     room.teach = parse_seats(args.teach)
+    if table.report is not None:  # a tournament table: a seat's call reaches the director too
+        room.on_director = table.report.director_call
     return room
 
 

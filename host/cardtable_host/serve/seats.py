@@ -28,6 +28,7 @@ from cardtable_host.serve.hub import Hub
 
 PAGES = Path(__file__).resolve().with_name("web")
 REFUSED_401 = "this page needs a seat's code from the scorekeeper (scan it again)"
+UNDO_CMDS = ("undo", "override", "withdraw")  # the scorekeeper's, on POST /seats
 SEAT_REFUSED = json.dumps({"type": "refused", "msg": "a seat's page only reads: this socket takes no commands"})
 TOKEN_BYTES = 18
 MAX_SEATS = 8  # tokens drawn before the first game tells its seats (nerts: up to 8)
@@ -101,6 +102,16 @@ def qr_svg(url: str) -> str:
     return str(segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff", omitsize=True))
 
 
+OVERRIDE = "the scorekeeper's override"
+
+
+def _now_iso() -> str:
+    """Now as ISO 8601 UTC text, to the second (as the archive's times are)."""
+    import time
+
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
 _SEAT_WORD = re.compile(r"\bseats? (\d+)(?: (&|and|or) (\d+))?\b")
 
 
@@ -118,6 +129,7 @@ class SeatRoom:
         self.control: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # the scorekeeper's commands
         self.pending: dict[str, Any] | None = None  # an undo asked from a seat page, waiting for the other side
         self.director: dict[str, Any] | None = None  # a seat's call for the director, until answered
+        self.on_director: Callable[[int, str], None] | None = None  # a tournament's: the call told the director
         self._agreed: tuple[str, str] | None = None  # (asked, agreed) of the undo under way
         self._seq: int | None = None  # the journal's last line as last heard
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -176,14 +188,14 @@ class SeatRoom:
         if kind in ("event", "state", "hello") and isinstance(msg.get("seq"), int):
             self._seq = msg["seq"]
         if kind == "event" and "undone" in msg:
-            asked, agreed = self._agreed or ("the scorekeeper", "the scorekeeper's override")
+            asked, agreed = self._agreed or ("the scorekeeper", OVERRIDE)
             line = self.pending["seq"] if self._agreed and self.pending else prev
             self._agreed = None
             with self._lock:
                 self.pending = None
             self.hub.undos.append({"line": line, "undone": self.named(
                 self.hub.model.action_words(msg.get("undone"))), "asked": asked, "agreed": agreed,
-                "from": msg.get("from")})
+                "from": msg.get("from"), "at": _now_iso()})
         elif kind == "event" and self.pending is not None:
             with self._lock:
                 self.pending = None  # the table moved on: the undo asked is void
@@ -237,8 +249,9 @@ class SeatRoom:
         out["words"] = self.words(seat, view, names)
         pending = self.pending
         if pending is not None:
-            out["undo"] = {"asked": pending["asked"], "what": pending["what"],
-                           "mine": pending["seat"] == seat, "may_agree": self.other_side(pending["seat"], seat)}
+            out["undo"] = {"asked": pending["asked"], "what": pending["what"], "through": pending["through"],
+                           "mine": pending["seat"] == seat, "may_agree": self.other_side(pending["seat"], seat),
+                           "agree": self.who_may_agree(pending["seat"])}
         return out
 
     def _teach(self, marks: Any) -> list[list[Any]] | None:
@@ -356,8 +369,11 @@ class SeatRoom:
                 ms // 1000, int(self.slow_s))
         return out
 
-    def other_side(self, asker: int, seat: int) -> bool:
-        """seat may agree to asker's undo: the other team's (partners share a score), any other seat's."""
+    def other_side(self, asker: int | None, seat: int) -> bool:
+        """seat may agree to asker's undo: the other team's (partners share a score), any other
+        seat's; any seat's to the scorekeeper's for the table (asker None)."""
+        if asker is None:
+            return True
         g = self.hub.model.game()
         if g is not None and getattr(g, "TEAMS", False):
             return seat % 2 != asker % 2
@@ -368,39 +384,102 @@ class SeatRoom:
         names = self.names()
         me = names[seat] if seat < len(names) else "seat %d" % seat
         if what == "director":
-            self.director = {"seat": seat, "name": me, "seq": self.hub.model.seq}
-            self.hub.note("%s calls the director to the table" % me, "yellow")
-            return 200, {"ok": True, "said": "the director is called"}
+            return self.call_director(seat, me)
         if what == "undo":
-            seq = self.hub.model.seq
-            if not isinstance(seq, int) or seq < 1:
-                return 409, {"ok": False, "error": "nothing to undo"}
-            last = self._last_action()
-            with self._lock:
-                self.pending = {"seat": seat, "asked": me, "seq": seq, "what": last}
-            self.hub.note("%s asks to undo %s: the other side agrees on their page" % (me, last), "yellow")
-            self._wake.set()
-            return 200, {"ok": True, "said": "asked: the other side must agree"}
+            return self.ask_undo(seat, me, by_scorekeeper=False)
         if what == "agree":
-            with self._lock:
-                pending = self.pending
-            if pending is None:
-                return 409, {"ok": False, "error": "no undo is asked"}
-            if not self.other_side(pending["seat"], seat):
-                return 409, {"ok": False, "error": "the other side must agree to %s's undo" % pending["asked"]}
-            if pending["seq"] != self.hub.model.seq:
-                with self._lock:
-                    self.pending = None
-                return 409, {"ok": False, "error": "the table moved on: ask again"}
-            if self.control is None:
-                return 503, {"ok": False, "error": "no board to control"}
-            self._agreed = (pending["asked"], me)
-            reply = self.control({"cmd": "undo", "seq": pending["seq"]})  # that action, or none
-            if not reply.get("ok"):
-                self._agreed = None
-                return int(reply.get("status", 409)), {"ok": False, "error": reply.get("error")}
-            return 200, {"ok": True, "said": "undone"}
+            return self.agree(seat, me)
         return 400, {"ok": False, "error": "a seat page asks undo, agree or director"}
+
+    def call_director(self, seat: int, me: str) -> tuple[int, dict[str, Any]]:
+        """A seat calls the director: the scorekeeper's page is flagged (and a tournament's director)."""
+        self.director = {"seat": seat, "name": me, "seq": self.hub.model.seq, "at": _now_iso()}
+        self.hub.note("%s calls the director to the table" % me, "yellow")
+        told = self.on_director
+        if told is not None:
+            try:
+                told(seat, me)
+            except Exception as e:  # noqa: BLE001 - the table's flag stands; the page says the rest
+                self.hub.note("the director's call did not reach the tournament: %s" % e, "red")
+        return 200, {"ok": True, "said": "the director is called"}
+
+    def ask_undo(self, seat: int | None, asker: str, by_scorekeeper: bool) -> tuple[int, dict[str, Any]]:
+        """An undo of the last action asked by seat (None: by the scorekeeper for the table), pending
+        until the other side agrees on a seat page or the scorekeeper overrides."""
+        seq = self.hub.model.seq
+        if not isinstance(seq, int) or seq < 1:
+            return 409, {"ok": False, "error": "nothing to undo"}
+        last = self._last_action()
+        if seat is None:
+            asked = "the scorekeeper, for the table"
+        else:
+            asked = "%s (through the scorekeeper)" % asker if by_scorekeeper else asker
+        with self._lock:
+            self.pending = {"seat": seat, "asked": asked, "seq": seq, "what": last, "through": by_scorekeeper,
+                            "at": _now_iso()}
+        self.hub.note("%s asks to undo %s: %s agrees on their page" % (asked, last, self.who_may_agree(seat)), "yellow")
+        self._wake.set()
+        return 200, {"ok": True, "said": "asked: %s must agree" % self.who_may_agree(seat)}
+
+    def pending_words(self) -> dict[str, Any] | None:
+        """The undo asked, for the scorekeeper's page: who asked, what, who may agree."""
+        with self._lock:
+            pending = None if self.pending is None else dict(self.pending)
+        if pending is not None:
+            pending["agree"] = self.who_may_agree(pending["seat"])
+        return pending
+
+    def who_may_agree(self, asker: int | None) -> str:
+        """The names of the seats whose agreement carries the undo, in words ("Bob or Di")."""
+        names = self.names()
+        seats = [s for s in range(len(self.keys.tokens())) if self.other_side(asker, s)]
+        return " or ".join(names[s] if s < len(names) else "seat %d" % s for s in seats) or "the other side"
+
+    def agree(self, seat: int, me: str) -> tuple[int, dict[str, Any]]:
+        """seat agrees to the undo asked: it happens (if seat is of the other side, and the table
+        has not moved on)."""
+        with self._lock:
+            pending = self.pending
+        if pending is None:
+            return 409, {"ok": False, "error": "no undo is asked"}
+        if not self.other_side(pending["seat"], seat):
+            return 409, {"ok": False, "error": "the other side must agree to %s's undo" % pending["asked"]}
+        return self.carry_out(pending, me)
+
+    def override(self) -> tuple[int, dict[str, Any]]:
+        """The scorekeeper's override (the secret checked by the caller): the undo asked happens
+        without the other side's agreement."""
+        with self._lock:
+            pending = self.pending
+        if pending is None:
+            return 409, {"ok": False, "error": "no undo is asked: ask for one first"}
+        return self.carry_out(pending, OVERRIDE)
+
+    def withdraw(self) -> tuple[int, dict[str, Any]]:
+        """The scorekeeper withdraws the undo asked: nothing is undone."""
+        with self._lock:
+            pending, self.pending = self.pending, None
+        if pending is None:
+            return 409, {"ok": False, "error": "no undo is asked"}
+        self.hub.note("the undo %s asked is withdrawn" % pending["asked"], "yellow")
+        self._wake.set()
+        return 200, {"ok": True, "said": "withdrawn"}
+
+    def carry_out(self, pending: dict[str, Any], agreed: str) -> tuple[int, dict[str, Any]]:
+        """Undo the action pending names, agreed by agreed; refused if the table moved on."""
+        if pending["seq"] != self.hub.model.seq:
+            with self._lock:
+                self.pending = None
+            self._wake.set()
+            return 409, {"ok": False, "error": "the table moved on: ask again"}
+        if self.control is None:
+            return 503, {"ok": False, "error": "no board to control"}
+        self._agreed = (pending["asked"], agreed)
+        reply = self.control({"cmd": "undo", "seq": pending["seq"]})  # that action, or none
+        if not reply.get("ok"):
+            self._agreed = None
+            return int(reply.get("status", 409)), {"ok": False, "error": reply.get("error")}
+        return 200, {"ok": True, "said": "undone"}
 
     def _last_action(self) -> str:
         for text, _colour in reversed(list(self.hub.model.log)):
@@ -521,7 +600,7 @@ class SeatRoutes:
                         "qr": await asyncio.to_thread(qr_svg, url), "teach": s in room.teach})
         return web.json_response({"game": room.keys.game, "seats": out, "director": room.director,
                                   "undos": list(room.hub.undos),
-                                  "undo": None if room.pending is None else dict(room.pending)})
+                                  "undo": room.pending_words()})
 
     async def change(self, request: web.Request) -> web.StreamResponse:
         if not self.scorekeeper(request):
@@ -533,6 +612,8 @@ class SeatRoutes:
         if cmd.get("cmd") == "answered":  # the director came: the flag goes
             room.director = None
             return web.json_response({"ok": True})
+        if cmd.get("cmd") in UNDO_CMDS:
+            return await self.undo_cmd(cmd)
         seat = cmd.get("seat")
         if type(seat) is not int or not 0 <= seat < len(room.keys.tokens()):
             return web.json_response({"ok": False, "error": "\"seat\" must be a seat 0..%d"
@@ -544,8 +625,29 @@ class SeatRoutes:
             (room.teach.add if cmd["on"] else room.teach.discard)(seat)
             room._wake.set()
             return web.json_response({"ok": True})
-        return web.json_response({"ok": False, "error": "cmd must be revoke, or teach with on: true or false"},
+        return web.json_response({"ok": False, "error": "cmd must be revoke, or teach with on: true or false; "
+                                  "or undo (for a seat, or \"table\"), override, withdraw, answered"},
                                  status=400)
+
+    async def undo_cmd(self, cmd: dict[str, Any]) -> web.StreamResponse:
+        """The scorekeeper's undo: asked for a seat (or the table), then agreed on the other
+        side's page; or overridden, or withdrawn."""
+        room = self.room
+        if cmd["cmd"] == "override":
+            status, answer = await asyncio.to_thread(room.override)
+        elif cmd["cmd"] == "withdraw":
+            status, answer = await asyncio.to_thread(room.withdraw)
+        else:
+            who = cmd.get("for")
+            n = len(room.keys.tokens())
+            if who != "table" and (type(who) is not int or not 0 <= who < n):
+                return web.json_response({"ok": False, "error": "\"for\" must be the seat asking "
+                                          "(0..%d) or \"table\"" % (n - 1)}, status=400)
+            seat = None if who == "table" else int(who)
+            names = room.names()
+            asker = "the table" if seat is None else names[seat] if seat < len(names) else "seat %d" % seat
+            status, answer = await asyncio.to_thread(room.ask_undo, seat, asker, True)
+        return web.json_response(answer, status=status)
 
     async def set_slow(self, request: web.Request) -> web.StreamResponse:
         if not self.scorekeeper(request):

@@ -525,8 +525,7 @@ const Cardtable = (() => {
         const v = view() || {};
         const seat = (v.turn || [])[0];
         const c = b.dataset.cmd;
-        if (c === "undo") send({ cmd: "undo" });
-        else if (c === "new") send({ cmd: "new" });
+        if (c === "new") send({ cmd: "new" });
         else if (c === "pass") send({ cmd: "act", action: { seat: seat, act: "pass" } });
         else if (c === "bid") {
           const t = document.getElementById("bid").value.trim();
