@@ -193,8 +193,8 @@ class SeatRoom:
             self._agreed = None
             with self._lock:
                 self.pending = None
-            self.hub.undos.append({"line": line, "undone": self.named(
-                self.hub.model.action_words(msg.get("undone"))), "asked": asked, "agreed": agreed,
+            self.hub.undos.append({"line": line, "undone": self._card_words(self.named(
+                self.hub.model.action_words(msg.get("undone")))), "asked": asked, "agreed": agreed,
                 "from": msg.get("from"), "at": _now_iso()})
         elif kind == "event" and self.pending is not None:
             with self._lock:
@@ -209,6 +209,13 @@ class SeatRoom:
                                               "spoken": speech.verdict_words(msg, self.names())}
         if kind in ("state", "event", "verdict", "hello", "link", "agree"):
             self._wake.set()
+
+    def _card_words(self, text: str) -> str:
+        """A standard deck's card codes as people write them ('Ann plays 10♥')."""
+        from cardtable_host.serve.grid import glyph_text
+
+        g = self.hub.model.game()
+        return text if g is None else glyph_text(g, text)
 
     def _verdict_words(self, msg: dict[str, Any]) -> str:
         what = self.hub.model.action_words(msg["action"]) if msg.get("action") else "your card"
@@ -411,7 +418,7 @@ class SeatRoom:
             return 409, {"ok": False, "error": "nothing to undo"}
         last = self._last_action()
         if seat is None:
-            asked = "the scorekeeper, for the table"
+            asked = "the scorekeeper (for the table)"
         else:
             asked = "%s (through the scorekeeper)" % asker if by_scorekeeper else asker
         with self._lock:

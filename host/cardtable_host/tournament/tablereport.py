@@ -79,10 +79,11 @@ class TableReport:
         """A seat's page called the director: the call goes to the director's page, with the
         player's name from the schedule where the table's game is known."""
         name = who
-        if self.game_id is not None:
-            players = self.rep.tour.seat_players(self.rep.tour.game(self.game_id))
+        game = self.game_id or self.next_game()  # (before the first deal: the game to be played)
+        if game is not None:
+            players = self.rep.tour.seat_players(self.rep.tour.game(game))
             name = players[seat] if 0 <= seat < len(players) else who
-        self.rep.call_director(seat, name, self.game_id)
+        self.rep.call_director(seat, name, game)
 
     def finished(self, number: Any, lines: list[str]) -> None:
         """The board's journal of the game that just ended (serve archives it too)."""

@@ -81,7 +81,7 @@ const Seat = (() => {
   function undoWords(u) {
     const waiting = ": waiting for " + (u.agree || "the other side") + " to agree.";
     if (u.mine) return (u.through ? "The scorekeeper asked, for you, to undo " : "You asked to undo ") + u.what + waiting;
-    return u.asked + " asks to undo " + u.what + (u.may_agree ? ": do you agree?" : waiting);
+    return u.asked.charAt(0).toUpperCase() + u.asked.slice(1) + " asks to undo " + u.what + (u.may_agree ? ": do you agree?" : waiting);
   }
 
   function drawHand(m, w) {

@@ -90,7 +90,8 @@
     const auditHead = mk("h3", {}, "Undone in this game");
     const audit = mk("ul", { id: "undoaudit", class: "undoaudit" });
     wrap.append(head, line, pend, actions, said, auditHead, audit);
-    (document.getElementById("scorekeeper") || box).prepend(wrap);
+    const sk = document.getElementById("scorekeeper");
+    if (sk && sk.querySelector("h2")) sk.querySelector("h2").after(wrap); else box.append(wrap);
     async function act(body) {
       try {
         const j = await post(body);
@@ -102,6 +103,7 @@
     override.addEventListener("click", () => act({ cmd: "override" }));
     withdraw.addEventListener("click", () => act({ cmd: "withdraw" }));
     let names = null;
+    const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);
     function show(j) {
       const now = JSON.stringify(j.seats.map(s => s.name));
       if (now !== names) {
@@ -112,7 +114,7 @@
         who.append(mk("option", { value: "table" }, "the table"));
         if (keep) who.value = keep;
       }
-      pend.textContent = j.undo ? j.undo.asked + " asks to undo " + j.undo.what + ": waiting for " + j.undo.agree +
+      pend.textContent = j.undo ? cap(j.undo.asked) + " asks to undo " + j.undo.what + ": waiting for " + j.undo.agree +
         " to agree on their own page." : "";
       pend.classList.toggle("hidden", !j.undo);
       actions.classList.toggle("hidden", !j.undo);
