@@ -283,7 +283,8 @@ class Director:
         if why:
             self.refuse(where, p, "a call for the director: %s" % why)
             return
-        g = self.tour.games.get(p.get("game")) if isinstance(p.get("game"), str) else None
+        gid = p.get("game")
+        g = self.tour.games.get(gid) if isinstance(gid, str) else None
         g = g if g is not None and g["table"] == table else None
         who = p["who"].strip()[:mqttwire.NAME_CHARS] or "a player"
         if g is not None and p["seat"] < 4:  # the schedule's names, not what a table says
