@@ -124,6 +124,12 @@ def test_undo_asked_on_the_scorekeepers_page(tmp_path: Path) -> None:
         assert all(u["undone"].startswith(("Ann ", "Bob ")) and u["at"] for u in kept), kept
         assert not any(re.search(r"\b(10|[2-9AJQK])[CDHS]\b", u["undone"]) for u in kept), kept  # J♠, not JS
         assert lines[0].startswith(kept[0]["undone"]) and lines[1].startswith(kept[1]["undone"])
+        # Bob's page on a wide screen, asked again (left unanswered: the bots move on)
+        phone.set_window_size(1200, 900)
+        fresh(s)
+        ask_for(desk, "0")
+        wait(phone, "return document.getElementById('agreeundo').offsetParent", 20, "the question on a wide screen")
+        shot(phone, "consent-seat-agree-desktop.png")
         desk.execute_script("document.getElementById('undoask').scrollIntoView()")
         shot(desk, "consent-scorekeeper-audit-desktop.png")
         desk.set_window_size(390, 844)
