@@ -114,7 +114,7 @@ def test_hostile_calls_are_refused_and_a_true_one_shows_until_cleared(tournament
 
 def test_the_seat_pages_button_reaches_the_directors_page(tournament, tmp_path) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("aiohttp")
-    from browsersupport import ARTIFACTS, chromium, need_chromium, wait
+    from browsersupport import chromium, need_chromium, wait
     from hostsupport import need_node
     from servesupport import Serve
 
@@ -152,30 +152,36 @@ def test_the_seat_pages_button_reaches_the_directors_page(tournament, tmp_path) 
                     wait(driver, "return document.getElementById('asked').textContent === 'the director is called'",
                          30, "the seat page's answer")
                     assert mqttwire.wait_for(lambda: 1 in d.calls, 15), s.out()
-                    # the director's page, on a desktop and on a phone
-                    driver.get(base + "login?key=" + creds["director"])
-                    shown = "Table 1 calls the director: %s (%s)" % (caller, names)
-                    for width, height, name in ((1200, 900, "director-call-desktop.png"), (390, 844, "director-call-phone.png")):
-                        driver.set_window_size(width, height)
-                        wait(driver, "return document.querySelector('#calls .call') !== null", 30, "the call")
-                        got = driver.execute_script(
-                            "const c = document.querySelector('#calls .call'); const r = c.getBoundingClientRect();"
-                            "return {text: c.innerText, top: r.top, width: document.documentElement.scrollWidth,"
-                            " inner: innerWidth};")
-                        assert got["text"].startswith(shown), got
-                        assert got["top"] < 200, "the call is not at the top of the page"
-                        assert got["width"] <= got["inner"], "the director's page scrolls sideways (%s)" % got
-                        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-                        driver.save_screenshot(str(ARTIFACTS / name))
-                        assert (ARTIFACTS / name).stat().st_size > 10000
-                    # it stays until the director clears it
-                    seen = driver.execute_script("return document.body.dataset.updated")
-                    for _ in range(2):  # two updates of the page later
-                        wait(driver, "return document.body.dataset.updated !== %s" % json.dumps(seen), 20, "an update")
-                        seen = driver.execute_script("return document.body.dataset.updated")
-                    assert driver.execute_script("return document.querySelectorAll('#calls .call').length") == 1
-                    driver.execute_script("document.querySelector('#calls .call button').click()")
-                    wait(driver, "return document.querySelectorAll('#calls .call').length === 0", 20, "the call cleared")
+                    _directors_page(driver, base, creds["director"], "Table 1 calls the director: %s (%s)" % (caller, names))
                     assert d.calls == {}
     finally:
         stop()
+
+
+def _directors_page(driver: Any, base: str, password: str, shown: str) -> None:
+    """The director's page, on a desktop and on a phone: the call at the top, in words, until cleared."""
+    from browsersupport import ARTIFACTS, wait
+
+    driver.get(base + "login?key=" + password)
+    for width, height, name in ((1200, 900, "director-call-desktop.png"), (390, 844, "director-call-phone.png")):
+        driver.set_window_size(width, height)
+        wait(driver, "return document.querySelector('#calls .call') !== null", 30, "the call")
+        got = driver.execute_script(
+            "const c = document.querySelector('#calls .call'); const r = c.getBoundingClientRect();"
+            "return {text: c.innerText, top: r.top, width: document.documentElement.scrollWidth,"
+            " inner: innerWidth};")
+        assert got["text"].startswith(shown), got
+        assert got["top"] < 200, "the call is not at the top of the page"
+        assert got["width"] <= got["inner"], "the director's page scrolls sideways (%s)" % got
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        driver.save_screenshot(str(ARTIFACTS / name))
+        assert (ARTIFACTS / name).stat().st_size > 10000
+    # it stays until the director clears it
+    seen = driver.execute_script("return document.body.dataset.updated")
+    for _ in range(2):  # two updates of the page later
+        wait(driver, "return document.body.dataset.updated !== %s" % json.dumps(seen), 20, "an update")
+        seen = driver.execute_script("return document.body.dataset.updated")
+    assert driver.execute_script("return document.querySelectorAll('#calls .call').length") == 1
+    driver.execute_script("document.querySelector('#calls .call button').click()")
+    wait(driver, "return document.querySelectorAll('#calls .call').length === 0", 20, "the call cleared")
+    assert driver.execute_script("return document.querySelectorAll('#calls .call').length") == 0
