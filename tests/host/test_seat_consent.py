@@ -129,6 +129,7 @@ def test_undo_asked_on_the_scorekeepers_page(tmp_path: Path) -> None:
         fresh(s)
         ask_for(desk, "0")
         wait(phone, "return document.getElementById('agreeundo').offsetParent", 20, "the question on a wide screen")
+        assert phone.execute_script("return document.getElementById('asked').textContent") == ""  # not the last answer
         shot(phone, "consent-seat-agree-desktop.png")
         desk.execute_script("document.getElementById('undoask').scrollIntoView()")
         shot(desk, "consent-scorekeeper-audit-desktop.png")

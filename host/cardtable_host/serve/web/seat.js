@@ -22,7 +22,7 @@ const Seat = (() => {
     return el("span", { class: "card " + (m && RED[m[2]] ? "red" : "black"), "data-code": String(code) }, text);
   }
 
-  const state = { msg: null, heard: undefined };
+  const state = { msg: null, heard: undefined, question: null };
 
   // This seat's verdicts aloud (the browser's speech synthesis) and a buzz on a refusal: each
   // verdict once, as it happens (not the one already standing when the page opened).
@@ -63,6 +63,9 @@ const Seat = (() => {
     drawHand(m, w);
     const ub = document.getElementById("undobox");
     ub.textContent = m.undo ? undoWords(m.undo) : "";
+    const key = m.undo && m.undo.may_agree ? m.undo.asked + "|" + m.undo.what : null;
+    if (key && key !== state.question) document.getElementById("asked").textContent = "";  // a new question: the last answer goes
+    state.question = key;
     ub.classList.toggle("hidden", !m.undo);
     document.getElementById("agreeundo").classList.toggle("hidden", !(m.undo && m.undo.may_agree));
     const tr = clear(document.getElementById("trick"));
