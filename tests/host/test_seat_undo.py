@@ -111,4 +111,5 @@ def test_the_scorekeepers_undo_is_asked_then_agreed_overridden_or_withdrawn(tmp_
         # asked for the table: either side may agree
         assert keeper(s, {"cmd": "undo", "for": "table"})[0] == 200
         assert seats(s)["undo"]["agree"] == "Ann or Bob"
+        assert seats(s)["undo"]["what"] == pending["what"]  # the last action still, not the story's note
         assert seats(s)["undos"] == []

@@ -103,6 +103,8 @@ def qr_svg(url: str) -> str:
 
 
 OVERRIDE = "the scorekeeper's override"
+# the story's lines this room adds (hub.note), never an action to undo
+_OWN_NOTES = (" asks to undo ", " calls the director", " asked is withdrawn", "did not reach the tournament")
 
 
 def _now_iso() -> str:
@@ -491,7 +493,7 @@ class SeatRoom:
     def _last_action(self) -> str:
         for text, _colour in reversed(list(self.hub.model.log)):
             if not text.startswith((" ", "hello", "REJECTED", "FAULT", "the board", "board gone", "game archived")) \
-                    and " asks to undo " not in text and " calls the director" not in text:
+                    and not any(note in text for note in _OWN_NOTES):
                 return self.named(text.split("  (")[0])
         return "the last action"
 
