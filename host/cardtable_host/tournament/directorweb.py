@@ -118,7 +118,11 @@ function health(h) {
   else if (h.storage_errors) line("storage errors since the start: " + h.storage_errors + " (saving again since)");
   for (const sk of h.skipped || []) line("results log line " + sk.line + " skipped: not a whole entry (a crash cut it?)", true);
 }
+let callsShown = "";
 function calls(list) {
+  const now = JSON.stringify(list);
+  if (now === callsShown) return;  // redrawn only when a call comes or goes (the box is an alert)
+  callsShown = now;
   const box = document.getElementById("calls"); box.textContent = "";
   for (const c of list) {
     const d = document.createElement("div"); d.className = "call"; d.dataset.table = c.table;
