@@ -73,3 +73,43 @@ def test_an_undo_needs_the_other_sides_consent(tmp_path) -> None:
         v.close()
     head = json.loads(rec.splitlines()[0])
     assert head["undos"] == audit, head.get("undos")
+
+
+def keeper(s: Serve, body: Any, secret: str | None = None) -> tuple[int, dict[str, Any]]:
+    """The scorekeeper's POST /seats (with the secret unless told another)."""
+    req = urllib.request.Request(s.url + "seats", data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json",
+                                          "X-Cardtable-Secret": s.secret if secret is None else secret})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read().decode())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read().decode())
+
+
+def test_the_scorekeepers_undo_is_asked_then_agreed_overridden_or_withdrawn(tmp_path) -> None:
+    with Serve("--sim", "nexus", "--bot-delay", "600", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+               "--players", "Ann,Bob", "-q") as s:
+        s.wait_for(lambda: (s.json("snapshot.json").get("seq") or 0) >= 1, 60, "the deal")
+        ann = seats(s)["seats"][0]["url"]
+        # refused: no secret, a wrong one, no such seat, nothing asked to override or withdraw
+        assert keeper(s, {"cmd": "override"}, secret="nope")[0] == 403
+        assert keeper(s, {"cmd": "undo", "for": "table"}, secret="")[0] == 403
+        for bad in (7, -1, "Ann", None, True, 0.5):
+            status, answer = keeper(s, {"cmd": "undo", "for": bad})
+            assert status == 400 and "\"for\" must be the seat asking" in answer["error"], (bad, answer)
+        assert keeper(s, {"cmd": "override"}) == (409, {"ok": False, "error": "no undo is asked: ask for one first"})
+        assert keeper(s, {"cmd": "withdraw"})[0] == 409
+        # asked for Ann: pending, Ann's own agreement refused, withdrawn: nothing undone
+        assert keeper(s, {"cmd": "undo", "for": 0})[0] == 200
+        pending = seats(s)["undo"]
+        assert pending["asked"] == "Ann (through the scorekeeper)" and pending["agree"] == "Bob", pending
+        status, answer = ask(ann, {"do": "agree"})
+        assert status == 409 and "the other side must agree" in answer["error"]
+        assert keeper(s, {"cmd": "withdraw"})[0] == 200
+        assert seats(s)["undo"] is None and seats(s)["undos"] == []
+        # asked for the table: either side may agree
+        assert keeper(s, {"cmd": "undo", "for": "table"})[0] == 200
+        assert seats(s)["undo"]["agree"] == "Ann or Bob"
+        assert seats(s)["undo"]["what"] == pending["what"]  # the last action still, not the story's note
+        assert seats(s)["undos"] == []

@@ -81,6 +81,19 @@ def public_lines(lines: list[str]) -> list[str]:
     return out
 
 
+def undo_audit(head: dict[str, Any]) -> list[dict[str, Any]]:
+    """A record's undos as the pages show them: each action taken back in words, who asked, who
+    agreed (or the scorekeeper's override), when (ISO 8601 or None); what is not that is left out."""
+    out = []
+    for u in head.get("undos") or ():
+        if not isinstance(u, dict) or not all(isinstance(u.get(k), str) for k in ("undone", "asked", "agreed")):
+            continue
+        out.append({"undone": u["undone"][:200], "asked": u["asked"][:100], "agreed": u["agreed"][:100],
+                    "at": u["at"] if isinstance(u.get("at"), str) and len(u["at"]) <= 40 else None,
+                    "line": u["line"] if type(u.get("line")) is int else None})
+    return out
+
+
 class Archive:
     """A folder of finished games' records."""
 
@@ -171,7 +184,7 @@ class Archive:
                         "players": [game_words.who(ref.game, s) for s in range(ref.game.seats)],
                         "result": result_words(ref.game, verdict),
                         "problems": len(verdict["rejected"]) + len(verdict["revokes"]),
-                        "seconds": _seconds(head)})
+                        "seconds": _seconds(head), "undos": undo_audit(head)})
         return out
 
     def verdict(self, number: int) -> dict[str, Any] | None:
@@ -204,7 +217,7 @@ class Archive:
                 "result": result_words(g, ref.result), "ok": ref.result["ok"],
                 "verdict": [glyph_text(g, w) for w in verdict_words(g, ref.result, ref.tricks)],
                 "sheet": ref.sheet,
-                "grids": grids, "played": played, "seconds": _seconds(head)}
+                "grids": grids, "played": played, "seconds": _seconds(head), "undos": undo_audit(head)}
 
     def replay(self, number: int) -> dict[str, Any] | None:
         """The game step by step: after each action, its words and the spectator view."""

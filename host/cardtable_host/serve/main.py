@@ -175,13 +175,9 @@ def page_addresses(host: str, port: int) -> tuple[str, list[str]]:
     return form % (netguard.url_host(here), port), [form % (netguard.url_host(a), port) for a in shown]
 
 
-def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret: str,
-            board_port: str) -> Callable[[], None]:
-    """Start the web server and say where; returns what stops it (and withdraws the serve file)."""
+def _drawer(table: Table) -> Callable[[], tuple[str, dict[str, Any]] | None]:
+    """The table's layout drawing (SVG and zone boxes) for its board, drawn once per layout."""
     from cardtable_host.draw import drawings
-    from cardtable_host.board import portlock
-    from cardtable_host.serve import netguard
-    from cardtable_host.serve.web import Server, make_app
 
     cache: dict[tuple[str, str], Any] = {}
 
@@ -197,7 +193,11 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
             cache[(b, lay)] = found
         return cache[(b, lay)]
 
-    drawing()  # drawn once, before the first page asks
+    return drawing
+
+
+def _seat_room(args: ServeOptions, table: Table) -> Any:
+    """The players' own pages (a seats.SeatRoom), each seat's view asked of the table's board."""
     from cardtable_host.serve.seats import SeatRoom, parse_seats
 
     def ask(seat: int, teach: bool) -> dict[str, Any]:
@@ -207,6 +207,42 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
 
     room = SeatRoom(table.hub, ask)
     room.teach = parse_seats(args.teach)
+    if table.report is not None:  # a tournament table: a seat's call reaches the director too
+        room.on_director = table.report.director_call
+    return room
+
+
+def _say_where(args: ServeOptions, host: str, port: int, board_port: str, secret: str) -> Any:
+    """Write the serve file and print the page's addresses; the serve file's path."""
+    from cardtable_host.board import portlock
+    from cardtable_host.serve import netguard
+
+    path = servefile.path(board_port)
+    here, shown = page_addresses(host, port)
+    url = shown[0]
+    info = {"url": here, "secret": secret, "pid": os.getpid(), "port": board_port, "command": "cardtable serve"}
+    portlock.write_private(path, json.dumps(info))  # this user's only, never through a symlink
+    print("table page: %s" % url, flush=True)
+    for other in shown[1:]:
+        print("       also: %s" % other, flush=True)
+    if not netguard.is_loopback(host):
+        print("warning: the page and the scorekeeper's secret travel as plain HTTP: anyone on this "
+              "network can read them (use it on a network you trust)", flush=True)
+    print("overlay: %soverlay   archive: %sarchive   board: %s" % (url, url, board_port), flush=True)
+    print("scorekeeper secret: %s" % (secret if not (args.secret_file or os.environ.get(ENV_SECRET))
+                                      else "(the configured one)"), flush=True)
+    return path
+
+
+def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret: str,
+            board_port: str) -> Callable[[], None]:
+    """Start the web server and say where; returns what stops it (and withdraws the serve file)."""
+    from cardtable_host.serve import netguard
+    from cardtable_host.serve.web import Server, make_app
+
+    drawing = _drawer(table)
+    drawing()  # drawn once, before the first page asks
+    room = _seat_room(args, table)
     names = netguard.host_names(host, args.allow_origin)
     app = make_app(table.hub, table.archive, secret, table.control, drawing, names,
                    netguard.origins(args.allow_origin), overlay_delay=args.overlay_delay, seats=room)
@@ -223,20 +259,7 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
 
         announcer = Announcer(room.names, args.speak_lang, args.speak_to)
         table.hub.subscribe(announcer.heard)
-    path = servefile.path(board_port)
-    here, shown = page_addresses(host, server.port)
-    url = shown[0]
-    info = {"url": here, "secret": secret, "pid": os.getpid(), "port": board_port, "command": "cardtable serve"}
-    portlock.write_private(path, json.dumps(info))  # this user's only, never through a symlink
-    print("table page: %s" % url, flush=True)
-    for other in shown[1:]:
-        print("       also: %s" % other, flush=True)
-    if not netguard.is_loopback(host):
-        print("warning: the page and the scorekeeper's secret travel as plain HTTP: anyone on this "
-              "network can read them (use it on a network you trust)", flush=True)
-    print("overlay: %soverlay   archive: %sarchive   board: %s" % (url, url, board_port), flush=True)
-    print("scorekeeper secret: %s" % (secret if not (args.secret_file or os.environ.get(ENV_SECRET))
-                                      else "(the configured one)"), flush=True)
+    path = _say_where(args, host, server.port, board_port, secret)
 
     def stop() -> None:
         try:

@@ -28,6 +28,7 @@ from cardtable_host.serve.hub import Hub
 
 PAGES = Path(__file__).resolve().with_name("web")
 REFUSED_401 = "this page needs a seat's code from the scorekeeper (scan it again)"
+UNDO_CMDS = ("undo", "override", "withdraw")  # the scorekeeper's, on POST /seats
 SEAT_REFUSED = json.dumps({"type": "refused", "msg": "a seat's page only reads: this socket takes no commands"})
 TOKEN_BYTES = 18
 MAX_SEATS = 8  # tokens drawn before the first game tells its seats (nerts: up to 8)
@@ -101,6 +102,18 @@ def qr_svg(url: str) -> str:
     return str(segno.make(url, error="m").svg_inline(scale=4, border=2, dark="#000", light="#fff", omitsize=True))
 
 
+OVERRIDE = "the scorekeeper's override"
+# the story's lines this room adds (hub.note), never an action to undo
+_OWN_NOTES = (" asks to undo ", " calls the director", " asked is withdrawn", "did not reach the tournament")
+
+
+def _now_iso() -> str:
+    """Now as ISO 8601 UTC text, to the second (as the archive's times are)."""
+    import time
+
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
 _SEAT_WORD = re.compile(r"\bseats? (\d+)(?: (&|and|or) (\d+))?\b")
 
 
@@ -118,6 +131,7 @@ class SeatRoom:
         self.control: Callable[[dict[str, Any]], dict[str, Any]] | None = None  # the scorekeeper's commands
         self.pending: dict[str, Any] | None = None  # an undo asked from a seat page, waiting for the other side
         self.director: dict[str, Any] | None = None  # a seat's call for the director, until answered
+        self.on_director: Callable[[int, str], None] | None = None  # a tournament's: the call told the director
         self._agreed: tuple[str, str] | None = None  # (asked, agreed) of the undo under way
         self._seq: int | None = None  # the journal's last line as last heard
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -176,14 +190,14 @@ class SeatRoom:
         if kind in ("event", "state", "hello") and isinstance(msg.get("seq"), int):
             self._seq = msg["seq"]
         if kind == "event" and "undone" in msg:
-            asked, agreed = self._agreed or ("the scorekeeper", "the scorekeeper's override")
+            asked, agreed = self._agreed or ("the scorekeeper", OVERRIDE)
             line = self.pending["seq"] if self._agreed and self.pending else prev
             self._agreed = None
             with self._lock:
                 self.pending = None
-            self.hub.undos.append({"line": line, "undone": self.named(
-                self.hub.model.action_words(msg.get("undone"))), "asked": asked, "agreed": agreed,
-                "from": msg.get("from")})
+            self.hub.undos.append({"line": line, "undone": self._card_words(self.named(
+                self.hub.model.action_words(msg.get("undone")))), "asked": asked, "agreed": agreed,
+                "from": msg.get("from"), "at": _now_iso()})
         elif kind == "event" and self.pending is not None:
             with self._lock:
                 self.pending = None  # the table moved on: the undo asked is void
@@ -197,6 +211,13 @@ class SeatRoom:
                                               "spoken": speech.verdict_words(msg, self.names())}
         if kind in ("state", "event", "verdict", "hello", "link", "agree"):
             self._wake.set()
+
+    def _card_words(self, text: str) -> str:
+        """A standard deck's card codes as people write them ('Ann plays 10♥')."""
+        from cardtable_host.serve.grid import glyph_text
+
+        g = self.hub.model.game()
+        return text if g is None else glyph_text(g, text)
 
     def _verdict_words(self, msg: dict[str, Any]) -> str:
         what = self.hub.model.action_words(msg["action"]) if msg.get("action") else "your card"
@@ -237,8 +258,9 @@ class SeatRoom:
         out["words"] = self.words(seat, view, names)
         pending = self.pending
         if pending is not None:
-            out["undo"] = {"asked": pending["asked"], "what": pending["what"],
-                           "mine": pending["seat"] == seat, "may_agree": self.other_side(pending["seat"], seat)}
+            out["undo"] = {"asked": pending["asked"], "what": pending["what"], "through": pending["through"],
+                           "mine": pending["seat"] == seat, "may_agree": self.other_side(pending["seat"], seat),
+                           "agree": self.who_may_agree(pending["seat"])}
         return out
 
     def _teach(self, marks: Any) -> list[list[Any]] | None:
@@ -356,8 +378,11 @@ class SeatRoom:
                 ms // 1000, int(self.slow_s))
         return out
 
-    def other_side(self, asker: int, seat: int) -> bool:
-        """seat may agree to asker's undo: the other team's (partners share a score), any other seat's."""
+    def other_side(self, asker: int | None, seat: int) -> bool:
+        """seat may agree to asker's undo: the other team's (partners share a score), any other
+        seat's; any seat's to the scorekeeper's for the table (asker None)."""
+        if asker is None:
+            return True
         g = self.hub.model.game()
         if g is not None and getattr(g, "TEAMS", False):
             return seat % 2 != asker % 2
@@ -368,44 +393,107 @@ class SeatRoom:
         names = self.names()
         me = names[seat] if seat < len(names) else "seat %d" % seat
         if what == "director":
-            self.director = {"seat": seat, "name": me, "seq": self.hub.model.seq}
-            self.hub.note("%s calls the director to the table" % me, "yellow")
-            return 200, {"ok": True, "said": "the director is called"}
+            return self.call_director(seat, me)
         if what == "undo":
-            seq = self.hub.model.seq
-            if not isinstance(seq, int) or seq < 1:
-                return 409, {"ok": False, "error": "nothing to undo"}
-            last = self._last_action()
-            with self._lock:
-                self.pending = {"seat": seat, "asked": me, "seq": seq, "what": last}
-            self.hub.note("%s asks to undo %s: the other side agrees on their page" % (me, last), "yellow")
-            self._wake.set()
-            return 200, {"ok": True, "said": "asked: the other side must agree"}
+            return self.ask_undo(seat, me, by_scorekeeper=False)
         if what == "agree":
-            with self._lock:
-                pending = self.pending
-            if pending is None:
-                return 409, {"ok": False, "error": "no undo is asked"}
-            if not self.other_side(pending["seat"], seat):
-                return 409, {"ok": False, "error": "the other side must agree to %s's undo" % pending["asked"]}
-            if pending["seq"] != self.hub.model.seq:
-                with self._lock:
-                    self.pending = None
-                return 409, {"ok": False, "error": "the table moved on: ask again"}
-            if self.control is None:
-                return 503, {"ok": False, "error": "no board to control"}
-            self._agreed = (pending["asked"], me)
-            reply = self.control({"cmd": "undo", "seq": pending["seq"]})  # that action, or none
-            if not reply.get("ok"):
-                self._agreed = None
-                return int(reply.get("status", 409)), {"ok": False, "error": reply.get("error")}
-            return 200, {"ok": True, "said": "undone"}
+            return self.agree(seat, me)
         return 400, {"ok": False, "error": "a seat page asks undo, agree or director"}
+
+    def call_director(self, seat: int, me: str) -> tuple[int, dict[str, Any]]:
+        """A seat calls the director: the scorekeeper's page is flagged (and a tournament's director)."""
+        self.director = {"seat": seat, "name": me, "seq": self.hub.model.seq, "at": _now_iso()}
+        self.hub.note("%s calls the director to the table" % me, "yellow")
+        told = self.on_director
+        if told is not None:
+            try:
+                told(seat, me)
+            except Exception as e:  # noqa: BLE001 - the table's flag stands; the page says the rest
+                self.hub.note("the director's call did not reach the tournament: %s" % e, "red")
+        return 200, {"ok": True, "said": "the director is called"}
+
+    def ask_undo(self, seat: int | None, asker: str, by_scorekeeper: bool) -> tuple[int, dict[str, Any]]:
+        """An undo of the last action asked by seat (None: by the scorekeeper for the table), pending
+        until the other side agrees on a seat page or the scorekeeper overrides."""
+        seq = self.hub.model.seq
+        if not isinstance(seq, int) or seq < 1:
+            return 409, {"ok": False, "error": "nothing to undo"}
+        last = self._last_action()
+        if seat is None:
+            asked = "the scorekeeper (for the table)"
+        else:
+            asked = "%s (through the scorekeeper)" % asker if by_scorekeeper else asker
+        with self._lock:
+            self.pending = {"seat": seat, "asked": asked, "seq": seq, "what": last, "through": by_scorekeeper,
+                            "at": _now_iso()}
+        self.hub.note("%s asks to undo %s: %s agrees on their page" % (asked, last, self.who_may_agree(seat)), "yellow")
+        self._wake.set()
+        return 200, {"ok": True, "said": "asked: %s must agree" % self.who_may_agree(seat)}
+
+    def pending_words(self) -> dict[str, Any] | None:
+        """The undo asked, for the scorekeeper's page: who asked, what, who may agree."""
+        with self._lock:
+            pending = None if self.pending is None else dict(self.pending)
+        if pending is not None:
+            pending["agree"] = self.who_may_agree(pending["seat"])
+        return pending
+
+    def who_may_agree(self, asker: int | None) -> str:
+        """The names of the seats whose agreement carries the undo, in words ("Bob or Di")."""
+        names = self.names()
+        seats = [s for s in range(len(self.keys.tokens())) if self.other_side(asker, s)]
+        return " or ".join(names[s] if s < len(names) else "seat %d" % s for s in seats) or "the other side"
+
+    def agree(self, seat: int, me: str) -> tuple[int, dict[str, Any]]:
+        """seat agrees to the undo asked: it happens (if seat is of the other side, and the table
+        has not moved on)."""
+        with self._lock:
+            pending = self.pending
+        if pending is None:
+            return 409, {"ok": False, "error": "no undo is asked"}
+        if not self.other_side(pending["seat"], seat):
+            return 409, {"ok": False, "error": "the other side must agree to %s's undo" % pending["asked"]}
+        return self.carry_out(pending, me)
+
+    def override(self) -> tuple[int, dict[str, Any]]:
+        """The scorekeeper's override (the secret checked by the caller): the undo asked happens
+        without the other side's agreement."""
+        with self._lock:
+            pending = self.pending
+        if pending is None:
+            return 409, {"ok": False, "error": "no undo is asked: ask for one first"}
+        return self.carry_out(pending, OVERRIDE)
+
+    def withdraw(self) -> tuple[int, dict[str, Any]]:
+        """The scorekeeper withdraws the undo asked: nothing is undone."""
+        with self._lock:
+            pending, self.pending = self.pending, None
+        if pending is None:
+            return 409, {"ok": False, "error": "no undo is asked"}
+        self.hub.note("the undo %s asked is withdrawn" % pending["asked"], "yellow")
+        self._wake.set()
+        return 200, {"ok": True, "said": "withdrawn"}
+
+    def carry_out(self, pending: dict[str, Any], agreed: str) -> tuple[int, dict[str, Any]]:
+        """Undo the action pending names, agreed by agreed; refused if the table moved on."""
+        if pending["seq"] != self.hub.model.seq:
+            with self._lock:
+                self.pending = None
+            self._wake.set()
+            return 409, {"ok": False, "error": "the table moved on: ask again"}
+        if self.control is None:
+            return 503, {"ok": False, "error": "no board to control"}
+        self._agreed = (pending["asked"], agreed)
+        reply = self.control({"cmd": "undo", "seq": pending["seq"]})  # that action, or none
+        if not reply.get("ok"):
+            self._agreed = None
+            return int(reply.get("status", 409)), {"ok": False, "error": reply.get("error")}
+        return 200, {"ok": True, "said": "undone"}
 
     def _last_action(self) -> str:
         for text, _colour in reversed(list(self.hub.model.log)):
             if not text.startswith((" ", "hello", "REJECTED", "FAULT", "the board", "board gone", "game archived")) \
-                    and " asks to undo " not in text and " calls the director" not in text:
+                    and not any(note in text for note in _OWN_NOTES):
                 return self.named(text.split("  (")[0])
         return "the last action"
 
@@ -429,30 +517,61 @@ class SeatRoom:
             self.socks.get(seat, set()).discard(sock)
 
 
-def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.Request], bool]) -> None:
-    """The seat pages' routes on the table's app: /seat/N (page), /seat/N/ws (its socket), and
-    the scorekeeper's /seats.json (codes) and POST /seats (revoke, teach)."""
-    page_text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / "seat.html").read_text(encoding="utf-8")
+def _forbidden() -> web.Response:
+    return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
+                              "(printed when cardtable serve started)"}, status=403)
 
-    def refused() -> web.Response:
-        return web.Response(status=401, text=REFUSED_401, headers={"Cache-Control": "no-store"})
 
-    def seat_of(request: web.Request) -> int | None:
-        return room.keys.check(request.match_info.get("n", ""), request.query.get("token", ""))
+def _refused() -> web.Response:
+    return web.Response(status=401, text=REFUSED_401, headers={"Cache-Control": "no-store"})
 
-    async def page(request: web.Request) -> web.StreamResponse:
-        if seat_of(request) is None:
-            return refused()
-        return web.Response(text=page_text, content_type="text/html",
+
+async def _body(request: web.Request) -> Any:
+    """The request's JSON body, or None when it is not one."""
+    try:
+        return await netguard.read_body(request)
+    except netguard.BadBody:
+        return None
+
+
+class SeatRoutes:
+    """The seat pages' handlers: a seat's page, socket and requests (the seat's code checked),
+    and the scorekeeper's (the secret checked): the codes, revoke and teach, the tempo."""
+
+    def __init__(self, room: SeatRoom, scorekeeper: Callable[[web.Request], bool]) -> None:
+        self.room = room
+        self.scorekeeper = scorekeeper
+        self.page_text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / "seat.html").read_text(encoding="utf-8")
+
+    def add(self, app: web.Application) -> None:
+        """The routes on the table's app."""
+        app.router.add_get("/tempo.json", self.tempo_now)
+        app.router.add_post("/tempo", self.set_slow)
+        app.router.add_get("/archive/{n:\\d+}/tempo.json", self.tempo_of)
+        app.router.add_post("/seat/{n}", self.seat_post)
+        app.router.add_get("/seat/{n}", self.page)
+        app.router.add_get("/seat/{n}/ws", self.ws)
+        app.router.add_get("/seats.json", self.codes)
+        app.router.add_post("/seats", self.change)
+
+    def seat_of(self, request: web.Request) -> int | None:
+        return self.room.keys.check(request.match_info.get("n", ""), request.query.get("token", ""))
+
+    # -- a seat's own ------------------------------------------------------------------------
+
+    async def page(self, request: web.Request) -> web.StreamResponse:
+        if self.seat_of(request) is None:
+            return _refused()
+        return web.Response(text=self.page_text, content_type="text/html",
                             headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
-    async def ws(request: web.Request) -> web.StreamResponse:
-        seat = seat_of(request)
+    async def ws(self, request: web.Request) -> web.StreamResponse:
+        seat = self.seat_of(request)
         if seat is None:
-            return refused()
+            return _refused()
         sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
         await sock.prepare(request)
-        room.join(seat, sock)
+        self.room.join(seat, sock)
         try:
             async for msg in sock:
                 if msg.type in (WSMsgType.TEXT, WSMsgType.BINARY):
@@ -462,16 +581,25 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
         except (ConnectionError, RuntimeError):
             pass
         finally:
-            room.leave(seat, sock)
+            self.room.leave(seat, sock)
         return sock
 
-    def forbidden() -> web.Response:
-        return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
-                                  "(printed when cardtable serve started)"}, status=403)
+    async def seat_post(self, request: web.Request) -> web.StreamResponse:
+        seat = self.seat_of(request)
+        if seat is None:
+            return _refused()
+        cmd = await _body(request)
+        if not isinstance(cmd, dict) or cmd.get("do") not in ("undo", "agree", "director"):
+            return web.json_response({"ok": False, "error": "send {\"do\": \"undo\"}, agree or director"}, status=400)
+        status, answer = await asyncio.to_thread(self.room.seat_asks, seat, cmd["do"])
+        return web.json_response(answer, status=status)
 
-    async def codes(request: web.Request) -> web.StreamResponse:
-        if not scorekeeper(request):
-            return forbidden()
+    # -- the scorekeeper's -------------------------------------------------------------------
+
+    async def codes(self, request: web.Request) -> web.StreamResponse:
+        if not self.scorekeeper(request):
+            return _forbidden()
+        room = self.room
         base = "%s://%s" % (request.scheme, request.host)
         names = room.names()
         out = []
@@ -481,19 +609,21 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
                         "qr": await asyncio.to_thread(qr_svg, url), "teach": s in room.teach})
         return web.json_response({"game": room.keys.game, "seats": out, "director": room.director,
                                   "undos": list(room.hub.undos),
-                                  "undo": None if room.pending is None else dict(room.pending)})
+                                  "undo": room.pending_words()})
 
-    async def change(request: web.Request) -> web.StreamResponse:
-        if not scorekeeper(request):
-            return forbidden()
-        try:
-            cmd = await netguard.read_body(request)
-        except netguard.BadBody:
+    async def change(self, request: web.Request) -> web.StreamResponse:
+        if not self.scorekeeper(request):
+            return _forbidden()
+        cmd = await _body(request)
+        if not isinstance(cmd, dict):
             return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
-        if isinstance(cmd, dict) and cmd.get("cmd") == "answered":  # the director came: the flag goes
+        room = self.room
+        if cmd.get("cmd") == "answered":  # the director came: the flag goes
             room.director = None
             return web.json_response({"ok": True})
-        seat = cmd.get("seat") if isinstance(cmd, dict) else None
+        if cmd.get("cmd") in UNDO_CMDS:
+            return await self.undo_cmd(cmd)
+        seat = cmd.get("seat")
         if type(seat) is not int or not 0 <= seat < len(room.keys.tokens()):
             return web.json_response({"ok": False, "error": "\"seat\" must be a seat 0..%d"
                                       % (len(room.keys.tokens()) - 1)}, status=400)
@@ -504,16 +634,49 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
             (room.teach.add if cmd["on"] else room.teach.discard)(seat)
             room._wake.set()
             return web.json_response({"ok": True})
-        return web.json_response({"ok": False, "error": "cmd must be revoke, or teach with on: true or false"},
+        return web.json_response({"ok": False, "error": "cmd must be revoke, or teach with on: true or false; "
+                                  "or undo (for a seat, or \"table\"), override, withdraw, answered"},
                                  status=400)
 
-    async def tempo_now(request: web.Request) -> web.StreamResponse:
-        return web.json_response(room.tempo_now())
+    async def undo_cmd(self, cmd: dict[str, Any]) -> web.StreamResponse:
+        """The scorekeeper's undo: asked for a seat (or the table), then agreed on the other
+        side's page; or overridden, or withdrawn."""
+        room = self.room
+        if cmd["cmd"] == "override":
+            status, answer = await asyncio.to_thread(room.override)
+        elif cmd["cmd"] == "withdraw":
+            status, answer = await asyncio.to_thread(room.withdraw)
+        else:
+            who = cmd.get("for")
+            n = len(room.keys.tokens())
+            if who != "table" and (type(who) is not int or not 0 <= who < n):
+                return web.json_response({"ok": False, "error": "\"for\" must be the seat asking "
+                                          "(0..%d) or \"table\"" % (n - 1)}, status=400)
+            seat = None if who == "table" else int(who)
+            names = room.names()
+            asker = "the table" if seat is None else names[seat] if seat < len(names) else "seat %d" % seat
+            status, answer = await asyncio.to_thread(room.ask_undo, seat, asker, True)
+        return web.json_response(answer, status=status)
 
-    async def tempo_of(request: web.Request) -> web.StreamResponse:
+    async def set_slow(self, request: web.Request) -> web.StreamResponse:
+        if not self.scorekeeper(request):
+            return _forbidden()
+        cmd = await _body(request)
+        sec = cmd.get("seconds") if isinstance(cmd, dict) else None
+        if not isinstance(sec, (int, float)) or isinstance(sec, bool) or not 1 <= sec <= 3600:
+            return web.json_response({"ok": False, "error": "\"seconds\" must be a number from 1 to 3600"}, status=400)
+        self.room.slow_s = float(sec)
+        return web.json_response({"ok": True, "seconds": self.room.slow_s})
+
+    # -- anyone's ----------------------------------------------------------------------------
+
+    async def tempo_now(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(self.room.tempo_now())
+
+    async def tempo_of(self, request: web.Request) -> web.StreamResponse:
         from cardtable_host.serve import tempo
 
-        lines = await asyncio.to_thread(room.archive_lines, int(request.match_info["n"]))
+        lines = await asyncio.to_thread(self.room.archive_lines, int(request.match_info["n"]))
         if lines is None:
             raise web.HTTPNotFound(text="no such game in the archive")
         try:
@@ -523,37 +686,8 @@ def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.
         names = json.loads(lines[0]).get("players") if lines else None
         return web.json_response({"tempo": fig, "players": names if isinstance(names, list) else None})
 
-    async def set_slow(request: web.Request) -> web.StreamResponse:
-        if not scorekeeper(request):
-            return forbidden()
-        try:
-            cmd = await netguard.read_body(request)
-        except netguard.BadBody:
-            cmd = None
-        sec = cmd.get("seconds") if isinstance(cmd, dict) else None
-        if not isinstance(sec, (int, float)) or isinstance(sec, bool) or not 1 <= sec <= 3600:
-            return web.json_response({"ok": False, "error": "\"seconds\" must be a number from 1 to 3600"}, status=400)
-        room.slow_s = float(sec)
-        return web.json_response({"ok": True, "seconds": room.slow_s})
 
-    app.router.add_get("/tempo.json", tempo_now)
-    app.router.add_post("/tempo", set_slow)
-    app.router.add_get("/archive/{n:\\d+}/tempo.json", tempo_of)
-    async def seat_post(request: web.Request) -> web.StreamResponse:
-        seat = seat_of(request)
-        if seat is None:
-            return refused()
-        try:
-            cmd = await netguard.read_body(request)
-        except netguard.BadBody:
-            cmd = None
-        if not isinstance(cmd, dict) or cmd.get("do") not in ("undo", "agree", "director"):
-            return web.json_response({"ok": False, "error": "send {\"do\": \"undo\"}, agree or director"}, status=400)
-        status, answer = await asyncio.to_thread(room.seat_asks, seat, cmd["do"])
-        return web.json_response(answer, status=status)
-
-    app.router.add_post("/seat/{n}", seat_post)
-    app.router.add_get("/seat/{n}", page)
-    app.router.add_get("/seat/{n}/ws", ws)
-    app.router.add_get("/seats.json", codes)
-    app.router.add_post("/seats", change)
+def add_routes(app: web.Application, room: SeatRoom, scorekeeper: Callable[[web.Request], bool]) -> None:
+    """The seat pages' routes on the table's app: /seat/N (page), /seat/N/ws (its socket), and
+    the scorekeeper's /seats.json (codes) and POST /seats (revoke, teach)."""
+    SeatRoutes(room, scorekeeper).add(app)

@@ -218,6 +218,202 @@ async def _refuse_all(sock: web.WebSocketResponse) -> None:
         pass
 
 
+def _page_text(name: str) -> str:
+    # web/head.html is every page's head up to its own <title> (which the page file begins with)
+    return (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / name).read_text(encoding="utf-8")
+
+
+def _page(name: str) -> Callable[[web.Request], Any]:
+    """A handler that answers with one of the pages."""
+    text = _page_text(name)
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-cache"})
+    return handler
+
+
+def _number(request: web.Request) -> int:
+    """The archived game's number the path names (404 if none)."""
+    try:
+        return int(request.match_info["n"])
+    except ValueError:
+        raise web.HTTPNotFound(text="no such game") from None
+
+
+class TableApp:
+    """One table's handlers: its pages, the spectators' and the overlay's sockets, the archive's
+    pages and the scorekeeper's control."""
+
+    def __init__(self, hub: Hub, archive: Archive, secret: str, control: Control | None,
+                 drawing: Callable[[], tuple[str, dict[str, Any]] | None], overlay_delay: float,
+                 seats: Any) -> None:
+        self.hub = hub
+        self.archive = archive
+        self.secret = secret
+        self.control = control
+        self.drawing = drawing
+        self.seats = seats
+        self.viewers = Viewers(hub)
+        self.delayed = Delayed(overlay_delay) if overlay_delay > 0 else None
+        self.game_page = _page("game.html")
+        self.missing = _page_text("missing.html")
+
+    # -- life ------------------------------------------------------------------------------
+
+    async def on_startup(self, app: web.Application) -> None:
+        self.viewers.loop = asyncio.get_running_loop()
+        app["hub_sub"] = self.hub.subscribe(self.viewers.publish)[0]
+        if self.delayed is not None:
+            self.delayed.loop = self.viewers.loop
+            app["delayed_sub"] = self.hub.subscribe(self.delayed.publish)[0]
+        if self.seats is not None:
+            self.seats.start(self.viewers.loop)
+
+    async def on_cleanup(self, app: web.Application) -> None:
+        self.hub.unsubscribe(app["hub_sub"])
+        if self.delayed is not None:
+            self.hub.unsubscribe(app["delayed_sub"])
+        if self.seats is not None:
+            self.seats.stop()
+
+    async def on_shutdown(self, app: web.Application) -> None:
+        for sock in list(self.viewers.socks) + (list(self.delayed.socks) if self.delayed is not None else []):
+            self.viewers.leave(sock)  # the pages reconnect to the next server
+            await sock.close(code=1001, message=b"server going away")
+
+    # -- the spectators' -------------------------------------------------------------------
+
+    async def ws(self, request: web.Request) -> web.StreamResponse:
+        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
+        await sock.prepare(request)
+        if request.transport is None or request.transport.is_closing():
+            return sock
+        self.viewers.join(sock, request.transport)
+        self.hub.viewer_joined()
+        log.info("a spectator connected from %s (%d so far)", request.remote, self.hub.joined)
+        try:
+            await _refuse_all(sock)
+        finally:
+            self.viewers.leave(sock)
+        return sock
+
+    async def overlay_ws(self, request: web.Request) -> web.StreamResponse:
+        delayed = self.delayed
+        if delayed is None:
+            return await self.ws(request)
+        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
+        await sock.prepare(request)
+        await sock.send_str(delayed.snapshot())
+        delayed.socks.add(sock)
+        try:
+            await _refuse_all(sock)
+        finally:
+            delayed.socks.discard(sock)
+        return sock
+
+    async def snapshot(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(dict(self.hub.snapshot(), viewers=len(self.viewers.socks)))
+
+    async def stats(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(self.viewers.stats())
+
+    async def layout(self, request: web.Request) -> web.StreamResponse:
+        found = self.drawing()
+        if found is None:
+            raise web.HTTPNotFound(text="no layout drawing for this board")
+        if request.path.endswith(".svg"):
+            return web.Response(text=found[0], content_type="image/svg+xml")
+        return web.json_response(found[1])
+
+    # -- the archive -----------------------------------------------------------------------
+
+    async def archived_page(self, request: web.Request) -> web.StreamResponse:
+        n = _number(request)
+        if await asyncio.to_thread(self.archive.path, n) is None:
+            return web.Response(text=self.missing.replace("{n}", str(n)), status=404, content_type="text/html",
+                                headers={"Cache-Control": "no-cache"})
+        return await self.game_page(request)
+
+    async def games(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response(await asyncio.to_thread(self.archive.games))
+
+    async def game_record(self, request: web.Request) -> web.StreamResponse:
+        n = _number(request)
+        path = self.archive.path(n)
+        text = None if path is None else await asyncio.to_thread(self.archive.record_text, n)
+        if path is None or text is None:
+            raise web.HTTPNotFound(text="no game %d in the archive" % n)
+        return web.Response(text=text, headers={
+            "Content-Type": "application/jsonl; charset=utf-8",
+            "Content-Disposition": 'attachment; filename="%s"' % path.name})
+
+    @staticmethod
+    def archived(read: Callable[[int], Any]) -> Callable[[web.Request], Any]:
+        """A JSON page of an archived game: read(n) of the game the path names."""
+        async def handler(request: web.Request) -> web.StreamResponse:
+            n = _number(request)
+            found = await asyncio.to_thread(read, n)
+            if found is None:
+                raise web.HTTPNotFound(text="no game %d in the archive" % n)
+            return web.json_response(found)
+        return handler
+
+    # -- the scorekeeper's -----------------------------------------------------------------
+
+    async def do_control(self, request: web.Request) -> web.StreamResponse:
+        given = request.headers.get(SECRET_HEADER, "")
+        if not given and request.headers.get("Authorization", "").startswith("Bearer "):
+            given = request.headers["Authorization"][7:].strip()
+        if not given:
+            log.warning("refused a control request from %s: no secret", request.remote)
+            return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
+                                      "(printed when cardtable serve started)"}, status=403)
+        if not netguard.secret_matches(given, self.secret):
+            log.warning("refused a control request from %s: a wrong secret", request.remote)
+            return web.json_response({"ok": False, "error": "wrong secret: the scorekeeper's secret is "
+                                      "the one printed when cardtable serve started"}, status=403)
+        try:
+            cmd = await netguard.read_body(request)
+        except netguard.BadBody as e:
+            return web.json_response({"ok": False, "error": str(e)}, status=400)
+        if not isinstance(cmd, dict) or cmd.get("cmd") not in COMMANDS:
+            return web.json_response({"ok": False, "error": "cmd must be one of %s" % ", ".join(COMMANDS)},
+                                     status=400)
+        if self.control is None:
+            return web.json_response({"ok": False, "error": "no board to control"}, status=503)
+        reply = await asyncio.to_thread(self.control, cmd)
+        log.info("control %r from %s: %s", cmd.get("cmd"), request.remote,
+                 "done" if reply.get("ok") else "refused: %s" % reply.get("error"))
+        return web.json_response(reply, status=200 if reply.get("ok") else int(reply.get("status", 409)))
+
+    def add_routes(self, app: web.Application) -> None:
+        """Every route of the table's app (the seat pages' too, with a SeatRoom)."""
+        r = app.router
+        r.add_get("/", _page("table.html"))
+        r.add_get("/overlay", _page("overlay.html"))
+        r.add_get("/archive", _page("archive.html"))
+        r.add_get("/archive/{n:\\d+}", self.archived_page)
+        r.add_get("/archive.json", self.games)
+        r.add_get("/archive/{n:\\d+}.jsonl", self.game_record)
+        r.add_get("/archive/{n:\\d+}.json", self.archived(self.archive.replay))
+        r.add_get("/archive/{n:\\d+}/verdict.json", self.archived(self.archive.verdict))
+        r.add_get("/archive/{n:\\d+}/referee.json", self.archived(self.archive.refereed))
+        r.add_get("/ws", self.ws)
+        r.add_get("/ws/overlay", self.overlay_ws)
+        r.add_get("/snapshot.json", self.snapshot)
+        r.add_get("/stats.json", self.stats)
+        r.add_get("/layout.svg", self.layout)
+        r.add_get("/layout.json", self.layout)
+        r.add_post("/control", self.do_control)
+        if self.seats is not None:
+            from cardtable_host.serve import seats as seat_pages
+
+            self.seats.archive_lines = self.archive.lines
+            self.seats.control = self.control
+            seat_pages.add_routes(app, self.seats, lambda request: scorekeeper_ok(request, self.secret))
+        r.add_static("/static/", PAGES)
+
+
 def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
              drawing: Callable[[], tuple[str, dict[str, Any]] | None],
              names: set[str] | None = None, allowed: set[str] | None = None,
@@ -231,172 +427,12 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
     app = web.Application(client_max_size=64 * 1024,
                           middlewares=[netguard.guard(names if names is not None else netguard.host_names("127.0.0.1"),
                                                        allowed)])
-    viewers = Viewers(hub)
-    app["viewers"] = viewers
-    delayed = Delayed(overlay_delay) if overlay_delay > 0 else None
-
-    async def on_startup(app: web.Application) -> None:
-        viewers.loop = asyncio.get_running_loop()
-        app["hub_sub"] = hub.subscribe(viewers.publish)[0]
-        if delayed is not None:
-            delayed.loop = viewers.loop
-            app["delayed_sub"] = hub.subscribe(delayed.publish)[0]
-        if seats is not None:
-            seats.start(viewers.loop)
-
-    async def on_cleanup(app: web.Application) -> None:
-        hub.unsubscribe(app["hub_sub"])
-        if delayed is not None:
-            hub.unsubscribe(app["delayed_sub"])
-        if seats is not None:
-            seats.stop()
-
-    async def on_shutdown(app: web.Application) -> None:
-        for sock in list(viewers.socks) + (list(delayed.socks) if delayed is not None else []):
-            viewers.leave(sock)  # the pages reconnect to the next server
-            await sock.close(code=1001, message=b"server going away")
-
-    app.on_startup.append(on_startup)
-    app.on_shutdown.append(on_shutdown)
-    app.on_cleanup.append(on_cleanup)
-
-    def page(name: str) -> Callable[[web.Request], Any]:
-        # web/head.html is every page's head up to its own <title> (which the page file begins with)
-        text = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / name).read_text(encoding="utf-8")
-
-        async def handler(request: web.Request) -> web.StreamResponse:
-            return web.Response(text=text, content_type="text/html", headers={"Cache-Control": "no-cache"})
-        return handler
-
-    game_page = page("game.html")
-    missing = (PAGES / "head.html").read_text(encoding="utf-8") + (PAGES / "missing.html").read_text(encoding="utf-8")
-
-    async def archived_page(request: web.Request) -> web.StreamResponse:
-        n = number(request)
-        if await asyncio.to_thread(archive.path, n) is None:
-            return web.Response(text=missing.replace("{n}", str(n)), status=404, content_type="text/html",
-                                headers={"Cache-Control": "no-cache"})
-        return await game_page(request)
-
-    async def ws(request: web.Request) -> web.StreamResponse:
-        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
-        await sock.prepare(request)
-        if request.transport is None or request.transport.is_closing():
-            return sock
-        viewers.join(sock, request.transport)
-        hub.viewer_joined()
-        log.info("a spectator connected from %s (%d so far)", request.remote, hub.joined)
-        try:
-            await _refuse_all(sock)
-        finally:
-            viewers.leave(sock)
-        return sock
-
-    async def overlay_ws(request: web.Request) -> web.StreamResponse:
-        if delayed is None:
-            return await ws(request)
-        sock = web.WebSocketResponse(heartbeat=20, max_msg_size=4096, compress=False)
-        await sock.prepare(request)
-        await sock.send_str(delayed.snapshot())
-        delayed.socks.add(sock)
-        try:
-            await _refuse_all(sock)
-        finally:
-            delayed.socks.discard(sock)
-        return sock
-
-    async def snapshot(request: web.Request) -> web.StreamResponse:
-        return web.json_response(dict(hub.snapshot(), viewers=len(viewers.socks)))
-
-    async def stats(request: web.Request) -> web.StreamResponse:
-        return web.json_response(viewers.stats())
-
-    async def layout(request: web.Request) -> web.StreamResponse:
-        found = drawing()
-        if found is None:
-            raise web.HTTPNotFound(text="no layout drawing for this board")
-        if request.path.endswith(".svg"):
-            return web.Response(text=found[0], content_type="image/svg+xml")
-        return web.json_response(found[1])
-
-    def number(request: web.Request) -> int:
-        try:
-            return int(request.match_info["n"])
-        except ValueError:
-            raise web.HTTPNotFound(text="no such game") from None
-
-    async def games(request: web.Request) -> web.StreamResponse:
-        return web.json_response(await asyncio.to_thread(archive.games))
-
-    async def game_record(request: web.Request) -> web.StreamResponse:
-        n = number(request)
-        path = archive.path(n)
-        text = None if path is None else await asyncio.to_thread(archive.record_text, n)
-        if path is None or text is None:
-            raise web.HTTPNotFound(text="no game %d in the archive" % n)
-        return web.Response(text=text, headers={
-            "Content-Type": "application/jsonl; charset=utf-8",
-            "Content-Disposition": 'attachment; filename="%s"' % path.name})
-
-    def archived(read: Callable[[int], Any]) -> Callable[[web.Request], Any]:
-        """A JSON page of an archived game: read(n) of the game the path names."""
-        async def handler(request: web.Request) -> web.StreamResponse:
-            n = number(request)
-            found = await asyncio.to_thread(read, n)
-            if found is None:
-                raise web.HTTPNotFound(text="no game %d in the archive" % n)
-            return web.json_response(found)
-        return handler
-
-    async def do_control(request: web.Request) -> web.StreamResponse:
-        given = request.headers.get(SECRET_HEADER, "")
-        if not given and request.headers.get("Authorization", "").startswith("Bearer "):
-            given = request.headers["Authorization"][7:].strip()
-        if not given:
-            log.warning("refused a control request from %s: no secret", request.remote)
-            return web.json_response({"ok": False, "error": "the scorekeeper's secret is needed "
-                                      "(printed when cardtable serve started)"}, status=403)
-        if not netguard.secret_matches(given, secret):
-            log.warning("refused a control request from %s: a wrong secret", request.remote)
-            return web.json_response({"ok": False, "error": "wrong secret: the scorekeeper's secret is "
-                                      "the one printed when cardtable serve started"}, status=403)
-        try:
-            cmd = await netguard.read_body(request)
-        except netguard.BadBody as e:
-            return web.json_response({"ok": False, "error": str(e)}, status=400)
-        if not isinstance(cmd, dict) or cmd.get("cmd") not in COMMANDS:
-            return web.json_response({"ok": False, "error": "cmd must be one of %s" % ", ".join(COMMANDS)},
-                                     status=400)
-        if control is None:
-            return web.json_response({"ok": False, "error": "no board to control"}, status=503)
-        reply = await asyncio.to_thread(control, cmd)
-        log.info("control %r from %s: %s", cmd.get("cmd"), request.remote,
-                 "done" if reply.get("ok") else "refused: %s" % reply.get("error"))
-        return web.json_response(reply, status=200 if reply.get("ok") else int(reply.get("status", 409)))
-
-    app.router.add_get("/", page("table.html"))
-    app.router.add_get("/overlay", page("overlay.html"))
-    app.router.add_get("/archive", page("archive.html"))
-    app.router.add_get("/archive/{n:\\d+}", archived_page)
-    app.router.add_get("/archive.json", games)
-    app.router.add_get("/archive/{n:\\d+}.jsonl", game_record)
-    app.router.add_get("/archive/{n:\\d+}.json", archived(archive.replay))
-    app.router.add_get("/archive/{n:\\d+}/verdict.json", archived(archive.verdict))
-    app.router.add_get("/archive/{n:\\d+}/referee.json", archived(archive.refereed))
-    app.router.add_get("/ws", ws)
-    app.router.add_get("/ws/overlay", overlay_ws)
-    app.router.add_get("/snapshot.json", snapshot)
-    app.router.add_get("/stats.json", stats)
-    app.router.add_get("/layout.svg", layout)
-    app.router.add_get("/layout.json", layout)
-    app.router.add_post("/control", do_control)
-    if seats is not None:
-        from cardtable_host.serve import seats as seat_pages
-
-        seats.archive_lines = archive.lines
-        seats.control = control
-        seat_pages.add_routes(app, seats, lambda request: scorekeeper_ok(request, secret))
-    app.router.add_static("/static/", PAGES)
+    table = TableApp(hub, archive, secret, control, drawing, overlay_delay, seats)
+    app["viewers"] = table.viewers
+    app.on_startup.append(table.on_startup)
+    app.on_shutdown.append(table.on_shutdown)
+    app.on_cleanup.append(table.on_cleanup)
+    table.add_routes(app)
     return app
 
 

@@ -81,6 +81,7 @@ class Director:
         self._health_written: dict[str, Any] | None = None  # the health last written (HEALTH), when
         self._health_at = 0.0
         self.updates = 0  # standings published
+        self.calls: dict[int, dict[str, Any]] = {}  # table -> its call for the director, until cleared
         # The standings go out from a thread of their own, each update for every result counted
         # since the one before: a burst of results is counted as it comes, and the standings
         # (a few ms each) are computed once per update, not once per result.
@@ -138,6 +139,7 @@ class Director:
         _log.info("the director is connected to the broker")
         t = self.tid
         self.c.subscribe([(mqttwire.topic(t, "table", "+", "result"), 1),
+                          (mqttwire.topic(t, "table", "+", "call"), 1),
                           (mqttwire.topic(t, "director", "correct"), 1)])
         self.publish_standings()
         for n in self.acked:
@@ -174,6 +176,9 @@ class Director:
 
     def _message(self, where: str, raw: bytes) -> None:
         parts = where.split("/")
+        if len(parts) == 5 and parts[4] == "call" and parts[3].isdigit():
+            self.table_call(int(parts[3]), raw, where)
+            return
         try:
             payload = load_object(raw, MAX_MESSAGE)
         except Refused as e:
@@ -259,6 +264,45 @@ class Director:
             self.publish_standings()
             self._ack_after_sync(table)
         self._to_referee.put(p["game"])
+
+    # -- a table's call for the director -------------------------------------------------------
+
+    def table_call(self, table: int, raw: bytes, where: str) -> None:
+        """A table calls the director (an empty message: the call is cleared); a call that is
+        too large, not JSON or not a call is refused and logged, and changes nothing."""
+        if not raw:
+            with self.lock:
+                self.calls.pop(table, None)
+            return
+        try:
+            p = load_object(raw, mqttwire.MAX_CALL, 2)
+        except Refused as e:
+            self.refuse(where, None, "a call for the director: %s" % e, raw)
+            return
+        why = _call_fault(table, p, self.tour.state["tables"])
+        if why:
+            self.refuse(where, p, "a call for the director: %s" % why)
+            return
+        gid = p.get("game")
+        g = self.tour.games.get(gid) if isinstance(gid, str) else None
+        g = g if g is not None and g["table"] == table else None
+        who = p["who"].strip()[:mqttwire.NAME_CHARS] or "a player"
+        if g is not None and p["seat"] < 4:  # the schedule's names, not what a table says
+            who = self.tour.seat_players(g)[p["seat"]]
+        teams = [self.tour.team_name(t) for t in g["teams"]] if g is not None else None
+        with self.lock:
+            self.calls[table] = {"table": table, "who": who, "teams": teams, "t": float(p["t"]),
+                                 "received": time.time()}
+        _log.info("table %d calls the director (%s)", table, who)
+
+    def clear_call(self, table: int) -> bool:
+        """The director answered table's call: it leaves the page (and the broker); False if
+        there was none."""
+        with self.lock:
+            had = self.calls.pop(table, None) is not None
+        if had:
+            self.c.publish(mqttwire.topic(self.tid, "table", table, "call"), b"", qos=1, retain=True)
+        return had
 
     def _check(self, table: int, p: dict[str, Any]) -> str | None:
         """Why a result is refused ('resend' for an exact resend), or None to count it."""
@@ -518,6 +562,23 @@ def _clean_status(table: int, got: dict[str, Any]) -> dict[str, Any]:
     if isinstance(got.get("t"), (int, float)):
         out["t"] = got["t"]
     return out
+
+
+def _call_fault(table: int, p: dict[str, Any], tables: int) -> str | None:
+    """What is wrong with a table's call for the director, or None."""
+    if not 1 <= table <= tables:
+        return "there is no table %d in this tournament" % table
+    if p.get("table") != table or type(p.get("table")) is not int:
+        return "it must name its own table (%d)" % table
+    if type(p.get("seat")) is not int or not 0 <= p["seat"] < 8:
+        return "\"seat\" must be the calling seat, 0 to 7"
+    if not isinstance(p.get("who"), str) or len(p["who"]) > mqttwire.NAME_CHARS:
+        return "\"who\" must be a name of at most %d characters" % mqttwire.NAME_CHARS
+    if p.get("game") is not None and not (isinstance(p["game"], str) and len(p["game"]) <= 100):
+        return "\"game\" must be a game id or null"
+    if not isinstance(p.get("t"), (int, float)) or isinstance(p["t"], bool) or not 0 <= p["t"] < 1e11:
+        return "\"t\" must be a unix time"
+    return None
 
 
 def _credential(tour: Tournament, user: str) -> str | None:

@@ -29,6 +29,9 @@ table{border-collapse:collapse;margin:.5em 0;max-width:100%}td,th{padding:.25em 
 .prize{font-weight:bold;color:#ffd76a}.leading{font-weight:bold}.dispute{color:#ff9a8a}
 section{display:inline-block;vertical-align:top;margin-right:2em;max-width:100%}
 #health{color:#cfe8d6;font-size:.9em}#health .trouble{color:#1a0000;background:#ffb3a7;padding:.3em .5em;border-radius:.3em;font-weight:bold}
+.calls .call{background:#ffd76a;color:#1a1a00;font-weight:bold;padding:.5em .7em;border-radius:.3em;margin:.4em 0;
+  display:flex;flex-wrap:wrap;gap:.5em;align-items:center;justify-content:space-between}
+.calls .call button{font-size:1em}
 @media (max-width:600px){
   body{padding:.5em;font-size:15px} h1{font-size:1.4em} section{display:block;margin-right:0}
   td,th{padding:.2em .3em} th{font-size:.8em} #c-reason{width:100%} .l{display:none} .s{display:inline}
@@ -36,6 +39,7 @@ section{display:inline-block;vertical-align:top;margin-right:2em;max-width:100%}
 }
 </style></head><body>
 <h1 id="title">Tournament</h1>
+<div id="calls" class="calls" role="alert"></div>
 <p id="progress"></p>
 <div id="health"></div>
 <section><h2>Tables</h2><table id="tables"><thead><tr><th>table</th><th><span class="l">round</span><span class="s">rd</span></th><th>teams</th>
@@ -79,6 +83,7 @@ async function tick() {
     for (const p of s.prizes) { const d = document.createElement("div"); d.className = s.over ? "prize" : "leading";
       d.textContent = p; prizes.append(d); }
     health(s.health || {});
+    calls(s.calls || []);
     fill("next", s.next, (tr, g) => { cell(tr, "table " + g.table, "nowrap"); cell(tr, g.teams.join(" v ")); });
     if (!s.next.length) fill("next", [s.round ? "the last round is being played" : "every round is played"],
                              (tr, text) => { tr.className = "none"; cell(tr, text); });
@@ -113,6 +118,23 @@ function health(h) {
   else if (h.storage_errors) line("storage errors since the start: " + h.storage_errors + " (saving again since)");
   for (const sk of h.skipped || []) line("results log line " + sk.line + " skipped: not a whole entry (a crash cut it?)", true);
 }
+let callsShown = "";
+function calls(list) {
+  const now = JSON.stringify(list);
+  if (now === callsShown) return;  // redrawn only when a call comes or goes (the box is an alert)
+  callsShown = now;
+  const box = document.getElementById("calls"); box.textContent = "";
+  for (const c of list) {
+    const d = document.createElement("div"); d.className = "call"; d.dataset.table = c.table;
+    const words = document.createElement("span"); words.textContent = c.text + ", since " + clockTime(c.received);
+    const b = document.createElement("button"); b.type = "button"; b.textContent = "cleared";
+    b.addEventListener("click", async () => {
+      await fetch("clear", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({table: c.table})});
+      tick();
+    });
+    d.append(words, b); box.append(d);
+  }
+}
 function chosen() {
   const g = games.find(x => x.game === document.getElementById("c-game").value);
   if (!g) return;
@@ -137,6 +159,30 @@ tick(); setInterval(tick, 500);
 """
 
 
+def state_of(director: Director) -> dict[str, Any]:
+    """What the director's page shows: the snapshot, the prizes, the disputes, the games to
+    correct and the tables calling the director, in words."""
+    with director.lock:
+        snap = director.snapshot()
+        calls = sorted(director.calls.values(), key=lambda c: c["received"])
+    tour = director.tour
+    snap["name"] = tour.state["name"]
+    snap["over"] = snap["decided"] == snap["of"]
+    snap["prizes"] = tour.prizes_text(snap["standings"], snap["over"])
+    snap["disputes"] = [{"game": d["game"], "record": d.get("record"), "by": d.get("disputed_by"),
+                         "why": d.get("why")} for d in tour.disputes()]
+    disputed = {d["game"] for d in snap["disputes"]}
+    snap["games"] = [{"game": gid, "round": tour.games[gid]["round"], "table": tour.games[gid]["table"],
+                      "teams": [tour.team_name(t) for t in tour.games[gid]["teams"]],
+                      "scores": o["scores"], "how": o["how"], "disputed": gid in disputed}
+                     for gid, o in sorted(tour.outcomes(disputed_too=True).items())]
+    snap["calls"] = [{"table": c["table"], "t": c["t"], "received": c["received"],
+                      "text": "Table %d calls the director: %s%s" % (
+                          c["table"], c["who"], " (%s)" % " v ".join(c["teams"]) if c["teams"] else "")}
+                     for c in calls]
+    return snap
+
+
 def make_app(director: Director, password: str) -> web.Application:
     """The page's routes (relative, so serve can mount it under any prefix)."""
     app = web.Application()
@@ -159,20 +205,21 @@ def make_app(director: Director, password: str) -> web.Application:
     async def state(request: web.Request) -> web.StreamResponse:
         if not allowed(request):
             raise web.HTTPForbidden(text="forbidden\n")
-        with director.lock:
-            snap = director.snapshot()
-        tour = director.tour
-        snap["name"] = tour.state["name"]
-        snap["over"] = snap["decided"] == snap["of"]
-        snap["prizes"] = tour.prizes_text(snap["standings"], snap["over"])
-        snap["disputes"] = [{"game": d["game"], "record": d.get("record"), "by": d.get("disputed_by"),
-                             "why": d.get("why")} for d in tour.disputes()]
-        disputed = {d["game"] for d in snap["disputes"]}
-        snap["games"] = [{"game": gid, "round": tour.games[gid]["round"], "table": tour.games[gid]["table"],
-                          "teams": [tour.team_name(t) for t in tour.games[gid]["teams"]],
-                          "scores": o["scores"], "how": o["how"], "disputed": gid in disputed}
-                         for gid, o in sorted(tour.outcomes(disputed_too=True).items())]
-        return web.json_response(snap)
+        return web.json_response(state_of(director))
+
+    async def clear(request: web.Request) -> web.StreamResponse:
+        if not allowed(request):
+            raise web.HTTPForbidden(text="forbidden\n")
+        try:
+            body = json.loads(await request.text())
+        except ValueError:
+            body = None
+        table = body.get("table") if isinstance(body, dict) else None
+        if type(table) is not int:
+            return web.json_response({"ok": False, "error": "send {\"table\": n}"}, status=400)
+        if not director.clear_call(table):
+            return web.json_response({"ok": False, "error": "table %d is not calling" % table}, status=409)
+        return web.json_response({"ok": True})
 
     async def correct(request: web.Request) -> web.StreamResponse:
         if not allowed(request):
@@ -192,6 +239,7 @@ def make_app(director: Director, password: str) -> web.Application:
     app.router.add_get("/", page)
     app.router.add_get("/state.json", state)
     app.router.add_post("/correct", correct)
+    app.router.add_post("/clear", clear)
     return app
 
 

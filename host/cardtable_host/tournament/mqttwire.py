@@ -15,6 +15,11 @@ published with QoS 1. Who may write where is enforced by the broker's ACL (``bro
     its link's ``agree``)], "disputed_by": name or null,
     "ended": unix time}``. Idempotent: the director counts a game id once; the same hash again
     is a resend (acknowledged, not counted twice); another hash for a counted game is refused.
+``table/<n>/call`` (retained; table n writes, the director clears): a player at the table
+    calls the director (a seat page's button): ``{"table": n, "seat": seat, "who": the
+    player's name as the table knows it, "game": the scheduled game id or null, "t": unix
+    time}``, at most ``MAX_CALL`` bytes. The director shows it until it clears it, by
+    publishing an empty retained message on the same topic.
 ``director/ack/<n>`` (retained; the director writes): ``{"games": [ids]}``, the games of
     table n the director holds; the table's outbox keeps a result until it is listed here.
 ``director/correct`` (the director writes): ``{"game": id, "scores": [a, b], "by": name,
@@ -40,6 +45,8 @@ import paho.mqtt.client as mqtt
 from cardtable import record
 
 QOS = 1
+MAX_CALL = 1024  # the largest call for the director read (a call is ~120 bytes)
+NAME_CHARS = 60  # a name in a call, at most
 
 
 def topic(tid: str, *parts: Any) -> str:

@@ -57,6 +57,7 @@ class Reporter:
         self.status: dict[str, Any] = {"table": table, "state": "idle"}
         self.acked: set[str] = set()
         self.online = False
+        self.unsent_call: dict[str, Any] | None = None  # a call for the director made while offline
         self.c = self._client()
         self._stop = threading.Event()
         self._resender = threading.Thread(target=self._resend_loop, daemon=True)
@@ -100,6 +101,9 @@ class Reporter:
         self.c.subscribe(mqttwire.topic(self.tour.id, "director", "ack", self.table), 1)
         self._publish_status()
         self.flush()
+        call, self.unsent_call = self.unsent_call, None
+        if call is not None:
+            self._publish_call(call)
 
     def _on_message(self, _c: Any, _u: Any, msg: Any) -> None:
         try:
@@ -112,6 +116,17 @@ class Reporter:
     def _publish_status(self) -> None:
         if self.online:
             self.c.publish(self.topic("status"), json.dumps(dict(self.status, t=time.time())), qos=1, retain=True)
+
+    def call_director(self, seat: int, who: str, game: str | None) -> None:
+        """A player at this table calls the director (retained until the director clears it)."""
+        call = {"table": self.table, "seat": seat, "who": who[:mqttwire.NAME_CHARS], "game": game, "t": time.time()}
+        if self.online and self.c.is_connected():
+            self._publish_call(call)
+        else:
+            self.unsent_call = call  # sent on the next connection
+
+    def _publish_call(self, call: dict[str, Any]) -> None:
+        self.c.publish(self.topic("call"), json.dumps(call), qos=1, retain=True)
 
     def flush(self) -> None:
         """Publish every result the director has not acknowledged yet."""

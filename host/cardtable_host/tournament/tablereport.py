@@ -75,6 +75,16 @@ class TableReport:
             self.rep.status = status
             self.rep._publish_status()
 
+    def director_call(self, seat: int, who: str) -> None:
+        """A seat's page called the director: the call goes to the director's page, with the
+        player's name from the schedule where the table's game is known."""
+        name = who
+        game = self.game_id or self.next_game()  # (before the first deal: the game to be played)
+        if game is not None:
+            players = self.rep.tour.seat_players(self.rep.tour.game(game))
+            name = players[seat] if 0 <= seat < len(players) else who
+        self.rep.call_director(seat, name, game)
+
     def finished(self, number: Any, lines: list[str]) -> None:
         """The board's journal of the game that just ended (serve archives it too)."""
         if number not in self.sent:

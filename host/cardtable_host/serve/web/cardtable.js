@@ -525,8 +525,7 @@ const Cardtable = (() => {
         const v = view() || {};
         const seat = (v.turn || [])[0];
         const c = b.dataset.cmd;
-        if (c === "undo") send({ cmd: "undo" });
-        else if (c === "new") send({ cmd: "new" });
+        if (c === "new") send({ cmd: "new" });
         else if (c === "pass") send({ cmd: "act", action: { seat: seat, act: "pass" } });
         else if (c === "bid") {
           const t = document.getElementById("bid").value.trim();
@@ -588,6 +587,19 @@ const Cardtable = (() => {
     const p = (x) => String(x).padStart(2, "0");
     return d.getFullYear() + "-" + p(d.getMonth() + 1) + "-" + p(d.getDate());
   }
+  // A game's undos by consent: each action taken back, who asked, who agreed (or the
+  // scorekeeper's override), when.
+  function undoList(undos) {
+    if (!(undos || []).length) return el("span", { class: "noundo" }, "none");
+    const ul = el("ul", { class: "undos" });
+    for (const u of undos) {
+      const at = u.at ? new Date(u.at) : null;
+      const time = at && !isNaN(at) ? " at " + at.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "";
+      const agreed = u.agreed === "the scorekeeper's override" ? "by the scorekeeper's override" : "agreed by " + u.agreed;
+      ul.append(el("li", {}, el("b", {}, rich(u.undone)), " \u2014 asked by " + u.asked + ", " + agreed + time));
+    }
+    return ul;
+  }
   function length(sec) {
     if (typeof sec !== "number") return "";
     if (sec < 60) return sec + " s";
@@ -606,7 +618,7 @@ const Cardtable = (() => {
       document.getElementById("count").textContent = games.length ? "Finished games: " + shown.length + " of " + games.length : "Finished games";
       if (!games.length) { box.append("No game has finished at this table yet."); return; }
       if (!shown.length) { box.append("No game matches."); return; }
-      const heads = ["No.", "When", "Table", "Players", "Game", "Result", "Length", "Referee", "Record"];
+      const heads = ["No.", "When", "Table", "Players", "Game", "Result", "Length", "Referee", "Undone", "Record"];
       const t = el("table", { class: "list" }, el("thead", {}, el("tr", {}, ...heads.map(h => el("th", {}, h)))));
       const tb = el("tbody");
       for (const g of shown) {
@@ -617,7 +629,8 @@ const Cardtable = (() => {
           cell(1, when(h.end || h.start)), cell(2, h.table || "\u2013"), cell(3, g.players.join(", ")),
           cell(4, g.title), cell(5, rich(g.result)), cell(6, length(g.seconds)),
           cell(7, g.ok ? "all legal" : g.problems + (g.problems === 1 ? " problem" : " problems")),
-          cell(8, el("a", { href: "/archive/" + g.number + ".jsonl" }, "download"))));
+          cell(8, undoList(g.undos)),
+          cell(9, el("a", { href: "/archive/" + g.number + ".jsonl" }, "download"))));
       }
       t.append(tb);
       box.append(t);
@@ -686,6 +699,7 @@ const Cardtable = (() => {
       const vb = clear(document.getElementById("verdictbox"));
       for (const v of rf.verdict) vb.append(el("p", { class: rf.ok ? "" : "verdictline" }, rich(v)));
       drawSheet(rf.sheet, rf.sides, document.getElementById("sheet"), document.getElementById("graph"));
+      clear(document.getElementById("undos")).append(undoList(rf.undos));
       const gb = clear(document.getElementById("grids"));
       if (!rf.grids.length) gb.append("This game has no tricks.");
       rf.grids.forEach((g, k) => {

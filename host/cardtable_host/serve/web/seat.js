@@ -22,7 +22,7 @@ const Seat = (() => {
     return el("span", { class: "card " + (m && RED[m[2]] ? "red" : "black"), "data-code": String(code) }, text);
   }
 
-  const state = { msg: null, heard: undefined };
+  const state = { msg: null, heard: undefined, question: null };
 
   // This seat's verdicts aloud (the browser's speech synthesis) and a buzz on a refusal: each
   // verdict once, as it happens (not the one already standing when the page opened).
@@ -62,8 +62,10 @@ const Seat = (() => {
     v.classList.toggle("hidden", !m.verdict);
     drawHand(m, w);
     const ub = document.getElementById("undobox");
-    ub.textContent = m.undo ? (m.undo.mine ? "You asked to undo " + m.undo.what + ": the other side must agree." :
-      m.undo.asked + " asks to undo " + m.undo.what + (m.undo.may_agree ? ": do you agree?" : ": the other side must agree.")) : "";
+    ub.textContent = m.undo ? undoWords(m.undo) : "";
+    const key = m.undo && m.undo.may_agree ? m.undo.asked + "|" + m.undo.what : null;
+    if (key && key !== state.question) document.getElementById("asked").textContent = "";  // a new question: the last answer goes
+    state.question = key;
     ub.classList.toggle("hidden", !m.undo);
     document.getElementById("agreeundo").classList.toggle("hidden", !(m.undo && m.undo.may_agree));
     const tr = clear(document.getElementById("trick"));
@@ -76,6 +78,13 @@ const Seat = (() => {
       t.append(el("tr", { class: mine ? "me" : "" }, el("td", {}, who), el("td", {}, String(pts))));
     }
     sc.append((w.score || []).length ? t : "no score yet");
+  }
+
+  // The undo asked, as this seat reads it: its own ask, or another's it may agree to.
+  function undoWords(u) {
+    const waiting = ": waiting for " + (u.agree || "the other side") + " to agree.";
+    if (u.mine) return (u.through ? "The scorekeeper asked, for you, to undo " : "You asked to undo ") + u.what + waiting;
+    return u.asked.charAt(0).toUpperCase() + u.asked.slice(1) + " asks to undo " + u.what + (u.may_agree ? ": do you agree?" : waiting);
   }
 
   function drawHand(m, w) {

@@ -53,9 +53,7 @@
   flag.id = "directorflag";
   flag.className = "verdict hidden";
   box.insertBefore(flag, box.children[1]);
-  const audit = document.createElement("div");
-  audit.id = "undoaudit";
-  box.append(audit);
+  const undo = undoBox();
   function flags(j) {
     flag.textContent = j.director ? j.director.name + " calls the director to the table " : "";
     if (j.director) {
@@ -65,8 +63,70 @@
       flag.append(b);
     }
     flag.classList.toggle("hidden", !j.director);
-    audit.textContent = (j.undo ? j.undo.asked + " asks to undo " + j.undo.what + " (waiting for the other side). " : "") +
-      (j.undos || []).map(u => "Undone: " + u.undone + ", asked by " + u.asked + ", agreed by " + u.agreed + ".").join(" ");
+    undo.show(j);
+  }
+
+  // Undo by consent: the scorekeeper asks for a seat (or the table); the other side agrees on
+  // their own page; or the scorekeeper overrides, a second, explicit action.
+  function undoBox() {
+    const mk = (tag, attrs, text) => {
+      const e = document.createElement(tag);
+      for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+      if (text) e.textContent = text;
+      return e;
+    };
+    const wrap = mk("div", { id: "undoask", class: "undoask" });
+    const head = mk("h3", {}, "Undo the last action");
+    const who = mk("select", { id: "undofor", "aria-label": "asked by" });
+    const ask = mk("button", { id: "undoasked", type: "button" }, "ask to undo");
+    const line = mk("div", { class: "undoline" });
+    line.append(mk("label", { for: "undofor" }, "asked by "), who, " ", ask);
+    const pend = mk("div", { id: "undopending", class: "verdict hidden" });
+    const override = mk("button", { id: "undooverride", type: "button" }, "override: undo it now");
+    const withdraw = mk("button", { id: "undowithdraw", type: "button" }, "withdraw");
+    const actions = mk("div", { id: "undoactions", class: "hidden" });
+    actions.append(override, " ", withdraw);
+    const said = mk("div", { id: "undosaid", class: "small" });
+    const auditHead = mk("h3", {}, "Undone in this game");
+    const audit = mk("ul", { id: "undoaudit", class: "undoaudit" });
+    wrap.append(head, line, pend, actions, said, auditHead, audit);
+    const sk = document.getElementById("scorekeeper");
+    if (sk && sk.querySelector("h2")) sk.querySelector("h2").after(wrap); else box.append(wrap);
+    async function act(body) {
+      try {
+        const j = await post(body);
+        said.textContent = j.ok ? j.said : "refused: " + j.error;
+      } catch (e) { said.textContent = "the table did not answer"; }
+      load(false);
+    }
+    ask.addEventListener("click", () => act({ cmd: "undo", for: who.value === "table" ? "table" : Number(who.value) }));
+    override.addEventListener("click", () => act({ cmd: "override" }));
+    withdraw.addEventListener("click", () => act({ cmd: "withdraw" }));
+    let names = null;
+    const cap = (t) => t.charAt(0).toUpperCase() + t.slice(1);
+    function show(j) {
+      const now = JSON.stringify(j.seats.map(s => s.name));
+      if (now !== names) {
+        names = now;
+        const keep = who.value;
+        while (who.firstChild) who.removeChild(who.firstChild);
+        for (const s of j.seats) who.append(mk("option", { value: String(s.seat) }, s.name));
+        who.append(mk("option", { value: "table" }, "the table"));
+        if (keep) who.value = keep;
+      }
+      pend.textContent = j.undo ? cap(j.undo.asked) + " asks to undo " + j.undo.what + ": waiting for " + j.undo.agree +
+        " to agree on their own page." : "";
+      pend.classList.toggle("hidden", !j.undo);
+      actions.classList.toggle("hidden", !j.undo);
+      while (audit.firstChild) audit.removeChild(audit.firstChild);
+      for (const u of j.undos || []) {
+        audit.append(mk("li", {}, u.undone + ": asked by " + u.asked + ", " +
+          (u.agreed === "the scorekeeper's override" ? "by the scorekeeper's override" : "agreed by " + u.agreed) +
+          (u.at ? " at " + new Date(u.at).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) : "") + "."));
+      }
+      if (!(j.undos || []).length) audit.append(mk("li", {}, "nothing yet"));
+    }
+    return { show };
   }
   load(true);
   setInterval(() => load(false), 3000);
