@@ -129,6 +129,7 @@ class FortyFives(TrickGame):
     # 3 each, 3 to the kitty, 2 each (from the dealer's left), then the rest is the stock
     DEAL_PATTERN = (("hands", 3), ("kitty", 3), ("hands", 2), ("stock", None))
     SECRET = {"discard": ("cards", "n")}  # discards lie face down: a spectator sees how many
+    PRIVATE_PLACES = TrickGame.PRIVATE_PLACES + ("is out of play",)  # (out: discarded)
     PHASES = (("bid", "the bidding", "bid", ("bid", "pass")),
               ("trump", "naming trump", "name trump", ("trump",)),
               ("discard", "the discarding", "discard", ("discard",)),
