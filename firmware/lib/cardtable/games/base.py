@@ -207,6 +207,9 @@ class Game:
                 return "a %s deal has no pile %r (piles: %s)" % (self.ID, name, ", ".join([p[0] for p in sizes]))
         seen = bytearray(64)
         owned = getattr(self, "OWNED", False)
+        # a card of the deck passes deal_card_reason at once where it is card_reason (not
+        # varied) and the deck has its table (_cards): no two calls per card of a deal
+        deck = self._cards if type(self).deal_card_reason is Game.deal_card_reason else b""
         for name, want in sizes:
             pile = piles.get(name)
             if pile is None:
@@ -233,9 +236,10 @@ class Game:
                 for c in g:
                     if c is None and unseen:
                         continue
-                    why = self.deal_card_reason(c, seat if groups is pile else -1)
-                    if why:
-                        return why
+                    if type(c) is not int or not 0 <= c < len(deck) or not deck[c]:
+                        why = self.deal_card_reason(c, seat if groups is pile else -1)
+                        if why:
+                            return why
                     k = c & 63 if owned else c
                     if seen[k]:
                         return "the %s is dealt twice" % self.card_code(c)

@@ -94,6 +94,23 @@ def trump_ladder(trump):
     return tuple(out)
 
 
+_POWERS = [None, None, None, None]  # per trump suit, made at its first use: card -> power
+_NO_TRUMPS = bytes(52)              # the powers before trump is named
+
+
+def trump_powers(trump):
+    """bytes by card: 120 for the highest trump of the suit, one less down the ladder, 0 for
+    a card that is no trump (made once per suit and shared: a game only reads its powers)."""
+    pw = _POWERS[trump]
+    if pw is None:
+        out = bytearray(52)
+        ladder = trump_ladder(trump)
+        for i in range(len(ladder)):
+            out[ladder[i]] = 120 - i
+        pw = _POWERS[trump] = bytes(out)
+    return pw
+
+
 class FortyFives(TrickGame):
     """Auction Forty-Fives with a kitty, as the Nevins house rules play it."""
 
@@ -178,7 +195,7 @@ class FortyFives(TrickGame):
         self.bidder = -1
         self.bid = 0
         self.trump = -1
-        self.pw = bytearray(52)              # card -> trump power (100 + ..) once trump is named
+        self.pw = _NO_TRUMPS                 # card -> trump power (100 + ..) once trump is named
         self.discarded = [[] for _ in range(4)]   # cards seen discarded, per seat
         self.ndiscarded = [-1] * 4           # how many each seat discarded (-1: not yet)
         self.drawn = [-1] * 4
@@ -231,10 +248,12 @@ class FortyFives(TrickGame):
                     continue
                 if not isinstance(g, (list, tuple)):
                     return "each hand must be a list of cards or null"
+                deck = self._cards  # (card_reason's table, tested inline: 52 cards a deal)
                 for c in g:
-                    why = self.card_reason(c)
-                    if why:
-                        return why
+                    if type(c) is not int or not 0 <= c < len(deck) or not deck[c]:
+                        why = self.card_reason(c)
+                        if why:
+                            return why
         return self.check_deal_piles(piles, self.sizes())
 
     def do_deal(self, action):
@@ -357,10 +376,7 @@ class FortyFives(TrickGame):
 
     def do_trump(self, action):
         self.trump = t = action[2]
-        ladder = trump_ladder(t)
-        n = len(ladder)
-        for i in range(n):
-            self.pw[ladder[i]] = 120 - i
+        self.pw = trump_powers(t)
         events = [{"ev": "trump", "seat": self.bidder, "suit": std.fmt_suit(t)}]
         if self.rules["name_trump_first"]:
             events.extend(self.take_kitty())
@@ -393,32 +409,39 @@ class FortyFives(TrickGame):
                 return "n counts every card discarded, the seen ones too"
             if n > len(cards) and self.known[seat]:
                 return "the table knows your hand: it must see every card discarded"
-        count = self.discard_count(action)
-        keep = self.held[seat] - count
+        held = self.held[seat]
+        keep = held - (len(cards) if n is None else n)  # (discard_count, inline)
         lo = self.rules["min_keep"]
         if not lo <= keep <= 5:
-            most = self.held[seat] - lo
-            least = max(0, self.held[seat] - 5)
-            return "keep %d to 5 cards: discard %d to %d" % (lo, least, most)
+            return "keep %d to 5 cards: discard %d to %d" % (lo, max(0, held - 5), held - lo)
+        deck = self._cards  # (card_reason's table, tested inline as in check_play_card)
+        where = self.where
+        mine = seat + 1
         for i in range(len(cards)):
             c = cards[i]
-            why = self.card_reason(c)
-            if why:
-                return why
-            if c in cards[:i]:
-                return "the %s is discarded twice" % self.card_code(c)
-            why = self.where_reason(seat, c)
-            if why:
-                return why
+            if type(c) is not int or not 0 <= c < len(deck) or not deck[c]:
+                why = self.card_reason(c)
+                if why:
+                    return why
+            for j in range(i):  # (no slice of the cards before it built)
+                if cards[j] == c:
+                    return "the %s is discarded twice" % self.card_code(c)
+            if where[c] != mine or not held:  # (else c is in this hand: where_reason is None)
+                why = self.where_reason(seat, c)
+                if why:
+                    return why
         return None
 
     def do_discard(self, action):
         seat, cards = action[0], action[2]
         count = self.discard_count(action)
+        where, hand, out, mine = self.where, self.hands[seat], self.discarded[seat], seat + 1
         for c in cards:
-            self.take(seat, c)
-            self.where[c] = OUT
-            self.discarded[seat].append(c)
+            if where[c] == mine:  # (take, inline)
+                hand.remove(c)
+            where[c] = OUT
+            out.append(c)
+        self.held[seat] -= len(cards)
         unseen = count - len(cards)
         if unseen:
             # Some of the cards the table knew in this hand may have gone unseen: forget them.
