@@ -797,7 +797,8 @@ class Nerts(Game):
         verb = obj.get("act")
         who = words.who(self, obj.get("seat"))
         if verb == "center":
-            return "%s plays %s to the centre, %s" % (who, words.show(self, obj["card"]), _into(obj["t"]))
+            return "%s plays %s to the centre, %s" % (who, words.show(self, obj["card"], obj.get("seat")),
+                                                      _into(obj["t"]))
         if verb == "nerts":
             return "%s calls Nerts!, %s" % (who, _into(obj["t"]))
         if verb == "stuck":
@@ -807,7 +808,7 @@ class Nerts(Game):
         if verb == "draw":
             return "%s turns the stock" % who
         if verb == "move":
-            return "%s moves %s onto work pile %s" % (who, words.show(self, obj.get("card")),
+            return "%s moves %s onto work pile %s" % (who, words.show(self, obj.get("card"), obj.get("seat")),
                                                       obj["at"] + 1)
         return words.action_words(self, obj)
 
@@ -841,8 +842,8 @@ class Nerts(Game):
             return "every stock's top card goes under" if ev["shift"] else \
                 "still stuck: the round ends with no caller"
         if kind == "displaced":
-            return "seat %d takes back %s: seat %d played earlier" % (
-                ev["seat"], words.show(self, ev["card"]), ev["by"])
+            return "%s takes back %s: %s played earlier" % (
+                words.who(self, ev["seat"]), words.show(self, ev["card"], ev["seat"]), words.who(self, ev["by"]))
         if kind == "hand":
             bits = []
             for s in range(self.seats):

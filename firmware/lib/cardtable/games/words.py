@@ -6,11 +6,21 @@ game module adds the words of its own events on top (see its ``describe``).
 # host only: never imported on the board (tools/firmware/boardfiles.py leaves it out)
 
 
-def show(g, code):
-    """A card code as a person reads it (through card_style where the host set one)."""
+def show(g, code, seat=None):
+    """A card code as a person reads it (through card_style where the host set one). Where
+    every player brings a deck (g.OWNED) the code's mark says whose ('8S#2'): that is said in
+    words, '8S (Ann's deck)', unless the card is seat's own (who acts on it needs no mark)."""
     if code is None:
         return "an unseen card"
-    return code if g.card_style is None else g.card_style(code)
+    owner = None
+    if getattr(g, "OWNED", False) and isinstance(code, str) and "#" in code:
+        base, mark = code.split("#", 1)
+        if mark.isdigit():
+            code, owner = base, int(mark)
+    text = code if g.card_style is None else g.card_style(code)
+    if owner is None or owner == seat:
+        return text
+    return "%s (%s's deck)" % (text, who(g, owner))
 
 
 def show_all(g, codes):
