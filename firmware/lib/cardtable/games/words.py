@@ -242,6 +242,29 @@ def reading(g, view):
     ``furniture(view, out)`` (the rows of cards and words only it knows)."""
     if not isinstance(view, dict):
         return None
+    facts = table_facts(g, view)
+    last = view.get("last_trick") or []
+    leader = view.get("leader")
+    out = {
+        "game": title(g), "seats": seat_rows(g, view), "sides": side_rows(g, view),
+        "teams": bool(g.TEAMS), "facts": facts, "rows": up_rows(view), "turn": turn_words(g, view),
+        "over": result_words(g, view), "trick": bool(view.get("trick")) or "trick" in view,
+        "last_trick": [[p[0], p[1]] for p in last if isinstance(p, list) and len(p) == 2],
+        "last_winner": leader if last and not view.get("trick") and type(leader) is int else None,
+    }
+    furniture = getattr(g, "furniture", None)
+    if furniture is not None:
+        furniture(view, out)
+    shown = [st["card"] for st in out["seats"] if st["card"]] + [p[1] for p in out["last_trick"]]
+    out["card_names"] = card_names(g, shown + [c for r in out["rows"] for c in r["cards"]])
+    out["headline"] = " \u00b7 ".join([out["game"]] + [("hand " + f[1]) if f[0] == "hand" else f[1]
+                                                         for f in facts if f[0] in ("hand", "contract")]
+                                       + ([out["turn"]] if out["turn"] else []))
+    return out
+
+
+def seat_rows(g, view):
+    """Per seat of a view: its name, side, whether it is to act, its card in the trick, facts."""
     n = view.get("seats") or g.seats
     turn = view.get("turn") or []
     trick = {}
@@ -259,9 +282,19 @@ def reading(g, view):
         seats.append({"name": who(g, s), "side": g.team(s),
                       "turn": s in turn and not view.get("over") and not (len(turn) > 2 and len(turn) == n),
                       "card": trick.get(s), "facts": facts})
+    return seats
+
+
+def side_rows(g, view):
+    """Per score keeper (a seat, or a partnership): its name, score and seats."""
     sc = scores_of(g, view)
-    sides_out = [{"name": side(g, k), "score": sc[k] if sc and k < len(sc) else None,
-                  "seats": [k, k + 2] if g.TEAMS else [k]} for k in sides(g)]
+    return [{"name": side(g, k), "score": sc[k] if sc and k < len(sc) else None,
+             "seats": [k, k + 2] if g.TEAMS else [k]} for k in sides(g)]
+
+
+def table_facts(g, view):
+    """The table's facts of a view as [label, words] pairs: hand, dealer, bids, contract, trump,
+    suit led, what lies in the kitty, stock and deck, round."""
     facts = []
     if view.get("hand_no"):
         facts.append(["hand", str(view["hand_no"])])
@@ -285,30 +318,18 @@ def reading(g, view):
             facts.append([label, count_words(view[key], unit)])
     if type(view.get("round")) is int:
         facts.append(["round", str(view["round"])])
+    return facts
+
+
+def up_rows(view):
+    """The rows of cards every game may show: the up card(s)."""
     rows = []
     up = view.get("up")
     if isinstance(up, str):
         up = [up]
     if isinstance(up, list) and up:
         rows.append({"label": "up card" if len(up) == 1 else "up cards", "cards": list(up)})
-    last = view.get("last_trick") or []
-    leader = view.get("leader")
-    out = {
-        "game": title(g), "seats": seats, "sides": sides_out, "teams": bool(g.TEAMS), "facts": facts,
-        "rows": rows, "turn": turn_words(g, view), "over": result_words(g, view),
-        "trick": bool(view.get("trick")) or "trick" in view,
-        "last_trick": [[p[0], p[1]] for p in last if isinstance(p, list) and len(p) == 2],
-        "last_winner": leader if last and not view.get("trick") and type(leader) is int else None,
-    }
-    furniture = getattr(g, "furniture", None)
-    if furniture is not None:
-        furniture(view, out)
-    shown = [st["card"] for st in out["seats"] if st["card"]] + [p[1] for p in out["last_trick"]]
-    out["card_names"] = card_names(g, shown + [c for r in out["rows"] for c in r["cards"]])
-    out["headline"] = " \u00b7 ".join([out["game"]] + [("hand " + f[1]) if f[0] == "hand" else f[1]
-                                                         for f in facts if f[0] in ("hand", "contract")]
-                                       + ([out["turn"]] if out["turn"] else []))
-    return out
+    return rows
 
 
 def card_names(g, codes):
