@@ -94,21 +94,24 @@ def trump_ladder(trump):
     return tuple(out)
 
 
-_POWERS = [None, None, None, None]  # per trump suit, made at its first use: card -> power
-_NO_TRUMPS = bytes(52)              # the powers before trump is named
+def _powers(trump):
+    """bytes by card: 120 for the highest trump of the suit, one less down the ladder, 0 for
+    a card that is no trump."""
+    out = bytearray(52)
+    ladder = trump_ladder(trump)
+    for i in range(len(ladder)):
+        out[ladder[i]] = 120 - i
+    return bytes(out)
+
+
+# card -> trump power per trump suit, made once (naming trump takes one; a game only reads it)
+_POWERS = (_powers(0), _powers(1), _powers(2), _powers(3))
+_NO_TRUMPS = bytes(52)  # the powers before trump is named
 
 
 def trump_powers(trump):
-    """bytes by card: 120 for the highest trump of the suit, one less down the ladder, 0 for
-    a card that is no trump (made once per suit and shared: a game only reads its powers)."""
-    pw = _POWERS[trump]
-    if pw is None:
-        out = bytearray(52)
-        ladder = trump_ladder(trump)
-        for i in range(len(ladder)):
-            out[ladder[i]] = 120 - i
-        pw = _POWERS[trump] = bytes(out)
-    return pw
+    """The powers of trump's suit (bytes by card, 0: no trump)."""
+    return _POWERS[trump]
 
 
 class FortyFives(TrickGame):
@@ -309,7 +312,7 @@ class FortyFives(TrickGame):
         seat, amount = action[0], action[2]
         if type(amount) is not int or amount not in BIDS:
             return "bids are 15, 20, 25 or 30"
-        if amount < self.min_bid(seat):
+        if self.score[seat % 2] >= 100 and amount < self.rules["min_bid_from_100"]:  # (min_bid)
             return "your side has 100 or more: bid at least %d" % self.min_bid(seat)
         if amount == self.high and self.may_hold(seat):
             return None
@@ -324,7 +327,9 @@ class FortyFives(TrickGame):
             self.holding = True
         self.high, self.high_seat = amount, seat
         self.bids.append((seat, amount))
-        return [{"ev": ev, "seat": seat, "bid": amount}] + self.next_bidder(seat)
+        events = self.next_bidder(seat)  # (a new list: the bid's event goes first)
+        events.insert(0, {"ev": ev, "seat": seat, "bid": amount})
+        return events
 
     def check_pass(self, action):
         return None
@@ -333,7 +338,9 @@ class FortyFives(TrickGame):
         seat = action[0]
         self.passed[seat] = True
         self.bids.append((seat, 0))
-        return [{"ev": "pass", "seat": seat}] + self.next_bidder(seat)
+        events = self.next_bidder(seat)  # (a new list: the pass's event goes first)
+        events.insert(0, {"ev": "pass", "seat": seat})
+        return events
 
     def next_bidder(self, seat):
         """Pass the bidding on, or end it; returns events."""
@@ -419,13 +426,17 @@ class FortyFives(TrickGame):
         mine = seat + 1
         for i in range(len(cards)):
             c = cards[i]
+            if type(c) is int and 0 <= c < 52 and where[c] == mine and held:
+                # a card the table saw in this hand: a card of the deck, and this seat's
+                if cards.index(c) < i:
+                    return "the %s is discarded twice" % self.card_code(c)
+                continue
             if type(c) is not int or not 0 <= c < len(deck) or not deck[c]:
                 why = self.card_reason(c)
                 if why:
                     return why
-            for j in range(i):  # (no slice of the cards before it built)
-                if cards[j] == c:
-                    return "the %s is discarded twice" % self.card_code(c)
+            if cards.index(c) < i:  # (as c in cards[:i], with no slice built)
+                return "the %s is discarded twice" % self.card_code(c)
             if where[c] != mine or not held:  # (else c is in this hand: where_reason is None)
                 why = self.where_reason(seat, c)
                 if why:
@@ -434,7 +445,7 @@ class FortyFives(TrickGame):
 
     def do_discard(self, action):
         seat, cards = action[0], action[2]
-        count = self.discard_count(action)
+        count = len(cards) if action[3] is None else action[3]  # (discard_count, inline)
         where, hand, out, mine = self.where, self.hands[seat], self.discarded[seat], seat + 1
         for c in cards:
             if where[c] == mine:  # (take, inline)
