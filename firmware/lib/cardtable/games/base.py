@@ -209,7 +209,7 @@ class Game:
         owned = getattr(self, "OWNED", False)
         # a card of the deck passes deal_card_reason at once where it is card_reason (not
         # varied) and the deck has its table (_cards): no two calls per card of a deal
-        deck = self._cards if type(self).deal_card_reason is Game.deal_card_reason else b""
+        deck = self._cards if type(self).deal_card_reason is Game.deal_card_reason else b""  # type: ignore[attr-defined]  # _lookups sets it
         for name, want in sizes:
             pile = piles.get(name)
             if pile is None:

@@ -251,7 +251,7 @@ class FortyFives(TrickGame):
                     continue
                 if not isinstance(g, (list, tuple)):
                     return "each hand must be a list of cards or null"
-                deck = self._cards  # (card_reason's table, tested inline: 52 cards a deal)
+                deck = self._cards  # type: ignore[attr-defined]  # card_reason's table (_lookups): 52 cards a deal
                 for c in g:
                     if type(c) is not int or not 0 <= c < len(deck) or not deck[c]:
                         why = self.card_reason(c)
@@ -421,7 +421,7 @@ class FortyFives(TrickGame):
         lo = self.rules["min_keep"]
         if not lo <= keep <= 5:
             return "keep %d to 5 cards: discard %d to %d" % (lo, max(0, held - 5), held - lo)
-        deck = self._cards  # (card_reason's table, tested inline as in check_play_card)
+        deck = self._cards  # type: ignore[attr-defined]  # card_reason's table (_lookups), as in check_play_card
         where = self.where
         mine = seat + 1
         for i in range(len(cards)):
