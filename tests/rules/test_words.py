@@ -85,3 +85,11 @@ def test_a_nerts_card_reads_as_people_say_it():
         == "Bob plays 8\u2660 (Cy's deck) to the centre, 0.1 s into the round"
     for text in (own, other):
         assert "#" not in text
+    if not MICROPYTHON:  # (name_seats is the host's: its patterns need CPython's re)
+        from cardtable.games import words
+        g.card_style = None
+        assert words.name_seats(g, "the AH#1 is seat 1's card") == "the AH (Bob's deck) is Bob's card"
+        assert words.name_seats(g, "the X#1 is not seat 1's card") == "the X#1 is not Bob's card"
+        g.names = None
+        assert words.name_seats(g, "the 2C#0 is already in the centre") \
+            == "the 2C (seat 0's deck) is already in the centre"

@@ -55,14 +55,26 @@ def side(g, n):
 
 
 def name_seats(g, text):
-    """Text from the table ('seat 2 is to play') with the players' names for its seats."""
+    """Text from the table ('seat 2 is to play') with the players' names for its seats, and
+    (where every player brings a deck) a card's deck mark in words: 'the AH (Bob's deck)'."""
     import re
+    if getattr(g, "OWNED", False) and isinstance(text, str) and "#" in text:
+        text = re.sub(r"[0-9A-Za-z]+#[0-9]+", lambda m: _marked(g, m.group(0)), text)
     if not getattr(g, "names", None) or not isinstance(text, str):
         return text
     text = re.sub(r"\bseats (\d+) & (\d+)\b",
                   lambda m: "%s & %s" % (who(g, int(m.group(1))), who(g, int(m.group(2)))), text)
     text = re.sub(r"\bseat (\d+)'s\b", lambda m: who(g, int(m.group(1))) + "'s", text)
     return re.sub(r"\bseat (\d+)\b", lambda m: who(g, int(m.group(1))), text)
+
+
+def _marked(g, code):
+    """A code with its deck's mark as show() says it; anything else as it is."""
+    try:
+        g.deck.parse(code)
+    except (ValueError, KeyError, TypeError, IndexError):
+        return code
+    return show(g, code)
 
 
 def sides(g):
