@@ -35,9 +35,6 @@ def _deal_pad_games() -> frozenset[str]:
 SCOPES = {
     ("tests/device/dealing.py", "DEALT"): (_deal_pad_games(), {}),
     ("tests/host/test_seat_pages.py", "KNOWN"): (_deal_pad_games(), {}),
-    ("tests/rules/test_check_alloc.py", "PLAYS"): (
-        IDS, {"nerts": "its check of a centre play still allocates (issue 35: not yet allocation-free)",
-              "nonesuch": "its check of a lead still allocates (issue 35: not yet allocation-free)"}),
     ("tests/rules/test_public.py", "test_a_deal_shows_a_spectator_only_its_face_up_piles"): (
         IDS, {"nexus": "its second indicator shows only in plain view: its own test follows"}),
 }

@@ -7,10 +7,9 @@ from support import MICROPYTHON, stepped
 from cardtable import games
 from cardtable.rng import Random
 
-# the verbs that lay one card, per game: what a player does most. Not yet here: Nerts (a
-# centre play's check builds the tuples spot() and Layout.find() return, 64 bytes) and
-# Nonesuch (16 bytes in a legal lead's check, not found yet).
-PLAYS = {"nexus": "play", "california-jacks": "play", "fortyfives": "play", "fairies": "sow"}
+# the verbs that lay one card, per game: what a player does most.
+PLAYS = {"nexus": "play", "california-jacks": "play", "fortyfives": "play", "fairies": "sow",
+         "nerts": "center", "nonesuch": "play"}
 
 
 def allocated(fn, *args):

@@ -63,3 +63,33 @@ def test_california_jacks_hand_says_how_it_was_counted():
     ev = {"ev": "hand", "hand": 3, "points": points, "card_points": [44, 36],
           "decided_on": "jack", "scores": [10, 11]}
     assert g.describe(ev).endswith("; both reach 10: Jack decides")
+
+
+def test_a_nerts_card_reads_as_people_say_it():
+    # A card's code carries its deck's mark (8S#2: seat 2's deck); people say whose deck it is,
+    # and nothing at all where the seat acting on it owns it (the record keeps the mark).
+    g = games.load("nerts", seats=3)
+    own = g.action_words({"seat": 2, "act": "center", "card": "8S#2", "t": 6388})
+    assert own == "seat 2 plays 8S to the centre, 6.4 s into the round"
+    other = g.action_words({"seat": 0, "act": "center", "card": "8S#2", "t": 100})
+    assert other == "seat 0 plays 8S (seat 2's deck) to the centre, 0.1 s into the round"
+    assert g.action_words({"seat": 1, "act": "move", "card": "KH#1", "at": 0}) \
+        == "seat 1 moves KH onto work pile 1"
+    g.names = ["Ann", "Bob", "Cy"]
+    assert g.describe({"ev": "displaced", "seat": 2, "card": "3C#2", "by": 0}) \
+        == "Cy takes back 3C: Ann played earlier"
+    assert g.action_words({"seat": 0, "act": "center", "card": "8S#2", "t": 100}) \
+        == "Ann plays 8S (Cy's deck) to the centre, 0.1 s into the round"
+    g.card_style = lambda code: code.replace("S", "\u2660")
+    assert g.action_words({"seat": 1, "act": "center", "card": "8S#2", "t": 100}) \
+        == "Bob plays 8\u2660 (Cy's deck) to the centre, 0.1 s into the round"
+    for text in (own, other):
+        assert "#" not in text
+    if not MICROPYTHON:  # (name_seats is the host's: its patterns need CPython's re)
+        from cardtable.games import words
+        g.card_style = None
+        assert words.name_seats(g, "the AH#1 is seat 1's card") == "the AH (Bob's deck) is Bob's card"
+        assert words.name_seats(g, "the X#1 is not seat 1's card") == "the X#1 is not Bob's card"
+        g.names = None
+        assert words.name_seats(g, "the 2C#0 is already in the centre") \
+            == "the 2C (seat 0's deck) is already in the centre"

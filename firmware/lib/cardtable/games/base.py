@@ -64,6 +64,8 @@ class Game:
     PUBLIC_PILES = ()           # deal piles every spectator sees (face up); the rest stay hidden
     SECRET = {}                 # verb -> (field, count field or None): cards a spectator sees
                                 # only counted (None: not at all)
+    PRIVATE_PLACES = ()         # words after "the QD " in a reason that tell where a card lies
+                                # hidden ("is in seat "): public_reason says "elsewhere"
     # The phases of a hand in order, the vocabulary of turn reasons: (phase, what it is called,
     # what the seat to act is to do, the verbs it allows). A game without them plays all along.
     PHASES = ()
@@ -205,6 +207,9 @@ class Game:
                 return "a %s deal has no pile %r (piles: %s)" % (self.ID, name, ", ".join([p[0] for p in sizes]))
         seen = bytearray(64)
         owned = getattr(self, "OWNED", False)
+        # a card of the deck passes deal_card_reason at once where it is card_reason (not
+        # varied) and the deck has its table (_cards): no two calls per card of a deal
+        deck = self._cards if type(self).deal_card_reason is Game.deal_card_reason else b""  # type: ignore[attr-defined]  # _lookups sets it
         for name, want in sizes:
             pile = piles.get(name)
             if pile is None:
@@ -231,9 +236,10 @@ class Game:
                 for c in g:
                     if c is None and unseen:
                         continue
-                    why = self.deal_card_reason(c, seat if groups is pile else -1)
-                    if why:
-                        return why
+                    if type(c) is not int or not 0 <= c < len(deck) or not deck[c]:
+                        why = self.deal_card_reason(c, seat if groups is pile else -1)
+                        if why:
+                            return why
                     k = c & 63 if owned else c
                     if seen[k]:
                         return "the %s is dealt twice" % self.card_code(c)
@@ -292,11 +298,29 @@ class Game:
         return out
 
     def public_reason(self, obj, reason):
-        """Why obj was refused, as a spectator may read it: a card public() hides (a face-down
-        discard, a hand in a deal) is not named, "the AC" becomes "the card"."""
+        """Why obj was refused, as a spectator or another seat may read it: a card public()
+        hides (a face-down discard, a hand in a deal) is not named, "the AC" becomes "the card";
+        where a hidden card lies is not told, "the QD is in seat 1's hand" becomes "the table
+        saw the QD elsewhere" (check() and the journal keep the whole reason)."""
+        if not reason:
+            return reason
         pub = self.public(obj)
-        if pub is obj or not reason:
-            return reason  # nothing of it is hidden
+        if pub is not obj:
+            reason = self._unnamed(obj, pub, reason)
+        return self._unplaced(reason) if self.PRIVATE_PLACES else reason
+
+    def _unplaced(self, reason):
+        """reason without where a hidden card lies (the places of PRIVATE_PLACES)."""
+        for place in self.PRIVATE_PLACES:
+            i = reason.find(" " + place)
+            j = reason.rfind("the ", 0, i) if i > 0 else -1
+            code = reason[j + 4:i] if j >= 0 else ""
+            if code and code != "card" and " " not in code:
+                return reason[:j] + "the table saw the %s elsewhere" % code
+        return reason
+
+    def _unnamed(self, obj, pub, reason):
+        """reason with no card named that obj shows and pub (its public form) hides."""
         hidden = []
         _strings(obj, hidden)
         shown = []

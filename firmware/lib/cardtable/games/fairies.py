@@ -259,6 +259,7 @@ class Fairies(Game):
     VERBS = {"deal": ("piles",), "meditate": ("end?", "card?"), "sow": ("card", "at")}
     PILES = ("nexus", "parade", "hands", "deck")
     PUBLIC_PILES = ("nexus", "parade")
+    PRIVATE_PLACES = ("is in seat ", "is in the Deck")  # where _located says a hidden card is
     # the setup order: the Nexus (7), player 2's Parade card, 3 each, the rest is the Deck
     DEAL_PATTERN = (("nexus", 7), ("parade", 1), ("hands", 3), ("deck", None))
     PHASES = (("play", "the play", "play", ("meditate", "sow")),)  # one action each in turn

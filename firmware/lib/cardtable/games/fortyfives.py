@@ -94,6 +94,26 @@ def trump_ladder(trump):
     return tuple(out)
 
 
+def _powers(trump):
+    """bytes by card: 120 for the highest trump of the suit, one less down the ladder, 0 for
+    a card that is no trump."""
+    out = bytearray(52)
+    ladder = trump_ladder(trump)
+    for i in range(len(ladder)):
+        out[ladder[i]] = 120 - i
+    return bytes(out)
+
+
+# card -> trump power per trump suit, made once (naming trump takes one; a game only reads it)
+_POWERS = (_powers(0), _powers(1), _powers(2), _powers(3))
+_NO_TRUMPS = bytes(52)  # the powers before trump is named
+
+
+def trump_powers(trump):
+    """The powers of trump's suit (bytes by card, 0: no trump)."""
+    return _POWERS[trump]
+
+
 class FortyFives(TrickGame):
     """Auction Forty-Fives with a kitty, as the Nevins house rules play it."""
 
@@ -129,6 +149,7 @@ class FortyFives(TrickGame):
     # 3 each, 3 to the kitty, 2 each (from the dealer's left), then the rest is the stock
     DEAL_PATTERN = (("hands", 3), ("kitty", 3), ("hands", 2), ("stock", None))
     SECRET = {"discard": ("cards", "n")}  # discards lie face down: a spectator sees how many
+    PRIVATE_PLACES = TrickGame.PRIVATE_PLACES + ("is out of play",)  # (out: discarded)
     PHASES = (("bid", "the bidding", "bid", ("bid", "pass")),
               ("trump", "naming trump", "name trump", ("trump",)),
               ("discard", "the discarding", "discard", ("discard",)),
@@ -177,7 +198,7 @@ class FortyFives(TrickGame):
         self.bidder = -1
         self.bid = 0
         self.trump = -1
-        self.pw = bytearray(52)              # card -> trump power (100 + ..) once trump is named
+        self.pw = _NO_TRUMPS                 # card -> trump power (100 + ..) once trump is named
         self.discarded = [[] for _ in range(4)]   # cards seen discarded, per seat
         self.ndiscarded = [-1] * 4           # how many each seat discarded (-1: not yet)
         self.drawn = [-1] * 4
@@ -230,10 +251,12 @@ class FortyFives(TrickGame):
                     continue
                 if not isinstance(g, (list, tuple)):
                     return "each hand must be a list of cards or null"
+                deck = self._cards  # type: ignore[attr-defined]  # card_reason's table (_lookups): 52 cards a deal
                 for c in g:
-                    why = self.card_reason(c)
-                    if why:
-                        return why
+                    if type(c) is not int or not 0 <= c < len(deck) or not deck[c]:
+                        why = self.card_reason(c)
+                        if why:
+                            return why
         return self.check_deal_piles(piles, self.sizes())
 
     def do_deal(self, action):
@@ -289,7 +312,7 @@ class FortyFives(TrickGame):
         seat, amount = action[0], action[2]
         if type(amount) is not int or amount not in BIDS:
             return "bids are 15, 20, 25 or 30"
-        if amount < self.min_bid(seat):
+        if self.score[seat % 2] >= 100 and amount < self.rules["min_bid_from_100"]:  # (min_bid)
             return "your side has 100 or more: bid at least %d" % self.min_bid(seat)
         if amount == self.high and self.may_hold(seat):
             return None
@@ -304,7 +327,9 @@ class FortyFives(TrickGame):
             self.holding = True
         self.high, self.high_seat = amount, seat
         self.bids.append((seat, amount))
-        return [{"ev": ev, "seat": seat, "bid": amount}] + self.next_bidder(seat)
+        events = self.next_bidder(seat)  # (a new list: the bid's event goes first)
+        events.insert(0, {"ev": ev, "seat": seat, "bid": amount})
+        return events
 
     def check_pass(self, action):
         return None
@@ -313,7 +338,9 @@ class FortyFives(TrickGame):
         seat = action[0]
         self.passed[seat] = True
         self.bids.append((seat, 0))
-        return [{"ev": "pass", "seat": seat}] + self.next_bidder(seat)
+        events = self.next_bidder(seat)  # (a new list: the pass's event goes first)
+        events.insert(0, {"ev": "pass", "seat": seat})
+        return events
 
     def next_bidder(self, seat):
         """Pass the bidding on, or end it; returns events."""
@@ -356,10 +383,7 @@ class FortyFives(TrickGame):
 
     def do_trump(self, action):
         self.trump = t = action[2]
-        ladder = trump_ladder(t)
-        n = len(ladder)
-        for i in range(n):
-            self.pw[ladder[i]] = 120 - i
+        self.pw = trump_powers(t)
         events = [{"ev": "trump", "seat": self.bidder, "suit": std.fmt_suit(t)}]
         if self.rules["name_trump_first"]:
             events.extend(self.take_kitty())
@@ -392,32 +416,43 @@ class FortyFives(TrickGame):
                 return "n counts every card discarded, the seen ones too"
             if n > len(cards) and self.known[seat]:
                 return "the table knows your hand: it must see every card discarded"
-        count = self.discard_count(action)
-        keep = self.held[seat] - count
+        held = self.held[seat]
+        keep = held - (len(cards) if n is None else n)  # (discard_count, inline)
         lo = self.rules["min_keep"]
         if not lo <= keep <= 5:
-            most = self.held[seat] - lo
-            least = max(0, self.held[seat] - 5)
-            return "keep %d to 5 cards: discard %d to %d" % (lo, least, most)
+            return "keep %d to 5 cards: discard %d to %d" % (lo, max(0, held - 5), held - lo)
+        deck = self._cards  # type: ignore[attr-defined]  # card_reason's table (_lookups), as in check_play_card
+        where = self.where
+        mine = seat + 1
         for i in range(len(cards)):
             c = cards[i]
-            why = self.card_reason(c)
-            if why:
-                return why
-            if c in cards[:i]:
+            if type(c) is int and 0 <= c < 52 and where[c] == mine and held:
+                # a card the table saw in this hand: a card of the deck, and this seat's
+                if cards.index(c) < i:
+                    return "the %s is discarded twice" % self.card_code(c)
+                continue
+            if type(c) is not int or not 0 <= c < len(deck) or not deck[c]:
+                why = self.card_reason(c)
+                if why:
+                    return why
+            if cards.index(c) < i:  # (as c in cards[:i], with no slice built)
                 return "the %s is discarded twice" % self.card_code(c)
-            why = self.where_reason(seat, c)
-            if why:
-                return why
+            if where[c] != mine or not held:  # (else c is in this hand: where_reason is None)
+                why = self.where_reason(seat, c)
+                if why:
+                    return why
         return None
 
     def do_discard(self, action):
         seat, cards = action[0], action[2]
-        count = self.discard_count(action)
+        count = len(cards) if action[3] is None else action[3]  # (discard_count, inline)
+        where, hand, out, mine = self.where, self.hands[seat], self.discarded[seat], seat + 1
         for c in cards:
-            self.take(seat, c)
-            self.where[c] = OUT
-            self.discarded[seat].append(c)
+            if where[c] == mine:  # (take, inline)
+                hand.remove(c)
+            where[c] = OUT
+            out.append(c)
+        self.held[seat] -= len(cards)
         unseen = count - len(cards)
         if unseen:
             # Some of the cards the table knew in this hand may have gone unseen: forget them.

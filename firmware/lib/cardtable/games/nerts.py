@@ -109,6 +109,7 @@ class Layout:
         self.stock = list(deck[i:])
         self.stock.reverse()
         self.waste = []
+        self.at_j = self.at_pos = 0             # where locate() last found a card
 
     def nerts(self):
         """Nerts left: cards in the slots and the stack."""
@@ -120,21 +121,34 @@ class Layout:
 
     def find(self, c):
         """(kind, index, position) of card c; position counts from the bottom."""
+        kind = self.locate(c)
+        return kind, self.at_j, self.at_pos
+
+    def locate(self, c):
+        """The kind of place card c is in, its index and position left in at_j and at_pos (no
+        tuple built: a check runs this on every card laid)."""
+        j = pos = 0
         if c in self.slots:
-            return SLOT, self.slots.index(c), 0
-        if c in self.stack:
-            return STACK, 0, self.stack.index(c)
-        for j in range(len(self.piles)):
-            p = self.piles[j]
-            if c in p:
-                return PILE, j, p.index(c)
-        if c in self.waste:
-            return WASTE, 0, self.waste.index(c)
-        return STOCK, 0, 0
+            kind, j = SLOT, self.slots.index(c)
+        elif c in self.stack:
+            kind, pos = STACK, self.stack.index(c)
+        elif c in self.waste:
+            kind, pos = WASTE, self.waste.index(c)
+        else:
+            kind = STOCK
+            for i in range(len(self.piles)):
+                p = self.piles[i]
+                if c in p:
+                    kind, j, pos = PILE, i, p.index(c)
+                    break
+        self.at_j = j
+        self.at_pos = pos
+        return kind
 
     def where_reason(self, c, runs):
         """None if card c is free (runs: a face-up card under others counts), else why not."""
-        kind, j, pos = self.find(c)
+        kind = self.locate(c)
+        j, pos = self.at_j, self.at_pos
         if kind == SLOT:
             return None
         if kind == WASTE:
@@ -293,6 +307,8 @@ class Nerts(Game):
         self.over = False
         self.winner = None
         self.phase = "deal"
+        self.spot_pile = -1               # where spot_reason() last placed a card (scratch)
+        self.spot_displace = False
         self.new_round()
 
     def new_round(self):
@@ -407,9 +423,17 @@ class Nerts(Game):
     # -- the centre -----------------------------------------------------------------------
     def spot(self, c, t):
         """(reason, pile, displace): where card c played at t goes; pile -1 = a new pile."""
+        reason = self.spot_reason(c, t)
+        return reason, self.spot_pile, self.spot_displace
+
+    def spot_reason(self, c, t):
+        """None if card c played at t has a place in the centre, else why not; the place is left
+        in spot_pile (-1: a new pile) and spot_displace (no tuple built: checked on every play)."""
+        self.spot_pile = -1
+        self.spot_displace = False
         r = std.rank(c)
         if r == 1:
-            return None, -1, False
+            return None
         s = std.suit(c)
         free = disp = -1
         late = 99
@@ -430,17 +454,19 @@ class Nerts(Game):
                     and self.displaceable(p[r - 1][0]):
                 disp = i
         if free >= 0:
-            return None, free, False
+            self.spot_pile = free
+            return None
         if disp >= 0:
-            return None, disp, True
+            self.spot_pile = disp
+            self.spot_displace = True
+            return None
         sym = std.SUIT_SYMBOLS[s]
         if late < 99:
-            return ("too late: %s pile already at %s" % (std.pretty(c), std.RANK_CODES[late]),
-                    -1, False)
+            return "too late: %s pile already at %s" % (std.pretty(c), std.RANK_CODES[late])
         if early:
-            return "no %s pile was at %s by t=%d" % (sym, std.RANK_CODES[r - 1], t), -1, False
+            return "no %s pile was at %s by t=%d" % (sym, std.RANK_CODES[r - 1], t)
         return "nothing to play the %s on: no %s pile is at %s" % (std.pretty(c), sym,
-                                                                   std.RANK_CODES[r - 1]), -1, False
+                                                                   std.RANK_CODES[r - 1])
 
     def wanted(self):
         """bytearray by plain card: 1 where it fits the centre now (an ace, or a pile below it)."""
@@ -471,16 +497,17 @@ class Nerts(Game):
                 if reason:
                     return reason
             where = lay.where_reason(c, False)
-            if where is None and lay.find(c)[0] == WASTE and not self.rules["from_waste"]:
+            if where is None and lay.locate(c) == WASTE and not self.rules["from_waste"]:
                 where = "is on your waste: only nerts and work piles feed the centre"
             if where:
                 return "the %s %s" % (std.pretty(c), where)
-        return self.spot(c, t)[0]
+        return self.spot_reason(c, t)
 
     def do_center(self, action):
         seat, c, t = action[0], action[2], action[3]
         events = []
-        _, i, disp = self.spot(c, t)
+        self.spot_reason(c, t)
+        i, disp = self.spot_pile, self.spot_displace
         if disp:
             events.append(self.displace(i, seat))
         lay = self.layouts[seat]
@@ -546,11 +573,10 @@ class Nerts(Game):
         lay = self.layouts[seat]
         if lay is None:
             return None
-        kind, j, pos = lay.find(c)
-        where = lay.where_reason(c, True)
+        where = lay.where_reason(c, True)  # (its locate() leaves where c lies in lay.at_j)
         if where:
             return "the %s %s" % (std.pretty(c), where)
-        if kind == PILE and j == at:
+        if lay.locate(c) == PILE and lay.at_j == at:
             return "the %s is already on that pile" % std.pretty(c)
         target = lay.piles[at]
         if not target:
@@ -771,7 +797,8 @@ class Nerts(Game):
         verb = obj.get("act")
         who = words.who(self, obj.get("seat"))
         if verb == "center":
-            return "%s plays %s to the centre, %s" % (who, words.show(self, obj["card"]), _into(obj["t"]))
+            return "%s plays %s to the centre, %s" % (who, words.show(self, obj["card"], obj.get("seat")),
+                                                      _into(obj["t"]))
         if verb == "nerts":
             return "%s calls Nerts!, %s" % (who, _into(obj["t"]))
         if verb == "stuck":
@@ -781,7 +808,7 @@ class Nerts(Game):
         if verb == "draw":
             return "%s turns the stock" % who
         if verb == "move":
-            return "%s moves %s onto work pile %s" % (who, words.show(self, obj.get("card")),
+            return "%s moves %s onto work pile %s" % (who, words.show(self, obj.get("card"), obj.get("seat")),
                                                       obj["at"] + 1)
         return words.action_words(self, obj)
 
@@ -815,8 +842,8 @@ class Nerts(Game):
             return "every stock's top card goes under" if ev["shift"] else \
                 "still stuck: the round ends with no caller"
         if kind == "displaced":
-            return "seat %d takes back %s: seat %d played earlier" % (
-                ev["seat"], words.show(self, ev["card"]), ev["by"])
+            return "%s takes back %s: %s played earlier" % (
+                words.who(self, ev["seat"]), words.show(self, ev["card"], ev["seat"]), words.who(self, ev["by"]))
         if kind == "hand":
             bits = []
             for s in range(self.seats):

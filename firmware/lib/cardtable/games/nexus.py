@@ -81,6 +81,7 @@ class Nexus(TrickGame):
     VERBS = {"deal": ("piles",), "play": ("card",)}
     PILES = ("up", "kitty", "hands", "hands2")
     PUBLIC_PILES = ("up",)
+    PRIVATE_PLACES = TrickGame.PRIVATE_PLACES + ("is dealt in round 2",)
     # six to the kitty, the last two of them the indicators, nine each for round 1, then nine
     # each for round 2, set aside face down (the same cards the pack would give after round 1)
     DEAL_PATTERN = (("kitty", 4), ("up", 2), ("hands", 9), ("hands2", 9))

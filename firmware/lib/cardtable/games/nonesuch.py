@@ -153,12 +153,17 @@ class Nonesuch(TrickGame):
             w = self.where[dk.EXCUSE]
             if 1 <= w <= self.seats:
                 return (w - 1,)
-            return tuple(s for s in range(self.seats) if not self.known[s])
+            return self._unseen()
         if phase == "trump":
             return (self.excuse_seat,)
         if phase == "play":
             return ONE[self.next_in_trick()]
         return ()
+
+    def _unseen(self):
+        """The seats whose hands the table did not see (apart: a generator expression in turn
+        would make its every call allocate a cell for self)."""
+        return tuple(s for s in range(self.seats) if not self.known[s])
 
     def _advance(self):
         """Go to the next step of the hand that is still due: bids, Excuse, trump, play."""

@@ -24,6 +24,8 @@ _PLACES = {PLAYED: "was already played", KITTY: "is in the kitty", STOCK: "is in
 class TrickGame(Game):
     """A Game with hands and tricks; subclasses add bidding, trumps and scoring."""
 
+    PRIVATE_PLACES = ("is in seat ", "is in the kitty", "is in the stock")  # hidden places where_reason names
+
     def reset_hand(self):
         """Clear the per-hand state before a deal."""
         n = self.seats

@@ -6,11 +6,21 @@ game module adds the words of its own events on top (see its ``describe``).
 # host only: never imported on the board (tools/firmware/boardfiles.py leaves it out)
 
 
-def show(g, code):
-    """A card code as a person reads it (through card_style where the host set one)."""
+def show(g, code, seat=None):
+    """A card code as a person reads it (through card_style where the host set one). Where
+    every player brings a deck (g.OWNED) the code's mark says whose ('8S#2'): that is said in
+    words, '8S (Ann's deck)', unless the card is seat's own (who acts on it needs no mark)."""
     if code is None:
         return "an unseen card"
-    return code if g.card_style is None else g.card_style(code)
+    owner = None
+    if getattr(g, "OWNED", False) and isinstance(code, str) and "#" in code:
+        base, mark = code.split("#", 1)
+        if mark.isdigit():
+            code, owner = base, int(mark)
+    text = code if g.card_style is None else g.card_style(code)
+    if owner is None or owner == seat:
+        return text
+    return "%s (%s's deck)" % (text, who(g, owner))
 
 
 def show_all(g, codes):
@@ -45,14 +55,26 @@ def side(g, n):
 
 
 def name_seats(g, text):
-    """Text from the table ('seat 2 is to play') with the players' names for its seats."""
+    """Text from the table ('seat 2 is to play') with the players' names for its seats, and
+    (where every player brings a deck) a card's deck mark in words: 'the AH (Bob's deck)'."""
     import re
+    if getattr(g, "OWNED", False) and isinstance(text, str) and "#" in text:
+        text = re.sub(r"[0-9A-Za-z]+#[0-9]+", lambda m: _marked(g, m.group(0)), text)
     if not getattr(g, "names", None) or not isinstance(text, str):
         return text
     text = re.sub(r"\bseats (\d+) & (\d+)\b",
                   lambda m: "%s & %s" % (who(g, int(m.group(1))), who(g, int(m.group(2)))), text)
     text = re.sub(r"\bseat (\d+)'s\b", lambda m: who(g, int(m.group(1))) + "'s", text)
     return re.sub(r"\bseat (\d+)\b", lambda m: who(g, int(m.group(1))), text)
+
+
+def _marked(g, code):
+    """A code with its deck's mark as show() says it; anything else as it is."""
+    try:
+        g.deck.parse(code)
+    except (ValueError, KeyError, TypeError, IndexError):
+        return code
+    return show(g, code)
 
 
 def sides(g):
@@ -232,6 +254,29 @@ def reading(g, view):
     ``furniture(view, out)`` (the rows of cards and words only it knows)."""
     if not isinstance(view, dict):
         return None
+    facts = table_facts(g, view)
+    last = view.get("last_trick") or []
+    leader = view.get("leader")
+    out = {
+        "game": title(g), "seats": seat_rows(g, view), "sides": side_rows(g, view),
+        "teams": bool(g.TEAMS), "facts": facts, "rows": up_rows(view), "turn": turn_words(g, view),
+        "over": result_words(g, view), "trick": bool(view.get("trick")) or "trick" in view,
+        "last_trick": [[p[0], p[1]] for p in last if isinstance(p, list) and len(p) == 2],
+        "last_winner": leader if last and not view.get("trick") and type(leader) is int else None,
+    }
+    furniture = getattr(g, "furniture", None)
+    if furniture is not None:
+        furniture(view, out)
+    shown = [st["card"] for st in out["seats"] if st["card"]] + [p[1] for p in out["last_trick"]]
+    out["card_names"] = card_names(g, shown + [c for r in out["rows"] for c in r["cards"]])
+    out["headline"] = " \u00b7 ".join([out["game"]] + [("hand " + f[1]) if f[0] == "hand" else f[1]
+                                                         for f in facts if f[0] in ("hand", "contract")]
+                                       + ([out["turn"]] if out["turn"] else []))
+    return out
+
+
+def seat_rows(g, view):
+    """Per seat of a view: its name, side, whether it is to act, its card in the trick, facts."""
     n = view.get("seats") or g.seats
     turn = view.get("turn") or []
     trick = {}
@@ -249,9 +294,19 @@ def reading(g, view):
         seats.append({"name": who(g, s), "side": g.team(s),
                       "turn": s in turn and not view.get("over") and not (len(turn) > 2 and len(turn) == n),
                       "card": trick.get(s), "facts": facts})
+    return seats
+
+
+def side_rows(g, view):
+    """Per score keeper (a seat, or a partnership): its name, score and seats."""
     sc = scores_of(g, view)
-    sides_out = [{"name": side(g, k), "score": sc[k] if sc and k < len(sc) else None,
-                  "seats": [k, k + 2] if g.TEAMS else [k]} for k in sides(g)]
+    return [{"name": side(g, k), "score": sc[k] if sc and k < len(sc) else None,
+             "seats": [k, k + 2] if g.TEAMS else [k]} for k in sides(g)]
+
+
+def table_facts(g, view):
+    """The table's facts of a view as [label, words] pairs: hand, dealer, bids, contract, trump,
+    suit led, what lies in the kitty, stock and deck, round."""
     facts = []
     if view.get("hand_no"):
         facts.append(["hand", str(view["hand_no"])])
@@ -275,30 +330,18 @@ def reading(g, view):
             facts.append([label, count_words(view[key], unit)])
     if type(view.get("round")) is int:
         facts.append(["round", str(view["round"])])
+    return facts
+
+
+def up_rows(view):
+    """The rows of cards every game may show: the up card(s)."""
     rows = []
     up = view.get("up")
     if isinstance(up, str):
         up = [up]
     if isinstance(up, list) and up:
         rows.append({"label": "up card" if len(up) == 1 else "up cards", "cards": list(up)})
-    last = view.get("last_trick") or []
-    leader = view.get("leader")
-    out = {
-        "game": title(g), "seats": seats, "sides": sides_out, "teams": bool(g.TEAMS), "facts": facts,
-        "rows": rows, "turn": turn_words(g, view), "over": result_words(g, view),
-        "trick": bool(view.get("trick")) or "trick" in view,
-        "last_trick": [[p[0], p[1]] for p in last if isinstance(p, list) and len(p) == 2],
-        "last_winner": leader if last and not view.get("trick") and type(leader) is int else None,
-    }
-    furniture = getattr(g, "furniture", None)
-    if furniture is not None:
-        furniture(view, out)
-    shown = [st["card"] for st in out["seats"] if st["card"]] + [p[1] for p in out["last_trick"]]
-    out["card_names"] = card_names(g, shown + [c for r in out["rows"] for c in r["cards"]])
-    out["headline"] = " \u00b7 ".join([out["game"]] + [("hand " + f[1]) if f[0] == "hand" else f[1]
-                                                         for f in facts if f[0] in ("hand", "contract")]
-                                       + ([out["turn"]] if out["turn"] else []))
-    return out
+    return rows
 
 
 def card_names(g, codes):
