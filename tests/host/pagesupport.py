@@ -15,7 +15,8 @@ from cardtable_host.serve.web import Server, make_app
 
 # What a person should never read on a page: a program's literals.
 LITERALS = re.compile(r"[\[\]{}]|\bNone\b|\btrue\b|\bfalse\b|\bnull\b|\bundefined\b|\bNaN\b|"
-                      r"\d{4}-\d\d-\d\dT\d\d:\d\d")
+                      r"\d{4}-\d\d-\d\dT\d\d:\d\d|"
+                      r"(?:10|[2-9AJQKCDHS\u2660-\u2667])#\d")  # a Nerts card's deck mark, as the record writes it
 SEAT_NUMBER = re.compile(r"\bseats? \d")
 
 

@@ -20,11 +20,14 @@ const Cardtable = (() => {
   function face(code) {
     const m = /^(10|[2-9AJQK])([CDHS])(#\d+)?$/.exec(String(code));
     if (!m) return { text: String(code), red: false };
-    return { text: m[1] + GLYPH[m[2]] + (m[3] || ""), red: !!RED[m[2]] };
+    // a Nerts card's deck mark ("#2") is not printed on it: it says whose deck in the tooltip
+    return { text: m[1] + GLYPH[m[2]], red: !!RED[m[2]], deck: m[3] ? m[3].slice(1) : "" };
   }
   function card(code) {
     const f = face(code);
-    return el("span", { class: "card " + (f.red ? "red" : "black") }, f.text);
+    const attrs = { class: "card " + (f.red ? "red" : "black") };
+    if (f.deck) attrs.title = "from deck " + f.deck;
+    return el("span", attrs, f.text);
   }
   function suitWord(s) {
     if (GLYPH[s]) { const e = el("span", { class: RED[s] ? "red" : "black" }, GLYPH[s]); return e; }
@@ -178,6 +181,7 @@ const Cardtable = (() => {
     const m = /^(.*?)([\u2663\u2666\u2665\u2660])(.*)$/.exec(f.text);
     const e = el("span", { class: "cardface " + (f.red ? "red" : "black") + (extra ? " " + extra : ""), role: "img",
                            "aria-label": label || cardName(code) });
+    if (f.deck) e.title = "from deck " + f.deck;
     if (m) e.append(el("span", { class: "rank" }, m[1] + m[3]), el("span", { class: "pip" }, m[2]));
     else e.append(el("span", { class: "rank" }, f.text));
     if (label) e.append(el("span", { class: "cname" }, label));  // a deck with named cards (the Decktet)
