@@ -1,12 +1,32 @@
 """A seat's say button and a team's agree button while the game goes on (issue 33): each is told
 to the host (``say``, ``consent``) and changes nothing at the table; the board file takes "say"
-only for a seat of a trick game, and the host is never asked to type it."""
+only for a seat of a trick game, and the host is never asked to type it (test_board_config)."""
 from support import stepped
 
 from simtable import table
-from test_board_config import base, problems
 
-from cardtable.table import config
+
+@stepped
+def test_a_teams_agree_button_while_the_game_goes_on_is_its_consent_told_to_the_host():
+    t = yield from table("pico-i2c-4seat", "fortyfives")  # a Forty-Fives table deals itself
+    g = t.ctl.game
+    assert not g.over and not g.dealing
+    n = len(g.history)
+    t.press(t.button("agree 1"))
+    yield
+    t.press(t.button("dispute 0"))
+    yield
+    assert t.kinds("consent") == [
+        {"type": "consent", "team": 1, "answer": "agree", "from": "button ok1"},
+        {"type": "consent", "team": 0, "answer": "dispute", "from": "button x0"}], t.said[-3:]
+    # nothing happens at the table: no answer to a result, no verdict, no action, nothing asked
+    assert not t.kinds("agree") and not t.kinds("verdict") and len(g.history) == n
+    assert t.ctl.agree[0] == 0 and t.ctl.agree[1] == 0 and "agree" not in t.state()
+    yield
+    # the host's own press asks nothing of itself: refused as before
+    r = t.send({"cmd": "press", "id": 1, "button": "agree 0"})
+    assert r[0]["type"] == "error" and "not over" in r[0]["msg"], r
+    assert len(t.kinds("consent")) == 2
 
 
 @stepped
@@ -37,48 +57,3 @@ def test_a_say_button_tells_the_host_its_seat_and_no_card():
     assert t.kinds("say")[-1] == {"type": "say", "seat": 0, "from": "host"}
     r = t.send({"cmd": "press", "id": 3, "button": "say 2"})  # no seat 2 in a two-player game
     assert r[0]["type"] == "error" and "say 0" in r[0]["msg"] and "say 1" in r[0]["msg"], r
-
-
-@stepped
-def test_a_teams_agree_button_while_the_game_goes_on_is_its_consent_told_to_the_host():
-    t = yield from table("pico-i2c-4seat", "fortyfives")  # a Forty-Fives table deals itself
-    g = t.ctl.game
-    assert not g.over and not g.dealing
-    n = len(g.history)
-    t.press(t.button("agree 1"))
-    t.press(t.button("dispute 0"))
-    assert t.kinds("consent") == [
-        {"type": "consent", "team": 1, "answer": "agree", "from": "button ok1"},
-        {"type": "consent", "team": 0, "answer": "dispute", "from": "button x0"}], t.said[-3:]
-    # nothing happens at the table: no answer to a result, no verdict, no action, nothing asked
-    assert not t.kinds("agree") and not t.kinds("verdict") and len(g.history) == n
-    assert t.ctl.agree[0] == 0 and t.ctl.agree[1] == 0 and "agree" not in t.state()
-    yield
-    # the host's own press asks nothing of itself: refused as before
-    r = t.send({"cmd": "press", "id": 1, "button": "agree 0"})
-    assert r[0]["type"] == "error" and "not over" in r[0]["msg"], r
-    assert len(t.kinds("consent")) == 2
-
-
-def test_say_is_a_seat_buttons_meaning_of_the_trick_games_only():
-    cfg = base()
-    cfg["buttons"]["k2"] = {"pin": 8, "at": [120, 860]}
-    cfg["layouts"]["fortyfives"]["buttons"]["k2"] = "say 3"
-    lay = config.validate(cfg, "test-4seat.json").layout("fortyfives")
-    assert lay.button("k2") == ("say", 3)
-    assert lay.host_verbs == ("bid", "trump")  # no say typed at the host, button or not
-    del cfg["layouts"]["fortyfives"]["buttons"]["k2"]
-    assert config.validate(cfg, "test-4seat.json").layout("fortyfives").host_verbs == ("bid", "trump")
-    cfg["layouts"]["fortyfives"]["buttons"]["k2"] = "say"
-    assert "layouts.fortyfives.buttons.k2: 'say' needs a seat 0..3, e.g. \"say 0\"" in problems(cfg)
-    cfg["layouts"]["fortyfives"]["buttons"]["k2"] = "say 4"
-    assert "'say' needs a seat 0..3" in problems(cfg)
-    # a game with no hand and trick to say: refused, naming the games that have them
-    cfg = base()
-    cfg["layouts"] = {"nerts": {"seats": [0, 1, 2, 3], "zones": {"s0": "foundation", "s1": "left 0",
-                                                                  "s2": "left 1", "s3": "left 2",
-                                                                  "c": "left 3"},
-                                "buttons": {"k0": "say 0"}}}
-    msg = problems(cfg)
-    assert ("layouts.nerts.buttons.k0: nerts has no hand and trick to say: \"say\" is for the trick"
-            " games (california-jacks, fortyfives, nexus, nonesuch)") in msg, msg
