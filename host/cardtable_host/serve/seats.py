@@ -422,7 +422,7 @@ class SeatRoom:
             pending = self.pending
         if pending is None:
             said = "%s pressed %s at the table: no undo is asked" % (who, "dispute" if dispute else "agree")
-        elif not self.other_side(pending["seat"], team):
+        elif isinstance(pending.get("seat"), int) and not self.other_side(pending["seat"], team):
             said = "the other side must agree to %s's undo, not %s" % (pending["asked"], who)
         elif dispute or pending["seq"] != self.hub.model.seq:
             with self._lock:
