@@ -190,3 +190,21 @@ def test_speak_hands_goes_with_speak(tmp_path: Path) -> None:
     r = cardtable("serve", "--sim", "nexus", "--speak-hands", "--http", "127.0.0.1:0",
                   "--archive", str(tmp_path / "a"), timeout=60)
     assert r.returncode == 2 and r.stderr.strip() == "cardtable serve: --speak-hands goes with --speak", r.stderr
+
+
+def test_say_words_for_other_decks_unknown_hands_and_games_without_tricks() -> None:
+    from cardtable_host.serve.speech import card_said, trick_said
+
+    assert hand_said(None, None, "Bob") == \
+        "Bob, the table does not know your hand: it knows a hand dealt over the deal pad."
+    assert hand_said(None, [], "Bob") == "Bob, your hand is empty."
+    assert hand_said(None, ["QH"], "Bob") == "Bob, your hand, one card: hearts: queen."
+    ns = games.load("nonesuch")
+    ns.names = list(NAMES)
+    assert hand_said(ns, ["3SK", "AM"], "Cy") == "Cy, your hand, 2 cards: the Painter, the Ace of Moons."
+    assert card_said(ns, "5ML") == "the Forest" and card_said(ns, "zz") == "the zz"
+    assert trick_said(ns, {"trick": [[2, "3SK"]], "turn": [3], "phase": "play"}, NAMES) == \
+        "The trick: Cy, the Painter. Di is to play."
+    nerts = games.load("nerts")
+    assert trick_said(nerts, {"turn": [], "over": False}, NAMES) == "There is no trick in this game."
+    assert trick_said(None, None, NAMES) == "The table has no game yet."
