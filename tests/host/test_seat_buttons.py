@@ -156,6 +156,31 @@ def test_say_button_hand_to_its_page_alone_trick_aloud_and_undo_agreed_at_the_ta
                 v.close()
 
 
+def test_serve_speak_hands_says_the_hand_through_the_loudspeaker(tmp_path: Path) -> None:
+    need_node()
+    _need_speech()
+    from cardtable_host.sim.board import VirtualBoard
+
+    out = tmp_path / "said"
+    with VirtualBoard("pico-i2c-4seat", layout=LAYOUT, period_ms=0) as vb:
+        hands = deal_over_the_pad(vb)
+        with Serve("--port", vb.stable_port, "--http", "127.0.0.1:0", "--archive", str(tmp_path / "a"),
+                   "--players", ",".join(NAMES), "--speak", "--speak-hands", "--speak-to", str(out), "-q") as s:
+            url = seats(s)["seats"][2]["url"]
+            cy = Viewer(s.url, path=url.split("/", 3)[3].replace("?", "/ws?", 1))
+            s.wait_for(lambda: cy.messages and cy.messages[-1].get("view"), 30, "Cy's page")
+            vb.press("say2")
+            s.wait_for(lambda: any("your hand" in x["text"] for x in said(out)), 60, "Cy's hand said aloud")
+            view = s.wait_for(lambda: next((m["view"] for m in cy.messages if m.get("say")), None), 30, "Cy's say")
+            cy.close()
+    g = games.load("fortyfives")
+    g.names = list(NAMES)
+    aloud = [x for x in said(out) if "your hand" in x["text"]]
+    assert sorted(view["hand"]) == hands[2]
+    assert [x["text"] for x in aloud] == [say_words(g, view, 2, NAMES)], aloud
+    assert aloud[0]["text"].startswith("Cy, your hand, 5 cards: ")
+
+
 def test_the_loudspeaker_says_a_hand_only_when_the_scorekeeper_opted_in(tmp_path: Path) -> None:
     _need_speech()
     g = games.load("fortyfives")
