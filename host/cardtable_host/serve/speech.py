@@ -149,7 +149,8 @@ def check_language(lang: str) -> None:
 
 
 class Announcer:
-    """Speaks the table's verdicts and tricks through espeak-ng, one at a time, in order.
+    """Speaks the table's verdicts and tricks through espeak-ng, one at a time, in order, and
+    answers a seat's say button with the trick (its hand too only when hands: --speak-hands).
 
     to: a folder to render each announcement into (NNNN.wav, and said.jsonl: each text with
     when it began and ended) instead of the loudspeaker.
