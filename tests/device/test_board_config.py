@@ -666,3 +666,34 @@ def test_wire_lengths_cannot_be_shorter_than_the_drawing_shows():
         " the drawing" in msg, msg
     assert "readers[6].cable_mm: 100 mm is shorter than its cable's 406 mm route on the drawing" \
         in msg, msg
+
+
+@stepped
+def test_say_is_a_seat_buttons_meaning_of_the_trick_games_only():
+    # issue 33: a seat's say button asks the host for its hand and the trick (test_seat_buttons)
+    cfg = base()
+    cfg["buttons"]["k2"] = {"pin": 8, "at": [120, 860]}
+    cfg["layouts"]["fortyfives"]["buttons"]["k2"] = "say 3"
+    lay = config.validate(cfg, "test-4seat.json").layout("fortyfives")
+    assert lay.button("k2") == ("say", 3)
+    assert lay.host_verbs == ("bid", "trump")  # no say typed at the host, button or not
+    lay = None
+    yield
+    del cfg["layouts"]["fortyfives"]["buttons"]["k2"]
+    assert config.validate(cfg, "test-4seat.json").layout("fortyfives").host_verbs == ("bid", "trump")
+    yield
+    cfg["layouts"]["fortyfives"]["buttons"]["k2"] = "say"
+    assert "layouts.fortyfives.buttons.k2: 'say' needs a seat 0..3, e.g. \"say 0\"" in problems(cfg)
+    yield
+    cfg["layouts"]["fortyfives"]["buttons"]["k2"] = "say 4"
+    assert "'say' needs a seat 0..3" in problems(cfg)
+    yield
+    # a game with no hand and trick to say: refused, naming the games that have them
+    cfg = base()
+    cfg["layouts"] = {"nerts": {"seats": [0, 1, 2, 3], "zones": {"s0": "foundation", "s1": "left 0",
+                                                                  "s2": "left 1", "s3": "left 2",
+                                                                  "c": "left 3"},
+                                "buttons": {"k0": "say 0"}}}
+    msg = problems(cfg)
+    assert ("layouts.nerts.buttons.k0: nerts has no hand and trick to say: \"say\" is for the trick"
+            " games (california-jacks, fortyfives, nexus, nonesuch)") in msg, msg

@@ -71,7 +71,8 @@ def test_press_does_what_the_physical_button_does_and_knows_its_meanings():
     a = t.send({"cmd": "press", "id": 2, "button": "bid 17"})
     assert a[0]["type"] == "error" and a[0]["msg"].startswith(
         "no button means 'bid 17' here (fortyfives: bid 15, bid 20, bid 25, bid 30, pass, trump C")
-    assert a[0]["msg"].endswith("trump S, agree 0, agree 1, dispute 0, dispute 1, confirm, undo)")
+    assert a[0]["msg"].endswith("trump S, agree 0, agree 1, say 0, say 1, say 2, say 3, dispute 0, dispute 1,"
+                                " confirm, undo)")  # (buttons by name: say0..say3 before x0, x1)
     a = t.send({"cmd": "press", "id": 3, "button": "bid 15"})  # lower than 20: the rules say no
     assert a[0]["type"] == "error" and t.kinds("verdict")[-1]["from"] == "host"
     assert len(t.ctl.game.history) == 3

@@ -137,6 +137,19 @@ def test_a_button_on_gpio_is_seen_and_idle_buttons_read_high(board: Rp2Board) ->
     assert msg is not None, "the table did not see button k4"
 
 
+def test_the_seats_say_buttons_and_a_teams_agree_button_reach_the_host(board: Rp2Board) -> None:
+    # issue 33: the say buttons sit on GP0, GP1, GP2 and GP28 (GP0 and GP1 are UART0's by default)
+    with Link(board.port, timeout=30) as link:
+        link.hello(timeout=60)
+        for seat, button in enumerate(("say0", "say1", "say2", "say3")):
+            board.press(button)
+            msg = link.wait_for(lambda m: m.get("type") == "say" and m.get("from") == "button " + button, 60)
+            assert msg == {"type": "say", "seat": seat, "from": "button " + button}, (button, msg)
+        board.press("ok1")  # the game goes on: East-West's agree is their consent, told to the host
+        msg = link.wait_for(lambda m: m.get("type") in ("consent", "verdict", "agree"), 60)
+    assert msg == {"type": "consent", "team": 1, "answer": "agree", "from": "button ok1"}, msg
+
+
 def test_a_button_held_at_power_up_is_maintenance_mode(board: Rp2Board) -> None:
     board.hold("k0", True)
     try:

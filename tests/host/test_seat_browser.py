@@ -163,3 +163,40 @@ def test_a_seat_page_speaks_its_own_verdicts(phone, tmp_path) -> None:
         said = wait(phone, "return window.__said.length === 2 && window.__said", 30, "Bob's second verdict")
         assert said[1].startswith("Bob: "), said
         assert len(phone.execute_script("return window.__said")) == 2
+
+
+def test_a_seat_page_says_its_hand_and_the_trick_when_its_say_button_is_pressed(phone, tmp_path) -> None:
+    # issue 33: the seat's say button (pressed here by the scorekeeper's `press`, as the button
+    # would be: test_seat_buttons presses the virtual board's own) is answered on its page alone
+    phone.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": STUB})
+    with Serve("--sim", "fortyfives", "--deal-pad", "--bot-delay", "2", "--no-mistakes", "--http", "127.0.0.1:0",
+               "--archive", str(tmp_path), "--players", "Ann,Bob,Cy,Di", "-q") as s:
+        import json
+        import urllib.request
+
+        from cardtable_host.serve.speech import hand_said
+
+        req = urllib.request.Request(s.url + "seats.json", headers={"X-Cardtable-Secret": s.secret})
+        with urllib.request.urlopen(req, timeout=20) as r:
+            urls = [x["url"] for x in json.loads(r.read().decode())["seats"]]
+        s.wait_for(lambda: (s.json("snapshot.json").get("view") or {}).get("phase") not in (None, "deal"), 120,
+                   "the deal across the pad")
+        assert s.control({"cmd": "press", "button": "say 1"}, secret=s.secret)[0] == 200  # before the page opens
+        phone.get(urls[1])
+        wait(phone, "return Seat.state.msg && Seat.state.msg.say && Seat.state.msg.view.hand", 60, "Bob's page")
+        assert phone.execute_script("return window.__said") == []  # a press answered before it opened: not said
+        assert s.control({"cmd": "press", "button": "say 1"}, secret=s.secret)[0] == 200
+        said = wait(phone, "return window.__said.length && window.__said", 30, "Bob's hand said")
+        m = phone.execute_script("return Seat.state.msg")
+        assert said == [m["say"]["text"]] and m["say"]["n"] == 2, (said, m.get("say"))
+        assert said[0].startswith(hand_said(None, m["view"]["hand"], "Bob") + " "), said
+        assert " The trick: " in said[0] or " No card on the trick yet." in said[0]
+        assert phone.execute_script("return document.querySelector('#asked').textContent") == said[0]
+        phone.execute_script("document.querySelector('#asked').scrollIntoView()")
+        shot(phone, "seat-say-phone.png")
+        phone.set_window_size(1280, 900)
+        shot(phone, "seat-say-desktop.png")
+        # another seat's page asked nothing: Ann's opens and says nothing of Bob's
+        phone.get(urls[0])
+        wait(phone, "return Seat.state.msg && Seat.state.msg.view", 60, "Ann's page")
+        assert phone.execute_script("return window.__said") == [] and phone.execute_script("return Seat.state.msg.say") is None

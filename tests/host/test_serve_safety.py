@@ -250,7 +250,7 @@ def test_spectators_get_only_the_message_kinds_serve_lists() -> None:
     assert [m["type"] for m in got] == ["state"]
     assert "hands" not in got[0] and "id" not in got[0]
     assert "AS" not in json.dumps(got)
-    assert set(PUBLIC) == {"hello", "state", "event", "verdict", "fault", "link", "agree"}
+    assert set(PUBLIC) == {"hello", "state", "event", "verdict", "fault", "link", "agree", "consent", "say"}
 
 
 def test_an_empty_secret_file_is_refused_at_start(tmp_path: Path) -> None:

@@ -31,6 +31,11 @@
 # - ``agree``: a team answered the finished game's result (its ``agree``/``dispute`` button,
 #   a tap on a partner's tap pad, or the host's ``press``): ``team``, ``answer``
 #   (``"agree"`` or ``"dispute"``), ``agree`` (both teams' answers, as in ``state``), ``from``.
+# - ``consent``: a team's ``agree``/``dispute`` button pressed while the game goes on (no result
+#   is asked): ``team``, ``answer``, ``from``. The host may hold an undo asked from a seat page
+#   that waits for that team's agreement; the table holds nothing pending.
+# - ``say``: seat ``seat``'s ``say`` button (``from``): the seat asks to hear its hand and the
+#   trick. No card travels: the host asks ``state`` with that ``seat`` for the hand.
 # - ``fault``: ``kind`` (``reader``: a reader stopped answering; ``tag``: a foreign tag, no
 #   card of this game; ``two_tags``: two tags on one pad; ``torn``: the card left mid-read;
 #   ``duplicate``: two tags say they are the same card; ``journal``: flash trouble;
@@ -75,7 +80,8 @@
 # - ``games``: ok with ``games``: ``[{"number": 3, "bytes": 2048, "current": true}, ...]``.
 # - ``press``: ``button``, a button meaning of the layout's game (``"bid 20"``, ``"pass"``,
 #   ``"trump H"``, ``"suit M"``, ``"nerts 2"``, ``"confirm"``, ``"undo"``, ``"agree 1"``,
-#   ``"dispute 0"`` (a team game's answer to its result)), pressed as that
+#   ``"dispute 0"`` (a team game's answer to its result; refused while the game goes on),
+#   ``"say 1"`` (where the layout has that button)), pressed as that
 #   button would be, whether or not the table has one. ok with ``seq`` and ``events`` if it
 #   made an action, ``undone`` and ``seq`` if it took one back, nothing more if it only set
 #   something up (a suit for the next lead); error with the reason if the rules reject it,

@@ -69,6 +69,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="say every refused card and every trick aloud through espeak-ng, with the players' names")
     p.add_argument("--speak-lang", default=ServeOptions.speak_lang, metavar="LANG",
                    help="the language espeak-ng speaks (default %s; espeak-ng --voices lists them)" % ServeOptions.speak_lang)
+    p.add_argument("--speak-hands", action="store_true",
+                   help="(with --speak) a seat's say button has the loudspeaker say that seat's hand too, "
+                        "not the trick alone: only for a speaker that player alone hears (an earpiece)")
     p.add_argument("--speak-to", metavar="DIR",
                    help="(with --speak) render each announcement to DIR/NNNN.wav, with DIR/said.jsonl, "
                         "instead of the loudspeaker")

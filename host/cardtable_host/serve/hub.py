@@ -32,6 +32,8 @@ PUBLIC = {
     "fault": ("kind", "zone", "msg", "cleared"),
     "link": ("up",),
     "agree": ("team", "answer", "agree", "from"),  # a team's answer to a finished game's result
+    "consent": ("team", "answer", "from"),  # a team's agree/dispute button while the game goes on
+    "say": ("seat", "from"),  # a seat's say button: who asked, never a card (serve/speech.py)
 }
 
 

@@ -70,6 +70,8 @@ def serve(args: ServeOptions) -> int:
         parse_seats(args.teach)
         if args.speak_to and not args.speak:
             raise ValueError("--speak-to DIR goes with --speak")
+        if args.speak_hands and not args.speak:
+            raise ValueError("--speak-hands goes with --speak")
         if args.speak:
             from cardtable_host.serve.speech import check_language
 
@@ -257,7 +259,11 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
     if args.speak:
         from cardtable_host.serve.speech import Announcer
 
-        announcer = Announcer(room.names, args.speak_lang, args.speak_to)
+        def seat_view(seat: int | None) -> Any:
+            return table.hub.view() if seat is None else ask(seat, False).get("view")
+
+        announcer = Announcer(room.names, args.speak_lang, args.speak_to, game=table.hub.model.game,
+                              view=seat_view, hands=args.speak_hands)
         table.hub.subscribe(announcer.heard)
     path = _say_where(args, host, server.port, board_port, secret)
 

@@ -115,6 +115,9 @@ class Model:
             self.add("%s %s the result%s" % (who, "DISPUTE" if dispute else "agree with",
                                              "  (%s)" % src if src else ""), "yellow" if dispute else "green")
             return True
+        if kind == "say" and isinstance(msg.get("seat"), int):
+            self.add("seat %d asks to hear the hand and the trick" % msg["seat"], "dim")
+            return True
         if kind == "error" and msg.get("id") is None:
             self.add("the board did not understand a line: %s" % msg.get("msg"), "yellow")
             return True

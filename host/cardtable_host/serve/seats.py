@@ -133,6 +133,7 @@ class SeatRoom:
         self.director: dict[str, Any] | None = None  # a seat's call for the director, until answered
         self.on_director: Callable[[int, str], None] | None = None  # a tournament's: the call told the director
         self._agreed: tuple[str, str] | None = None  # (asked, agreed) of the undo under way
+        self.says: dict[int, int] = {}  # seat -> presses of its say button (its page says each once)
         self._seq: int | None = None  # the journal's last line as last heard
         self.loop: asyncio.AbstractEventLoop | None = None
         self.socks: dict[int, set[web.WebSocketResponse]] = {}
@@ -209,7 +210,13 @@ class SeatRoom:
                 self.verdicts[msg["seat"]] = {"text": self._verdict_words(msg), "reason": msg.get("reason"),
                                               "seq": self.hub.model.seq, "n": msg.get("n"),
                                               "spoken": speech.verdict_words(msg, self.names())}
-        if kind in ("state", "event", "verdict", "hello", "link", "agree"):
+        if kind == "say" and isinstance(msg.get("seat"), int):
+            with self._lock:  # the seat's page is sent its hand and the trick to say (message)
+                self.says[msg["seat"]] = self.says.get(msg["seat"], 0) + 1
+        if kind == "consent" and msg.get("team") in (0, 1):  # (the undo waits for the board: not here)
+            threading.Thread(target=self.table_consents, args=(msg["team"], msg.get("answer") == "dispute"),
+                             name="cardtable-consent", daemon=True).start()
+        if kind in ("state", "event", "verdict", "hello", "link", "agree", "say"):
             self._wake.set()
 
     def _card_words(self, text: str) -> str:
@@ -256,6 +263,9 @@ class SeatRoom:
                                "view": view, "verdict": verdict, "teach": self._teach(reply.get("teach")),
                                "connected": self.hub.model.connected, "status": self.hub.model.status}
         out["words"] = self.words(seat, view, names)
+        asked = self.says.get(seat)
+        if asked:  # its say button: the hand (this seat's own view) and the trick, for this page alone
+            out["say"] = {"n": asked, "text": speech.say_words(self.hub.model.game(), view, seat, names)}
         pending = self.pending
         if pending is not None:
             out["undo"] = {"asked": pending["asked"], "what": pending["what"], "through": pending["through"],
@@ -489,6 +499,31 @@ class SeatRoom:
             self._agreed = None
             return int(reply.get("status", 409)), {"ok": False, "error": reply.get("error")}
         return 200, {"ok": True, "said": "undone"}
+
+    def table_consents(self, team: int, dispute: bool) -> str:
+        """A team's agree (dispute) button at the table while the game goes on: its consent to
+        (refusal of) the undo asked, when that team is the other side. What came of it, told to
+        the story too (its own thread: the undo waits for the board)."""
+        names = self.names()
+        who = " & ".join(names[s] for s in range(team, len(names), 2))
+        with self._lock:
+            pending = self.pending
+        if pending is None:
+            said = "%s pressed %s at the table: no undo is asked" % (who, "dispute" if dispute else "agree")
+        elif isinstance(pending.get("seat"), int) and not self.other_side(pending["seat"], team):
+            said = "the other side must agree to %s's undo, not %s" % (pending["asked"], who)
+        elif dispute:
+            with self._lock:
+                self.pending = None
+            said = "%s refuse %s's undo at the table" % (who, pending["asked"])
+        else:
+            status, reply = self.carry_out(pending, "%s at the table" % who)
+            if status == 200:
+                return "undone: %s asked; %s agreed at the table" % (pending["asked"], who)
+            said = "the undo %s asked did not happen: %s" % (pending["asked"], reply.get("error"))
+        self.hub.note(said, "yellow")
+        self._wake.set()
+        return said
 
     def _last_action(self) -> str:
         for text, _colour in reversed(list(self.hub.model.log)):

@@ -35,6 +35,7 @@ class ServeOptions:
     speak: bool = False
     speak_lang: str = "en"
     speak_to: str | None = None
+    speak_hands: bool = False
     http: str = DEFAULT_HTTP
     allow_origin: list[str] = dataclasses.field(default_factory=list)
     table: str = ""

@@ -2,7 +2,14 @@
 card and every trick through Debian's espeak-ng, in words with names ("Bob, the ten of
 diamonds: you must follow clubs"; "Ann wins the trick"), one announcement after another (a
 queue: none cuts another), in the language --speak-lang names. The seat pages speak their own
-seat's verdicts with the browser's speech synthesis, in the same words (`verdict_words`)."""
+seat's verdicts with the browser's speech synthesis, in the same words (`verdict_words`).
+
+A seat's `say` button (the trick games; the link's `say` message) asks the table for that seat's
+hand and the trick. The hand is hidden information: said aloud through the room's loudspeaker it
+would be told to every player. So the loudspeaker says the trick alone (it is on the table for
+all to see), and the hand and the trick go to that seat's own page, which its phone says to its
+player alone (`say_words`, serve/seats.py). Only where the scorekeeper opts in (`serve
+--speak-hands`: a loudspeaker only that player hears, an earpiece) does espeak-ng say the hand."""
 from __future__ import annotations
 
 import json
@@ -64,6 +71,73 @@ def event_words(msg: dict[str, Any], names: list[str]) -> list[str]:
     return out
 
 
+def card_said(g: Any, code: Any) -> str:
+    """A card of g's deck said aloud: 'the ten of diamonds', the Decktet's 'the Painter'."""
+    if _STANDARD.match(str(code)) or g is None or getattr(g.deck, "name", None) is None:
+        return card_words(code)
+    try:
+        return "the " + str(g.deck.name(g.deck.parse(str(code))))
+    except (ValueError, KeyError, TypeError, IndexError):
+        return card_words(code)
+
+
+def _who(names: list[str], s: Any) -> str:
+    return names[s] if isinstance(s, int) and 0 <= s < len(names) and names[s] else "seat %s" % s
+
+
+def hand_said(g: Any, hand: Any, name: str) -> str:
+    """A seat's hand aloud, for that seat alone: 'Bob, your hand, 3 cards: spades: ace, four;
+    hearts: ten.' (a standard deck by suit; another deck card by card)."""
+    if not isinstance(hand, list):
+        return "%s, the table does not know your hand: it knows a hand dealt over the deal pad." % name
+    if not hand:
+        return "%s, your hand is empty." % name
+    head = "%s, your hand, %s: " % (name, "one card" if len(hand) == 1 else "%d cards" % len(hand))
+    suits: dict[str, list[str]] = {}
+    for code in hand:
+        m = _STANDARD.match(str(code))
+        if m is None:
+            return head + ", ".join(card_said(g, c) for c in hand) + "."
+        suits.setdefault(_SUITS[m.group(2)], []).append(RANKS[m.group(1)])
+    return head + "; ".join("%s: %s" % (suit, ", ".join(ranks)) for suit, ranks in suits.items()) + "."
+
+
+def trick_said(g: Any, view: Any, names: list[str]) -> str:
+    """The trick aloud, as everyone at the table sees it: 'The trick: Ann, the ten of diamonds;
+    Bob, the jack of diamonds. Trump: hearts. Cy is to play.'"""
+    if not isinstance(view, dict):
+        return "The table has no game yet."
+    if "trick" not in view:
+        out = "There is no trick in this game."
+    else:
+        trick = [p for p in view.get("trick") or [] if isinstance(p, list) and len(p) == 2]
+        out = ("The trick: %s." % "; ".join("%s, %s" % (_who(names, p[0]), card_said(g, p[1])) for p in trick)
+               if trick else "No card on the trick yet.")
+    if isinstance(view.get("trump"), str) and view["trump"] and g is not None:
+        from cardtable.games import words
+
+        out += " Trump: %s." % words.suit_words(g, view["trump"])
+    if view.get("over"):
+        return out + " The game is over."
+    if g is not None:
+        from cardtable.games import words
+
+        turn = named(words.turn_words(g, view), names)
+        if turn:
+            out += " %s%s." % (turn[0].upper(), turn[1:])
+    return out
+
+
+def say_words(g: Any, view: Any, seat: int, names: list[str], hand: bool = True) -> str:
+    """What a seat's say button is answered: its hand (from that seat's own view: for its page
+    alone, or for --speak-hands) and the trick."""
+    tail = trick_said(g, view, names)
+    if not hand:
+        return "%s asks for the trick. %s" % (_who(names, seat), tail)
+    mine = view.get("hand") if isinstance(view, dict) else None
+    return "%s %s" % (hand_said(g, mine, _who(names, seat)), tail)
+
+
 def check_language(lang: str) -> None:
     """OSError unless espeak-ng is installed and has a voice for lang."""
     exe = shutil.which("espeak-ng")
@@ -75,13 +149,16 @@ def check_language(lang: str) -> None:
 
 
 class Announcer:
-    """Speaks the table's verdicts and tricks through espeak-ng, one at a time, in order.
+    """Speaks the table's verdicts and tricks through espeak-ng, one at a time, in order, and
+    answers a seat's say button with the trick (its hand too only when hands: --speak-hands).
 
     to: a folder to render each announcement into (NNNN.wav, and said.jsonl: each text with
     when it began and ended) instead of the loudspeaker.
     """
 
-    def __init__(self, names: Callable[[], list[str]], lang: str = "en", to: str | None = None) -> None:
+    def __init__(self, names: Callable[[], list[str]], lang: str = "en", to: str | None = None,
+                 game: Callable[[], Any] | None = None, view: Callable[[int | None], Any] | None = None,
+                 hands: bool = False) -> None:
         exe = shutil.which("espeak-ng")
         if exe is None:
             raise OSError("--speak needs espeak-ng (apt-get install espeak-ng)")
@@ -92,7 +169,10 @@ class Announcer:
         if self.to is not None:
             self.to.mkdir(parents=True, exist_ok=True)
         self.said = 0
-        self._q: queue.Queue[str | None] = queue.Queue(maxsize=200)
+        self.game = game or (lambda: None)  # the game (its deck's names, its words for whose turn)
+        self.view = view or (lambda seat: None)  # the spectators' view (None) or a seat's (asks the board)
+        self.hands = hands  # --speak-hands: the loudspeaker says a seat's hand too (opted in)
+        self._q: queue.Queue[str | int | None] = queue.Queue(maxsize=200)
         self._thread = threading.Thread(target=self._run, name="cardtable-speak", daemon=True)
         self._thread.start()
 
@@ -108,8 +188,15 @@ class Announcer:
         elif msg.get("type") == "event" and "action" in msg:
             for line in event_words(msg, names):
                 self.say(line)
+        elif msg.get("type") == "say" and isinstance(msg.get("seat"), int):
+            self.say(msg["seat"])  # worded on the speaker's thread: a hand is asked of the board
 
-    def say(self, text: str) -> None:
+    def words_for(self, seat: int) -> str:
+        """A say button's answer through the loudspeaker: the trick; the hand too if opted in."""
+        view = self.view(seat if self.hands else None)
+        return say_words(self.game(), view, seat, self.names(), hand=self.hands)
+
+    def say(self, text: str | int) -> None:
         try:
             self._q.put_nowait(text)
         except queue.Full:
@@ -121,9 +208,13 @@ class Announcer:
 
     def _run(self) -> None:
         while True:
-            text = self._q.get()
-            if text is None:
+            item = self._q.get()
+            if item is None:
                 return
+            try:
+                text = item if isinstance(item, str) else self.words_for(item)
+            except Exception:  # noqa: BLE001 - the board gone mid-ask: nothing to say
+                continue
             start = time.time()
             cmd = [self.exe, "-v", self.lang]
             wav = None

@@ -9,18 +9,20 @@
 # game ("a tuple per fact" keeps ~1 KB more in the Pico's heap): "seats|zone roles|button
 # meanings|per-seat button verbs|encoder verbs|deal pad", lists comma-separated; a zone role is
 # "role*" (one zone per seat), "role+" (one or more) or "role" (exactly one); "nerts" as a
-# per-seat verb makes buttons "nerts 0", "nerts 1", ...; "deal" if a deal pad may read the deal.
+# per-seat verb makes buttons "nerts 0", "nerts 1", ...; "say" (the trick games: a seat's button
+# asks the host to say that seat's hand and the trick, table/inputs.py); "deal" if a deal pad
+# may read the deal.
 # table/configcheck.py reads them. Modules are imported only when a game is loaded.
 GAMES = {
-    "nexus": ("cardtable.games.nexus", "Nexus", "2|play*,indicator||||deal"),
+    "nexus": ("cardtable.games.nexus", "Nexus", "2|play*,indicator||say||deal"),
     "fairies": ("cardtable.games.fairies", "Fairies", "2|nexus,sow,parade*|at up,at down||at|deal"),
     "nonesuch": ("cardtable.games.nonesuch", "Nonesuch", "3-4|play*,up|bid some,bid most,bid none,"
-                 "suit M,suit S,suit W,suit L,suit Y,suit K|||deal"),
+                 "suit M,suit S,suit W,suit L,suit Y,suit K|say||deal"),
     "nerts": ("cardtable.games.nerts", "Nerts", "2-8|foundation+,left*||nerts||"),
-    "california-jacks": ("cardtable.games.caljacks", "CaliforniaJacks", "2|play*,up||||deal"),
+    "california-jacks": ("cardtable.games.caljacks", "CaliforniaJacks", "2|play*,up||say||deal"),
     "fortyfives": ("cardtable.games.fortyfives", "FortyFives", "4|play*,kitty|bid 15,bid 20,"
                    "bid 25,bid 30,pass,trump C,trump D,trump H,trump S,agree 0,agree 1,"
-                   "dispute 0,dispute 1|||deal"),
+                   "dispute 0,dispute 1|say||deal"),
 }
 
 # other names players use for a game -> its id

@@ -27,6 +27,9 @@ COMMON_INPUTS = ("confirm", "undo")
 # A team game's answers to "confirm the result" (table/inputs.py): the host may always press
 # them, as confirm and undo, so a layout without their buttons asks the host for nothing more.
 ANSWERS = ("agree", "dispute")
+# "say N": seat N's button asks the host to say its hand and the trick (the trick games list it
+# among their per-seat verbs). The host never needs it typed: a seat page has it already.
+SAY = "say"
 
 # Raspberry Pi Pico: GP0..GP22 and GP26..GP28 are on the header.
 OFF_HEADER = {
@@ -116,6 +119,8 @@ def _host_verbs(meanings, seat_verbs, nseats, buttons, encoders):
         if (verb, arg) not in have and (verb, None) not in have and verb not in need and verb not in ANSWERS:
             need.append(verb)
     for verb in seat_verbs:
+        if verb == SAY:
+            continue
         for s in range(nseats):
             if (verb, s) not in have and verb not in need:
                 need.append(verb)
@@ -669,6 +674,11 @@ def _encoders(ck, b, encoders, w, h):
             b.encoders[en] = (pa, pb)
 
 
+def _saying():
+    """The games whose seat buttons may say their hand and the trick (their registry lists "say")."""
+    return [g for g in sorted(GAMES) if SAY in facts(g)[3]]
+
+
 def _roles_text(need):
     out = []
     for role, n in need:
@@ -773,6 +783,10 @@ def _inputs(ck, key, what, d, have, game, n, meanings, seat_verbs):
                 ck.bad("%s.%s.%s" % (key, what, name), "%r needs a seat 0..%d, e.g. \"%s 0\"" % (
                     verb, n - 1, verb))
                 continue
+        elif verb == SAY and what == "buttons":
+            ck.bad("%s.%s.%s" % (key, what, name), "%s has no hand and trick to say: \"say\" is for"
+                   " the trick games (%s)" % (game, ", ".join(_saying())))
+            continue
         elif text not in meanings:
             ck.bad("%s.%s.%s" % (key, what, name), "%s has no %s meaning %s (meanings: %s)" % (
                 game, what[:-1], _show(text),

@@ -38,6 +38,10 @@
 #   the link tells it (``agree``). Once both have answered, a tap (or ``confirm``) starts the
 #   next game; before that ``confirm`` is refused. An undo of the game's last action voids
 #   the answers: the teams are asked again when it is over again.
+# - While the game goes on, a team's ``agree T``/``dispute T`` button is its consent to (or
+#   refusal of) an undo the host may hold for it: the link tells the host (``consent``).
+# - ``say s`` (the trick games): seat s asks to hear its hand and the trick; the link tells the
+#   host (``say``, no card), which says them (serve/speech.py).
 # - The host types anything else (``act`` over the link).
 #
 # - ``deal`` (any trick game, fairies): a deal pad. While a deal is due every card dealt across

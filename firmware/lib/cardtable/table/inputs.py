@@ -48,69 +48,85 @@ def placed(ctl, zone, led, text, key, t):
 
 def zone_action(ctl, r, seat, card, t, led, zone=None):
     """The action a card laid on a zone with role r makes, or None (absorbed or ignored)."""
-    g = ctl.game
-    now = ctl.clock.ticks_ms()
     if r == "play":
-        if getattr(g, "LEAD_SUIT", False):
-            if g.phase == "excuse" and g.card_code(card) == "X":
-                return (seat, "excuse")
-            suit = None
-            ctl.unnamed = None
-            if g.phase == "play" and not g.trick and seat in g.turn and len(g.deck.suits(card)) > 1:
-                if ctl.lead_suit >= 0:
-                    suit = ctl.lead_suit
-                else:
-                    ctl.unnamed = (seat, card, led, zone)  # a suit button pressed next names it
-            ctl.lead_suit = -1
-            return (seat, "play", card, suit)
-        return (seat, "play", card)
+        return _play(ctl, seat, card, led, zone)
     if ctl.dealt and (r == "up" or r == "indicator" or r == "parade"):
         return None  # a deal is under way across the deal pad: it deals, these pads do not
-    if r == "up":
-        return (None, "deal", {"up": [card]}) if g.dealing else None
-    if r == "indicator":
-        if not g.dealing:
-            return None
-        if card not in ctl.indicators:
-            ctl.indicators.append(card)
-        if len(ctl.indicators) < 2:
-            ctl.feedback.flash(led, "accepted", now)
-            ctl.refresh()
-            return None
-        up = ctl.indicators[:2]
-        ctl.indicators = []
-        return (None, "deal", {"up": up})
-    if r == "parade":
-        if g.dealing and seat == 1:
-            return (None, "deal", {"parade": [card]})
-        return None
+    if r == "up" or r == "indicator" or r == "parade":
+        return _deals(ctl, r, seat, card, led)
     if r == "nexus":
         return (ctl.seat_to_act(), "meditate", meditate_end(ctl), card)
     if r == "sow":
         return (ctl.seat_to_act(), "sow", card, ctl.at)
     if r == "kitty":
-        if g.phase != "discard":
-            if g.dealing or g.phase in ("bid", "trump"):
-                return None
-            return (ctl.seat_to_act(), "discard", (card,), None)  # the rules say why not
-        if card not in ctl.discards:
-            ctl.discards.append(card)
-        ctl.feedback.flash(led, "accepted", now)
-        ctl.refresh()
-        return None
+        return _kitty(ctl, card, led)
     if r == "foundation":
         from cardtable.cards import standard
 
         owner = standard.owner(card)
         dt = ticks_diff(t, ctl.round_t0)
         return (owner if owner >= 0 else 0, "center", card, dt if dt > 0 else 0)
-    if r == "left":
-        if getattr(g, "phase", "") == "count" and card not in ctl.left[seat]:
-            ctl.left[seat].append(card)
-            ctl.feedback.flash(led, "accepted", now)
-            ctl.refresh()
-        return None
+    if r == "left" and getattr(ctl.game, "phase", "") == "count" and card not in ctl.left[seat]:
+        _collect(ctl, ctl.left[seat], card, led)  # seat's nerts left at the round's end
     return None
+
+
+def _play(ctl, seat, card, led, zone):
+    """A card on seat's play pad: its play (a lead suit game: the suit named by a suit button, or
+    waiting for one; the Excuse when it is due)."""
+    g = ctl.game
+    if not getattr(g, "LEAD_SUIT", False):
+        return (seat, "play", card)
+    if g.phase == "excuse" and g.card_code(card) == "X":
+        return (seat, "excuse")
+    suit = None
+    ctl.unnamed = None
+    if g.phase == "play" and not g.trick and seat in g.turn and len(g.deck.suits(card)) > 1:
+        if ctl.lead_suit >= 0:
+            suit = ctl.lead_suit
+        else:
+            ctl.unnamed = (seat, card, led, zone)  # a suit button pressed next names it
+    ctl.lead_suit = -1
+    return (seat, "play", card, suit)
+
+
+def _deals(ctl, r, seat, card, led):
+    """A card on the up, indicator or parade pad: the deal it makes while one is due, else None."""
+    g = ctl.game
+    if not g.dealing:
+        return None
+    if r == "up":
+        return (None, "deal", {"up": [card]})
+    if r == "parade":
+        return (None, "deal", {"parade": [card]}) if seat == 1 else None
+    if card not in ctl.indicators:
+        ctl.indicators.append(card)
+    if len(ctl.indicators) < 2:
+        ctl.feedback.flash(led, "accepted", ctl.clock.ticks_ms())
+        ctl.refresh()
+        return None
+    up = ctl.indicators[:2]
+    ctl.indicators = []
+    return (None, "deal", {"up": up})
+
+
+def _kitty(ctl, card, led):
+    """A card on the kitty: collected as a discard while discarding, else the rules' refusal."""
+    g = ctl.game
+    if g.phase != "discard":
+        if g.dealing or g.phase in ("bid", "trump"):
+            return None
+        return (ctl.seat_to_act(), "discard", (card,), None)  # the rules say why not
+    _collect(ctl, ctl.discards, card, led)
+    return None
+
+
+def _collect(ctl, pile, card, led):
+    """Keep card in pile (discards, nerts left) for an action a button ends, shown on the LED."""
+    if card not in pile:
+        pile.append(card)
+    ctl.feedback.flash(led, "accepted", ctl.clock.ticks_ms())
+    ctl.refresh()
 
 
 def meditate_end(ctl):
@@ -190,6 +206,8 @@ def press(ctl, verb, arg, src, led=-1):
         return confirm(ctl, None, src, led)
     if verb == "agree" or verb == "dispute":
         return answer(ctl, arg, verb == "dispute", src, led)
+    if verb == "say":
+        return say(ctl, arg, src, led)
     if verb == "bid":
         return ctl.play((ctl.seat_to_act(), "bid", arg), src, led)
     if verb == "pass":
@@ -221,8 +239,11 @@ def press(ctl, verb, arg, src, led=-1):
 def answer(ctl, team, dispute, src, led=-1):
     """A team's answer to a finished game's result (a team game): it agrees, or disputes it.
     The table asks both teams once the game is over (their tap pads' LEDs, the state's
-    "agree"); each may change its answer until both have given one."""
+    "agree"); each may change its answer until both have given one. While the game goes on a
+    team's button is its consent (below); the host's own press is refused."""
     g = ctl.game
+    if not g.over and src != "host":
+        return consent(ctl, team, dispute, src, led)
     if not g.over:
         why = "the game is not over: there is no result to %s" % ("dispute" if dispute else "confirm")
         ctl.verdict(None, why, src, led)
@@ -237,6 +258,25 @@ def answer(ctl, team, dispute, src, led=-1):
     ctl.link.send({"type": "agree", "team": team, "answer": "dispute" if dispute else "agree",
                    "agree": [a[0], a[1]], "from": src})
     ctl.send_state()
+    return None
+
+
+def consent(ctl, team, dispute, src, led=-1):
+    """A team's agree or dispute button while the game goes on: no result is asked, so the press
+    is told to the host (``consent``), which may hold an undo asked from a seat page that waits
+    for this team's agreement (serve/seats.py). The table keeps nothing pending itself."""
+    ctl.feedback.flash(led, "rejected" if dispute else "accepted", ctl.clock.ticks_ms())
+    ctl.link.send({"type": "consent", "team": team, "answer": "dispute" if dispute else "agree",
+                   "from": src})
+    return None
+
+
+def say(ctl, seat, src, led=-1):
+    """Seat's say button: the seat asks to hear its hand and the trick. The table tells the host
+    (``say``) and no card: the host asks for that seat's view and says the hand to that seat's
+    page alone, the trick aloud (serve/speech.py)."""
+    ctl.feedback.flash(led, "accepted", ctl.clock.ticks_ms())
+    ctl.link.send({"type": "say", "seat": seat, "from": src})
     return None
 
 

@@ -22,7 +22,24 @@ const Seat = (() => {
     return el("span", { class: "card " + (m && RED[m[2]] ? "red" : "black"), "data-code": String(code) }, text);
   }
 
-  const state = { msg: null, heard: undefined, question: null };
+  const state = { msg: null, heard: undefined, question: null, asked: undefined };
+
+  // The seat's say button at the table: its hand and the trick, said on this phone alone (the
+  // room's loudspeaker says the trick only: a hand said aloud is told to every player). Each
+  // press once, as it happens (not the one already answered when the page opened).
+  function sayAsked(m) {
+    const key = m.say ? String(m.say.n) : null;
+    if (state.asked === undefined || key === state.asked || !m.say) { state.asked = key; return; }
+    state.asked = key;
+    document.getElementById("asked").textContent = m.say.text;
+    try {
+      if (window.speechSynthesis && window.SpeechSynthesisUtterance) {
+        const u = new SpeechSynthesisUtterance(m.say.text);
+        u.lang = document.documentElement.lang || "en";
+        window.speechSynthesis.speak(u);
+      }
+    } catch (e) { /* a phone without speech: the words are on the page all the same */ }
+  }
 
   // This seat's verdicts aloud (the browser's speech synthesis) and a buzz on a refusal: each
   // verdict once, as it happens (not the one already standing when the page opened).
@@ -130,7 +147,7 @@ const Seat = (() => {
       ws.onmessage = (ev) => {
         let msg;
         try { msg = JSON.parse(ev.data); } catch (e) { return; }
-        if (msg.type === "seat") { delay = 500; state.msg = msg; draw(); speak(msg); }
+        if (msg.type === "seat") { delay = 500; state.msg = msg; draw(); speak(msg); sayAsked(msg); }
       };
       ws.onclose = (ev) => {
         const st = document.getElementById("status");
