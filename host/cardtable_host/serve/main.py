@@ -260,7 +260,9 @@ def _listen(args: ServeOptions, table: Table, host: str, http_port: int, secret:
         from cardtable_host.serve.speech import Announcer
 
         def seat_view(seat: int | None) -> Any:
-            return table.hub.view() if seat is None else ask(seat, False).get("view")
+            if seat is None or room.ask is None:
+                return table.hub.view()
+            return room.ask(seat, False).get("view")
 
         announcer = Announcer(room.names, args.speak_lang, args.speak_to, game=table.hub.model.game,
                               view=seat_view, hands=args.speak_hands)
