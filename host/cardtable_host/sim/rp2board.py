@@ -397,12 +397,50 @@ class Rp2Board(VirtualBoard):
         ("line" | "time"). now: at once (why None while it runs)."""
         return self._request({"op": "held", "now": now}, timeout=self.JUDGE_S)
 
+    def run_for(self, ns: float) -> None:
+        """Lockstep: let the standing chip run ns of emulated time (standing at each line it
+        sends on the way, then running on)."""
+        end = float(self.held()["now_ns"]) + ns
+        while True:
+            now = float(self.held()["now_ns"])
+            if now >= end:
+                return
+            self.step(int(end - now))
+
     def step(self, ns: int = STEP_NS) -> None:
         """Lockstep: let the standing chip run ns of emulated time (or until its next line)."""
         st = self.held()
         r = self._request({"op": "go", "lines": st["lines"], "serial": 0, "until_ns": st["now_ns"] + ns})
         if r.get("resumed"):
             self.held()
+
+    def _request(self, req: dict[str, Any], timeout: float = 15) -> dict[str, Any]:
+        """A control request; in lockstep, one answered on the emulated clock (a press held
+        for its time, an encoder's detents) lets the standing chip run until it is."""
+        if not self.lockstep or req.get("op") not in ("press", "turn") or self.mode != "table":
+            return VirtualBoard._request(self, req, timeout)
+        return self._stepping(req, timeout)
+
+    def _stepping(self, req: dict[str, Any], timeout: float) -> dict[str, Any]:
+        if self._ctl is None or not self.alive:
+            raise BoardError("the virtual board is not running")
+        with self._cond:
+            self._next_id += 1
+            rid = self._next_id
+        with self._send_lock:
+            self._ctl.sendall((json.dumps(dict(req, id=rid)) + "\n").encode())
+        end = time.monotonic() + timeout
+        while True:
+            with self._cond:
+                reply = self._replies.pop(rid, None)
+            if reply is not None:
+                break
+            if time.monotonic() > end or not self.alive:
+                raise BoardError("no answer from the rp2 board to %s" % req.get("op"))
+            self.step()
+        if not reply.get("ok"):
+            raise BoardError(reply.get("error") or "request failed")
+        return reply
 
     # -- the readers (served here, not by the board process) ----------------------------
 

@@ -61,8 +61,8 @@ class LockstepLink(Link):
             self.go()  # a command waits for its answer: nobody acts on this line now
 
     def send_raw(self, data: bytes) -> None:
+        self.written += len(data)  # first: a go the reader sends meanwhile waits for these too
         Link.send_raw(self, data)
-        self.written += len(data)
         self.go()
 
     def caught_up(self) -> None:

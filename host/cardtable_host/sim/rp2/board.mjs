@@ -256,7 +256,9 @@ export class Board extends Control {
     const limit = ls ? Math.min(wall, ls.untilNs) : wall;
     let r = chip.nanos >= limit ? 'idle' : 'run';
     // Several slices per tick keep I/O responsive without a timer per slice.
-    while (r === 'run' && performance.now() - t0 < 20) r = chip.run(SLICE_CYCLES, limit);
+    // (Never past the limit: each run() executes at least one instruction, and how many calls
+    // fit in the slice is the host's speed, not the chip's.)
+    while (r === 'run' && chip.nanos < limit && performance.now() - t0 < 20) r = chip.run(SLICE_CYCLES, limit);
     this.stats.wallMs += performance.now() - t0;
     this.stats.emuNs += chip.nanos - e0;
     if (chip.flashOps.erase + chip.flashOps.program !== this.flashCount) {
