@@ -62,7 +62,11 @@ class LockstepLink(Link):
 
     def send_raw(self, data: bytes) -> None:
         self.written += len(data)  # first: a go the reader sends meanwhile waits for these too
-        Link.send_raw(self, data)
+        try:
+            Link.send_raw(self, data)
+        except BaseException:
+            self.written -= len(data)
+            raise
         self.go()
 
     def caught_up(self) -> None:
