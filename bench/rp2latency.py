@@ -249,7 +249,8 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
     """Undo at the end of the longest seeded bot game of `game` on the rp2 board, timed on its
     emulated clock: the journal up to the table's last checkpoint written to the chip's flash,
     a power-up (the table resumes it: a checkpoint), the actions since played over the link,
-    then `undo`: from the chip taking the command's line to its answer's line leaving."""
+    then `undo`: from the chip taking the command's line to its answer's line leaving (in
+    lockstep: the chip's state when the command comes does not hang on the host's speed)."""
     _host()
     import tempfile
 
@@ -259,7 +260,6 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
     from cardtable.journal import Journal
     from cardtable.table import config
     from cardtable_host.sim.choice import board_for, pick_layout
-    from cardtable_host.board.link import Link
     from cardtable_host.sim.rp2board import Rp2Board
     from cardtable_host.sim.table import _boards_dir
 
@@ -281,11 +281,11 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
             g.apply(a)
         j.close()
         journal = (Path(tmp) / "games" / "0001.jsonl").read_bytes()
-    with Rp2Board(board_name, layout=layout, speed=0, repl=True, image=image) as b:
+    with Rp2Board(board_name, layout=layout, speed=0, repl=True, image=image, lockstep=True) as b:
         b.put_journal(journal)
         if b.reset(timeout=1800) != "table":
             raise RuntimeError("the table did not resume %s's journal" % game)
-        with Link(b.port, timeout=120) as link:
+        with b.lockstep_link(timeout=120) as link:  # (the chip stands while the host types)
             if link.hello()["seq"] != cut:
                 raise RuntimeError("the table resumed %s at another action" % game)
             for a in acts[cut:]:

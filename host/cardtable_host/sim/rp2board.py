@@ -33,10 +33,13 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardtable_host.sim.board import REPO_ROOT, SIM_DIR, BoardError, VirtualBoard, in_checkout, node_binary, uid_hex
 from cardtable_host.sim.rp2bus import Readers
+
+if TYPE_CHECKING:
+    from cardtable_host.sim.rp2lockstep import LockstepLink
 
 BOARD_MJS = SIM_DIR / "rp2" / "board.mjs"
 DEVICES_DIR = SIM_DIR / "rp2" / "devices"
@@ -226,7 +229,7 @@ class Rp2Board(VirtualBoard):
             cmd.append("--repl")
         if self.trace:
             cmd.append("--trace")
-        if self.lockstep and not self.repl:  # (not while installing, at the REPL)
+        if self.lockstep:  # (it pauses only once a table runs: not at the REPL)
             cmd.append("--lockstep")
         return cmd
 
@@ -288,15 +291,16 @@ class Rp2Board(VirtualBoard):
 
     def _in_repl(self, job: Any) -> None:
         """Run job() with the chip at its REPL (as fast as it goes), then stop it, flash saved."""
-        repl, speed = self.repl, self.speed
+        repl, speed, lockstep = self.repl, self.speed, self.lockstep
         self.repl, self.speed = True, 0  # no need to wait for the wall clock while copying
+        self.lockstep = False
         try:
             self._start_process(120)
             job()
             self.sync()
         finally:
             VirtualBoard.close(self)
-            self.repl, self.speed = repl, speed
+            self.repl, self.speed, self.lockstep = repl, speed, lockstep
 
     def _flash_firmware(self) -> None:
         from cardtable_host.board import uf2
@@ -354,7 +358,7 @@ class Rp2Board(VirtualBoard):
             self._out_bytes += len(data)
         return data
 
-    def lockstep_link(self, timeout: float | None = None, **kw: Any) -> Any:
+    def lockstep_link(self, timeout: float | None = None, **kw: Any) -> "LockstepLink":
         """A LockstepLink to the table (a board started with lockstep=True): opened while the
         chip stands, after everything it said before has passed the pty (and is discarded)."""
         from cardtable_host.sim.rp2lockstep import LockstepLink
@@ -429,7 +433,7 @@ class Rp2Board(VirtualBoard):
             rid = self._next_id
         with self._send_lock:
             self._ctl.sendall((json.dumps(dict(req, id=rid)) + "\n").encode())
-        end = time.monotonic() + timeout
+        end = time.monotonic() + max(timeout, self.JUDGE_S)
         while True:
             with self._cond:
                 reply = self._replies.pop(rid, None)
@@ -437,7 +441,7 @@ class Rp2Board(VirtualBoard):
                 break
             if time.monotonic() > end or not self.alive:
                 raise BoardError("no answer from the rp2 board to %s" % req.get("op"))
-            self.step()
+            self.step(5 * STEP_NS)
         if not reply.get("ok"):
             raise BoardError(reply.get("error") or "request failed")
         return reply

@@ -365,7 +365,8 @@ export class Board extends Control {
     const t = this.tail;
     if (t.endsWith('>>> ') || t.endsWith('raw REPL; CTRL-B to exit\r\n>') || t.endsWith('\x04>')) this.setMode('repl');
     else if (this.mode !== 'table' && /(^|\n)\{[^\n]*"type": ?"[a-z]+"[^\n]*\}\r?\n/.test(t)) this.setMode('table');
-    if (ended && this.mode === 'table' && this.chip) this.chip.pauseReq = true; // lockstep: wait for go
+    // lockstep: wait for go (not while breaking into the REPL: no host is listening then)
+    if (ended && this.mode === 'table' && !this.wantRepl && this.chip) this.chip.pauseReq = true;
   }
 
   toDevice(data) {
