@@ -295,8 +295,10 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
             since = b._request({"op": "lines"})["now_ns"]
             r = link.undo()
             lines = b._request({"op": "lines", "since": since})["lines"]
-    sent = next(ln[1] for ln in lines if ln[0] == "in" and '"undo"' in ln[2])
-    answered = next(ln[1] for ln in lines if ln[0] == "out" and ln[1] >= sent and '"type": "ok"' in ln[2])
+    at = next(k for k, ln in enumerate(lines) if ln[0] == "in" and '"undo"' in ln[2])
+    sent = lines[at][1]
+    # (the answer after it in the log: in lockstep the last answer before it left at the same ns)
+    answered = next(ln[1] for ln in lines[at:] if ln[0] == "out" and '"type": "ok"' in ln[2])
     return {"board": board_name, "layout": layout, "seats": seats, "seed": seed, "actions": len(acts),
             "replayed": len(acts) - cut - 1, "undone": r.get("action"), "ms": round((answered - sent) / 1e6, 1),
             "wall_s": round(time.monotonic() - t0, 1)}
