@@ -1,8 +1,11 @@
 """Placement to verdict, timed on the rp2 board's emulated clock (issue 18).
 
 The bots play a seeded California Jacks game on the rp2 board (the frozen image on the emulated
-RP2040, PN532s behind TCA9548A muxes on its I2C bus, host/cardtable_host/sim/rp2). Every card a bot lays lands at
-a random emulated time (`Readers.arm`: up to SPREAD_MS after the chip's next bus request), and
+RP2040, PN532s behind TCA9548A muxes on its I2C bus, host/cardtable_host/sim/rp2), in lockstep:
+the chip stands, its clock stopped, from each line it sends until the host has done what it does
+in answer (issue 35), so the figures are the same at any load of the machine. Every card a bot
+lays lands at a random emulated time (`Readers.arm`: up to SPREAD_MS after the chip's next bus
+request; an IRQ reader's: up to SPREAD_MS after the chip runs on), and
 its verdict is the LED frame that shows it (accepted green or rejected red), latched on the
 chip's WS2812 pin: the latency is that frame's latch time less the landing time, both on the
 emulated clock. The bus trace between the two says where the time went (`parts`):
@@ -75,23 +78,34 @@ def empty_steps(trace: list[tuple[float, int, int]]) -> list[float]:
 
 def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, log: Any = None) -> dict[str, Any]:
     """Bots play on the rp2 board until `plays` cards laid by the seat to play were judged
-    (log: a text file that gets each one as a JSON line)."""
-    import json
-
+    (log: a text file that gets each one as a JSON line). The board runs in lockstep (the chip
+    stands while the host acts), so the same seed gives the same figures at any load."""
     _host()
-    from cardtable_host.board.link import Link
-    from cardtable_host.sim.board import uid_hex
-    from cardtable_host.sim.bots import Bots
-    from cardtable_host.sim.rp2board import Rp2Board, missing
-    from cardtable_host.sim.table import VirtualTable
+    from cardtable_host.sim.rp2board import missing
 
     why = missing()
     if why:
         return {"skipped": why}
-    rng = random.Random(seed)
-    samples: list[dict[str, Any]] = []
-    other: list[float] = []
-    steps: list[float] = []
+    t0 = time.monotonic()
+    board = _timed_board(random.Random(seed), spread_ms)
+    board.start(board.BOOT_S)
+    try:
+        judge = _Judge(board, plays, log)
+        _play(board, judge, seed)
+        emulated = board.status().get("emulated_ns")
+    finally:
+        board.close()
+    out = summarize(judge.samples, judge.steps, judge.readers, seed, spread_ms)
+    out.update({"out_of_turn_ms": summary(judge.other) if judge.other else None,
+                "emulated_s": round((emulated or 0) / 1e9, 1), "wall_s": round(time.monotonic() - t0, 1)})
+    return out
+
+
+def _timed_board(rng: random.Random, spread_ms: float) -> Any:
+    """An rp2 board in lockstep on which a card laid without waiting lands at a random
+    emulated time (up to spread_ms after the chip runs on) instead of at once."""
+    from cardtable_host.sim.board import uid_hex
+    from cardtable_host.sim.rp2board import Rp2Board
 
     class Timed(Rp2Board):
         """Cards land at a random emulated time instead of at once."""
@@ -113,67 +127,93 @@ def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, lo
                 rd.arm(zone, uid_hex(zone, text, uid, kind), text, rng.uniform(0, spread_ms) * 1e6, kind)
             self.armed = (zone, i)
 
-    board = Timed(BOARD, game=GAME, speed=0)
-    t0 = time.monotonic()
-    board.start(board.BOOT_S)
-    try:
-        table = VirtualTable(board, BOARD, table_layout(board))
-        roles = table.layout.roles
-        leds = table.board.zone_led
+    return Timed(BOARD, game=GAME, speed=0, lockstep=True)
 
-        def judged(msg: dict[str, Any], before: Any) -> None:
-            src = msg.get("from") or ""
-            if msg.get("type") not in ("event", "verdict") or not src.startswith("zone ") or board.armed is None:
-                return
-            zone, reader = board.armed
-            if src != "zone " + zone:
-                return
-            board.armed = None
-            readers = board.readers
-            assert readers is not None
-            land = readers.landed_ns
-            trace, readers.trace = readers.trace or [], None
-            if land is None:
-                return
-            steps.extend(empty_steps(trace))
-            want = COLOURS["accepted" if msg["type"] == "event" else "rejected"]
-            frames = board._request({"op": "led_frames", "since": land})["frames"]
-            led = leds[zone]
-            at = next((f[0] for f in frames if tuple(f[1][led]) == want), None)
-            if at is None:
-                return
-            ms = (at - land) / 1e6
-            role, seat = roles[zone]
-            if role == "play" and before is not None and seat in before.turn:
-                samples.append({"ms": ms, "accepted": msg["type"] == "event",
-                                **parts_of(trace, reader, land, at)})
-                print("rp2 latency: %d/%d: %.1f ms" % (len(samples), plays, ms), file=sys.stderr)
-                if log is not None:  # (a run stopped early keeps what it measured)
-                    log.write(json.dumps({"sample": samples[-1], "steps": empty_steps(trace)}) + "\n")
-                    log.flush()
+
+class _Judge:
+    """The bots' on_message: each judgement of an armed card becomes a sample (the seat to
+    play's, in turn) or an `other` figure."""
+
+    def __init__(self, board: Any, plays: int, log: Any) -> None:
+        from cardtable_host.sim.table import VirtualTable
+
+        self.board = board
+        self.plays = plays
+        self.log = log
+        self.table = VirtualTable(board, BOARD, table_layout(board))
+        self.readers = len(self.table.board.readers)
+        self.samples: list[dict[str, Any]] = []
+        self.other: list[float] = []
+        self.steps: list[float] = []
+
+    def __call__(self, msg: dict[str, Any], before: Any) -> None:
+        board = self.board
+        src = msg.get("from") or ""
+        if msg.get("type") not in ("event", "verdict") or not src.startswith("zone ") or board.armed is None:
+            return
+        zone, reader = board.armed
+        if src != "zone " + zone:
+            return
+        board.armed = None
+        readers = board.readers
+        land = readers.landed_ns
+        trace, readers.trace = readers.trace or [], None
+        if land is None:
+            return
+        self.steps.extend(empty_steps(trace))
+        want = COLOURS["accepted" if msg["type"] == "event" else "rejected"]
+        at = _frame_at(board, land, self.table.board.zone_led[zone], want)
+        if at is None:
+            return
+        ms = (at - land) / 1e6
+        role, seat = self.table.layout.roles[zone]
+        if role == "play" and before is not None and seat in before.turn:
+            self._sample(ms, msg["type"] == "event", parts_of(trace, reader, land, at), empty_steps(trace))
+        else:
+            self.other.append(ms)
+
+    def _sample(self, ms: float, accepted: bool, parts: dict[str, Any], steps: list[float]) -> None:
+        import json
+
+        self.samples.append({"ms": ms, "accepted": accepted, **parts})
+        print("rp2 latency: %d/%d: %.1f ms" % (len(self.samples), self.plays, ms), file=sys.stderr)
+        if self.log is not None:  # (a run stopped early keeps what it measured)
+            self.log.write(json.dumps({"sample": self.samples[-1], "steps": steps}) + "\n")
+            self.log.flush()
+
+
+FRAME_STEPS = 100  # emulated steps (2 ms each) a verdict's LED frame may come after its line
+
+
+def _frame_at(board: Any, land: float, led: int, want: tuple[int, int, int]) -> float | None:
+    """The emulated ns the LED showed `want` at, since land (None: not within FRAME_STEPS):
+    the chip stands at the verdict's line, and its LED frame may come a little after it."""
+    for _ in range(FRAME_STEPS):
+        frames = board._request({"op": "led_frames", "since": land})["frames"]
+        at = next((f[0] for f in frames if tuple(f[1][led]) == want), None)
+        if at is not None:
+            return float(at)
+        board.step()
+    return None
+
+
+def _play(board: Any, judge: _Judge, seed: int) -> None:
+    """The bots play (new games as they end) until the judge has its samples."""
+    from cardtable_host.sim.bots import Bots
+
+    with board.lockstep_link() as link:
+        bots = Bots(link, judge.table, seed=seed, timeout=board.JUDGE_S, on_message=judge)
+        hello = link.hello()
+        link.drain()
+        bots.new_game({}, hello=hello)
+        while len(judge.samples) < judge.plays:
+            if bots.over:
+                bots.new_game({})
+            if bots.bot_turn():
+                bots.step()
+                bots.settle(0.0)
             else:
-                other.append(ms)
-
-        with Link(board.port, timeout=board.LINK_S) as link:
-            bots = Bots(link, table, seed=seed, timeout=board.JUDGE_S, on_message=judged)
-            hello = link.hello()
-            link.drain()
-            bots.new_game({}, hello=hello)
-            while len(samples) < plays:
-                if bots.over:
-                    bots.new_game({})
-                if bots.bot_turn():
-                    bots.step()
-                    bots.settle(0.0)
-                else:
-                    bots.pump(0.05)
-        emulated = board.status().get("emulated_ns")
-    finally:
-        board.close()
-    out = summarize(samples, steps, len(table.board.readers), seed, spread_ms)
-    out.update({"out_of_turn_ms": summary(other) if other else None,
-                "emulated_s": round((emulated or 0) / 1e9, 1), "wall_s": round(time.monotonic() - t0, 1)})
-    return out
+                bots.pump(0.05)
 
 
 def summarize(samples: list[dict[str, Any]], steps: list[float], readers: int = 10, seed: int = SEED,
@@ -209,7 +249,8 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
     """Undo at the end of the longest seeded bot game of `game` on the rp2 board, timed on its
     emulated clock: the journal up to the table's last checkpoint written to the chip's flash,
     a power-up (the table resumes it: a checkpoint), the actions since played over the link,
-    then `undo`: from the chip taking the command's line to its answer's line leaving."""
+    then `undo`: from the chip taking the command's line to its answer's line leaving (in
+    lockstep: the chip's state when the command comes does not hang on the host's speed)."""
     _host()
     import tempfile
 
@@ -219,7 +260,6 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
     from cardtable.journal import Journal
     from cardtable.table import config
     from cardtable_host.sim.choice import board_for, pick_layout
-    from cardtable_host.board.link import Link
     from cardtable_host.sim.rp2board import Rp2Board
     from cardtable_host.sim.table import _boards_dir
 
@@ -241,11 +281,11 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
             g.apply(a)
         j.close()
         journal = (Path(tmp) / "games" / "0001.jsonl").read_bytes()
-    with Rp2Board(board_name, layout=layout, speed=0, repl=True, image=image) as b:
+    with Rp2Board(board_name, layout=layout, speed=0, repl=True, image=image, lockstep=True) as b:
         b.put_journal(journal)
         if b.reset(timeout=1800) != "table":
             raise RuntimeError("the table did not resume %s's journal" % game)
-        with Link(b.port, timeout=120) as link:
+        with b.lockstep_link(timeout=120) as link:  # (the chip stands while the host types)
             if link.hello()["seq"] != cut:
                 raise RuntimeError("the table resumed %s at another action" % game)
             for a in acts[cut:]:
@@ -255,8 +295,10 @@ def undo_one(game: str, seeds: tuple[int, ...] = (1, 2, 3), max_actions: int = 1
             since = b._request({"op": "lines"})["now_ns"]
             r = link.undo()
             lines = b._request({"op": "lines", "since": since})["lines"]
-    sent = next(ln[1] for ln in lines if ln[0] == "in" and '"undo"' in ln[2])
-    answered = next(ln[1] for ln in lines if ln[0] == "out" and ln[1] >= sent and '"type": "ok"' in ln[2])
+    at = next(k for k, ln in enumerate(lines) if ln[0] == "in" and '"undo"' in ln[2])
+    sent = lines[at][1]
+    # (the answer after it in the log: in lockstep the last answer before it left at the same ns)
+    answered = next(ln[1] for ln in lines[at:] if ln[0] == "out" and '"type": "ok"' in ln[2])
     return {"board": board_name, "layout": layout, "seats": seats, "seed": seed, "actions": len(acts),
             "replayed": len(acts) - cut - 1, "undone": r.get("action"), "ms": round((answered - sent) / 1e6, 1),
             "wall_s": round(time.monotonic() - t0, 1)}

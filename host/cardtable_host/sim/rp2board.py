@@ -20,6 +20,9 @@ layout) in ``$XDG_CACHE_HOME/cardtable/rp2``, so the next fresh board starts fro
   module in host/cardtable_host/sim/rp2/devices/.
 - ``speed``: emulated time at most this many times wall time (0: no limit; default
   $CARDTABLE_RP2_SPEED, else 1).
+- ``lockstep``: once the table runs, the chip pauses after every line it sends until the host
+  says go, so its emulated clock never runs while the host thinks: talk to it through
+  ``lockstep_link()`` (sim/rp2lockstep.py); place/lift waits run it a step at a time.
 """
 from __future__ import annotations
 
@@ -28,11 +31,15 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardtable_host.sim.board import REPO_ROOT, SIM_DIR, BoardError, VirtualBoard, in_checkout, node_binary, uid_hex
 from cardtable_host.sim.rp2bus import Readers
+
+if TYPE_CHECKING:
+    from cardtable_host.sim.rp2lockstep import LockstepLink
 
 BOARD_MJS = SIM_DIR / "rp2" / "board.mjs"
 DEVICES_DIR = SIM_DIR / "rp2" / "devices"
@@ -45,6 +52,7 @@ STOCK_UF2 = "RPI_PICO-v1.27.0.uf2"
 FROZEN_UF2 = REPO_ROOT / "build" / "firmware" / "cardtable-pico.uf2"
 FLASH_FILE = "flash.bin"
 CACHE_KEEP = 24  # installed flashes kept in the cache
+STEP_NS = 2_000_000  # lockstep: emulated time a wait for the firmware's polls lets the chip run at once
 
 
 def rp2_dir() -> Path:
@@ -154,7 +162,7 @@ class Rp2Board(VirtualBoard):
                  game: str | None = None, layout: str | None = None, install: bool | None = None,
                  image: str | os.PathLike[str] | None = None, speed: float | None = None,
                  devices: tuple[str, ...] | None = None, repl: bool = False, echo_stderr: bool = False,
-                 trace: bool = False) -> None:
+                 trace: bool = False, lockstep: bool = False) -> None:
         VirtualBoard.__init__(self, board=board, flash_dir=flash_dir, game=game, layout=layout,
                               install=install, repl=repl, echo_stderr=echo_stderr)
         self.image = Path(image).absolute() if image is not None else default_image()
@@ -162,6 +170,8 @@ class Rp2Board(VirtualBoard):
         self.speed = float(os.environ.get(ENV_SPEED) or 1.0) if speed is None else speed
         self.devices = default_devices() if devices is None else tuple(devices)
         self.trace = trace
+        self.lockstep = lockstep
+        self._out_bytes = 0  # what the board process has written on its serial (lockstep_link)
         self.installed: dict[str, Any] | None = None  # `cardtable flash --json`'s report, when it ran
         self._flash_tmp: tempfile.TemporaryDirectory[str] | None = None
         self.readers: Readers | None = None  # the PN532s on the board's buses (rp2bus)
@@ -169,6 +179,8 @@ class Rp2Board(VirtualBoard):
             from cardtable.table import config
 
             self.readers = Readers(config.load_board(board, str(_firmware_trees()[0] / "boards")))
+            if lockstep:
+                self.readers.stepper = self.step
 
     # -- the flash --------------------------------------------------------------------
 
@@ -217,6 +229,8 @@ class Rp2Board(VirtualBoard):
             cmd.append("--repl")
         if self.trace:
             cmd.append("--trace")
+        if self.lockstep:  # (it pauses only once a table runs: not at the REPL)
+            cmd.append("--lockstep")
         return cmd
 
     # -- life -------------------------------------------------------------------------
@@ -277,15 +291,16 @@ class Rp2Board(VirtualBoard):
 
     def _in_repl(self, job: Any) -> None:
         """Run job() with the chip at its REPL (as fast as it goes), then stop it, flash saved."""
-        repl, speed = self.repl, self.speed
+        repl, speed, lockstep = self.repl, self.speed, self.lockstep
         self.repl, self.speed = True, 0  # no need to wait for the wall clock while copying
+        self.lockstep = False
         try:
             self._start_process(120)
             job()
             self.sync()
         finally:
             VirtualBoard.close(self)
-            self.repl, self.speed = repl, speed
+            self.repl, self.speed, self.lockstep = repl, speed, lockstep
 
     def _flash_firmware(self) -> None:
         from cardtable_host.board import uf2
@@ -334,6 +349,102 @@ class Rp2Board(VirtualBoard):
             fb.t.exit_raw_repl()
         finally:
             fb.close()
+
+    # -- lockstep ------------------------------------------------------------------------
+
+    def _serial_out(self, out_fd: int) -> bytes | None:
+        data = VirtualBoard._serial_out(self, out_fd)
+        if data:
+            self._out_bytes += len(data)
+        return data
+
+    def lockstep_link(self, timeout: float | None = None, **kw: Any) -> "LockstepLink":
+        """A LockstepLink to the table (a board started with lockstep=True): opened while the
+        chip stands, after everything it said before has passed the pty (and is discarded)."""
+        from cardtable_host.sim.rp2lockstep import LockstepLink
+
+        if not self.lockstep:
+            raise BoardError("lockstep_link: this board runs without lockstep")
+        st = self._request({"op": "held"}, timeout=self.LINK_S)
+        deadline = time.monotonic() + self.LINK_S
+        while not self._relayed(int(st["out_bytes"])):
+            if time.monotonic() > deadline:
+                raise BoardError("the rp2 board's serial output did not reach its pty")
+            time.sleep(0.01)  # (the chip stands: this is the pty relay catching up, not a timing)
+        return LockstepLink(self, int(st["lines"]), int(st["serial"]),
+                            timeout=self.LINK_S if timeout is None else timeout, **kw)
+
+    def _relayed(self, n: int) -> bool:
+        """Has the pty relay received n bytes from the board and written them all to the pty?"""
+        relay = self._pty
+        if relay is None or self._out_bytes < n:
+            return False
+        with relay._lock:  # (its queue for the pty: empty once written)
+            return not relay._pending
+
+    def go(self, lines: int, serial: int, until_ns: float | None = None) -> None:
+        """Lockstep: let the chip run on from its pause at line `lines` (stale: ignored) once it
+        has taken `serial` bytes; until_ns: pause again then. Not waited for."""
+        req: dict[str, Any] = {"op": "go", "lines": lines, "serial": serial}
+        if until_ns is not None:
+            req["until_ns"] = until_ns
+        if self._ctl is None:
+            raise BoardError("the virtual board is not running")
+        try:
+            with self._send_lock:
+                self._ctl.sendall((json.dumps(req) + "\n").encode())  # (no id: the reply is dropped)
+        except OSError as e:
+            raise BoardError("the virtual board is gone: %s" % e) from None
+
+    def held(self, now: bool = False) -> dict[str, Any]:
+        """Lockstep: wait until the chip stands; its lines sent, bytes taken, emulated ns, why
+        ("line" | "time"). now: at once (why None while it runs)."""
+        return self._request({"op": "held", "now": now}, timeout=self.JUDGE_S)
+
+    def run_for(self, ns: float) -> None:
+        """Lockstep: let the standing chip run ns of emulated time (standing at each line it
+        sends on the way, then running on)."""
+        end = float(self.held()["now_ns"]) + ns
+        while True:
+            now = float(self.held()["now_ns"])
+            if now >= end:
+                return
+            self.step(int(end - now))
+
+    def step(self, ns: int = STEP_NS) -> None:
+        """Lockstep: let the standing chip run ns of emulated time (or until its next line)."""
+        st = self.held()
+        r = self._request({"op": "go", "lines": st["lines"], "serial": 0, "until_ns": st["now_ns"] + ns})
+        if r.get("resumed"):
+            self.held()
+
+    def _request(self, req: dict[str, Any], timeout: float = 15) -> dict[str, Any]:
+        """A control request; in lockstep, one answered on the emulated clock (a press held
+        for its time, an encoder's detents) lets the standing chip run until it is."""
+        if not self.lockstep or req.get("op") not in ("press", "turn") or self.mode != "table":
+            return VirtualBoard._request(self, req, timeout)
+        return self._stepping(req, timeout)
+
+    def _stepping(self, req: dict[str, Any], timeout: float) -> dict[str, Any]:
+        if self._ctl is None or not self.alive:
+            raise BoardError("the virtual board is not running")
+        with self._cond:
+            self._next_id += 1
+            rid = self._next_id
+        with self._send_lock:
+            self._ctl.sendall((json.dumps(dict(req, id=rid)) + "\n").encode())
+        end = time.monotonic() + max(timeout, self.JUDGE_S)
+        while True:
+            with self._cond:
+                reply = self._replies.pop(rid, None)
+            if reply is not None:
+                break
+            if time.monotonic() > end or not self.alive:
+                raise BoardError("no answer from the rp2 board to %s" % req.get("op"))
+            self.step(5 * STEP_NS)
+        if not reply.get("ok"):
+            raise BoardError(reply.get("error") or "request failed")
+        return reply
 
     # -- the readers (served here, not by the board process) ----------------------------
 

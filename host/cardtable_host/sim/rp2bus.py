@@ -19,7 +19,7 @@ import socket
 import struct
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
 from cardtable.sim.pn532_emu import ACK, PN532Emu, Tag
 
@@ -30,6 +30,7 @@ OP_POWER = 0x50
 OP_RSTPDN = 0x5A
 OP_IRQ = 0x49  # a reader's P70_IRQ line: low now?, and when it next falls (host/cardtable_host/sim/rp2/irq.mjs)
 OP_ARRIVE = 0x41  # the card staged for a reader comes into its field now; replies as OP_IRQ
+OP_SYNC = 0x53  # an empty reply once every earlier request is handled (the chip pauses: lockstep)
 _IRQ_REPLY = struct.Struct("<Bd")
 _HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
 
@@ -94,6 +95,9 @@ class Readers:
         # (emulated ns, reader, command code or -1 for an answer read) from the chip's bus
         # while tracing, at most TRACE_MAX: where the time between a landing and its verdict went
         self.trace: list[tuple[float, int, int]] | None = None
+        # Lockstep (Rp2Board(lockstep=True)): the chip stands while the host acts, so a wait for
+        # the firmware's polls lets it run a step of emulated time (and stand again) instead
+        self.stepper: Callable[[], None] | None = None
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
         self._sock: socket.socket | None = None
@@ -152,68 +156,88 @@ class Readers:
         self.requests += 1
         if self._armed is not None:
             self._land(ns)
+        if op == OP_SYNC:
+            return b""  # every request before this one has been handled
         if op == OP_POWER:
             if index:
                 self.power_cycle()
             return None
         r = self.readers[index]
-        e = r.emu
-        if op == OP_RSTPDN:
-            e.reset()  # the power-on state: fault knobs cleared, tags where they lie
-            return None
         if op == OP_WRITE:
-            before = e.total_us
-            self._faults(r, payload)
-            e.receive(payload)
-            self._fields()
-            e.end_transaction()
-            if e.total_us != before:  # an answer was queued: ready after its processing time
-                r.ready_ns = ns + 1000.0 * e.last_us
-            cmd, params = command(payload)
-            if self.trace is not None and len(self.trace) < TRACE_MAX:
-                self.trace.append((ns, index, cmd))
-            if e.log:
-                n = bytes(e.log).count(CMD_LIST)
-                if n and cmd == CMD_LIST:
-                    # The scanner's two-tag check before it reads a card (MaxTg 2 right after a
-                    # MaxTg 1 poll) is no poll: a place() that counted it would lift the card in
-                    # the middle of its read. A focus reader's poll lists two tags itself
-                    # (MaxTg 2 after MaxTg 2): that one is a poll; so is a reader set waiting for
-                    # its card (MaxTg 2 after RFConfiguration: table/irqwait.py).
-                    two = params[:1] == b"\x02"
-                    if two and r.last_list == 1 and r.last_cmd == CMD_LIST:
-                        n -= 1
-                    r.last_list = 2 if two else 1
-                r.polls += n
-                e.log = bytearray()
-                self._cond.notify_all()
-            if cmd >= 0:
-                r.last_cmd = cmd
+            self._write(r, index, ns, payload)
             return None
         if op == OP_READ:
-            f = self._peek(r, ns)
-            if f is not None and f != ACK and self.trace is not None and len(self.trace) < TRACE_MAX:
-                self.trace.append((ns, index, -1))
-            return b"\x00" if f is None else b"\x01" + f
+            return self._read(r, index, ns)
         if op == OP_IRQ:
             return self._irq(r, ns)
         if op == OP_ARRIVE:
-            if r.staged is not None:
-                tag, card = r.staged
-                r.staged = None
-                before = e.total_us
-                e.remove()
-                e.place(tag)  # a pending InListPassiveTarget (retries 0xFF) answers now
-                r.tag = tag
-                self.cards[index] = card
-                if e.total_us != before:
-                    r.ready_ns = ns + 1000.0 * e.last_us
-                self._cond.notify_all()
-            return self._irq(r, ns)
+            return self._arrive_now(r, index, ns)
+        if op == OP_RSTPDN:
+            r.emu.reset()  # the power-on state: fault knobs cleared, tags where they lie
+            return None
         if op == OP_TAKE:
-            e.take()
+            r.emu.take()
             return None
         raise ValueError("unknown bus request %r" % op)
+
+    def _write(self, r: _Reader, index: int, ns: float, payload: bytes) -> None:
+        """Host frame bytes for a reader: its answer is ready after its processing time."""
+        e = r.emu
+        before = e.total_us
+        self._faults(r, payload)
+        e.receive(payload)
+        self._fields()
+        e.end_transaction()
+        if e.total_us != before:  # an answer was queued: ready after its processing time
+            r.ready_ns = ns + 1000.0 * e.last_us
+        cmd, params = command(payload)
+        if self.trace is not None and len(self.trace) < TRACE_MAX:
+            self.trace.append((ns, index, cmd))
+        if e.log:
+            self._count_polls(r, cmd, params)
+        if cmd >= 0:
+            r.last_cmd = cmd
+
+    def _count_polls(self, r: _Reader, cmd: int, params: bytes) -> None:
+        """The InListPassiveTargets the reader just took that were polls (see place())."""
+        e = r.emu
+        n = bytes(e.log).count(CMD_LIST)
+        if n and cmd == CMD_LIST:
+            # The scanner's two-tag check before it reads a card (MaxTg 2 right after a
+            # MaxTg 1 poll) is no poll: a place() that counted it would lift the card in
+            # the middle of its read. A focus reader's poll lists two tags itself
+            # (MaxTg 2 after MaxTg 2): that one is a poll; so is a reader set waiting for
+            # its card (MaxTg 2 after RFConfiguration: table/irqwait.py).
+            two = params[:1] == b"\x02"
+            if two and r.last_list == 1 and r.last_cmd == CMD_LIST:
+                n -= 1
+            r.last_list = 2 if two else 1
+        r.polls += n
+        e.log = bytearray()
+        self._cond.notify_all()
+
+    def _read(self, r: _Reader, index: int, ns: float) -> bytes:
+        """The reader's status and pending frame (not taken)."""
+        f = self._peek(r, ns)
+        if f is not None and f != ACK and self.trace is not None and len(self.trace) < TRACE_MAX:
+            self.trace.append((ns, index, -1))
+        return b"\x00" if f is None else b"\x01" + f
+
+    def _arrive_now(self, r: _Reader, index: int, ns: float) -> bytes:
+        """The card staged for the reader comes into its field now; its IRQ line after."""
+        e = r.emu
+        if r.staged is not None:
+            tag, card = r.staged
+            r.staged = None
+            before = e.total_us
+            e.remove()
+            e.place(tag)  # a pending InListPassiveTarget (retries 0xFF) answers now
+            r.tag = tag
+            self.cards[index] = card
+            if e.total_us != before:
+                r.ready_ns = ns + 1000.0 * e.last_us
+            self._cond.notify_all()
+        return self._irq(r, ns)
 
     @staticmethod
     def _faults(r: _Reader, payload: bytes) -> None:
@@ -312,11 +336,28 @@ class Readers:
 
     def _wait(self, i: int, until: int, running: bool) -> bool:
         end = time.monotonic() + WAIT_S
+        if running and self.stepper is not None:
+            return self._step_until(lambda: self.readers[i].polls >= until or self.readers[i].dead, end)
         while running and self.readers[i].polls < until and not self.readers[i].dead:
             left = end - time.monotonic()
             if left <= 0:
                 return False
             self._cond.wait(min(left, 0.5))
+        return True
+
+    def _step_until(self, done: Callable[[], bool], end: float) -> bool:
+        """Lockstep: let the standing chip run a step at a time until done() (False: not
+        within WAIT_S of wall time). Called holding the lock, which each step lets go of."""
+        stepper = self.stepper
+        assert stepper is not None
+        while not done():
+            if time.monotonic() > end:
+                return False
+            self._cond.release()
+            try:
+                stepper()
+            finally:
+                self._cond.acquire()
         return True
 
     def waits(self, zone: str | int) -> bool:

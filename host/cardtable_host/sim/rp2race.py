@@ -1,6 +1,8 @@
 """Nerts races on the rp2 board: two seats lay the same card of their decks on two foundations N
 ms apart in emulated time (Rp2Board.place_at), the table (pico-nerts-6, "scan": "irq") times
-each at its reader's IRQ edge; which one did the rules keep? (bench/race.py's rp2 part.)"""
+each at its reader's IRQ edge; which one did the rules keep? (bench/race.py's rp2 part.) The
+board runs in lockstep (sim/rp2lockstep.py): each race starts at the emulated instant of the
+line before it, whatever the machine's load."""
 from __future__ import annotations
 
 import time
@@ -10,6 +12,7 @@ BOARD = "pico-nerts-6"
 SUITS = "SHDC"
 RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 PADS = ("f1", "f2", "f3", "f4", "f5")  # the racers' read pads (f0: the aces)
+ROUND_START_NS = 1e9  # emulated time the round is given to start after the press
 WAIT_S = 120.0  # wall time for one race's verdicts (the emulated chip is slow on a busy machine)
 
 
@@ -40,7 +43,6 @@ def _outcome(link: Any, cards: tuple[str, str], timeout: float) -> str | None:
 
 def races(per_apart: int, aparts: Sequence[int], image: str | None = None) -> dict[str, Any]:
     """per_apart races at each of aparts ms; per N: races, earlier_won, ordered_right."""
-    from cardtable_host.board.link import Link
     from cardtable_host.sim.rp2board import FROZEN_UF2, STOCK_UF2, Rp2Board, rp2_dir, stale_image
 
     if image is None:
@@ -48,12 +50,12 @@ def races(per_apart: int, aparts: Sequence[int], image: str | None = None) -> di
     source = "frozen image" if image == str(FROZEN_UF2) else "stock image + .mpy"
     out: dict[str, Any] = {"board": BOARD, "image": source, "by_apart": {}}
     plan = [(d, k) for d in aparts for k in range(per_apart)]
-    b = Rp2Board(BOARD, game="nerts", speed=0, image=image)
+    b = Rp2Board(BOARD, game="nerts", speed=0, image=image, lockstep=True)
     b.start(timeout=Rp2Board.BOOT_S)
     try:
-        with Link(b.port, timeout=30, lock=False) as link:
+        with b.lockstep_link(timeout=30, lock=False) as link:
             b.press("n0")  # the round starts: the foundations wait for their cards
-            time.sleep(1.0)
+            b.run_for(ROUND_START_NS)
             n = 0
             for s, suit in enumerate(SUITS):
                 if n >= len(plan):

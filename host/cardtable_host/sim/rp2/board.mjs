@@ -35,12 +35,16 @@
 //   (off: the cycles the chip spent at each PC since on, and who called the `callers` addresses),
 //   peek {addr, len} (the chip's memory, hex), press {button, hold_ms},
 //   hold {button, down}, pixels, tone, status, sync, quit, and the devices' ops.
+// - Lockstep (--lockstep, lockstep.mjs): once the table runs, the chip pauses after every line
+//   it sends until the host says go {lines, serial, until_ns}; held {} answers at the pause.
+//   The emulated clock then moves only with the chip's own work, never while the host thinks.
 
 import fs from 'node:fs';
 import path from 'node:path';
 import { Control, connect, writeAll } from '../boardio.mjs';
 import { Chip, bootromWords, flashFromUF2, FLASH_SIZE } from './chip.mjs';
 import { FlashLog } from './flashlog.mjs';
+import { Lockstep } from './lockstep.mjs';
 import { Buttons, Ws2812 } from './parts.mjs';
 
 const USAGE = `usage: node host/cardtable_host/sim/rp2/board.mjs --bootrom FILE (--image UF2 | --flash FILE) [options]
@@ -53,6 +57,7 @@ const USAGE = `usage: node host/cardtable_host/sim/rp2/board.mjs --bootrom FILE 
   --speed X         emulated time at most X times wall time (default 1; 0: no limit)
   --control-fd N    the control channel (default 3 when open; -1: none)
   --repl            power up into the REPL (Ctrl-C until the prompt shows)
+  --lockstep        once the table runs, pause after every USB line until the host says go
   --trace           boot stages, resets and flash operations on stderr
 
 stdin/stdout: the board's USB serial. stderr: diagnostics.`;
@@ -68,7 +73,7 @@ const TABLE_OPS = new Set(['place', 'lift', 'kill', 'revive', 'turn']); // the r
 class UsageError extends Error {}
 
 function parseArgs(argv) {
-  const o = { bootrom: null, image: null, flash: null, board: null, devices: [], speed: 1, controlFd: null, repl: false, trace: false };
+  const o = { bootrom: null, image: null, flash: null, board: null, devices: [], speed: 1, controlFd: null, repl: false, trace: false, lockstep: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const val = () => {
@@ -85,6 +90,7 @@ function parseArgs(argv) {
     else if (a === '--control-fd') o.controlFd = Number(val());
     else if (a === '--repl') o.repl = true;
     else if (a === '--trace') o.trace = true;
+    else if (a === '--lockstep') o.lockstep = true;
     else throw new UsageError(`unknown option ${a}`);
   }
   if (!o.help) {
@@ -123,6 +129,7 @@ export class Board extends Control {
     this.pendingReset = null; // control requests waiting for the next boot's mode
     this.rec = null; // a FlashLog of a chip's play (the record op)
     this.stats = { wallMs: 0, emuNs: 0 };
+    this.ls = o.lockstep ? new Lockstep(this) : null; // lockstep.mjs: the clock stands while the host thinks
   }
 
   log(msg) {
@@ -191,6 +198,7 @@ export class Board extends Control {
     for (const d of this.devices) d.powerOn?.(chip);
     chip.settleAll();
     this.tail = '';
+    this.ls?.reset();
     this.setMode('boot');
     this.wallBase = performance.now();
     this.emuBase = 0;
@@ -239,13 +247,18 @@ export class Board extends Control {
     this.timer = null;
     const chip = this.chip;
     if (!chip) return;
+    const ls = this.ls;
+    if (ls && !ls.mayRun()) return; // paused, or waiting for what the host typed: go/toDevice wake it
     const t0 = performance.now();
     const e0 = chip.nanos;
     const speed = this.o.speed;
-    const limit = speed > 0 ? this.emuBase + (t0 - this.wallBase) * 1e6 * speed : Infinity;
-    let r = 'run';
+    const wall = speed > 0 ? this.emuBase + (t0 - this.wallBase) * 1e6 * speed : Infinity;
+    const limit = ls ? Math.min(wall, ls.untilNs) : wall;
+    let r = chip.nanos >= limit ? 'idle' : 'run';
     // Several slices per tick keep I/O responsive without a timer per slice.
-    while (r === 'run' && performance.now() - t0 < 20) r = chip.run(SLICE_CYCLES, limit);
+    // (Never past the limit: each run() executes at least one instruction, and how many calls
+    // fit in the slice is the host's speed, not the chip's.)
+    while (r === 'run' && chip.nanos < limit && performance.now() - t0 < 20) r = chip.run(SLICE_CYCLES, limit);
     this.stats.wallMs += performance.now() - t0;
     this.stats.emuNs += chip.nanos - e0;
     if (chip.flashOps.erase + chip.flashOps.program !== this.flashCount) {
@@ -255,15 +268,47 @@ export class Board extends Control {
     }
     this.saveFlash();
     if (r === 'stop') {
+      ls?.flush((b) => writeAll(1, b));
       this.stopped(chip);
       return;
     }
+    if (ls && (r === 'pause' || chip.nanos >= ls.untilNs)) {
+      this.pauseHere(chip, r === 'pause' ? 'line' : 'time');
+      return;
+    }
+    ls?.flush((b) => writeAll(1, b));
     this.idle = r !== 'run';
     if (r === 'run') this.schedule(0);
     else if (speed > 0 && chip.clock.nextAlarm) {
       const wait = (chip.clock.nextAlarm.nanos - this.emuBase) / 1e6 / speed - (performance.now() - this.wallBase);
       this.schedule(Math.max(1, Math.min(wait, 50)));
     } else this.schedule(chip.clock.nextAlarm ? 0 : 50); // nothing scheduled: wait for input
+  }
+
+  // Lockstep: the chip stands (a line out, or the go's until_ns reached). The readers' side
+  // first handles every bus request sent so far; then the line goes out and `held` is answered.
+  pauseHere(chip, why) {
+    chip.pauseReq = false;
+    this.idle = true;
+    for (const d of this.devices) d.sync?.();
+    const waiting = this.ls.pause(why, chip.nanos);
+    this.ls.flush((b) => writeAll(1, b));
+    for (const req of waiting) this.reply(req, this.ls.state(chip));
+  }
+
+  // Lockstep: go {lines, serial, until_ns}; the bytes typed while the chip stood go in at once.
+  lockstepGo(req) {
+    const ls = this.ls;
+    if (!ls) throw new Error('go: the board runs without --lockstep');
+    this.reply(req, ls.go(req));
+    this.resumeIfReady();
+  }
+
+  resumeIfReady() {
+    const ls = this.ls;
+    if (!this.chip || !ls.mayRun()) return;
+    if (ls.inbox.length) this.chip.usb.send(ls.takeInbox());
+    this.schedule(0);
   }
 
   stopped(chip) {
@@ -314,15 +359,22 @@ export class Board extends Control {
   fromDevice(bytes) {
     this.rec?.serial(this.chip, 'out', bytes);
     this.lineLog('out', bytes);
-    writeAll(1, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
+    const ended = this.ls ? this.ls.fromDevice(bytes) : false; // (written out at the pause)
+    if (!this.ls) writeAll(1, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length));
     this.tail = (this.tail + Buffer.from(bytes).toString('latin1')).slice(-TAIL);
     const t = this.tail;
     if (t.endsWith('>>> ') || t.endsWith('raw REPL; CTRL-B to exit\r\n>') || t.endsWith('\x04>')) this.setMode('repl');
     else if (this.mode !== 'table' && /(^|\n)\{[^\n]*"type": ?"[a-z]+"[^\n]*\}\r?\n/.test(t)) this.setMode('table');
+    // lockstep: wait for go (not while breaking into the REPL: no host is listening then)
+    if (ended && this.mode === 'table' && !this.wantRepl && this.chip) this.chip.pauseReq = true;
   }
 
   toDevice(data) {
     if (!this.chip || this.mode === 'stopped') return;
+    if (this.ls?.toDevice(data)) {
+      this.resumeIfReady(); // (the bytes a go waited for)
+      return;
+    }
     this.chip.usb.send(data);
     if (this.idle) this.schedule(0); // the chip may be asleep until this input
   }
@@ -452,7 +504,16 @@ export class Board extends Control {
           flash_ops: chip ? chip.flashOps : null,
           wall_ms: Math.round(this.stats.wallMs),
           busy_emulated_ns: this.stats.emuNs,
+          lockstep: this.ls ? this.ls.state(chip) : null,
         });
+        return;
+      case 'go':
+        this.lockstepGo(req);
+        return;
+      case 'held':
+        if (!this.ls) throw new Error('held: the board runs without --lockstep');
+        if (this.ls.paused || req.now) this.reply(req, this.ls.state(chip)); // now: at once (why null: running)
+        else this.ls.waiters.push(req);
         return;
       case 'sync':
         if (chip) {

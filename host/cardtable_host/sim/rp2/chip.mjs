@@ -326,6 +326,7 @@ export class Chip {
     this.busy = null; // a flash operation in progress: {op, start, end, done(), cut(ns)}
     this.onFlashOp = null; // (op, startNs) => void: every erase and program as it starts
     this.stopAtNs = Infinity;
+    this.pauseReq = false; // set from a callback (a USB line out, in lockstep): run() returns 'pause'
     this.breaks = 0;
     this.flashOps = { erase: 0, program: 0, bytesErased: 0, bytesProgrammed: 0 };
     this.log = null;
@@ -543,7 +544,8 @@ export class Chip {
   /**
    * Run for up to maxCycles cycles or until the emulated clock reaches untilNs.
    * Returns 'run' (budget spent), 'idle' (waiting for an interrupt with nothing scheduled
-   * before untilNs), 'stop' (reset asked, or stopAt reached).
+   * before untilNs), 'stop' (reset asked, or stopAt reached), 'pause' (pauseReq was set by
+   * what the last instruction did: the clock stands there until the embedder runs it again).
    */
   run(maxCycles, untilNs = Infinity) {
     const { mcu, clock } = this;
@@ -551,6 +553,7 @@ export class Chip {
     const limit = Math.min(untilNs, this.stopAtNs);
     let cycles = 0;
     while (cycles < maxCycles && !this.stopped) {
+      if (this.pauseReq) return 'pause';
       if (clock.nanos >= this.stopAtNs) {
         this.stopped = true;
         this.resetCause = 'power';
@@ -592,7 +595,7 @@ export class Chip {
         this.charge(pc, c);
         clock.tick(c * CYCLE_NS);
         cycles += c;
-        if (clock.nanos >= untilNs) return 'run';
+        if (clock.nanos >= untilNs) return this.pauseReq ? 'pause' : 'run';
         continue;
       }
       // the hot loop: instructions until an interrupt wait, a flash operation, the budget or a
@@ -606,11 +609,13 @@ export class Chip {
         const alarm = clock.nextAlarm;
         if (alarm !== null && alarm.nanos <= ns) clock.tick(ns - clock.nanos);
         else clock.nanosCounter = ns; // what tick() does when no alarm is due (rp2040js 1.4)
-        if (ns >= end || core.waiting || this.busy !== null || this.stopped) break;
+        if (ns >= end || core.waiting || this.busy !== null || this.stopped || this.pauseReq) break;
       }
+      if (this.pauseReq) return 'pause';
       if (clock.nanos >= untilNs) return 'run';
     }
-    return this.stopped ? 'stop' : 'run';
+    if (this.stopped) return 'stop';
+    return this.pauseReq ? 'pause' : 'run';
   }
 
   charge(pc, cycles) {

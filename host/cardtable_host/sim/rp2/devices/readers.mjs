@@ -8,6 +8,7 @@ import { BusLink, attachBoard } from '../bus.mjs';
 import { IrqLines } from '../irq.mjs';
 
 export const ENV_FD = 'CARDTABLE_RP2_BUS_FD';
+const OP_SYNC = 0x53; // 'S': answered once every request before it has been handled (lockstep)
 
 export default function readers(board) {
   const env = process.env[ENV_FD];
@@ -43,6 +44,11 @@ export default function readers(board) {
     });
   };
   return {
+    // Lockstep (board.mjs pauses the chip): the Python side has handled every request sent so
+    // far (the writes are not waited for) before the host may touch the readers.
+    sync() {
+      if (board.chip) raw.ask(OP_SYNC, 0, board.chip.nanos);
+    },
     powerOn(chip) {
       const cold = !chip.watchdog.reason;
       link.power(chip.nanos, cold);
