@@ -581,14 +581,11 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     bus = latency.BUSES[0]
     cpu = model.cpu(latency.RP2040_FACTORS["nominal"])
     rp2g = _rp2_games(rp2_out)
+    check_src = "check() on MicroPython (WebAssembly) x the nominal RP2040 factor"
     if rp2g:
         cpu, check_src = _rp2_cpu(cpu, rp2g, rp2_out)
-        res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                               occupancy=model.occupancy, t=model.timing, focus="edge")
-    else:
-        res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                               occupancy=model.occupancy, t=model.timing, focus="edge")
-        check_src = "check() on MicroPython (WebAssembly) x the nominal RP2040 factor"
+    res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
+                           occupancy=model.occupancy, t=model.timing, focus="edge")
     placed = board_lat.get("placements") or {}
     board: dict[str, Any] = {}
     if placed.get("_samples") and placed.get("_steps"):

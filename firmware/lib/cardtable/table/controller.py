@@ -444,10 +444,11 @@ class Controller:
     def _undone(self, resumed, done):
         """After an undo (and the replay of the journal without it): tell the table."""
         obj, last, src = done
-        if not self.game.keep_history and (resumed is None or not self._adopt(resumed[0])):
+        journaled = not self.game.keep_history
+        if journaled and (resumed is None or not self._adopt(resumed[0])):
             self.fault("journal", "cannot undo: the journal does not replay")
             return
-        if self._since is None and not self.game.keep_history:
+        if journaled and self._since is None:
             self._checkpoint(self.game)  # replayed from the journal: the next undo need not
         self.streaming = None
         self.dealt = []
