@@ -5,9 +5,11 @@
 # once per int of every list, and a call is the dear part of MicroPython). Now a list or dict is
 # copied whole at C speed (slice, dict.copy) and only its containers are copied again; a list
 # the actions since have left as it was is kept, not copied (most of a long game's state: the
-# past hands' results, the tricks won); and controller.SINCE_MAX keeps the actions applied
+# past hands' results, the tricks won), one of shared values only (known when the checkpoint
+# was taken) is copied by a slice alone; and controller.SINCE_MAX keeps the actions applied
 # again few.
 _MODULE = type(__import__("sys"))
+FLAT = " flat"  # (no attribute's name: a space)
 
 
 def _copy(v):
@@ -43,23 +45,43 @@ def _copy(v):
     return v
 
 
+def _flat(v):
+    """True when list v holds only values a copy shares (ints, strings, tuples, None)."""
+    for x in v:
+        t = type(x)
+        if t is not int and t is not str and t is not tuple and x is not None and t is not bool:
+            return False
+    return True
+
+
 def take(g):
-    """A copy of the game's state, kept before a deal (or every SINCE_MAX actions) is applied."""
+    """A copy of the game's state, kept before a deal (or every SINCE_MAX actions) is applied.
+    Its FLAT entry names the lists of shared values only: restore copies them with a slice."""
     st = {}
+    flat = []
     d = g.__dict__
     for k in d:
-        st[k] = _copy(d[k])
+        v = d[k]
+        if type(v) is list and _flat(v):
+            st[k] = v[:]
+            flat.append(k)
+        else:
+            st[k] = _copy(v)
+    st[FLAT] = tuple(flat)
     return st
 
 
 def restore(g, st, since):
     """Back to the state st, then the actions since (each checked when it was played)."""
     d = g.__dict__
+    flat = st.get(FLAT, ())
     for k in st:
+        if k == FLAT:
+            continue
         v = st[k]
         t = type(v)
         if (t is list or t is bytearray) and type(d.get(k)) is t and d[k] == v:
             continue  # as at the checkpoint (== compares in C): kept, nothing copied
-        setattr(g, k, _copy(v))
+        setattr(g, k, v[:] if k in flat else _copy(v))
     for a in since:
         g._apply(a)
