@@ -105,9 +105,28 @@ class Timing:
     # tSE 45 ms typical (400 ms max; Winbond W25Q16JV datasheet), plus re-programming up to
     # 16 pages of 256 B at tPP 0.4 ms typical. The CPU stalls meanwhile (code runs from flash).
     journal: tuple[float, float] = (45.0, 51.4)
-    # ISO 14443-3 power-up guard: a card answers once it has been in the field this long (a
-    # card laid on a pad whose field is on answers that long after it lands).
+    # ISO 14443-3 power-up guard: a PCD that switches its field on gives a card this long
+    # before its first REQA (a polled reader's every poll; the "_on" what-if's card).
     guard: float = 5.1
+    # The seat to play's armed reader (issue 35, table/irqwait.py): its PN532 repeats its
+    # activation with its field already on, so nothing in it waits a guard. The card answers
+    # the first REQA once it is ready: ISO/IEC 14443-3 (§5, polling) makes a card "able to
+    # accept a request within 5 ms" of being exposed to an unmodulated field (the 5.1 ms
+    # above is the PCD's side of that bound: "but it may poll faster, since a PICC may respond
+    # faster"). The standard bounds it and says no more: sampled uniformly up to the bound.
+    power_up: tuple[float, float] = (0.0, 5.0)
+    # ... a card ready between two of the PN532's REQAs waits for the next: at least the
+    # ISO 14443-3 Request Guard Time apart (7000/fc = 0.52 ms, §6.2.2), 1 ms per empty
+    # attempt in the emulator (an estimate): up to 1 ms.
+    attempt: tuple[float, float] = (0.0, 1.0)
+    # ... then its activation, the field on: REQA/ATQA, ANTICOLLISION and SELECT at two
+    # cascade levels for a 7-byte UID, ~4.1 ms of frames at 106 kbit/s (ISO 14443-3 §6; the
+    # 9.7 ms floor less its guard) + the PN532's own 0.5 ms (estimate, as pn532_emu).
+    activate: tuple[float, float] = (4.6, 4.6)
+    # ... and MaxTg 2 looks for a second tag before it answers (the two-tag check): as
+    # second_tag, an estimate. The emulator's armed answer does not charge it
+    # (pn532_emu._pending), so emulated_timing() has it 0.
+    armed_second: tuple[float, float] = (0.5, 2.0)
     # scanner.Scanner(settle_ms=20): the confirming poll of a debounce comes this long after
     # the first sighting at the earliest.
     settle_ms: float = 20.0
@@ -120,7 +139,7 @@ class Timing:
 
 
 # The PN532 taking up to 15 ms to list a tag with its field switched on (estimate): what_if().
-LIST_TAG_SLOW = {"list_tag": (9.7, 15.0), "count": (4.6, 9.9)}
+LIST_TAG_SLOW = {"list_tag": (9.7, 15.0), "count": (4.6, 9.9), "activate": (4.6, 9.9)}
 
 
 def emulated_timing() -> Timing:
@@ -135,7 +154,8 @@ def emulated_timing() -> Timing:
     return Timing(ack=(0.0, 0.0), list_empty=pt(cmd + 2 * e.T_ATTEMPT_US),  # MxRtyPassiveActivation 1
                   list_tag=pt(cmd + e.T_ACTIVATE_US + e.T_GUARD_US), count=pt(cmd + e.T_ACTIVATE_US + e.T_SECOND_US),
                   second_tag=pt(e.T_SECOND_US), rf_off=pt(cmd), read=pt(cmd + e.T_READ_US),
-                  guard=e.T_GUARD_US / 1000)
+                  guard=e.T_GUARD_US / 1000, power_up=(0.0, 0.0), attempt=(0.0, 0.0),
+                  activate=pt(cmd + e.T_ACTIVATE_US), armed_second=(0.0, 0.0))
 
 
 # RP2040 time = wasm time x factor: an estimate with a wide range (README, "From wasm to an
@@ -159,6 +179,9 @@ class Cpu:
     # measured on the rp2 board: from the sighting poll's last bus transaction to the LED
     # frame latched (the event, check(), the LED write); None: LEDs + check() as above
     verdict: Sequence[float] | None = None
+    # measured on the rp2 board: one loop step's CPU whatever its bus work (a step with an
+    # empty poll less its bus and PN532 time); 0: step + the driver's share of the poll
+    loop: float = 0.0
 
     @classmethod
     def scaled(cls, factor: float, driver: Mapping[str, Any], rules: Mapping[str, Sequence[float]]) -> "Cpu":
@@ -180,17 +203,22 @@ def _wait(ready: float, check: float, t: Timing) -> float:
     return check + math.ceil((ready - check) / (t.sleep + check)) * (t.sleep + check)
 
 
-def exchange(bus: Bus, cmd: tuple[int, int], busy: float, rng: random.Random, t: Timing) -> float:
-    """One command: send the frame, wait for and read the ACK, wait for and read the answer."""
-    tx, rx = cmd
+def send_ms(bus: Bus, cmd: tuple[int, int], rng: random.Random, t: Timing) -> float:
+    """A command's first half: send the frame, wait for and read the ACK."""
     byte = bus.byte_us / 1000
     check = (bus.head + 1) * byte
-    ms = (bus.head + tx) * byte
-    ms += _wait(rng.uniform(*t.ack), check, t)
-    ms += (bus.head + bus.status + ACK_BYTES) * byte
-    ms += _wait(busy, check, t)
-    ms += (bus.head + bus.status + rx) * byte
-    return ms
+    return (bus.head + cmd[0]) * byte + _wait(rng.uniform(*t.ack), check, t) + (bus.head + bus.status + ACK_BYTES) * byte
+
+
+def answer_ms(bus: Bus, cmd: tuple[int, int], busy: float, t: Timing) -> float:
+    """A command's second half: wait for and read the answer."""
+    byte = bus.byte_us / 1000
+    return _wait(busy, (bus.head + 1) * byte, t) + (bus.head + bus.status + cmd[1]) * byte
+
+
+def exchange(bus: Bus, cmd: tuple[int, int], busy: float, rng: random.Random, t: Timing) -> float:
+    """One command: send the frame, wait for and read the ACK, wait for and read the answer."""
+    return send_ms(bus, cmd, rng, t) + answer_ms(bus, cmd, busy, t)
 
 
 def poll_ms(bus: Bus, kind: str, rng: random.Random, t: Timing, cpu: Cpu) -> float:
@@ -225,66 +253,100 @@ def verdict_ms(accepted: bool, leds: int, rng: random.Random, t: Timing, cpu: Cp
     return leds * t.led_per_led + t.led_latch + cpu.check[i]
 
 
+def armed_answer_ms(rng: random.Random, t: Timing) -> float:
+    """From a card coming into an armed reader's live field to its PN532's answer (the IRQ
+    edge): the card ready, the next REQA, its activation and the search for a second tag."""
+    return (rng.uniform(*t.power_up) + rng.uniform(*t.attempt) + rng.uniform(*t.activate)
+            + rng.uniform(*t.armed_second))
+
+
 def edge_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, occupancy: float,
             cycle: float, armed: int = 0, idle: int = 0, split: bool = True) -> tuple[float, float, float]:
     """The seat to play's reader 0 armed (issue 35: it waits for its card with its field on,
     table/irqwait.py): from the card landing to its IRQ edge's step ending, in the parts
-    detect_ms gives. The PN532 lists the card once it has been in the field the guard time and
-    activated (list_tag) and has looked for a second (second_tag): its IRQ line falls then. The
-    loop meanwhile polls the other readers round robin (`armed` more of them wait too and are
-    skipped, the last `idle` are polled every RARE_EVERY-th lap, as are the pads that hold a
-    card), each poll in halves (split; False: whole polls, a what-if); the first step that
-    starts after the edge reads the answer and the card (READ) and polls no one else: the
-    verdict follows."""
+    detect_ms gives. The PN532 answers at armed_answer_ms; the loop meanwhile polls the other
+    readers (loop_until); the first step after the edge reads the answer and the card (READ)
+    and polls no one else (edge_read_ms): the verdict follows."""
     occupied = [i > armed and rng.random() < occupancy for i in range(n)]
     land = rng.uniform(0.0, cycle)
-    edge = land + rng.uniform(*t.list_tag) + rng.uniform(*t.second_tag)
+    edge = land + armed_answer_ms(rng, t)
+    now = loop_until(edge, n, bus, rng, t, cpu, occupied, armed, idle, split)
+    return now - land, 0.0, edge_read_ms(bus, rng, t, cpu)
+
+
+def next_polled(rr: list[int], n: int, armed: int, idle: int, occupied: list[bool]) -> int:
+    """The reader the round robin polls next (rr: [next reader, lap], moved on), or -1: readers
+    0..armed wait armed and are skipped, the last `idle` and the pads holding a card are polled
+    every RARE_EVERY-th lap only (Scanner._choose)."""
+    for _ in range(n):
+        r = rr[0]
+        if r + 1 < n:
+            rr[0] = r + 1
+        else:
+            rr[0] = 0
+            rr[1] += 1
+        if r <= armed:
+            continue
+        if (occupied[r] or r >= n - idle) and rr[1] % RARE_EVERY:
+            continue
+        return r
+    return -1
+
+
+def step_cpu(cpu: Cpu, bus: Bus, occupied: bool, work: bool) -> float:
+    """One loop step's CPU while a reader is armed: the board's measured step, or the idle step
+    plus, in a step that sends a command or reads an answer (work), half the driver's poll."""
+    if cpu.loop:
+        return cpu.loop
+    return cpu.step + (cpu.poll[bus.cpu]["tag" if occupied else "empty"] / 2 if work else 0.0)
+
+
+def loop_until(edge: float, n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu,
+               occupied: list[bool], armed: int, idle: int, split: bool = True) -> float:
+    """The controller loop from 0 while the seat to play's reader waits armed: the end of the
+    step the edge falls in (the next step serves it first, Scanner.step). split (the firmware):
+    a poll of another reader in halves over several steps (split_poll); False: whole polls, a
+    what-if."""
+    rr = [rng.randrange(n), rng.randrange(RARE_EVERY)]
     now = 0.0
-    i = rng.randrange(n)
-    lap = rng.randrange(RARE_EVERY)
     while now < edge:
-        polled = False
-        for _ in range(n):
-            r = i
-            if i + 1 < n:
-                i += 1
-            else:
-                i = 0
-                lap += 1
-            if r <= armed:
-                continue  # armed: never polled
-            if (occupied[r] or r >= n - idle) and lap % RARE_EVERY:
-                continue
-            polled = True
-            if not split:
-                now += poll_ms(bus, "tag" if occupied[r] else "empty", rng, t, cpu)
-                break
-            # in halves (Scanner.step while a reader is armed): a step sends the command and
-            # takes its ACK; steps that find the PN532 still looking cost a status read; the
-            # step that reads the answer also switches the field off: an edge waits for the
-            # end of the step it falls in, not of the whole poll
-            byte = bus.byte_us / 1000
-            c = cpu.poll[bus.cpu]
-            share = c["tag" if occupied[r] else "empty"] / 2
-            send = bus.switch * byte + (bus.head + LIST[0]) * byte + (bus.head + bus.status + ACK_BYTES) * byte
-            now += send + share + cpu.step
-            if now >= edge:
-                break
-            busy = rng.uniform(*(t.list_tag if occupied[r] else t.list_empty))
-            look = cpu.step + (bus.head + 1) * byte
-            now += math.ceil(busy / look) * look
-            if now >= edge:
-                break
-            now += (bus.head + bus.status + LIST[1]) * byte + exchange(bus, RF_OFF, rng.uniform(*t.rf_off), rng, t)
-            now += share
-            break
-        if not polled:
-            now += cpu.step  # a step with no reader to poll
+        r = next_polled(rr, n, armed, idle, occupied)
+        if r < 0:
+            now += step_cpu(cpu, bus, False, False)  # a step with no reader to poll
+        elif split:
+            now = split_poll(now, edge, bus, rng, t, cpu, occupied[r])
+        else:
+            now += poll_ms(bus, "tag" if occupied[r] else "empty", rng, t, cpu)
+    return now
+
+
+def split_poll(now: float, edge: float, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu,
+               occupied: bool) -> float:
+    """One reader polled in halves from `now` (PN532.poll_start, ready, poll_end): a step sends
+    InListPassiveTarget and takes its ACK; each step after reads the PN532's status, and the one
+    that finds the answer reads it and switches that field off. Returns the end of the poll's
+    last step, or of the step the edge falls in if that comes first."""
     byte = bus.byte_us / 1000
-    last = bus.switch * byte + (bus.head + bus.status + LIST2[1]) * byte  # the answer read
+    sent = now + bus.switch * byte + (bus.head + LIST[0]) * byte  # the PN532 starts here
+    now += bus.switch * byte + send_ms(bus, LIST, rng, t) + step_cpu(cpu, bus, occupied, True)
+    ready = sent + rng.uniform(*(t.list_tag if occupied else t.list_empty))
+    look = step_cpu(cpu, bus, occupied, False) + (bus.switch + bus.head + bus.status) * byte
+    while now < edge:
+        now += look
+        if now >= ready:  # (this step reads the answer and switches the field off)
+            now += (bus.head + bus.status + LIST[1]) * byte + exchange(bus, RF_OFF, rng.uniform(*t.rf_off), rng, t)
+            now += step_cpu(cpu, bus, occupied, True) - step_cpu(cpu, bus, occupied, False)
+            break
+    return now
+
+
+def edge_read_ms(bus: Bus, rng: random.Random, t: Timing, cpu: Cpu) -> float:
+    """The step that serves the edge: the armed answer read (sized for one tag, as
+    pn532_wait.answer reads it), the card's READ at once, the scanner's CPU."""
+    byte = bus.byte_us / 1000
+    last = bus.switch * byte + (bus.head + bus.status + LIST2[1]) * byte
     last += exchange(bus, READ, rng.uniform(*t.read), rng, t)
-    c = cpu.poll[bus.cpu]
-    return now - land, 0.0, last + c["read"] + cpu.step
+    return last + cpu.poll[bus.cpu]["read"] + cpu.step
 
 
 def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_polls: int,
@@ -294,10 +356,10 @@ def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_p
     """From the card landing on reader 0 to its debounced sighting's poll ending, in three
     parts: waiting for the first sighting, the debounce polls, and the last poll (with the
     READ). focus: reader 0 is the scanner's focus ("on"), another empty reader is ("other"),
-    or there is none ("off"); "edge": reader 0 is the focus and waits armed (edge_ms). field_on: the focus reader's field stays on between its empty
-    polls (the card then answers once it has been in the field the guard time). rare_occupied:
-    a pad holding a card (a play pad of a seat that has played) is polled every RARE_EVERY-th
-    lap of the round robin only."""
+    or there is none ("off"); "edge": reader 0 is the focus and waits armed (edge_ms).
+    field_on: the focus reader's field stays on between its empty polls (the card then answers
+    once it has been in the field the guard time). rare_occupied: a pad holding a card (a play
+    pad of a seat that has played) is polled every RARE_EVERY-th lap of the round robin only."""
     if focus == "edge":
         return edge_ms(n, bus, rng, t, cpu, occupancy, cycle)
     occupied = [i > 0 and rng.random() < occupancy for i in range(n)]
@@ -305,50 +367,60 @@ def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_p
     if f > 0:
         occupied[f] = False  # the pad of the seat to play is empty
     lit = field_on and read_confirms and f >= 0
-    rare_occupied = rare_occupied and f >= 0  # (a table without play zones: no seat to play)
     land = rng.uniform(0.0, cycle)
-    now = 0.0
-    i = rng.randrange(n)
-    alt = rng.random() < 0.5  # where in its alternation the scanner is
-    lap = rng.randrange(RARE_EVERY)
+    sc = _Polled(n, f, occupied, rare_occupied and f >= 0, rng)  # (a table without play zones: no seat to play)
     hits = 0
     first = seen = 0.0
     while True:
-        # scanner._choose: a card being debounced is polled again once settle_ms have passed
-        # since it was seen; else every other time the focus reader (not while a card there
-        # waits for that confirming poll); else round robin
-        waiting = 0 < hits < place_polls
-        due = waiting and now - seen >= t.settle_ms
-        if due:
-            r = 0
-        elif alt and f >= 0 and not (waiting and f == 0):
-            r = f
-            alt = False
-        else:
-            while True:
-                r = i
-                if i + 1 < n:
-                    i += 1
-                else:
-                    i = 0
-                    lap += 1
-                if not (rare_occupied and occupied[r] and r != f and lap % RARE_EVERY):
-                    break
-            alt = True
+        r = sc.choose(0 < hits < place_polls, now=sc.now, seen=seen, settle=t.settle_ms)
         on = lit and r == f
-        if r == 0 and now >= land + (t.guard if on else 0.0):
+        if r == 0 and sc.now >= land + (t.guard if on else 0.0):
             hits += 1
             if hits == 1:
-                first = now
+                first = sc.now
             # on the focus reader the READ in the sighting's poll is the confirmation
             if read_confirms and f == 0:
                 return first - land, 0.0, poll_ms(bus, "read2_on" if on else "read2", rng, t, cpu)
             if hits == place_polls:
-                return first - land, now - first, poll_ms(bus, "read", rng, t, cpu)
-            seen = now
-            now += poll_ms(bus, "tag", rng, t, cpu)
+                return first - land, sc.now - first, poll_ms(bus, "read", rng, t, cpu)
+            seen = sc.now
+            sc.now += poll_ms(bus, "tag", rng, t, cpu)
         else:
-            now += poll_ms(bus, "tag" if occupied[r] else "empty_on" if on else "empty", rng, t, cpu)
+            sc.now += poll_ms(bus, "tag" if occupied[r] else "empty_on" if on else "empty", rng, t, cpu)
+
+
+class _Polled:
+    """The scanner's choice of the reader to poll (Scanner._choose) for detect_ms, one whole
+    poll per step, and the time."""
+
+    def __init__(self, n: int, f: int, occupied: list[bool], rare_occupied: bool, rng: random.Random) -> None:
+        self.n, self.f, self.occupied, self.rare_occupied = n, f, occupied, rare_occupied
+        self.now = 0.0
+        self.i = rng.randrange(n)
+        self.alt = rng.random() < 0.5  # where in its alternation the scanner is
+        self.lap = rng.randrange(RARE_EVERY)
+
+    def choose(self, waiting: bool, now: float, seen: float, settle: float) -> int:
+        """A card being debounced is polled again once settle ms have passed since it was seen;
+        else every other time the focus reader (not while a card there waits for that
+        confirming poll); else round robin."""
+        f = self.f
+        if waiting and now - seen >= settle:
+            return 0
+        if self.alt and f >= 0 and not (waiting and f == 0):
+            self.alt = False
+            return f
+        while True:
+            r = self.i
+            if r + 1 < self.n:
+                self.i = r + 1
+            else:
+                self.i = 0
+                self.lap += 1
+            if not (self.rare_occupied and self.occupied[r] and r != f and self.lap % RARE_EVERY):
+                break
+        self.alt = True
+        return r
 
 
 def mean_cycle(n: int, bus: Bus, t: Timing, cpu: Cpu, occupancy: float, rng: random.Random) -> float:
@@ -438,6 +510,9 @@ class Model:
             "played_pads_every_lap": dict(rare_occupied=False),
             "status_every_1_ms": dict(t=dataclasses.replace(t, sleep=1.0)),
             "pn532_lists_a_tag_in_up_to_15_ms": dict(t=dataclasses.replace(t, **LIST_TAG_SLOW)),
+            # the armed pad's card at the ISO bound every time (the model samples up to it)
+            "armed_card_ready_after_the_whole_5_ms": dict(focus="edge", t=dataclasses.replace(t, power_up=(5.0, 5.0))),
+            "armed_answer_without_a_second_tag_search": dict(focus="edge", t=dataclasses.replace(t, armed_second=(0.0, 0.0))),
             "debounce_1_poll": dict(place_polls=1),
             "empty_table": dict(occupancy=0.0),
             "only_3_readers_no_focus": dict(n=3, focus="off"),
@@ -482,7 +557,9 @@ def board_cpu(cpu: Cpu, bus: Bus, steps_ms: Sequence[float], polls_ms: Sequence[
         read = max(0.0, _median(edge_ms_) - wire)
     poll = dict(cpu.poll)
     poll[bus.cpu] = {"empty": step, "tag": step, "read": read}
-    return Cpu(cpu.factor, poll, 0.0, cpu.check, cpu.action, cpu.view, cpu.view_len, list(verdicts_ms))
+    # (a split poll's every step costs the whole step's CPU: `loop`, an upper bound, as the
+    # measured step also holds the driver's CPU of a whole poll)
+    return Cpu(cpu.factor, poll, 0.0, cpu.check, cpu.action, cpu.view, cpu.view_len, list(verdicts_ms), step)
 
 
 def _median(xs: Sequence[float]) -> float:

@@ -74,6 +74,35 @@ def test_two_plays_50_ms_apart_read_in_the_opposite_order_the_earlier_one_counts
 
 
 @stepped
+def test_the_step_that_takes_a_card_at_its_edge_checks_no_other_armed_reader():
+    # An armed reader is aborted and armed again about every retry_ms (IrqWait._check: three
+    # exchanges): not in the step that took a card, whose verdict comes first.
+    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT
+    yield from nerts_three_seats()
+    t, emu = yield from emulated("nerts-3", "nerts", extra=extra)
+    if emu is None:  # fake readers (the emulator does not fit beside the .py package): no IRQ lines
+        return
+    ctl = t.ctl
+    g = ctl.game
+    w = ctl.scanner.waiter
+    t.hal.press("n0")
+    yield from idle(t, 3)
+    others = [t.board.zone_reader[z] for z in ("f2", "f4")]
+    assert all(w.armed[i] for i in others), list(w.armed)
+    for i in others:
+        t.hal.emus[i].log = bytearray()
+    checks = w.checks
+    w._check_at = t.hal.clock.ticks_ms()  # a check is due
+    t.hal.place("f0", "AS#0")
+    t.run(1, ms=0)
+    assert [len(p) for p in g.piles] == [1], "the ace was not played in the step after its edge"
+    assert w.checks == checks, "an armed reader was checked before the verdict"
+    assert [len(t.hal.emus[i].log) for i in others] == [0, 0]
+    t.run(3)  # ... the check comes in a later step
+    assert w.checks == checks + 1
+
+
+@stepped
 def test_a_table_without_irq_lines_polls_as_before():
     t, emu = yield from emulated("pico-i2c-2seat", "nexus")
     assert t.ctl.scanner.waiter is None  # "scan" is "poll" unless the board file says "irq"

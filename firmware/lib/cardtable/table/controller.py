@@ -69,7 +69,7 @@ _SEAT_ROLES = ("play", "tap", "parade", "left")
 _ANSWER = ("turn", "accepted", "rejected")  # a team's tap pads after the game: asked, agreed, disputed
 REPLAY_LINES = 4  # journal lines replayed per step when stepwise
 COMMIT_WAIT_MS = 250  # the longest a zone play's journal line waits for the readers to be quiet
-SINCE_MAX = 100  # actions after a checkpoint: then a new one (undo replays at most this many)
+SINCE_MAX = 8  # actions after a checkpoint: then a new one (an undo applies again fewer than this)
 
 
 def _irq_lines(readers):
@@ -428,8 +428,8 @@ class Controller:
         self._since = []
 
     def _undo_to_checkpoint(self, src):
-        # Back to the checkpoint, then the actions since but the last: a few dozen at most, and
-        # one undo line on flash.
+        # Back to the checkpoint, then the actions since but the last: fewer than SINCE_MAX,
+        # and one undo line on flash.
         from cardtable.table import checkpoint
 
         g = self.game
@@ -440,17 +440,20 @@ class Controller:
         except JournalError as e:
             self.fault("journal", str(e))
         checkpoint.restore(g, self._ckpt, self._since)
-        if not self._since:  # the deal itself was taken back: the next undo replays the journal
-            self._ckpt = self._since = None
+        # (none left: the state is the checkpoint's, kept for the actions to come; the next
+        # undo, of an action before it, replays the journal)
         self._undone((g, 0), (obj, last, src))
         return True, g.public(obj)
 
     def _undone(self, resumed, done):
         """After an undo (and the replay of the journal without it): tell the table."""
         obj, last, src = done
-        if not self.game.keep_history and (resumed is None or not self._adopt(resumed[0])):
+        journaled = not self.game.keep_history
+        if journaled and (resumed is None or not self._adopt(resumed[0])):
             self.fault("journal", "cannot undo: the journal does not replay")
             return
+        if journaled and self._since is None:
+            self._checkpoint(self.game)  # replayed from the journal: the next undo need not
         self.streaming = None
         self.dealt = []
         for z in list(self.zone_card):

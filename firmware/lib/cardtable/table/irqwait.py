@@ -122,11 +122,12 @@ class IrqWait:
                     self._answer(i)
             elif not s._ulen[i] and not s._clen[i] and not s.down[i]:
                 self._arm(i)
-        if len(s.events) - k > 1:
+        took = len(s.events) - k
+        if took > 1:
             got = s.events[k:]
             got.sort(key=_t)
             s.events[k:] = got
-        if self.want:
+        if self.want and not took:  # (a card taken: its verdict first, a check at a later step)
             self._check()
 
     def _check(self):
