@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchlib import (BOARDS, FIRMWARE, LIB, MPY_LIB, PICO_HEAP, REPO_ROOT, RUN_MJS, _default_board, node_binary,
+from benchlib import (BOARDS, FIRMWARE, LIB, MPY_LIB, PICO_HEAP, REPO_ROOT, RUN_MJS, node_binary,
                       slope, summary)
 
 PROBE = Path(__file__).resolve().parent / "probe.py"
@@ -83,10 +83,9 @@ def _record(run: ProbeRun, kind: str) -> dict[str, Any] | None:
 # -- boot --------------------------------------------------------------------------------------
 
 def boot(modules: list[str], mpy: bool) -> dict[str, Any]:
-    """Heap the firmware's modules keep after boot (and the most in use while importing),
-    with main.py's default board loaded and dropped as its boot loads it."""
-    board = _default_board(MAIN) if MAIN.exists() else None
-    run = run_probe(["boot", ",".join(modules)] + ([board] if board else []), mpy=mpy)
+    """Heap the firmware's boot keeps (and the most in use while it loads): main.py's staged
+    boot (cardtable.simboot) without the simulated hardware, then the modules it did not load."""
+    run = run_probe(["boot", ",".join(modules)], mpy=mpy)
     r = _record(run, "boot")
     if r is None:
         return {"error": run.error or "no boot record"}
