@@ -9,7 +9,9 @@ On a Pico (firmware lib on the board): ``mpremote run bench/probe.py`` runs the 
 (every game, one seed, 300 actions, then the driver) and loops the steps itself; save the
 output and summarise it with ``python bench/device.py --summarize FILE``.
 
-Usage: probe.py boot MOD,MOD,...  (main.py's staged boot, then the modules of the list it did not load)
+Usage: probe.py boot MOD,MOD,... [BOARD]  (BOARD: load and drop it as main.py's boot does; the
+                                           rp2 board's image: bench/rp2.py. The wasm bench's
+                                           boot goes through main.py's staged boot: bootprobe.py)
        probe.py replay NAME SEATS FOLDER SEED,... MAXACT [MOD,...]  (actions in FOLDER/SEED.jsonl)
        probe.py state NAME SEATS FOLDER SEED,... MAXACT [MOD,...]  (replay: the largest state only)
        probe.py game NAME SEATS SEED,... MAXACT [MOD,...]  (bots on the device)
@@ -102,73 +104,44 @@ def import_each(mods, failed, sizes=None):
 
 # -- boot: heap taken by the firmware's modules ------------------------------------------------
 
-def boot_plan(mods):
-    """The boot's heap, through main.py's staged boot (cardtable.simboot, the stages a Pico's
-    boot shares: main.py's imports in its order, the config, the board checked and kept, the
-    readers' drivers of mods after it), then the modules of mods not loaded yet (the Pico's hal).
-    The simulated boot's own code and bookkeeping are left out of every figure."""
-    from cardtable import simboot  # loads no real module (its stages do): outside the figure
+CONFIG = "cardtable.table.config"
 
+
+def boot_plan(mods, board=None):
     gc.collect()
     yield
     base = alloc()
     failed = {}
     sizes = {}
-    peak = sim = 0
-    if "main" in mods:  # Boot reads its stage list from main.py
-        peak = yield from import_each(["main"], failed, sizes)
-    if "main" in sys.modules:
-        before = alloc()
-        boot = simboot.Boot(sys.modules["main"], None, "/boards", table=False)
-        gc.collect()
-        yield
-        sim = alloc() - before  # the Boot and its plan: the simulated boot's bookkeeping
-        peak = max(peak, (yield from _boot_stages(simboot, boot, base + sim, failed, sizes, mods)))
-        kept = (boot.storage, getattr(boot, "cfg", None), getattr(boot, "board", None))  # noqa: F841 - the table keeps them
-        boot = None
-        gc.collect()
-        yield
-    rest = alloc() - base
-    more = [m for m in mods if m not in sys.modules]
-    peak = max(peak, rest + (yield from import_each(more, failed, sizes)))
+    cut = mods.index(CONFIG) + 1 if board and CONFIG in mods else len(mods)
+    peak = yield from import_each(mods[:cut], failed, sizes)
+    if board and CONFIG in mods:  # as main() does: the board right after its config module
+        peak = max(peak, (yield from _board_check(board, base, failed, sizes)))
+        rest = alloc() - base
+        peak = max(peak, rest + (yield from import_each(mods[cut:], failed, sizes)))
     used = alloc()
     emit({"k": "boot", "base": base, "peak": peak, "retained": used - base, "used": used,
-          "modules": sizes, "failed": failed, "wasm": WASM, "simboot": sim})
+          "modules": sizes, "failed": failed, "wasm": WASM})
     mem_info()
 
 
-def _boot_stages(simboot, boot, base, failed, sizes, mods):
-    """Run the staged boot one stage a step, the drivers of mods right after the board (as it
-    imports those behind emulated readers); sizes gets the heap each stage kept (an import
-    under its module's name), failed what went wrong. Returns the most heap in use after a
-    stage (before its garbage is collected), relative to base."""
+def _board_check(name, base, failed, sizes):
+    """Load the board as main.py does at boot (table/config imports its checker, validates and
+    unloads it), then drop it: what the check leaves behind (interned names) is boot heap too.
+    Returns the heap in use right after the load (checker and its garbage included)."""
+    before = alloc()
     peak = 0
-    st = simboot.MORE
-    while st == simboot.MORE:
-        before = alloc()
-        try:
-            st = boot.step()
-        except Exception as e:  # noqa: BLE001 - reported, not fatal
-            failed[boot.last] = "%s: %s" % (type(e).__name__, e)
-            st = simboot.MORE if boot.i < len(boot.plan) else simboot.DONE
-        peak = max(peak, alloc() - base)
-        gc.collect()
-        yield
-        sizes[_stage_name(boot)] = alloc() - before
-        if boot.last == "board":  # where the staged boot imports the readers' drivers
-            boot.then([m for m in mods if m.startswith("cardtable.drivers.") and m not in sys.modules])
-    if st == simboot.STOPPED:
-        failed["boot"] = boot.note
+    try:
+        from cardtable.table import config
+
+        config.load_board(name, "/boards")
+        peak = alloc() - base
+    except Exception as e:  # noqa: BLE001 - reported, not fatal
+        failed["board " + name] = "%s: %s" % (type(e).__name__, e)
+    gc.collect()
+    yield
+    sizes["board " + name + " (checked, dropped)"] = alloc() - before
     return peak
-
-
-def _stage_name(boot):
-    """A stage's name in the figures: the module it imports, or what it loads."""
-    if boot.last.startswith("import "):
-        return boot.last[7:]
-    if boot.last == "board" and getattr(boot, "board", None) is not None:
-        return "board %s (checked, kept)" % boot.board.name
-    return boot.last
 
 
 # -- game: per-action cost, allocation and retained state --------------------------------------
@@ -623,7 +596,7 @@ def make_plan(argv):
         return default_plan()
     mode = argv[1]
     if mode == "boot":
-        return boot_plan(_modules(argv[2] if len(argv) > 2 else ""))
+        return boot_plan(_modules(argv[2] if len(argv) > 2 else ""), argv[3] if len(argv) > 3 else None)
     if mode == "game":  # bots on the device
         seeds = tuple(int(s) for s in argv[4].split(","))
         boot = _modules(argv[6]) if len(argv) > 6 else []
