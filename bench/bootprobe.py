@@ -22,12 +22,12 @@ alloc = gc.mem_alloc
 
 
 def emit(obj):
+    """Print a record for the host: '@' and its JSON."""
     print("@" + json.dumps(obj))
 
 
 def import_each(mods, failed, sizes, base):
-    """Import the modules one a step; sizes gets the heap each kept, failed what would not
-    import. Returns the most heap in use after an import (before its garbage went), from base."""
+    """Import the modules one a step (sizes: each one's heap, failed: errors); the peak from base."""
     peak = 0
     for m in mods:
         before = alloc()
@@ -43,8 +43,7 @@ def import_each(mods, failed, sizes, base):
 
 
 def boot_plan(mods):
-    """main.py's staged boot (with the drivers of mods after the board), then the rest of mods;
-    the boot record with what it kept, its peak and each stage's share."""
+    """main.py's staged boot, then the rest of mods; emits what the boot kept, its peak, each stage's share."""
     from cardtable import simboot  # loads no real module (its stages do): outside the figure
 
     gc.collect()
@@ -62,7 +61,8 @@ def boot_plan(mods):
         yield
         sim = alloc() - before  # the Boot and its plan: the simulated boot's bookkeeping
         peak = max(peak, (yield from _stages(simboot, boot, base + sim, failed, sizes, mods)))
-        kept = (boot.storage, getattr(boot, "cfg", None), getattr(boot, "board", None))  # noqa: F841 - the table keeps them
+        # what the table keeps: the storage, the config, the board
+        kept = (boot.storage, getattr(boot, "cfg", None), getattr(boot, "board", None))  # noqa: F841
         boot = None
         gc.collect()
         yield
@@ -77,9 +77,7 @@ def boot_plan(mods):
 
 
 def _stages(simboot, boot, base, failed, sizes, mods):
-    """Run the staged boot one stage a step, the drivers of mods right after the board (where it
-    imports those behind emulated readers); sizes gets the heap each stage kept (an import under
-    its module's name), failed what went wrong. Returns the most heap in use after a stage."""
+    """Run the staged boot a stage a step, mods' drivers after the board; the peak from base."""
     peak = 0
     st = simboot.MORE
     while st == simboot.MORE:

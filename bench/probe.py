@@ -255,8 +255,7 @@ def game_plan(name, sources, maxact, boot, lean=False):
 
 
 def _game_actions(cur, seed, maxact, lean, base):
-    """Apply the seeded game's actions one a step (a row each unless lean) until it is over,
-    maxact, or the heap is full; returns (actions, oom, held last, held most, at action)."""
+    """Play the game's actions a step each until its end or maxact: (n, oom, held, peak, peak at)."""
     n = 0
     oom = None
     peak = peak_at = 0

@@ -113,8 +113,8 @@ def drill(work: Path, seed: int = 3) -> dict[str, Any]:
 
 def _hostile_table(e: Evening, tour: Tournament, port: int, creds: dict[str, str], bad: list[bytes],
                    out: dict[str, Any]) -> None:
-    """The hostile table: with its own credential (its table offline meanwhile), first it claims
-    the director's client id, then it publishes the poison; waits until all of it is refused."""
+    """The hostile table claims the director's client id, then publishes the poison, all refused."""
+    # with its own credential, its table offline meanwhile
     e.tables[HOSTILE_TABLE].go_offline()
     user, password = brokers.table_user(HOSTILE_TABLE), creds[brokers.table_user(HOSTILE_TABLE)]
     thief = mqttwire.client("cardtable-director-%s" % tour.id, user, password, clean=False)

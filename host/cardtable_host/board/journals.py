@@ -111,8 +111,7 @@ def listed(link: Link, g: dict[str, Any]) -> dict[str, Any]:
 
 
 def pull_game(link: Link, g: dict[str, Any], directory: str) -> tuple[dict[str, Any], list[str]]:
-    """Download one kept game into directory: its entry (file, status, over, damaged or error)
-    and its lines (none if the journal could not be read)."""
+    """Download one kept game into directory: its entry (or its error) and its lines."""
     from cardtable_host.board.link import LinkError
 
     n = g["number"]
