@@ -206,6 +206,9 @@ LONG_ALLOWED = {
     ("bench/run.py", "_summary"): SPLIT_ELSEWHERE,
     ("firmware/lib/cardtable/games/words.py", "reading"): SPLIT_ELSEWHERE,
     ("firmware/lib/cardtable/table/inputs.py", "zone_action"): SPLIT_ELSEWHERE,
+    ("firmware/lib/cardtable/hw_sim.py", "emulated"): (
+        "device heap: the .mpy run of tests/device/test_link_fuzz.py's two-seat table has under"
+        " 180 B to spare, and a split's helpers (~100 B of bytecode each in RAM) push it over"),
 }
 
 

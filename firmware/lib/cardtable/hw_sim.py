@@ -378,7 +378,10 @@ def emulated(board, emu, clock=None):
     where wired and each I2C bus clears itself when a reader holds SDA. Returns (readers,
     emulators, pins by GP) in board.readers order.
     """
+    buses = {}
     pins = {}
+    emus = []
+    muxes = {}
 
     def make_pin(gp):
         p = pins.get(gp)
@@ -388,18 +391,6 @@ def emulated(board, emu, clock=None):
 
     for gp in hal.outputs(board):
         make_pin(gp).value(1)
-    emus = _emulators(board, emu, make_pin, pins)
-    clock = clock or SimClock()
-    hal.reset_readers(board, make_pin, clock)
-    buses, frees = _sim_buses(board, emu, emus, make_pin, clock)
-    readers = hal.make_readers(board, buses, make_pin, timeout_ms=5, make_irq=pins.get,
-                               frees=frees)
-    return readers, emus, pins
-
-
-def _emulators(board, emu, make_pin, pins):
-    """One emulated PN532 per reader, watching its RSTPDN lines, its IRQ pin in pins."""
-    emus = []
     for i in range(len(board.readers)):
         e = emu.PN532Emu()
         emus.append(e)
@@ -410,14 +401,10 @@ def _emulators(board, emu, make_pin, pins):
             e.watch_reset(make_pin(shared))
         if board.reader_irq and board.reader_irq[i] is not None:
             pins[board.reader_irq[i]] = e.irq()
-    return emus
-
-
-def _sim_buses(board, emu, emus, make_pin, clock):
-    """The simulated buses by name with each emulator attached, and each I2C bus's clearer."""
-    buses = {}
+    clock = clock or SimClock()
+    hal.reset_readers(board, make_pin, clock)
     frees = {}
-    muxes = {}
+    streams = {}
     for i in range(len(board.readers)):
         bus_name, mux_addr, ch, cs = board.readers[i]
         kind = board.buses[bus_name]["kind"]
@@ -425,7 +412,15 @@ def _sim_buses(board, emu, emus, make_pin, clock):
         if kind == "i2c":
             bus = buses.get(bus_name)
             if bus is None:
-                bus = buses[bus_name] = _sim_i2c(board, emu, bus_name, make_pin, clock, frees)
+                bus = buses[bus_name] = emu.FakeI2C()
+                scl, sda = emu.FakePin(1), emu.FakePin(1)
+                gp = board.buses[bus_name].get("reset")
+                reset = make_pin(gp) if gp is not None else None
+                if hasattr(bus, "wire"):  # the busfault emulator: the bus sees its pins
+                    bus.wire(scl, sda, reset)
+                gp = board.buses[bus_name].get("rst")
+                frees[bus_name] = SimBusFree(bus, scl, sda, reset,
+                                             make_pin(gp) if gp is not None else None, clock)
             mux = None
             if mux_addr is not None:
                 mux = muxes.get((bus_name, mux_addr))
@@ -438,22 +433,11 @@ def _sim_buses(board, emu, emus, make_pin, clock):
                 bus = buses[bus_name] = emu.FakeSPI()
             bus.attach(e, make_pin(cs))
         else:
-            buses[bus_name] = emu.Stream(e)
-    return buses, frees
-
-
-def _sim_i2c(board, emu, bus_name, make_pin, clock, frees):
-    """A simulated I2C bus with its pins, its mux RESET and its clearer (in frees)."""
-    bus = emu.FakeI2C()
-    scl, sda = emu.FakePin(1), emu.FakePin(1)
-    gp = board.buses[bus_name].get("reset")
-    reset = make_pin(gp) if gp is not None else None
-    if hasattr(bus, "wire"):  # the busfault emulator: the bus sees its pins
-        bus.wire(scl, sda, reset)
-    gp = board.buses[bus_name].get("rst")
-    frees[bus_name] = SimBusFree(bus, scl, sda, reset,
-                                 make_pin(gp) if gp is not None else None, clock)
-    return bus
+            streams[bus_name] = emu.Stream(e)
+            buses[bus_name] = streams[bus_name]
+    readers = hal.make_readers(board, buses, make_pin, timeout_ms=5, make_irq=pins.get,
+                               frees=frees)
+    return readers, emus, pins
 
 
 class SimHal(hal.Hal):
