@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchlib import (BOARDS, FIRMWARE, LIB, MPY_LIB, PICO_HEAP, REPO_ROOT, RUN_MJS, _default_board, node_binary,
+from benchlib import (BOARDS, FIRMWARE, LIB, MPY_LIB, PICO_HEAP, REPO_ROOT, RUN_MJS, node_binary,
                       slope, summary)
 
 PROBE = Path(__file__).resolve().parent / "probe.py"
+BOOTPROBE = Path(__file__).resolve().parent / "bootprobe.py"  # the boot heap: a small script of its own
 MAIN = FIRMWARE / "main.py"
 GC_TOTAL = re.compile(r"GC: total: (\d+)")
 MAX_STEPS = 10_000_000  # the probe ends the run itself (sys.exit) when its plan is done
@@ -54,22 +55,22 @@ def parse(text: str) -> ProbeRun:
 
 
 def run_probe(args: list[str], mpy: bool = True, timeout: float = 600,
-              extra: tuple[str, ...] = ()) -> ProbeRun:
-    """Run the probe with args on the capped WebAssembly MicroPython; lib from .mpy or .py;
-    extra: more `--lib HOST:MEMFS` copies."""
+              extra: tuple[str, ...] = (), script: Path = PROBE) -> ProbeRun:
+    """Run the probe (or script) with args on the capped WebAssembly MicroPython; lib from .mpy
+    or .py; extra: more `--lib HOST:MEMFS` copies."""
     lib = MPY_LIB if mpy else LIB
     main = [] if not MAIN.exists() else ["--lib", f"{MAIN}:/"]  # /main.py, as on the board
     cmd = [node_binary() or "node", str(RUN_MJS), "--heap", "192k", "--cap",
            "--lib", f"{lib}:/lib", "--lib", f"{BOARDS}:/boards", *main,
            *(x for spec in extra for x in ("--lib", spec)),
-           "--timeout", str(int(timeout)), "--step", "step", str(MAX_STEPS), str(PROBE), *args]
+           "--timeout", str(int(timeout)), "--step", "step", str(MAX_STEPS), str(script), *args]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO_ROOT, timeout=timeout + 30)
     run = parse(proc.stdout)
     run.rc = proc.returncode
     done = any(r.get("k") == "done" for r in run.records)
     if proc.returncode != 0 or not done:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-6:]
-        run.error = f"probe {' '.join(args[:2])} exited {proc.returncode}: " + " | ".join(tail)
+        run.error = f"{script.stem} {' '.join(args[:2])[:80]} exited {proc.returncode}: " + " | ".join(tail)
     return run
 
 
@@ -83,10 +84,9 @@ def _record(run: ProbeRun, kind: str) -> dict[str, Any] | None:
 # -- boot --------------------------------------------------------------------------------------
 
 def boot(modules: list[str], mpy: bool) -> dict[str, Any]:
-    """Heap the firmware's modules keep after boot (and the most in use while importing),
-    with main.py's default board loaded and dropped as its boot loads it."""
-    board = _default_board(MAIN) if MAIN.exists() else None
-    run = run_probe(["boot", ",".join(modules)] + ([board] if board else []), mpy=mpy)
+    """Heap the firmware's boot keeps (and the most in use while it loads): main.py's staged
+    boot (cardtable.simboot) without the simulated hardware, then the modules it did not load."""
+    run = run_probe([",".join(modules)], mpy=mpy, script=BOOTPROBE)
     r = _record(run, "boot")
     if r is None:
         return {"error": run.error or "no boot record"}

@@ -9,7 +9,9 @@ On a Pico (firmware lib on the board): ``mpremote run bench/probe.py`` runs the 
 (every game, one seed, 300 actions, then the driver) and loops the steps itself; save the
 output and summarise it with ``python bench/device.py --summarize FILE``.
 
-Usage: probe.py boot MOD,MOD,... [BOARD]  (BOARD: load and drop it as main.py's boot does)
+Usage: probe.py boot MOD,MOD,... [BOARD]  (BOARD: load and drop it as main.py's boot does; the
+                                           rp2 board's image: bench/rp2.py. The wasm bench's
+                                           boot goes through main.py's staged boot: bootprobe.py)
        probe.py replay NAME SEATS FOLDER SEED,... MAXACT [MOD,...]  (actions in FOLDER/SEED.jsonl)
        probe.py state NAME SEATS FOLDER SEED,... MAXACT [MOD,...]  (replay: the largest state only)
        probe.py game NAME SEATS SEED,... MAXACT [MOD,...]  (bots on the device)
@@ -222,6 +224,7 @@ def game_plan(name, sources, maxact, boot, lean=False):
           "boot_failed": failed, "stamp": STAMP})
     mem_info()
     cur = [None]  # the action source (and its game): only ever reached through this list
+    base = [base1]  # what held counts from: base1 and the actions' own generator
     for seed, make in sources:
         try:
             _start(cur, make)
@@ -234,44 +237,13 @@ def game_plan(name, sources, maxact, boot, lean=False):
             continue
         gc.collect()
         yield
-        n = 0
-        oom = None
-        peak = peak_at = 0
-        while True:
-            held = alloc() - base1  # the game (and its action source) after a collection
-            if held > peak:
-                peak, peak_at = held, n
-            if _over(cur) or n >= maxact:
-                break
-            try:
-                if not _fetch(cur):
-                    break
-                if not lean:
-                    gc.collect()
-                    yield
-                a = _next(cur)
-            except MemoryError:
-                oom = "source"  # the bots or the action reader, not the rules
-                break
-            # the action in hand, its making's garbage collected before the rules run
-            if not lean:
-                gc.collect()
-                yield
-            try:
-                if lean:
-                    _play(cur, a)
-                else:
-                    print(_measure(cur, a, seed, n, held))
-            except MemoryError:  # the heap is full: this game is as long as it can get
-                oom = "rules"
-                break
-            n += 1
-            a = None
-            gc.collect()
-            yield
+        before = alloc()
+        actions = _game_actions(cur, seed, maxact, lean, base)
+        base[0] = base1 + alloc() - before  # the generator is the probe's, not the game's
+        n, oom, held, peak, peak_at = yield from actions
+        actions = None
         over = _over(cur)
         _stop(cur)
-        a = None
         gc.collect()
         yield
         # Once more: the collector is conservative, and a stale copy of a pointer can keep
@@ -280,6 +252,47 @@ def game_plan(name, sources, maxact, boot, lean=False):
         yield
         emit({"k": "end", "game": name, "seed": seed, "actions": n, "over": over, "oom": oom,
               "held_last": held, "held_max": peak, "held_max_at": peak_at, "freed_to": alloc() - base1})
+
+
+def _game_actions(cur, seed, maxact, lean, base):
+    """Play the game's actions a step each until its end or maxact: (n, oom, held, peak, peak at)."""
+    n = 0
+    oom = None
+    peak = peak_at = 0
+    while True:
+        held = alloc() - base[0]  # the game (and its action source) after a collection
+        if held > peak:
+            peak, peak_at = held, n
+        if _over(cur) or n >= maxact:
+            break
+        try:
+            if not _fetch(cur):
+                break
+            if not lean:
+                gc.collect()
+                yield
+            a = _next(cur)
+        except MemoryError:
+            oom = "source"  # the bots or the action reader, not the rules
+            break
+        # the action in hand, its making's garbage collected before the rules run
+        if not lean:
+            gc.collect()
+            yield
+        try:
+            if lean:
+                _play(cur, a)
+            else:
+                print(_measure(cur, a, seed, n, held))
+        except MemoryError:  # the heap is full: this game is as long as it can get
+            oom = "rules"
+            break
+        n += 1
+        a = None
+        gc.collect()
+        yield
+    a = None
+    return n, oom, held, peak, peak_at
 
 
 # The game is reached only through `cur` and inside these functions: a MemoryError unwinding

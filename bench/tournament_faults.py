@@ -85,53 +85,19 @@ def drill(work: Path, seed: int = 3) -> dict[str, Any]:
                            "storage_error_shown": None, "restarted": False}
     bad = poisons(tour)
     ev = Evening(tour, "127.0.0.1", b.port, creds, seed=seed, pace=0.0)
+    hold = contextlib.ExitStack()
 
     def hook(stage: str, rnd: int, e: Evening) -> None:
         if rnd == 1 and stage == "start":
-            # the hostile table: its own credential (its table offline meanwhile); first it
-            # claims the director's client id, then it publishes the poison
-            e.tables[HOSTILE_TABLE].go_offline()
-            user, password = brokers.table_user(HOSTILE_TABLE), creds[brokers.table_user(HOSTILE_TABLE)]
-            thief = mqttwire.client("cardtable-director-%s" % tour.id, user, password, clean=False)
-            mqttwire.connect(thief, "127.0.0.1", b.port)
-            thief.disconnect()
-            thief.loop_stop()
-            rogue = mqttwire.client("rogue", user, password)
-            mqttwire.connect(rogue, "127.0.0.1", b.port)
-            for p in bad:
-                rogue.publish(mqttwire.topic(tour.id, "table", HOSTILE_TABLE, "result"), p, qos=1).wait_for_publish(10)
-                out["hostile_sent"] += 1
-            rogue.disconnect()
-            rogue.loop_stop()
-            e.tables[HOSTILE_TABLE].go_online()
-            mqttwire.wait_for(lambda: len(refused(tour)) >= len(bad), 20)
+            _hostile_table(e, tour, b.port, creds, bad, out)
         if rnd == 2 and stage == "start":
             hold.enter_context(read_only(tour.dir / "archive"))
         if rnd == 2 and stage == "end":
-            ids = [g["id"] for g in tour.state["rounds"][1]["games"]]
-            d = e.director
-
-            def health() -> dict[str, Any]:
-                return dict(d.snapshot(tables=False).get("health") or {})
-
-            mqttwire.wait_for(lambda: sorted(health().get("waiting") or []) == sorted(ids), 20)
-            out["storage_waiting"] = len(health().get("waiting") or [])
-            out["storage_error_shown"] = (health().get("storage_error") or {}).get("error")
-            out["counted_while_read_only"] = [i for i in ids if tour.result_recorded(i)]
+            _results_wait(e, tour, out)
             hold.close()  # writable again: the kept results are counted
         if rnd == 4 and stage == "start":
-            # a crash while the director wrote: its last line cut in half; restarted
-            assert mqttwire.wait_for(lambda: all(t.pending() == 0 for t in e.tables.values()), 20)
-            assert mqttwire.wait_for(lambda: not e.director.refereeing, 30)
-            e.director.stop()
-            log = tour.dir / "results.jsonl"
-            last = log.read_bytes().splitlines()[-1]
-            with open(log, "ab") as f:
-                f.write(last[: len(last) // 2])
-            e.director = Director(tour, "127.0.0.1", b.port, creds[brokers.DIRECTOR]).start()
-            out["restarted"] = True
+            _torn_restart(e, tour, b.port, creds, out)
 
-    hold = contextlib.ExitStack()
     t0 = time.monotonic()
     try:
         ev.start()
@@ -140,20 +106,74 @@ def drill(work: Path, seed: int = 3) -> dict[str, Any]:
         hold.close()
         ev.stop()
         b.stop()
+    out["seconds"] = round(time.monotonic() - t0, 1)
+    out.update(_counts(tour, snap))
+    return out
+
+
+def _hostile_table(e: Evening, tour: Tournament, port: int, creds: dict[str, str], bad: list[bytes],
+                   out: dict[str, Any]) -> None:
+    """The hostile table claims the director's client id, then publishes the poison, all refused."""
+    # with its own credential, its table offline meanwhile
+    e.tables[HOSTILE_TABLE].go_offline()
+    user, password = brokers.table_user(HOSTILE_TABLE), creds[brokers.table_user(HOSTILE_TABLE)]
+    thief = mqttwire.client("cardtable-director-%s" % tour.id, user, password, clean=False)
+    mqttwire.connect(thief, "127.0.0.1", port)
+    thief.disconnect()
+    thief.loop_stop()
+    rogue = mqttwire.client("rogue", user, password)
+    mqttwire.connect(rogue, "127.0.0.1", port)
+    for p in bad:
+        rogue.publish(mqttwire.topic(tour.id, "table", HOSTILE_TABLE, "result"), p, qos=1).wait_for_publish(10)
+        out["hostile_sent"] += 1
+    rogue.disconnect()
+    rogue.loop_stop()
+    e.tables[HOSTILE_TABLE].go_online()
+    mqttwire.wait_for(lambda: len(refused(tour)) >= len(bad), 20)
+
+
+def _results_wait(e: Evening, tour: Tournament, out: dict[str, Any]) -> None:
+    """With the archive read-only: round 2's results wait, the director shows the storage error."""
+    ids = [g["id"] for g in tour.state["rounds"][1]["games"]]
+    d = e.director
+
+    def health() -> dict[str, Any]:
+        return dict(d.snapshot(tables=False).get("health") or {})
+
+    mqttwire.wait_for(lambda: sorted(health().get("waiting") or []) == sorted(ids), 20)
+    out["storage_waiting"] = len(health().get("waiting") or [])
+    out["storage_error_shown"] = (health().get("storage_error") or {}).get("error")
+    out["counted_while_read_only"] = [i for i in ids if tour.result_recorded(i)]
+
+
+def _torn_restart(e: Evening, tour: Tournament, port: int, creds: dict[str, str], out: dict[str, Any]) -> None:
+    """A crash while the director wrote: its last line cut in half; the director restarted."""
+    assert mqttwire.wait_for(lambda: all(t.pending() == 0 for t in e.tables.values()), 20)
+    assert mqttwire.wait_for(lambda: not e.director.refereeing, 30)
+    e.director.stop()
+    log = tour.dir / "results.jsonl"
+    last = log.read_bytes().splitlines()[-1]
+    with open(log, "ab") as f:
+        f.write(last[: len(last) // 2])
+    e.director = Director(tour, "127.0.0.1", port, creds[brokers.DIRECTOR]).start()
+    out["restarted"] = True
+
+
+def _counts(tour: Tournament, snap: dict[str, Any]) -> dict[str, Any]:
+    """What the tournament counted, read afresh from its folder: once each, none missing, refusals."""
     fresh = Tournament(tour.dir)
     log = fresh.log()
     results = [e["game"] for e in log if e.get("kind") == "result"]
     lines = refused(tour)
-    out.update({
-        "seconds": round(time.monotonic() - t0, 1), "games": len(tour.games), "honest_sent": len(tour.games),
+    return {
+        "games": len(tour.games), "honest_sent": len(tour.games),
         "counted": len(set(results)), "counted_twice": sorted({g for g in results if results.count(g) > 1}),
         "missing": sorted(set(tour.games) - set(results)),
         "refused_lines": len(lines), "refused": lines,
         "refused_honest": [r for r in lines if r.get("hash") and not str(r["hash"]).startswith("poison")],
         "torn_skipped": fresh.skipped, "snapshot": snap, "results": results,
         "standings_equal": snap["standings"] == fresh.standings(),
-    })
-    return out
+    }
 
 
 def refused(tour: Tournament) -> list[dict[str, Any]]:

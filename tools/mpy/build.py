@@ -67,19 +67,46 @@ def compile_one(binary: str, src: Path, rel: str, dest: Path) -> str | None:
 
 
 def build(src: Path = SRC, out: Path = OUT, force: bool = False, verbose: bool = False) -> int:
+    """Compile the package under src to .mpy under out/lib (unchanged files kept); 1 on an error."""
     binary = mpy_cross_binary()
     version = mpy_cross_version(binary)
     lib = out / "lib"
     manifest_path = out / "manifest.json"
+    files, todo = _plan(src, lib, _previous(manifest_path, version, force))
+    errors: list[str] = []
+    with ThreadPoolExecutor() as pool:
+        results = list(pool.map(lambda job: compile_one(binary, *job), todo))
+    for (path, rel, dest), error in zip(todo, results):
+        if error:
+            errors.append(f"{rel}: {error}")
+            del files[rel]
+        else:
+            files[rel]["out"] = dest.stat().st_size
+    removed = _remove_stale(lib, files)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {"mpy_cross": version, "march": MARCH, "files": files}
+    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    _report(out, files, len(todo), errors, removed, verbose)
+    return 1 if errors else 0
+
+
+def _previous(manifest_path: Path, version: str, force: bool) -> dict[str, Any]:
+    """The last build's files by path, if it was made by this mpy-cross for this arch."""
     old: dict[str, Any] = {}
     if manifest_path.exists() and not force:
         old = json.loads(manifest_path.read_text())
         if old.get("mpy_cross") != version or old.get("march") != MARCH:
             old = {}
-    old_files: dict[str, Any] = old.get("files", {})
+    return old.get("files", {})
 
+
+Job = tuple[Path, str, Path]  # (source, its path in the package, its output)
+
+
+def _plan(src: Path, lib: Path, old_files: dict[str, Any]) -> tuple[dict[str, dict[str, Any]], list[Job]]:
+    """Every source's manifest entry, and the .py files to compile (data files copied here)."""
     files: dict[str, dict[str, Any]] = {}
-    todo: list[tuple[Path, str, Path]] = []
+    todo: list[Job] = []
     for path in sources(src):
         rel = path.relative_to(src).as_posix()
         digest = sha256(path)
@@ -98,18 +125,11 @@ def build(src: Path = SRC, out: Path = OUT, force: bool = False, verbose: bool =
             dest.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, dest)
             entry["out"] = dest.stat().st_size
+    return files, todo
 
-    errors: list[str] = []
-    with ThreadPoolExecutor() as pool:
-        results = list(pool.map(lambda job: compile_one(binary, *job), todo))
-    for (path, rel, dest), error in zip(todo, results):
-        if error:
-            errors.append(f"{rel}: {error}")
-            del files[rel]
-        else:
-            files[rel]["out"] = dest.stat().st_size
 
-    # Outputs whose source is gone would still import on the board: remove them.
+def _remove_stale(lib: Path, files: dict[str, dict[str, Any]]) -> int:
+    """Remove outputs whose source is gone (they would still import on the board); how many."""
     wanted = {lib / (rel[:-3] + ".mpy" if rel.endswith(".py") else rel) for rel in files}
     removed = 0
     if lib.exists():
@@ -119,11 +139,12 @@ def build(src: Path = SRC, out: Path = OUT, force: bool = False, verbose: bool =
                 removed += 1
             elif p.is_dir() and not any(p.iterdir()):
                 p.rmdir()
+    return removed
 
-    out.mkdir(parents=True, exist_ok=True)
-    manifest = {"mpy_cross": version, "march": MARCH, "files": files}
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
+def _report(out: Path, files: dict[str, dict[str, Any]], compiled: int, errors: list[str], removed: int,
+            verbose: bool) -> None:
+    """Print the sizes (each module's with verbose), the totals and any compile error."""
     py = {r: f for r, f in files.items() if r.endswith(".py")}
     if verbose:
         for rel, f in sorted(py.items()):
@@ -132,14 +153,13 @@ def build(src: Path = SRC, out: Path = OUT, force: bool = False, verbose: bool =
     out_total = sum(f["out"] for f in py.values())
     data_total = sum(f["out"] for r, f in files.items() if r not in py)
     print(
-        f"mpy: {len(py)} modules ({len(todo) - len(errors)} compiled, "
-        f"{len(py) - len(todo) + len(errors)} unchanged, {removed} removed) "
+        f"mpy: {len(py)} modules ({compiled - len(errors)} compiled, "
+        f"{len(py) - compiled + len(errors)} unchanged, {removed} removed) "
         f"{src_total} B .py -> {out_total} B .mpy; {len(files) - len(py)} data files {data_total} B; "
         f"{out.relative_to(REPO_ROOT) if out.is_relative_to(REPO_ROOT) else out}/lib"
     )
     for error in errors:
         print(f"mpy-cross failed: {error}", file=sys.stderr)
-    return 1 if errors else 0
 
 
 @contextlib.contextmanager

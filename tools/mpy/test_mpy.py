@@ -233,17 +233,8 @@ BATCH = 6  # light files to a Node process: small enough to keep both cores busy
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("paths", nargs="*", help="test files or directories (default: tests/rules tests/device)")
-    ap.add_argument("-k", metavar="TEXT", help="only tests whose id (file::name) contains TEXT")
-    ap.add_argument("--mode", choices=("py", "mpy", "both"), default="both", help="lib as .py, .mpy or both (default)")
-    ap.add_argument("--heap", default="192k", help="MicroPython heap (default 192k, the Pico's)")
-    ap.add_argument("--no-cap", action="store_true", help="let the heap grow (debugging only)")
-    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2, help="parallel Node processes")
-    ap.add_argument("--timeout", type=int, default=300, help="CPU seconds per test file (default 300)")
-    ap.add_argument("-v", "--verbose", action="store_true", help="print every test line of every file")
-    args = ap.parse_args(argv)
-
+    """Run the test files on MicroPython (from .py, .mpy or both); 1 if a test failed."""
+    args = _arguments(argv)
     node = node_binary()
     if not node:
         print("test_mpy.py: node is not installed (Node 20 is needed for the MicroPython runner)", file=sys.stderr)
@@ -259,14 +250,10 @@ def main(argv: list[str] | None = None) -> int:
 
     t0 = time.monotonic()
     modes = ["py", "mpy"] if args.mode == "both" else [args.mode]
-    build_failed = False
-    if "mpy" in modes:
-        tool = _load_build()
-        with tool.locked(tool.OUT):  # pytest's virtual boards may be building it too (tools/testall.py)
-            build_failed = tool.build() != 0
-        if build_failed:
-            modes.remove("mpy")
-            print("mpy build failed: the .mpy runs are skipped and count as failed", file=sys.stderr)
+    build_failed = "mpy" in modes and _build_mpy()
+    if build_failed:
+        modes.remove("mpy")
+        print("mpy build failed: the .mpy runs are skipped and count as failed", file=sys.stderr)
 
     missing = [name for name in ONCE + tuple(EMULATED) if not (REPO_ROOT / name).is_file()]
     if missing:
@@ -275,7 +262,43 @@ def main(argv: list[str] | None = None) -> int:
     once = {(REPO_ROOT / name).resolve() for name in ONCE}
     heavy = [(f, "mpy") for f in files if f in once and args.mode == "both" and "mpy" in modes]
     light = [(f, m) for f in files for m in modes if (f, "mpy") not in heavy]
-    jobs = heavy + light
+    results = _run_all(node, heavy, light, args)
+
+    passed = sum(r.passed for r in results)
+    failed = sum(r.failed for r in results) + (1 if build_failed else 0)
+    empty = [r for r in results if r.complete and r.passed + r.failed == 0 and not args.k]
+    for r in empty:
+        print(f"note: {r.file} [{r.mode}] has no tests")
+    print(f"{len(files)} files, {len(heavy) + len(light)} runs ({len(heavy)} heavy files .mpy only) (heap {args.heap}{'' if args.no_cap else ' capped'}) "
+          f"in {time.monotonic() - t0:.1f} s")
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+def _arguments(argv: list[str] | None) -> argparse.Namespace:
+    """The command line's paths and options."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("paths", nargs="*", help="test files or directories (default: tests/rules tests/device)")
+    ap.add_argument("-k", metavar="TEXT", help="only tests whose id (file::name) contains TEXT")
+    ap.add_argument("--mode", choices=("py", "mpy", "both"), default="both", help="lib as .py, .mpy or both (default)")
+    ap.add_argument("--heap", default="192k", help="MicroPython heap (default 192k, the Pico's)")
+    ap.add_argument("--no-cap", action="store_true", help="let the heap grow (debugging only)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2, help="parallel Node processes")
+    ap.add_argument("--timeout", type=int, default=300, help="CPU seconds per test file (default 300)")
+    ap.add_argument("-v", "--verbose", action="store_true", help="print every test line of every file")
+    return ap.parse_args(argv)
+
+
+def _build_mpy() -> bool:
+    """Build the .mpy lib (under its lock); True if the build failed."""
+    tool = _load_build()
+    with tool.locked(tool.OUT):  # pytest's virtual boards may be building it too (tools/testall.py)
+        return tool.build() != 0
+
+
+def _run_all(node: str, heavy: list[tuple[Path, str]], light: list[tuple[Path, str]],
+             args: argparse.Namespace) -> list[Result]:
+    """Run the heavy files one a process and the light ones in batches, printing each result."""
     groups: dict[tuple[str, ...], list[Path]] = {}
     for f, m in light:
         groups.setdefault((m, *options(f, m, args)), []).append(f)
@@ -294,16 +317,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(r.stdout.rstrip())
                 if r.failed:
                     print("\n".join("    " + line for line in r.failure_text().splitlines()), flush=True)
-
-    passed = sum(r.passed for r in results)
-    failed = sum(r.failed for r in results) + (1 if build_failed else 0)
-    empty = [r for r in results if r.complete and r.passed + r.failed == 0 and not args.k]
-    for r in empty:
-        print(f"note: {r.file} [{r.mode}] has no tests")
-    print(f"{len(files)} files, {len(jobs)} runs ({len(heavy)} heavy files .mpy only) (heap {args.heap}{'' if args.no_cap else ' capped'}) "
-          f"in {time.monotonic() - t0:.1f} s")
-    print(f"{passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return results
 
 
 if __name__ == "__main__":

@@ -1,13 +1,13 @@
 # host only: never imported on the board (simulated hardware: tools/firmware/boardfiles.py)
 """The table on simulated hardware (cardtable.hw_sim) booted one stage per call, as main.py boots it."""
-# Shared by main.py's step mode (booting) and the virtual board
-# (host/cardtable_host/sim/vboard/boardglue.py). Its own module: the device tests that build a
-# table on hw_sim without it keep its code out of their heap.
-from cardtable import hal
-from cardtable.hw_sim import SimHal, SimSerial
+# Shared by main.py's step mode (booting), the virtual board
+# (host/cardtable_host/sim/vboard/boardglue.py) and the bench's boot heap (bench/probe.py). Its
+# own module: the device tests that build a table on hw_sim without it keep its code out of
+# their heap. It imports nothing itself: the stages do, so the bench counts each module where
+# the boot loads it (and importing this one loads no real module ahead of its stage).
 
 # The table on simulated hardware, booted one stage per call: main.py's step mode (booting),
-# the virtual board (host/cardtable_host/sim/vboard/boardglue.py) share it. The WebAssembly port
+# the virtual board (host/cardtable_host/sim/vboard/boardglue.py) and the bench share it. The WebAssembly port
 # collects garbage only between the host's calls, so each import or load is a stage of its own.
 # The stages import main.py's _MODULES in its order, the config and the board loaded after its
 # _BOARD_AFTER (see there), then the drivers behind emulated readers, the game, the table.
@@ -20,9 +20,10 @@ class Boot:
     """Boot main.py's table on simulated hardware, one stage per step(): main is firmware/main.py
     (its build, load_board, maintenance), emu the PN532 emulator module (or a function giving it;
     None: fake readers), out the serial's stream (None: kept for lines()), dead the readers whose
-    cable is cut."""
+    cable is cut. table False: only the stages a Pico's boot shares (no simulated hardware, no
+    game, no table: the bench's boot heap); the last of them returns DONE, with ctl None."""
 
-    def __init__(self, main, storage=None, boards_dir="boards", emu=None, out=None, dead=()):
+    def __init__(self, main, storage=None, boards_dir="boards", emu=None, out=None, dead=(), table=True):
         self.main = main
         self.storage = storage
         self.boards_dir = boards_dir
@@ -34,12 +35,14 @@ class Boot:
         self.last = ""  # the stage run last, e.g. "import cardtable.journal"
         self.plan = [("emu",)] if callable(emu) else []  # type: list[tuple]
         for name in main._MODULES:
-            self.plan.append(("import", name))
+            if table or name != "cardtable.hw_sim":
+                self.plan.append(("import", name))
             if name == main._BOARD_AFTER:
                 self.plan.append(("config",))
                 self.plan.append(("board",))
-        self.plan.append(("game",))
-        self.plan.append(("build",))
+        if table:
+            self.plan.append(("game",))
+            self.plan.append(("build",))
         self.i = 0
 
     def step(self):
@@ -54,6 +57,7 @@ class Boot:
         elif kind == "import":
             __import__(st[1])
         elif kind == "config":
+            from cardtable import hal
             from cardtable.table.commands import load_config
 
             if self.storage is None:
@@ -70,11 +74,9 @@ class Boot:
                 return STOPPED
             if self.emu is not None:  # the drivers behind the emulated readers, one a stage
                 kinds = [b["kind"] for b in self.board.buses.values()]
-                at = self.i
-                for name in ("ndef", "pn532", "mux", "pn532_i2c", "pn532_spi", "pn532_uart"):
-                    if name[:6] != "pn532_" or name[6:] in kinds:
-                        self.plan.insert(at, ("import", "cardtable.drivers." + name))
-                        at += 1
+                self.then(["cardtable.drivers." + name
+                           for name in ("ndef", "pn532", "mux", "pn532_i2c", "pn532_spi", "pn532_uart")
+                           if name[:6] != "pn532_" or name[6:] in kinds])
         elif kind == "game":
             from cardtable import games
 
@@ -87,9 +89,19 @@ class Boot:
                 self.note = "cardtable: maintenance mode (button held at power-up): the table is off"
                 return STOPPED
             return DONE
-        return MORE
+        return MORE if self.i < len(self.plan) else DONE
+
+    def then(self, names):
+        """Import these modules next, one a stage (the readers' drivers after the board)."""
+        at = self.i
+        for name in names:
+            self.plan.insert(at, ("import", name))
+            at += 1
 
     def _hal(self, board):
+        from cardtable import hal
+        from cardtable.hw_sim import SimHal, SimSerial
+
         h = SimHal(board, emu=self.emu, storage=self.storage, clock=hal.Clock())
         h.serial = SimSerial(self.out)
         for i in self.dead:

@@ -157,40 +157,7 @@ def walk(link: Link, boards_dir: Path, say: Say, ask: Ask, wait_s: float = 120.0
                 z.problem = "%s is down (%s): measure %s" % (label, down[zone], measure(b, i))
                 say("%s: DOWN, skipped" % label)
                 continue
-            say("%s: lay any tagged card on it" % label)
-            r, ms, err = _wait_card(link, zone, wait_s)
-            if r is None:
-                z.problem = "%s read no card%s: measure %s" % (
-                    label, " (%s)" % err if err else " in %g s" % wait_s, measure(b, i))
-                say("  no card read: %s" % (err or "timed out"))
-                continue
-            z.read_ms, z.uid, z.text = round(ms, 1), r.get("uid"), r.get("text")
-            say("  read in %.0f ms: tag %s, %s" % (ms, z.uid, "card %s" % z.text if z.text
-                                                    else "no card code (%s)" % r.get("why")))
-            if z.led is not None and z.text:
-                # Writing the card's own code back makes the table flash the zone's LED.
-                try:
-                    link.tag(zone, write=z.text, uid=z.uid)
-                except CommandError as e:
-                    say("  (could not flash its LED: %s)" % e.msg)
-                else:
-                    z.led_lit = _yes(ask("  did LED %d flash green at zone %s? [y/n] " % (z.led, zone)))
-            if two:
-                link.tag(done=True)  # the table watches the zone again: two tags are a fault
-                say("  lift it, then lay two tagged cards on it together")
-                z.two_tags = link.wait_for(lambda m, zn=zone: m.get("type") == "fault" and m.get(
-                    "kind") == "two_tags" and m.get("zone") == zn, wait_s) is not None
-                if z.two_tags:
-                    say("  two tags seen: nothing played")
-                else:
-                    z.problem = ("%s did not report two tags laid together within %g s: lay them"
-                                 " squarely on the pad; a reader that never counts two has a weak"
-                                 " field (metal under the pad, a module detuned or too deep under"
-                                 " the felt)" % (label, wait_s))
-                    say("  no two tags seen")
-                say("  lift both cards")
-                continue
-            say("  lift the card")
+            _zone(link, b, z, label, say, ask, wait_s, two)
     finally:
         try:
             link.tag(done=True)  # zone events are plays again
@@ -203,6 +170,57 @@ def walk(link: Link, boards_dir: Path, say: Say, ask: Ask, wait_s: float = 120.0
     rep.problems += led_problems(rep.zones)
     rep.problems += [x.problem for x in rep.inputs if x.problem]
     return rep
+
+
+def _zone(link: Link, b: config.Board | None, z: ZoneResult, label: str, say: Say, ask: Ask,
+          wait_s: float, two: bool) -> None:
+    """One zone that answers: a card read on it, its LED flashed, then two tags laid together."""
+    zone, i = z.zone, z.reader
+    say("%s: lay any tagged card on it" % label)
+    r, ms, err = _wait_card(link, zone, wait_s)
+    if r is None:
+        z.problem = "%s read no card%s: measure %s" % (
+            label, " (%s)" % err if err else " in %g s" % wait_s, measure(b, i))
+        say("  no card read: %s" % (err or "timed out"))
+        return
+    z.read_ms, z.uid, z.text = round(ms, 1), r.get("uid"), r.get("text")
+    say("  read in %.0f ms: tag %s, %s" % (ms, z.uid, "card %s" % z.text if z.text
+                                            else "no card code (%s)" % r.get("why")))
+    if z.led is not None and z.text:
+        _flash_led(link, z, say, ask)
+    if two:
+        _two_tags(link, z, label, say, wait_s)
+        return
+    say("  lift the card")
+
+
+def _flash_led(link: Link, z: ZoneResult, say: Say, ask: Ask) -> None:
+    """Flash the zone's LED (its card's own code written back) and ask whether it lit."""
+    # Writing the card's own code back makes the table flash the zone's LED.
+    try:
+        link.tag(z.zone, write=z.text, uid=z.uid)
+    except CommandError as e:
+        say("  (could not flash its LED: %s)" % e.msg)
+    else:
+        z.led_lit = _yes(ask("  did LED %d flash green at zone %s? [y/n] " % (z.led, z.zone)))
+
+
+def _two_tags(link: Link, z: ZoneResult, label: str, say: Say, wait_s: float) -> None:
+    """Two tags laid on the zone together must be reported as a fault (a weak field misses them)."""
+    zone = z.zone
+    link.tag(done=True)  # the table watches the zone again: two tags are a fault
+    say("  lift it, then lay two tagged cards on it together")
+    z.two_tags = link.wait_for(lambda m, zn=zone: m.get("type") == "fault" and m.get(
+        "kind") == "two_tags" and m.get("zone") == zn, wait_s) is not None
+    if z.two_tags:
+        say("  two tags seen: nothing played")
+    else:
+        z.problem = ("%s did not report two tags laid together within %g s: lay them"
+                     " squarely on the pad; a reader that never counts two has a weak"
+                     " field (metal under the pad, a module detuned or too deep under"
+                     " the felt)" % (label, wait_s))
+        say("  no two tags seen")
+    say("  lift both cards")
 
 
 def _gp(pins: list[int]) -> str:

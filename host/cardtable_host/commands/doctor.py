@@ -4,11 +4,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardtable_host.board import boardfind
 from cardtable_host.errors import USAGE, CardtableError, UsageError
 from cardtable_host.term import paint, use_colour
+
+if TYPE_CHECKING:
+    from cardtable_host.board.bringup import Report
 
 DESCRIPTION = """\
 Asks the running table for its health twice, SAMPLE seconds apart, and reports:
@@ -299,13 +302,28 @@ def _bringup(args: argparse.Namespace) -> int:
     """`doctor --bringup`: the guided walk (bringup.walk) and its summary."""
     from dataclasses import asdict
 
+    if not args.wait > 0:
+        raise UsageError("--wait %g: the seconds to wait for a card must be more than 0" % args.wait)
+    port, hold = boardfind.claim("doctor", args.port)
+    try:
+        rep = _walk(port, args)
+    finally:
+        hold.release()
+    if args.json:
+        print(json.dumps({"ok": rep.ok, "board": rep.board, "port": port, "problems": rep.problems,
+                          "zones": [asdict(z) for z in rep.zones],
+                          "inputs": [asdict(x) for x in rep.inputs]}))
+    else:
+        _bringup_summary(rep)
+    return 0 if rep.ok else 1
+
+
+def _walk(port: str, args: argparse.Namespace) -> Report:
+    """Walk the board on port through bring-up, asking at the terminal (silent with --json)."""
     from cardtable_host.board import bringup
     from cardtable_host.board.firmwarefiles import firmware_dir
     from cardtable_host.board.link import Link, LinkError
 
-    if not args.wait > 0:
-        raise UsageError("--wait %g: the seconds to wait for a card must be more than 0" % args.wait)
-    port, hold = boardfind.claim("doctor", args.port)
     quiet = args.json
 
     def say(text: str) -> None:
@@ -321,41 +339,36 @@ def _bringup(args: argparse.Namespace) -> int:
             return None
 
     try:
-        try:
-            link = Link(port, timeout=10, reconnect=False, lock=False)
-        except LinkError as e:
-            raise CardtableError(str(e), USAGE) from None
-        try:
-            rep = bringup.walk(link, firmware_dir() / "boards", say, ask, args.wait, not args.no_two)
-        except LinkError as e:
-            raise CardtableError("the board on %s stopped answering: %s" % (port, e), USAGE) from None
-        finally:
-            link.close()
+        link = Link(port, timeout=10, reconnect=False, lock=False)
+    except LinkError as e:
+        raise CardtableError(str(e), USAGE) from None
+    try:
+        return bringup.walk(link, firmware_dir() / "boards", say, ask, args.wait, not args.no_two)
+    except LinkError as e:
+        raise CardtableError("the board on %s stopped answering: %s" % (port, e), USAGE) from None
     finally:
-        hold.release()
-    if args.json:
-        print(json.dumps({"ok": rep.ok, "board": rep.board, "port": port, "problems": rep.problems,
-                          "zones": [asdict(z) for z in rep.zones],
-                          "inputs": [asdict(x) for x in rep.inputs]}))
+        link.close()
+
+
+def _bringup_summary(rep: Report) -> None:
+    """The walk's summary lines: readers read, inputs seen, the buzzer, the problems."""
+    read = [z.read_ms for z in rep.zones if z.read_ms is not None]
+    print()
+    print("bring-up: %d of %d readers read a card%s" % (
+        len(read), len(rep.zones), " (%.0f to %.0f ms)" % (min(read), max(read)) if read else ""))
+    pressed = [x for x in rep.inputs if x.kind in ("button", "encoder") and x.pins]
+    if pressed:
+        print("bring-up: %d of %d buttons and encoders seen" % (
+            sum(1 for x in pressed if x.ok), len(pressed)))
+    for x in rep.inputs:
+        if x.kind == "buzzer":
+            print("bring-up: the buzzer %s" % (
+                "was not confirmed" if x.ok is None else "sounded" if x.ok else "did not sound"))
+    colour = use_colour()
+    if rep.ok:
+        print(paint("every step passed", "green", colour))
     else:
-        read = [z.read_ms for z in rep.zones if z.read_ms is not None]
-        print()
-        print("bring-up: %d of %d readers read a card%s" % (
-            len(read), len(rep.zones), " (%.0f to %.0f ms)" % (min(read), max(read)) if read else ""))
-        pressed = [x for x in rep.inputs if x.kind in ("button", "encoder") and x.pins]
-        if pressed:
-            print("bring-up: %d of %d buttons and encoders seen" % (
-                sum(1 for x in pressed if x.ok), len(pressed)))
-        for x in rep.inputs:
-            if x.kind == "buzzer":
-                print("bring-up: the buzzer %s" % (
-                    "was not confirmed" if x.ok is None else "sounded" if x.ok else "did not sound"))
-        colour = use_colour()
-        if rep.ok:
-            print(paint("every step passed", "green", colour))
-        else:
-            print(paint("%d problem%s:" % (len(rep.problems), "" if len(rep.problems) == 1 else "s"),
-                        "red", colour))
-            for p in rep.problems:
-                print("  - " + p)
-    return 0 if rep.ok else 1
+        print(paint("%d problem%s:" % (len(rep.problems), "" if len(rep.problems) == 1 else "s"),
+                    "red", colour))
+        for p in rep.problems:
+            print("  - " + p)

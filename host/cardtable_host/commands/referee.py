@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import Any
 
 from cardtable import record
 from cardtable import referee as rules_referee
@@ -49,19 +50,39 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Judge a game record; 0 if every action in it was legal."""
+    game, actions, lines = _load(args.record)
+    if args.tempo:
+        return _tempo(args, list(lines))
+    colour = use_colour()
+    if not args.json:
+        style_cards(game, colour)
+    result, tricks, sheet = _judge(args, game, actions)
+    if args.json:
+        return _json_verdict(args, game, tricks, result)
+    _print_summary(game, result)
+    if sheet.rows:
+        print()
+        print(sheet.render(colour, last=None))
+    _print_grid(args, game, tricks, result, colour)
+    return 0 if result["ok"] else 1
+
+
+def _load(path: str) -> tuple[Any, list[Any], list[str]]:
+    """The record at path (- for stdin): its game (with the header's names), actions and lines."""
     try:
         limit = rules_referee.MAX_BYTES + 1  # a byte more than the limit: it is refused
-        if args.record == "-":
+        if path == "-":
             data = sys.stdin.buffer.read(limit)
         else:
-            with open(args.record, "rb") as f:
+            with open(path, "rb") as f:
                 data = f.read(limit)
         lines = rules_referee.text_lines(data)
         game, actions = record.load(lines)
     except OSError as e:
-        raise UsageError("cannot read %s: %s" % (args.record, e.strerror)) from None
+        raise UsageError("cannot read %s: %s" % (path, e.strerror)) from None
     except record.RecordError as e:
-        raise UsageError("%s: %s" % (args.record, e),
+        raise UsageError("%s: %s" % (path, e),
                          json={"ok": False, "error": str(e), "line": e.line}) from None
     try:
         names = header_names(json.loads(lines[0]))
@@ -69,11 +90,11 @@ def run(args: argparse.Namespace) -> int:
         names = []
     if any(names):
         game.names = names
-    if args.tempo:
-        return _tempo(args, list(lines))
-    colour = use_colour()
-    if not args.json:
-        style_cards(game, colour)
+    return game, actions, lines
+
+
+def _judge(args: argparse.Namespace, game: Any, actions: list[Any]) -> tuple[dict[str, Any], TrickLog, ScoreSheet]:
+    """Replay the actions (each printed unless --json or --quiet): the verdict, tricks and scores."""
     tricks = TrickLog()
     sheet = ScoreSheet(game)
     verdict = rules_referee.Verdict(game)
@@ -88,19 +109,22 @@ def run(args: argparse.Namespace) -> int:
     except record.RecordError as e:
         raise UsageError("%s: %s" % (args.record, e),
                          json={"ok": False, "error": str(e), "line": e.line}) from None
-    result = verdict.result()
-    if args.json:
-        if args.hand is not None:
-            if args.hand not in tricks.hands:
-                raise UsageError("the record has no hand %d with tricks%s" % (args.hand, (
-                    " (hands %s)" % ", ".join(str(h) for h in sorted(tricks.hands))) if tricks.hands else ""))
-            result = dict(result, grid=grid(game, tricks, args.hand, result))
-        print(json.dumps(result))
-        return 0 if result["ok"] else 1
-    _print_summary(game, result)
-    if sheet.rows:
-        print()
-        print(sheet.render(colour, last=None))
+    return verdict.result(), tricks, sheet
+
+
+def _json_verdict(args: argparse.Namespace, game: Any, tricks: TrickLog, result: dict[str, Any]) -> int:
+    """--json: the verdict as one object (with --hand, that hand's trick grid)."""
+    if args.hand is not None:
+        if args.hand not in tricks.hands:
+            raise UsageError("the record has no hand %d with tricks%s" % (args.hand, (
+                " (hands %s)" % ", ".join(str(h) for h in sorted(tricks.hands))) if tricks.hands else ""))
+        result = dict(result, grid=grid(game, tricks, args.hand, result))
+    print(json.dumps(result))
+    return 0 if result["ok"] else 1
+
+
+def _print_grid(args: argparse.Namespace, game: Any, tricks: TrickLog, result: dict[str, Any], colour: bool) -> None:
+    """The trick grid of --hand (and --trick), or of the disputed hand."""
     hand = args.hand if args.hand is not None else tricks.disputed(result)
     if (args.hand is not None or args.trick is not None) and not tricks.hands:
         raise UsageError("%s has no tricks to show" % game.ID)
@@ -113,7 +137,6 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("hand %d has no trick %d" % (hand, args.trick))
         print()
         print(text)
-    return 0 if result["ok"] else 1
 
 
 def _tempo(args: argparse.Namespace, lines: list[str]) -> int:

@@ -272,26 +272,13 @@ def _remove_port_file(path: str, port: str) -> None:
 
 def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: str, game: str,
           rules: dict[str, Any], seed: int, show: Show, delay: float) -> int:
+    """Play one game on the board: bots at some seats, people at the others; 0 when it is over."""
     table = VirtualTable(vb, board_name, layout)
     show.buttons = {n: v if a is None else "%s %s" % (v, a) for n, (v, a) in table.layout.buttons.items()}
     nseats = len(table.layout.seats)
-    if args.bots == "all":
-        nbots = nseats
-    else:
-        try:
-            nbots = int(args.bots)
-        except ValueError:
-            raise UsageError("--bots takes a number or 'all'") from None
-        nbots = max(0, min(nseats, nbots))
+    nbots = _bot_count(args.bots, nseats)
     bot_seats = set(range(nseats - nbots, nseats))
-    show.obj({"type": "sim", "port": vb.port, "board": board_name, "layout": layout, "game": game,
-              "seed": seed, "bots": sorted(bot_seats)})
-    show.line(show.paint("cardtable sim: %s on an %s %s, seed %d" % (game, vb.KIND, board_name, seed)
-                         if vb.KIND[0] in "aeiou" else
-                         "cardtable sim: %s on a %s %s, seed %d" % (game, vb.KIND, board_name, seed), "bold"))
-    show.line("%s on %s   (held by this simulator while it plays%s)" % (vb.KIND, 
-        vb.port, "; with --keep: cardtable monitor --port %s after the game" % vb.port if not args.keep else
-        ": cardtable monitor --port %s once the game is over" % vb.port))
+    _announce(args, vb, show, board_name, layout, game, seed, bot_seats)
     if vb.mode != "table":
         raise CardtableError("the board did not start the table (%s)%s" % (vb.mode, _said(vb)))
     link = Link(vb.port, timeout=vb.LINK_S)  # held: other programs are refused while the bots play
@@ -312,28 +299,8 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         play_out(bots, delay, people)
         _result(show, bots, vb)
         if args.record:
-            lines = link.log(timeout=5 * vb.LINK_S)  # the whole journal, a line at a time
-            with open(args.record, "w", encoding="utf-8") as f:
-                f.write("".join(line + "\n" for line in lines))
-            show.obj({"type": "record", "path": args.record, "lines": len(lines)})
-            show.line("the board's journal of this game (%d lines) is in %s:  cardtable referee %s" % (
-                len(lines), args.record, args.record))
-        if args.keep and people is None:
-            vb.set_period(IDLE_PERIOD_MS)
-            link.close()            # one program per serial port: leave it to monitor, pull, ...
-            show.line("the board keeps running on %s, free for cardtable monitor, pull, doctor "
-                      "and mpremote; Ctrl-C ends" % vb.port)
-            while True:
-                time.sleep(0.5)
-        if args.keep or (people is not None and not people.quit):
-            vb.set_period(IDLE_PERIOD_MS)
-            show.line("the board keeps running on %s; Ctrl-C ends" % vb.port)
-            while True:
-                if people is not None:
-                    people.poll()
-                    if people.quit:
-                        break
-                bots.pump(0.2)
+            _save_record(link, args.record, vb, show)
+        _keep_running(args.keep, vb, link, bots, people, show)
         if bots.divergences:
             raise CardtableError("the host's copy of the game disagrees with the board: %s"
                                  % "; ".join(str(d) for d in bots.divergences))
@@ -347,6 +314,60 @@ def _play(args: argparse.Namespace, vb: VirtualBoard, board_name: str, layout: s
         raise CardtableError(msg) from None
     finally:
         link.close()
+
+
+def _bot_count(bots: str, nseats: int) -> int:
+    """How many seats the bots take: --bots as a number (within the seats) or 'all'."""
+    if bots == "all":
+        return nseats
+    try:
+        nbots = int(bots)
+    except ValueError:
+        raise UsageError("--bots takes a number or 'all'") from None
+    return max(0, min(nseats, nbots))
+
+
+def _announce(args: argparse.Namespace, vb: VirtualBoard, show: Show, board_name: str, layout: str, game: str,
+              seed: int, bot_seats: set[int]) -> None:
+    """Say what is played where (and the JSON line for programs)."""
+    show.obj({"type": "sim", "port": vb.port, "board": board_name, "layout": layout, "game": game,
+              "seed": seed, "bots": sorted(bot_seats)})
+    show.line(show.paint("cardtable sim: %s on an %s %s, seed %d" % (game, vb.KIND, board_name, seed)
+                         if vb.KIND[0] in "aeiou" else
+                         "cardtable sim: %s on a %s %s, seed %d" % (game, vb.KIND, board_name, seed), "bold"))
+    show.line("%s on %s   (held by this simulator while it plays%s)" % (vb.KIND, 
+        vb.port, "; with --keep: cardtable monitor --port %s after the game" % vb.port if not args.keep else
+        ": cardtable monitor --port %s once the game is over" % vb.port))
+
+
+def _save_record(link: Link, path: str, vb: VirtualBoard, show: Show) -> None:
+    """Write the board's journal of the game to path, as `cardtable referee` reads it."""
+    lines = link.log(timeout=5 * vb.LINK_S)  # the whole journal, a line at a time
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(line + "\n" for line in lines))
+    show.obj({"type": "record", "path": path, "lines": len(lines)})
+    show.line("the board's journal of this game (%d lines) is in %s:  cardtable referee %s" % (
+        len(lines), path, path))
+
+
+def _keep_running(keep: bool, vb: VirtualBoard, link: Link, bots: Bots, people: People | None, show: Show) -> None:
+    """After the game: with --keep, or while a person has not quit, the board runs on (Ctrl-C ends)."""
+    if keep and people is None:
+        vb.set_period(IDLE_PERIOD_MS)
+        link.close()            # one program per serial port: leave it to monitor, pull, ...
+        show.line("the board keeps running on %s, free for cardtable monitor, pull, doctor "
+                  "and mpremote; Ctrl-C ends" % vb.port)
+        while True:
+            time.sleep(0.5)
+    if keep or (people is not None and not people.quit):
+        vb.set_period(IDLE_PERIOD_MS)
+        show.line("the board keeps running on %s; Ctrl-C ends" % vb.port)
+        while True:
+            if people is not None:
+                people.poll()
+                if people.quit:
+                    break
+            bots.pump(0.2)
 
 
 def _said(vb: VirtualBoard) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 
 from cardtable import games
 from cardtable.table import buscheck, config
-from cardtable.table.config import Board
+from cardtable.table.config import Board, Layout
 
 from cardtable_host.errors import CardtableError, UsageError, warn
 
@@ -198,19 +198,25 @@ def cable_mm(d: Drawn) -> int:
     return total + sum(bus.get("cable_mm", 0) for bus in d.raw["buses"].values())
 
 
-def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
+Part = tuple[str, str, int, str]
+
+
+def parts(d: Drawn) -> list[Part]:
     """(part, part number, quantity, note) counted from the board file."""
-    b = d.board
-    n = len(b.readers)
+    rows = _reader_parts(d) + _led_parts(d) + _input_parts(d) + _power_parts(d) + _cable_parts(d)
+    return [r for r in rows if r[2] > 0]
+
+
+def _reader_parts(d: Drawn) -> list[Part]:
+    """The Pico, the readers, the muxes and the buses' resistors."""
+    n = len(d.board.readers)
     spi_buses = [bus for bus in d.raw["buses"].values() if bus["kind"] == "spi"]
     spi = bool(spi_buses)
-    p = power(d)
-    tags, tag_note = sticker_count(d)
     channel_pullups: dict[int, int] = {}
     for r in _raw_readers(d, "i2c"):
         if "mux" in r and r.get("pullup"):
             channel_pullups[r["pullup"]] = channel_pullups.get(r["pullup"], 0) + 2
-    rows = [
+    rows: list[Part] = [
         ("Raspberry Pi Pico (RP2040)", "Raspberry Pi SC0915", 1, ""),
         ("PN532 NFC reader module", "Elechouse PN532 NFC Module V3, or Adafruit 364", n,
          "mode switch set to %s" % ("SPI" if spi else "I2C")),
@@ -231,7 +237,13 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
             if bus.get("sck_series"):
                 rows.append(("Resistor %s, in series with SCK" % _ohms(bus["sck_series"]),
                              "1 %, 0.25 W", 1, "at the Pico's SCK pin"))
-    rows += [
+    return rows
+
+
+def _led_parts(d: Drawn) -> list[Part]:
+    """The LED chain, its level shifter, resistor, capacitors and power pair."""
+    b = d.board
+    return [
         ("WS2812B RGB LED", "WorldSemi WS2812B (5050)", b.led_count, "one data chain"),
         ("Capacitor 100 nF, at each bare WS2812B", "X7R, 0805 or through hole", b.led_count,
          "5 V to GND at the LED; none with LEDs on boards that carry one"),
@@ -244,13 +256,27 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
         ("Capacitor 1000 uF 10 V, across the LED supply", "", 1, ""),
         ("LED power pair, 18 AWG", "red/black zip cord", 1,
          "5 V and return fed to both ends of the chain"),
-        ("Capacitor 100 nF, at each reader and mux", "", n + len(muxes(d)), ""),
+        ("Capacitor 100 nF, at each reader and mux", "", len(b.readers) + len(muxes(d)), ""),
+    ]
+
+
+def _input_parts(d: Drawn) -> list[Part]:
+    """The buttons, the encoders and their filters, the piezo."""
+    b = d.board
+    return [
         ("Push button, momentary, 12 mm", "Omron B3F-4055", len(b.buttons), "to GND"),
         ("Rotary encoder, quadrature, detented", "Bourns PEC11R-4215F-N0024", len(b.encoders), ""),
         ("Resistor 10 kohm, encoder filter", "1 %, 0.25 W", 4 * len(b.encoders),
          "Bourns' filter: pull-up and series resistor on A and B"),
         ("Capacitor 10 nF, encoder filter", "X7R", 2 * len(b.encoders), "A and B to GND"),
         ("Passive piezo transducer", "TDK PS1240P02BT", 1 if b.piezo_pin is not None else 0, ""),
+    ]
+
+
+def _power_parts(d: Drawn) -> list[Part]:
+    """The supply, its diode and the branches' polyfuses."""
+    p = power(d)
+    return [
         ("5 V supply, %d A" % p.supply_a, "e.g. Mean Well GST25E05-P1J (5 V 4 A)", 1,
          "worst case %d mA" % p.worst),
         ("Schottky diode into VSYS", "1N5819", 1, "USB and the supply may both be plugged"),
@@ -258,6 +284,14 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
          "Littelfuse RXEF / Bourns MF-R", 1, "readers as scanned: %d mA" % p.readers),
         ("Polyfuse on the LEDs' 5 V branch, %.2f A hold" % (polyfuse_ma(p.leds_white) / 1000),
          "Littelfuse RXEF / Bourns MF-R", 1, "every LED full white: %d mA" % p.leds_white),
+    ]
+
+
+def _cable_parts(d: Drawn) -> list[Part]:
+    """The stickers, the reader cables and their jacks."""
+    n = len(d.board.readers)
+    tags, tag_note = sticker_count(d)
+    return [
         ("NFC sticker, 25 mm round", "NXP NTAG213 (NTAG215 also works)", tags, tag_note),
         ("Reader cable, Cat5e U/UTP", "4 twisted pairs, 24 AWG", n,
          ("%.1f m in all; " % (cable_mm(d) / 1000) if cable_mm(d) else "keep each run short; ")
@@ -265,7 +299,6 @@ def parts(d: Drawn) -> list[tuple[str, str, int, str]]:
         ("RJ45 jack (8P8C), one at each end of a reader's cable", "Amphenol RJHSE-5380, or a"
          " breakout", 2 * n, "T568B; one at the reader, one at its mux channel or the Pico"),
     ]
-    return [r for r in rows if r[2] > 0]
 
 
 # T568B: the pairs in the order a cable's signals take them, each as (signal pin, ground pin):
@@ -402,9 +435,16 @@ def _i2c_timing(d: Drawn) -> list[str]:
 
 
 def wiring_md(d: Drawn) -> str:
+    """The board's wiring.md: pin map, readers, cables, zones, LEDs, layouts, parts, power."""
+    L = _wiring_head(d) + _pin_map(d) + _readers_md(d) + _i2c_timing(d) + _cables(d)
+    L += _zones_md(d) + _led_chain_md(d) + _layouts_md(d) + _parts_md(d) + _power_md(d)
+    return "\n".join(L)
+
+
+def _wiring_head(d: Drawn) -> list[str]:
+    """The title, the board's words, the layout drawing and the seats."""
     b = d.board
-    raw = d.raw
-    L: list[str] = [
+    return [
         "<!-- %s from firmware/boards/%s.json: do not edit; edit the JSON and run"
         " `cardtable draw` -->" % (MARK, b.name),
         "# %s" % b.name,
@@ -419,7 +459,35 @@ def wiring_md(d: Drawn) -> str:
         "## Pico pin map",
         "",
     ]
+
+
+def _pin_map(d: Drawn) -> list[str]:
+    """The Pico's pins in use (bus, reader, reset and input lines), power pins, free pins."""
+    b = d.board
     pins: dict[int, tuple[str, str]] = {}
+    _bus_pins(d, pins)
+    _reader_pins(d, pins)
+    _reset_pins(d, pins)
+    _input_pins(b, pins)
+    rows = [[_pin_cell(gp), str(HEADER_PIN[gp]), what, to]
+            for gp, (what, to) in sorted(pins.items())]
+    rows += [
+        ["VBUS", "40", "5 V from USB", "nothing else: the supply feeds VSYS"],
+        ["VSYS", "39", "5 V in", "external 5 V through the 1N5819 (anode at the supply)"],
+        ["3V3(OUT)", "36", "3.3 V out", "TCA9548A VIN and I2C pull-ups only" if muxes(d) else
+         "the chip-select pull-ups only" if any(k["kind"] == "spi" for k in b.buses.values())
+         else "nothing"],
+        ["GND", "38", "ground", "common ground of supply, readers, LEDs and buttons"],
+    ]
+    L = _table(["Pico", "header pin", "signal", "goes to"], rows)
+    free = [gp for gp in sorted(HEADER_PIN) if gp not in pins]
+    L += ["", "Free header pins: " + (" ".join("GP%d" % gp for gp in free) or "none") + ".", ""]
+    return L
+
+
+def _bus_pins(d: Drawn, pins: dict[int, tuple[str, str]]) -> None:
+    """Each bus's signal pins, to the muxes or readers on it."""
+    b = d.board
     for bn in sorted(b.buses):
         bus = b.buses[bn]
         ctl = "%s%d" % (bus["kind"].upper(), bus["id"])
@@ -434,6 +502,12 @@ def wiring_md(d: Drawn) -> str:
             if sig in bus:
                 what = "%s %s (bus %s, %s Hz)" % (ctl, sig.upper(), bn, rate)
                 pins[bus[sig]] = (what, "%s of %s" % (sig.upper(), targets))
+
+
+def _reader_pins(d: Drawn, pins: dict[int, tuple[str, str]]) -> None:
+    """Each reader's chip select, IRQ and RSTPDN pins."""
+    b = d.board
+    raw = d.raw
     for i, r in enumerate(b.readers):
         if r[3] is not None:
             pins[r[3]] = ("chip select of reader %d" % i,
@@ -444,6 +518,12 @@ def wiring_md(d: Drawn) -> str:
             if extra in rd:
                 pins[rd[extra]] = ("%s of reader %d" % (what, i),
                                    "%s of the PN532 for zone %s" % (to, b.reader_zone[i]))
+
+
+def _reset_pins(d: Drawn, pins: dict[int, tuple[str, str]]) -> None:
+    """Each bus's mux RESET and shared reader RSTPDN pins."""
+    b = d.board
+    raw = d.raw
     for bn in sorted(b.buses):
         gp = b.buses[bn].get("reset")
         if gp is not None:
@@ -458,6 +538,10 @@ def wiring_md(d: Drawn) -> str:
                          " of each reader on %s, through the cables" if mv > buscheck.GPIO_MV
                          else "RSTPDN (not RSTOUT) of each reader on %s, through the cables")
                         % bn)
+
+
+def _input_pins(b: Board, pins: dict[int, tuple[str, str]]) -> None:
+    """The LED data, buttons, encoders and piezo pins."""
     if b.led_pin is not None:
         pins[b.led_pin] = ("WS2812 data (%s)" % b.led_order,
                            "74AHCT125 input; its output through 330 ohm to DIN of LED 0")
@@ -473,21 +557,12 @@ def wiring_md(d: Drawn) -> str:
         pins[bb] = ("encoder %s B" % en, "encoder B; common to GND")
     if b.piezo_pin is not None:
         pins[b.piezo_pin] = ("piezo (PWM)", "piezo +, piezo - to GND")
-    rows = [[_pin_cell(gp), str(HEADER_PIN[gp]), what, to]
-            for gp, (what, to) in sorted(pins.items())]
-    rows += [
-        ["VBUS", "40", "5 V from USB", "nothing else: the supply feeds VSYS"],
-        ["VSYS", "39", "5 V in", "external 5 V through the 1N5819 (anode at the supply)"],
-        ["3V3(OUT)", "36", "3.3 V out", "TCA9548A VIN and I2C pull-ups only" if muxes(d) else
-         "the chip-select pull-ups only" if any(k["kind"] == "spi" for k in b.buses.values())
-         else "nothing"],
-        ["GND", "38", "ground", "common ground of supply, readers, LEDs and buttons"],
-    ]
-    L += _table(["Pico", "header pin", "signal", "goes to"], rows)
-    free = [gp for gp in sorted(HEADER_PIN) if gp not in pins]
-    L += ["", "Free header pins: " + (" ".join("GP%d" % gp for gp in free) or "none") + ".", ""]
 
-    L += ["## Readers", ""]
+
+def _readers_md(d: Drawn) -> list[str]:
+    """The readers' table: bus, mux channel or chip select, LED; the muxes' address pins."""
+    b = d.board
+    L = ["## Readers", ""]
     rows = []
     for i, r in enumerate(b.readers):
         zone = b.reader_zone[i]
@@ -506,10 +581,14 @@ def wiring_md(d: Drawn) -> str:
                 for bus, a in muxes(d)]
         L += _table(["bus", "mux", "address pins", "channels used"], rows)
     L += [""]
+    return L
 
-    L += _i2c_timing(d)
-    L += _cables(d)
-    L += ["## Zones", ""]
+
+def _zones_md(d: Drawn) -> list[str]:
+    """The zones' table: reader, LED, place, size, role in each layout."""
+    b = d.board
+    raw = d.raw
+    L = ["## Zones", ""]
     rows = []
     for zn in sorted(b.zone_reader, key=lambda z: b.zone_reader[z]):
         z = raw["zones"][zn]
@@ -522,14 +601,24 @@ def wiring_md(d: Drawn) -> str:
     L += _table(["zone", "reader", "LED", "centre (mm)", "size (mm)", "used as"], rows)
     L += ["", "Coordinates are millimetres from the table's top-left corner as drawn,"
           " seat 0 at the bottom.", ""]
+    return L
 
-    L += ["## LED chain", "", "Wire DOUT of each LED to DIN of the next, in this order.", ""]
+
+def _led_chain_md(d: Drawn) -> list[str]:
+    """The LED chain in order and what each LED lights."""
+    b = d.board
+    L = ["## LED chain", "", "Wire DOUT of each LED to DIN of the next, in this order.", ""]
     chain: dict[int, str] = {i: "zone %s" % zn for zn, i in b.zone_led.items()}
     chain.update({i: "button %s" % bn for bn, i in b.button_led.items()})
     L += _table(["LED", "lights"], [[str(i), chain.get(i, "spare")] for i in range(b.led_count)])
     L += [""]
+    return L
 
-    L += ["## Layouts", ""]
+
+def _layouts_md(d: Drawn) -> list[str]:
+    """Each layout: its game, seats, zone roles, inputs and host verbs."""
+    b = d.board
+    L = ["## Layouts", ""]
     for ln in _layout_names(b):
         lay = b.layouts[ln]
         L += ["### %s" % ln, ""]
@@ -544,16 +633,25 @@ def wiring_md(d: Drawn) -> str:
         L += ["", "Typed at the host: %s." % (", ".join(lay.host_verbs) if lay.host_verbs
                                               else "nothing, the table has every input"),
               "", "![%s](layout-%s.svg)" % (ln, ln), ""]
+    return L
 
-    L += ["## Parts counted from this file", ""]
+
+def _parts_md(d: Drawn) -> list[str]:
+    """The parts list counted from the board file."""
+    L = ["## Parts counted from this file", ""]
     L += _table(["part", "part number", "qty", "note"],
                 [[a, pn, str(q), note] for a, pn, q, note in parts(d)])
     L += [""]
+    return L
 
+
+def _power_md(d: Drawn) -> list[str]:
+    """The 5 V power budget and its notes."""
+    b = d.board
     p = power(d)
     n = len(b.readers)
     on = fields_on(d)
-    L += ["## Power budget", "", "5 V rail, one reader's field on at a time (mA):" if on == 1 else
+    L = ["## Power budget", "", "5 V rail, one reader's field on at a time (mA):" if on == 1 else
           "5 V rail, %d readers' fields on at once: the %d waiting for their card (%s) and the"
           " one polled (mA):" % (on, on - 1, "\"scan\": \"irq\"" if b.scan == "irq"
                                  else "the seat to play's pads, at most %d" % FOCUS_MAX), ""]
@@ -588,7 +686,7 @@ def wiring_md(d: Drawn) -> str:
                                     polyfuse_ma(p.leds_white) / 1000, p.leds_white),
         "",
     ]
-    return "\n".join(L)
+    return L
 
 
 # ---------------------------------------------------------------- SVG
@@ -616,9 +714,27 @@ def layout_svg(d: Drawn, layout: str | None = None) -> str:
     raw = d.raw
     lay = b.layouts[layout] if layout else None
     tw, th = raw["table"]["w"], raw["table"]["h"]
-    shape = raw["table"].get("shape", "rect")
     vw, vh = tw + 2 * MARGIN_X, th + 2 * MARGIN_Y + TITLE_H + LEGEND_H
     ox, oy = MARGIN_X, MARGIN_Y + TITLE_H
+    out = _svg_head(d, lay, layout, vw, vh)
+    out.append('<g transform="translate(%d,%d)">' % (ox, oy))
+    out += _table_svg(d) + _seats_svg(d, lay)
+    if lay is None:
+        out += _wires(d)
+    for zn in sorted(raw["zones"]):
+        out += _zone_svg(d, lay, zn)
+    out += _buttons_svg(d, lay) + _encoders_svg(d, lay) + _piezo_svg(d)
+    if lay is None:
+        out += _boxes(d)
+    out.append("</g>")
+    out += _legend_svg(lay, oy + th + MARGIN_Y + 10)
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _svg_head(d: Drawn, lay: Layout | None, layout: str | None, vw: int, vh: int) -> list[str]:
+    """The SVG's opening, title, white ground and heading line."""
+    b = d.board
     out = [
         '<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d"'
         ' font-family="sans-serif">' % (vw, vh, vw, vh),
@@ -633,14 +749,24 @@ def layout_svg(d: Drawn, layout: str | None = None) -> str:
     else:
         head = "%s: %s" % (b.name, b.title)
     out.append(_text(vw / 2, 30, head, 18, "bold"))
-    out.append('<g transform="translate(%d,%d)">' % (ox, oy))
-    if shape == "round":
-        out.append('<ellipse cx="%d" cy="%d" rx="%d" ry="%d" fill="#dcebdc" stroke="#2f5d3a"'
-                   ' stroke-width="4"/>' % (tw // 2, th // 2, tw // 2, th // 2))
-    else:
-        out.append('<rect x="0" y="0" width="%d" height="%d" rx="24" fill="#dcebdc"'
-                   ' stroke="#2f5d3a" stroke-width="4"/>' % (tw, th))
-    cx, cy = tw / 2, th / 2
+    return out
+
+
+def _table_svg(d: Drawn) -> list[str]:
+    """The table top: an ellipse for a round table, else a rounded rectangle."""
+    tw, th = d.raw["table"]["w"], d.raw["table"]["h"]
+    if d.raw["table"].get("shape", "rect") == "round":
+        return ['<ellipse cx="%d" cy="%d" rx="%d" ry="%d" fill="#dcebdc" stroke="#2f5d3a"'
+                ' stroke-width="4"/>' % (tw // 2, th // 2, tw // 2, th // 2)]
+    return ['<rect x="0" y="0" width="%d" height="%d" rx="24" fill="#dcebdc"'
+            ' stroke="#2f5d3a" stroke-width="4"/>' % (tw, th)]
+
+
+def _seats_svg(d: Drawn, lay: Layout | None) -> list[str]:
+    """Each seat's marker and label (its player in a layout, or empty)."""
+    raw = d.raw
+    out: list[str] = []
+    cx, cy = raw["table"]["w"] / 2, raw["table"]["h"] / 2
     player_of = {s: i for i, s in enumerate(lay.seats)} if lay else {}
     for i, s in enumerate(raw["seats"]):
         x, y = s["at"]
@@ -657,43 +783,59 @@ def layout_svg(d: Drawn, layout: str | None = None) -> str:
         out.append('<circle cx="%d" cy="%d" r="14" fill="%s"/>' % (x, y, fill))
         out.append(_text(x, y + 5, str(i), 14, "bold", fill="#ffffff"))
         out.append(_text(lx, ly, label, 14, "bold", anchor, fill))
+    return out
+
+
+def _zone_svg(d: Drawn, lay: Layout | None, zn: str) -> list[str]:
+    """One zone: its card outline, antenna, LED and its reader or role."""
+    b = d.board
+    z = d.raw["zones"][zn]
+    x, y = z["at"]
+    w, h = z.get("size", list(CARD_MM))
+    used = lay is None or lay.role(zn) is not None
+    stroke, fill, dash = ("#1d3557", "#ffffff", "") if used else (
+        "#9a9a9a", "#f2f2f2", ' stroke-dasharray="6 4"')
+    out = ['<rect x="%d" y="%d" width="%d" height="%d" rx="4" fill="%s" stroke="%s"'
+           ' stroke-width="2"%s/>' % (x - w // 2, y - h // 2, w, h, fill, stroke, dash)]
+    a = min(ANTENNA_MM, w - 8, h - 8)
+    out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#8ab"'
+               ' stroke-dasharray="3 3"/>' % (x - a // 2, y - a // 2, a, a))
+    led = b.zone_led[zn]
+    lx, ly = x + w // 2 - 8, y - h // 2 + 8
+    out.append('<circle cx="%d" cy="%d" r="6" fill="%s" stroke="#7a5c00"/>' % (
+        lx, ly, "#ffcc33" if used else "#e5e5e5"))
+    out.append(_text(lx + 9, ly + 4, "L%d" % led, 10, anchor="start", fill="#7a5c00"))
+    return out + _zone_label(d, lay, zn, x, y, w)
+
+
+def _zone_label(d: Drawn, lay: Layout | None, zn: str, x: int, y: int, w: int) -> list[str]:
+    """A zone's words: its name and reader on the wiring drawing, its role in a layout."""
+    b = d.board
+    ri = b.zone_reader[zn]
+    r = b.readers[ri]
+    where = ("0x%02x/%d" % (r[1], r[2])) if r[1] is not None else (
+        "CS GP%d" % r[3] if r[3] is not None else r[0])
+    if len(b.buses) > 1:
+        where = "%s %s" % (r[0], where)
     if lay is None:
-        out += _wires(d)
-    for zn in sorted(raw["zones"]):
-        z = raw["zones"][zn]
-        x, y = z["at"]
-        w, h = z.get("size", list(CARD_MM))
-        ri = b.zone_reader[zn]
-        r = b.readers[ri]
-        used = lay is None or lay.role(zn) is not None
-        stroke, fill, dash = ("#1d3557", "#ffffff", "") if used else (
-            "#9a9a9a", "#f2f2f2", ' stroke-dasharray="6 4"')
-        out.append('<rect x="%d" y="%d" width="%d" height="%d" rx="4" fill="%s" stroke="%s"'
-                   ' stroke-width="2"%s/>' % (x - w // 2, y - h // 2, w, h, fill, stroke, dash))
-        a = min(ANTENNA_MM, w - 8, h - 8)
-        out.append('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="#8ab"'
-                   ' stroke-dasharray="3 3"/>' % (x - a // 2, y - a // 2, a, a))
-        led = b.zone_led[zn]
-        lx, ly = x + w // 2 - 8, y - h // 2 + 8
-        out.append('<circle cx="%d" cy="%d" r="6" fill="%s" stroke="#7a5c00"/>' % (
-            lx, ly, "#ffcc33" if used else "#e5e5e5"))
-        out.append(_text(lx + 9, ly + 4, "L%d" % led, 10, anchor="start", fill="#7a5c00"))
-        where = ("0x%02x/%d" % (r[1], r[2])) if r[1] is not None else (
-            "CS GP%d" % r[3] if r[3] is not None else r[0])
-        if len(b.buses) > 1:
-            where = "%s %s" % (r[0], where)
-        if lay is None:
-            out.append(_text(x, y - 4, zn, 16, "bold"))
-            out.append(_text(x, y + 14, "R%d %s" % (ri, where), 9, fill="#444"))
-        else:
-            role = lay.role(zn)
-            if role is not None:
-                text = _role(role)
-                size = max(8, min(13, w * 16 // (10 * len(text))))  # fit the card's width
-                out.append(_text(x, y - 2, text, size, "bold", fill="#1d3557"))
-            else:
-                out.append(_text(x, y - 2, "unused", 11, fill="#777"))
-            out.append(_text(x, y + 14, zn, 10, fill="#444"))
+        return [_text(x, y - 4, zn, 16, "bold"), _text(x, y + 14, "R%d %s" % (ri, where), 9, fill="#444")]
+    out: list[str] = []
+    role = lay.role(zn)
+    if role is not None:
+        text = _role(role)
+        size = max(8, min(13, w * 16 // (10 * len(text))))  # fit the card's width
+        out.append(_text(x, y - 2, text, size, "bold", fill="#1d3557"))
+    else:
+        out.append(_text(x, y - 2, "unused", 11, fill="#777"))
+    out.append(_text(x, y + 14, zn, 10, fill="#444"))
+    return out
+
+
+def _buttons_svg(d: Drawn, lay: Layout | None) -> list[str]:
+    """Each button: its meaning in a layout, else its pin and LED."""
+    b = d.board
+    raw = d.raw
+    out: list[str] = []
     for bn in sorted(raw.get("buttons", {})):
         x, y = raw["buttons"][bn]["at"]
         meaning = _meaning(lay.button(bn)) if lay else ""
@@ -706,6 +848,14 @@ def layout_svg(d: Drawn, layout: str | None = None) -> str:
         elif not lay:
             extra = " L%d" % b.button_led[bn] if bn in b.button_led else ""
             out.append(_text(x, y + 22, "GP%d%s" % (b.buttons[bn], extra), 8, fill="#555"))
+    return out
+
+
+def _encoders_svg(d: Drawn, lay: Layout | None) -> list[str]:
+    """Each encoder: its meaning in a layout, else its pins."""
+    b = d.board
+    raw = d.raw
+    out: list[str] = []
     for en in sorted(raw.get("encoders", {})):
         x, y = raw["encoders"][en]["at"]
         out.append('<circle cx="%d" cy="%d" r="14" fill="#eeeeee" stroke="#333"'
@@ -717,14 +867,21 @@ def layout_svg(d: Drawn, layout: str | None = None) -> str:
         elif not lay:
             a, bb = b.encoders[en]
             out.append(_text(x, y + 26, "GP%d/GP%d" % (a, bb), 8, fill="#555"))
-    if "piezo" in raw and "at" in raw["piezo"]:
-        x, y = raw["piezo"]["at"]
-        out.append('<rect x="%d" y="%d" width="16" height="16" fill="#555"/>' % (x - 8, y - 8))
-        out.append(_text(x, y + 22, "piezo", 9))
-    if lay is None:
-        out += _boxes(d)
-    out.append("</g>")
-    ly = oy + th + MARGIN_Y + 10
+    return out
+
+
+def _piezo_svg(d: Drawn) -> list[str]:
+    """The piezo's square, where the board file places it."""
+    raw = d.raw
+    if "piezo" not in raw or "at" not in raw["piezo"]:
+        return []
+    x, y = raw["piezo"]["at"]
+    return ['<rect x="%d" y="%d" width="16" height="16" fill="#555"/>' % (x - 8, y - 8),
+            _text(x, y + 22, "piezo", 9)]
+
+
+def _legend_svg(lay: Layout | None, ly: int) -> list[str]:
+    """The two legend lines under the table: the wiring drawing's, or the layout's."""
     if lay is None:
         legend = ("White card outline: a zone (a card spot) with its PN532 antenna dashed."
                   " R: reader and its mux address/channel or chip select; L: its LED.")
@@ -735,10 +892,8 @@ def layout_svg(d: Drawn, layout: str | None = None) -> str:
         legend = "Bold: the zone's role in %s (seat numbers are players). Grey: not used." % (
             lay.game)
         legend2 = "Typed at the host instead of a button: %s." % hv
-    out.append(_text(MARGIN_X, ly, legend, 12, anchor="start", fill="#333"))
-    out.append(_text(MARGIN_X, ly + 18, legend2, 12, anchor="start", fill="#333"))
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+    return [_text(MARGIN_X, ly, legend, 12, anchor="start", fill="#333"),
+            _text(MARGIN_X, ly + 18, legend2, 12, anchor="start", fill="#333")]
 
 
 def zone_boxes(d: Drawn, layout: str) -> dict[str, dict[str, Any]]:

@@ -41,6 +41,10 @@ _MAX_ARGS = {"play": 2, "bid": 1, "trump": 1, "suit": 1, "place": 2, "lift": 1, 
 _LIST_MAX = 14  # choices named in a turn note before "..."
 
 
+_GAME_WORDS = ("bid", "pass", "excuse", "trump", "discard", "suit", "press", "buttons")
+_TABLE_WORDS = ("place", "lift", "turn", "kill", "revive", "act")
+
+
 class Usage(ValueError):
     """A command typed without what it needs."""
 
@@ -129,6 +133,7 @@ class People:
     # -- commands -----------------------------------------------------------------------
 
     def run(self, line: str) -> None:
+        """Run one command line typed at the sim> prompt."""
         if not line:
             return
         word, _, rest = line.partition(" ")
@@ -137,29 +142,49 @@ class People:
         if word in _MIN_ARGS and len(args) < _MIN_ARGS[word] \
                 or word in _MAX_ARGS and len(args) > _MAX_ARGS[word]:
             raise Usage(USAGE.get(word, word))
-        b = self.bots
-        t = b.table
-        g = b.shadow
         if word in ("help", "?"):
             self.show.line(HELP)
         elif word in ("quit", "exit"):
             self.quit = True
         elif word == "play":
-            seat = _int(args[1], "SEAT") if len(args) > 1 else (
-                g.turn[0] if g is not None and g.turn else self.people[0])
-            zone = t.zone("play", seat)
-            if zone is None:
-                raise ValueError("this layout has no play zone for seat %d" % seat)
-            before = (b.applied, getattr(self.show, "heard", 0))
-            t.lay(zone, args[0])
-            b.settle(0.3)
-            t.lift(zone, wait=False)
-            if (b.applied, getattr(self.show, "heard", 0)) == before:
-                self.show.line(self.show.paint(
-                    "the table took no play of %s at seat %d's zone: it is not that seat's turn to play, or the "
-                    "card is one the table has seen played already (each card is played once)" % (args[0], seat),
-                    "yellow"))
-        elif word == "bid":
+            self._play(args)
+        elif word in _GAME_WORDS:
+            self._game_word(word, args, rest)
+        elif word in _TABLE_WORDS:
+            self._table_word(word, args, rest)
+        elif word == "hand":
+            self._hand(args)
+        elif word == "state":
+            from cardtable.games import words
+
+            view = self.bots.link.state().get("view") or {}
+            self.show.line("\n".join("%s: %s" % (str(k).replace("_", " "), words.plain(v)) for k, v in view.items()))
+        else:
+            raise ValueError("unknown command %r (try help)" % word)
+
+    def _play(self, args: list[str]) -> None:
+        """play CARD [SEAT]: lay the card on the seat's play zone (the seat to play by default)."""
+        b = self.bots
+        g = b.shadow
+        seat = _int(args[1], "SEAT") if len(args) > 1 else (
+            g.turn[0] if g is not None and g.turn else self.people[0])
+        zone = b.table.zone("play", seat)
+        if zone is None:
+            raise ValueError("this layout has no play zone for seat %d" % seat)
+        before = (b.applied, getattr(self.show, "heard", 0))
+        b.table.lay(zone, args[0])
+        b.settle(0.3)
+        b.table.lift(zone, wait=False)
+        if (b.applied, getattr(self.show, "heard", 0)) == before:
+            self.show.line(self.show.paint(
+                "the table took no play of %s at seat %d's zone: it is not that seat's turn to play, or the "
+                "card is one the table has seen played already (each card is played once)" % (args[0], seat),
+                "yellow"))
+
+    def _game_word(self, word: str, args: list[str], rest: str) -> None:
+        """A game's own words (bid, pass, trump, discard, suit) and the table's buttons."""
+        g = self.bots.shadow
+        if word == "bid":
             self._act("bid", "bid", bid=int(args[0]) if args[0].isdigit() else args[0].lower())
         elif word in ("pass", "excuse"):
             self._act(word, word)
@@ -171,9 +196,13 @@ class People:
             self.press("suit %s" % _suit(g, args[0]))
         elif word == "press":
             self.press(rest.strip())
-        elif word == "buttons":
-            self.show.line(buttons_text(t.layout))
-        elif word == "place":
+        else:  # buttons
+            self.show.line(buttons_text(self.bots.table.layout))
+
+    def _table_word(self, word: str, args: list[str], rest: str) -> None:
+        """Hands on the table: lay or lift a tag, turn an encoder, cut or mend a reader, send an action."""
+        t = self.bots.table
+        if word == "place":
             if args[1] in FOREIGN:
                 t.lay_tag(args[0], FOREIGN[args[1]])
             else:
@@ -186,20 +215,16 @@ class People:
             self.vb.kill_reader(args[0])
         elif word == "revive":
             self.vb.revive_reader(args[0])
-        elif word == "act":
-            b.send(json.loads(rest))
-        elif word == "hand":
-            seat = _int(args[0], "SEAT") if args else self.people[0]
-            view = g.view(seat) if g is not None else {}
-            hand = view.get("hand")
-            self.show.line("seat %d: %s" % (seat, " ".join(hand) if hand else "(no hand known)"))
-        elif word == "state":
-            from cardtable.games import words
+        else:  # act
+            self.bots.send(json.loads(rest))
 
-            view = b.link.state().get("view") or {}
-            self.show.line("\n".join("%s: %s" % (str(k).replace("_", " "), words.plain(v)) for k, v in view.items()))
-        else:
-            raise ValueError("unknown command %r (try help)" % word)
+    def _hand(self, args: list[str]) -> None:
+        """hand [SEAT]: the seat's hand as the host's copy of the game knows it."""
+        g = self.bots.shadow
+        seat = _int(args[0], "SEAT") if args else self.people[0]
+        view = g.view(seat) if g is not None else {}
+        hand = view.get("hand")
+        self.show.line("seat %d: %s" % (seat, " ".join(hand) if hand else "(no hand known)"))
 
     def _act(self, what: str, verb: str, **fields: Any) -> None:
         g = self.bots.shadow

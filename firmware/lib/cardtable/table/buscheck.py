@@ -236,15 +236,42 @@ def _cores(ck, bn, d, kind, readers):
 
 
 def _i2c(ck, b, bn, d, readers):
-    key = "buses." + bn
+    # Check an I2C bus: its trunk, its readers' pull-ups and wires, then its rise time.
     mine = [i for i in range(len(readers)) if readers[i].get("bus") == bn]
     muxed = [i for i in mine if "mux" in readers[i]]
+    ok = _i2c_trunk(ck, b, bn, d, readers, mine, muxed)
+    ok = _i2c_readers(ck, bn, d, readers, mine) and ok
+    if not ok:
+        return
+    _lengths(ck, cfg_at(ck), d, readers, mine)
+    worst = _i2c_slowest(ck, d, readers, bn)
+    if worst is not None:
+        _i2c_freq(ck, b, bn, d, worst)
+
+
+def _i2c_trunk(ck, b, bn, d, readers, mine, muxed):
+    # Check the trunk's pull-ups, wire, mux RESET and shared RSTPDN; False if unusable.
+    key = "buses." + bn
     ok = _ints(ck, key, d, ("pullup",), 0, OHM_MAX) and _ints(ck, key, d, ("cable_mm",), 0,
                                                               CABLE_MM_MAX)
     if "cable_mm" not in d:
         ck.bad(key, "missing 'cable_mm': the wire's length in mm from the Pico to %s (the"
                " rise-time check needs it)" % ("the muxes" if muxed else "the reader"))
         ok = False
+    _i2c_reset(ck, b, bn, d, muxed)
+    _i2c_rst(ck, b, bn, d, readers, mine)
+    if muxed and not d.get("pullup") and _ints(ck, key, d, ("pullup",), 0, OHM_MAX):
+        ck.bad(key, "no pull-ups on the trunk of %s: a TCA9548A channel passes only up to about"
+               " 1.6-2.8 V (TI SCPS207H), so above that the Pico's side rises on the trunk's"
+               " own pull-ups; fit 4.7-10 kohm from SDA and SCL to 3.3 V at the Pico (the"
+               " Adafruit 2717 has 10 kohm) and write \"pullup\"" % bn)
+        ok = False
+    return ok
+
+
+def _i2c_reset(ck, b, bn, d, muxed):
+    # The muxes' RESET pin, or a warning that a latched-up reader would stop the bus.
+    key = "buses." + bn
     reset = None
     if "reset" in d:
         if muxed:
@@ -257,6 +284,11 @@ def _i2c(ck, b, bn, d, readers):
                 " the power is cut; wire RESET to a free pin and name it in \"reset\"" % bn)
     if reset is not None:
         b.buses[bn]["reset"] = reset
+
+
+def _i2c_rst(ck, b, bn, d, readers, mine):
+    # The bus's shared RSTPDN line, which its readers may not also have their own of.
+    key = "buses." + bn
     if "rst" in d:
         rst = ck.pin(key + ".rst", d["rst"])
         if rst is not None:
@@ -268,12 +300,11 @@ def _i2c(ck, b, bn, d, readers):
                        " own \"rst\"" % (bn, bn))
     elif "rst_mv" in d:
         ck.bad(key + ".rst_mv", "no shared RSTPDN line (\"rst\") on %s to drive" % bn)
-    if muxed and not d.get("pullup") and _ints(ck, key, d, ("pullup",), 0, OHM_MAX):
-        ck.bad(key, "no pull-ups on the trunk of %s: a TCA9548A channel passes only up to about"
-               " 1.6-2.8 V (TI SCPS207H), so above that the Pico's side rises on the trunk's"
-               " own pull-ups; fit 4.7-10 kohm from SDA and SCL to 3.3 V at the Pico (the"
-               " Adafruit 2717 has 10 kohm) and write \"pullup\"" % bn)
-        ok = False
+
+
+def _i2c_readers(ck, bn, d, readers, mine):
+    # Check each reader's pull-ups and wire on the bus; False if one is unusable.
+    ok = True
     for i in mine:
         r = readers[i]
         rkey = "readers[%d]" % i
@@ -299,9 +330,12 @@ def _i2c(ck, b, bn, d, readers):
                    " 2.2 kohm from SDA and SCL to 3.3 V and name them in the bus's"
                    " \"pullup\"" % bn)
             ok = False
-    if not ok:
-        return
-    _lengths(ck, cfg_at(ck), d, readers, mine)
+    return ok
+
+
+def _i2c_slowest(ck, d, readers, bn):
+    # Check each reader's pull-up strength, load and wire; (rise ns, why, slow side) of the slowest
+    # to rise, or None.
     worst = None
     for i, rt, ct, rc, cc, mm in sides(d, readers, bn):
         rkey = "readers[%d]" % i
@@ -331,8 +365,12 @@ def _i2c(ck, b, bn, d, readers):
                 _label(readers[i]), tr, ohms, pf, mm)
         if worst is None or tr > worst[0]:
             worst = (tr, why, slow)
-    if worst is None:
-        return
+    return worst
+
+
+def _i2c_freq(ck, b, bn, d, worst):
+    # Check the bus's clock against its slowest rise time, or choose it.
+    key = "buses." + bn
     tr, why, slow = worst
     b.buses[bn]["rise_ns"] = tr
     if "freq" in d:

@@ -283,6 +283,29 @@ def validate(cfg, source="<board>", expect_name=None):
     b = Board()
     if not ck.obj(None, cfg, (), _TOP):
         raise ConfigError(source, ck.problems)
+    _names(ck, b, cfg, source, expect_name)
+    table = cfg.get("table", {"w": 900, "h": 900})
+    w, h = _table(ck, table)
+    if isinstance(table, dict) and table.get("shape") == "round":
+        ck.round = (w // 2, h // 2)
+    seats = _seats(ck, b, cfg.get("seats"), w, h)
+    _wiring(ck, b, cfg, w, h)
+    leds = {}  # LED index -> key that lights it
+    _zones(ck, b, cfg.get("zones"), w, h, leds)
+    _hands(ck, cfg.get("zones"), seats, w, h)
+    _scan(ck, b, cfg.get("scan", "poll"), cfg.get("zones"))
+    _buttons(ck, b, cfg.get("buttons", {}), w, h, leds)
+    _encoders(ck, b, cfg.get("encoders", {}), w, h)
+    _placed(ck, b, cfg, w, h)
+    _layouts(ck, b, cfg.get("layouts", {}))
+    if ck.problems:
+        raise ConfigError(source, ck.problems)
+    b.warnings = tuple(ck.warnings)
+    return b
+
+
+def _names(ck, b, cfg, source, expect_name):
+    # The format, the board's name (its file's) and its title.
     if cfg.get("format") != FORMAT:
         ck.bad("format", "expected %d, got %s" % (FORMAT, _show(cfg.get("format"))))
     name = ck.name("board", cfg.get("board"))
@@ -293,15 +316,13 @@ def validate(cfg, source="<board>", expect_name=None):
     if not isinstance(title, str):
         ck.bad("title", "expected text")
     b.title = title if isinstance(title, str) else ""
-    table = cfg.get("table", {"w": 900, "h": 900})
-    w, h = _table(ck, table)
-    if isinstance(table, dict) and table.get("shape") == "round":
-        ck.round = (w // 2, h // 2)
-    seats = _seats(ck, b, cfg.get("seats"), w, h)
+
+
+def _wiring(ck, b, cfg, w, h):
+    # The buses, the LED chain and the readers, then the buses' electrical check.
     nbus = len(ck.problems)
     _buses(ck, b, cfg.get("buses", {}), w, h)
     _leds(ck, b, cfg.get("leds"))
-    leds = {}  # LED index -> key that lights it
     _readers(ck, b, cfg.get("readers"))
     if len(ck.problems) == nbus and b.readers:
         from cardtable.table import buscheck
@@ -309,11 +330,10 @@ def validate(cfg, source="<board>", expect_name=None):
         buscheck.check(ck, b, cfg)
         buscheck = None
         _drop(BUSCHECK)  # the geometry's check comes next: one at a time in the heap
-    _zones(ck, b, cfg.get("zones"), w, h, leds)
-    _hands(ck, cfg.get("zones"), seats, w, h)
-    _scan(ck, b, cfg.get("scan", "poll"), cfg.get("zones"))
-    _buttons(ck, b, cfg.get("buttons", {}), w, h, leds)
-    _encoders(ck, b, cfg.get("encoders", {}), w, h)
+
+
+def _placed(ck, b, cfg, w, h):
+    # The piezo and the Pico, then the geometry's check (pads, trunks, cables).
     piezo = cfg.get("piezo")
     if piezo is not None and ck.obj("piezo", piezo, ("pin",), ("at",)):
         b.piezo_pin = ck.pin("piezo.pin", piezo["pin"])
@@ -328,7 +348,10 @@ def validate(cfg, source="<board>", expect_name=None):
         geomcheck.check(ck, b, cfg, w, h)
         geomcheck = None
         _drop(GEOMCHECK)
-    layouts = cfg.get("layouts", {})
+
+
+def _layouts(ck, b, layouts):
+    # Each game layout, once the board itself has no problem.
     if ck.mapping("layouts", layouts) and not ck.problems:
         if not layouts:
             ck.bad("layouts", "no game layouts: add one per game the table plays")
@@ -338,10 +361,6 @@ def validate(cfg, source="<board>", expect_name=None):
                 b.layouts[ln] = lay
     elif isinstance(layouts, dict) and layouts:
         ck.bad("layouts", "not checked until the problems above are fixed")
-    if ck.problems:
-        raise ConfigError(source, ck.problems)
-    b.warnings = tuple(ck.warnings)
-    return b
 
 
 def _table(ck, t):
@@ -432,6 +451,7 @@ def _leds(ck, b, leds):
 
 
 def _readers(ck, b, readers):
+    # The readers: each one's bus and channel (no two sharing one), IRQ and RSTPDN pins.
     if not isinstance(readers, list) or not readers:
         ck.bad("readers", "expected a list of readers (one per zone)")
         return
@@ -444,45 +464,10 @@ def _readers(ck, b, readers):
     for i, r in enumerate(readers):
         key = "readers[%d]" % i
         out.append(None)
-        if not isinstance(r, dict) or not isinstance(r.get("bus"), str):
-            ck.bad(key, "expected an object with \"bus\"")
+        got = _reader(ck, b, key, r, i, direct, muxed)
+        if got is None:
             continue
-        bus = b.buses.get(r["bus"])
-        if bus is None:
-            ck.bad(key + ".bus", "no bus %s (buses: %s)" % (
-                _show(r["bus"]), ", ".join(sorted(b.buses)) or "none"))
-            continue
-        kind = bus["kind"]
-        if kind == "i2c":
-            if "mux" in r:
-                if not ck.obj(key, r, ("bus", "mux", "ch"), _I2C_READER):
-                    continue
-                mux = _addr(ck, key + ".mux", r["mux"])
-                ch = ck.num(key + ".ch", r["ch"], 0, 7)
-                if mux is None or ch is None:
-                    continue
-                ident = (r["bus"], mux, ch)
-                muxed.setdefault(r["bus"], i)
-            else:
-                if not ck.obj(key, r, ("bus",), _I2C_READER):
-                    continue
-                mux = ch = None
-                ident = (r["bus"], None, None)
-                direct.setdefault(r["bus"], i)
-            rec = (r["bus"], mux, ch, None)
-        elif kind == "spi":
-            if not ck.obj(key, r, ("bus", "cs"), _OTHER_READER):
-                continue
-            cs = ck.pin(key + ".cs", r["cs"])
-            if cs is None:
-                continue
-            ident = ("cs", cs)
-            rec = (r["bus"], None, None, cs)
-        else:
-            if not ck.obj(key, r, ("bus",), _OTHER_READER):
-                continue
-            ident = (r["bus"],)
-            rec = (r["bus"], None, None, None)
+        ident, rec = got
         if ident in seen:
             ck.bad(None, "readers[%d] and readers[%d] share reader channel %s" % (
                 seen[ident], i, _reader_label(rec)))
@@ -501,6 +486,51 @@ def _readers(ck, b, readers):
         b.reader_irq = tuple(irq)
     if rst.count(None) < len(rst):
         b.reader_rst = tuple(rst)
+
+
+def _reader(ck, b, key, r, i, direct, muxed):
+    # One reader's (channel identity, (bus, mux, channel, chip select)), or None if bad.
+    if not isinstance(r, dict) or not isinstance(r.get("bus"), str):
+        ck.bad(key, "expected an object with \"bus\"")
+        return None
+    bus = b.buses.get(r["bus"])
+    if bus is None:
+        ck.bad(key + ".bus", "no bus %s (buses: %s)" % (
+            _show(r["bus"]), ", ".join(sorted(b.buses)) or "none"))
+        return None
+    kind = bus["kind"]
+    if kind == "i2c":
+        return _i2c_reader(ck, key, r, i, direct, muxed)
+    if kind == "spi":
+        if not ck.obj(key, r, ("bus", "cs"), _OTHER_READER):
+            return None
+        cs = ck.pin(key + ".cs", r["cs"])
+        if cs is None:
+            return None
+        return ("cs", cs), (r["bus"], None, None, cs)
+    if not ck.obj(key, r, ("bus",), _OTHER_READER):
+        return None
+    return (r["bus"],), (r["bus"], None, None, None)
+
+
+def _i2c_reader(ck, key, r, i, direct, muxed):
+    # An I2C reader, behind a mux channel or straight on its bus (noted in muxed, direct).
+    if "mux" in r:
+        if not ck.obj(key, r, ("bus", "mux", "ch"), _I2C_READER):
+            return None
+        mux = _addr(ck, key + ".mux", r["mux"])
+        ch = ck.num(key + ".ch", r["ch"], 0, 7)
+        if mux is None or ch is None:
+            return None
+        ident = (r["bus"], mux, ch)
+        muxed.setdefault(r["bus"], i)
+    else:
+        if not ck.obj(key, r, ("bus",), _I2C_READER):
+            return None
+        mux = ch = None
+        ident = (r["bus"], None, None)
+        direct.setdefault(r["bus"], i)
+    return ident, (r["bus"], mux, ch, None)
 
 
 def _zones(ck, b, zones, w, h, leds):
@@ -687,6 +717,7 @@ def _roles_text(need):
 
 
 def _layout(ck, b, ln, d):
+    # A game layout: its seats, each zone's role, its inputs; None if it has a problem.
     key = "layouts." + ln
     if ck.name(key, ln) is None or not ck.obj(key, d, ("seats", "zones"),
                                               ("game", "buttons", "encoders")):
@@ -698,55 +729,13 @@ def _layout(ck, b, ln, d):
     start = len(ck.problems)
     seats = d["seats"]
     (lo, hi), need, meanings, seat_verbs, turns, deal_pad = facts(game)
-    if not isinstance(seats, list) or not lo <= len(seats) <= hi:
-        ck.bad(key + ".seats", "%s is for %s players: expected a list of that many seat numbers,"
-               " got %s" % (game, lo if lo == hi else "%d to %d" % (lo, hi), _show(seats)))
+    if not _layout_seats(ck, b, key, game, seats, lo, hi):
         return None
-    for i, s in enumerate(seats):
-        if not _is_int(s) or not 0 <= s < b.seat_count:
-            ck.bad("%s.seats[%d]" % (key, i), "no seat %s at this table (seats 0..%d)" % (
-                _show(s), b.seat_count - 1))
-        elif seats.index(s) != i:
-            ck.bad("%s.seats[%d]" % (key, i), "seat %d is listed twice" % s)
     n = len(seats)
-    zones = d["zones"]
-    roles = {}
-    if not isinstance(zones, dict):
-        ck.bad(key + ".zones", "expected an object: zone -> role")
-        zones = {}
     kinds = {}
     for role, k in need + OPTIONAL_ROLES + ((DEAL_ROLE,) if deal_pad else ()):
         kinds[role] = k
-    taken = {}
-    for zn in sorted(zones):
-        text = zones[zn]  # (the key "<layout>.zones.<zone>" is built only for a message)
-        if zn not in b.zone_reader:
-            ck.bad("%s.zones.%s" % (key, zn), "no zone %r on this board" % zn)
-            continue
-        if not isinstance(text, str):
-            ck.bad("%s.zones.%s" % (key, zn), "expected a role such as \"play 0\", got %s"
-                   % _show(text))
-            continue
-        role, seat = parse_role(text)
-        if role not in kinds:
-            ck.bad("%s.zones.%s" % (key, zn), "%s has no role %r (roles: %s)" % (
-                game, role, ", ".join(sorted(kinds))))
-            continue
-        if kinds[role] == SEAT:
-            if not _is_int(seat) or seat >= n:
-                ck.bad("%s.zones.%s" % (key, zn), "%r needs a seat 0..%d, e.g. \"%s 0\"" % (
-                    role, n - 1, role))
-                continue
-        elif seat is not None:
-            ck.bad("%s.zones.%s" % (key, zn), "%r is shared by all seats; write just \"%s\"" % (
-                role, role))
-            continue
-        rs = (role, seat)
-        if rs in taken and kinds[role] != MANY:
-            ck.bad(key, "%r is played by both zones '%s' and '%s'" % (text, taken[rs], zn))
-            continue
-        taken[rs] = zn
-        roles[zn] = rs
+    roles, taken = _roles(ck, b, key, game, d["zones"], kinds, n)
     for role, k in need:
         wanted = [(role, s) for s in range(n)] if k == SEAT else [(role, None)]
         for rs in wanted:
@@ -761,6 +750,67 @@ def _layout(ck, b, ln, d):
         return None
     return Layout(ln, game, tuple(seats), roles, buttons, encoders, b.reader_zone,
                   _host_verbs(meanings, seat_verbs, len(seats), buttons, encoders))
+
+
+def _layout_seats(ck, b, key, game, seats, lo, hi):
+    # The layout's seats: as many as the game takes, each at the table once; False if unusable.
+    if not isinstance(seats, list) or not lo <= len(seats) <= hi:
+        ck.bad(key + ".seats", "%s is for %s players: expected a list of that many seat numbers,"
+               " got %s" % (game, lo if lo == hi else "%d to %d" % (lo, hi), _show(seats)))
+        return False
+    for i, s in enumerate(seats):
+        if not _is_int(s) or not 0 <= s < b.seat_count:
+            ck.bad("%s.seats[%d]" % (key, i), "no seat %s at this table (seats 0..%d)" % (
+                _show(s), b.seat_count - 1))
+        elif seats.index(s) != i:
+            ck.bad("%s.seats[%d]" % (key, i), "seat %d is listed twice" % s)
+    return True
+
+
+def _roles(ck, b, key, game, zones, kinds, n):
+    # Each zone's (role, seat) in the layout, and which zone takes each (role, seat).
+    roles = {}
+    taken = {}
+    if not isinstance(zones, dict):
+        ck.bad(key + ".zones", "expected an object: zone -> role")
+        zones = {}
+    for zn in sorted(zones):
+        text = zones[zn]  # (the key "<layout>.zones.<zone>" is built only for a message)
+        rs = _zone_role(ck, b, key, game, zn, text, kinds, n)
+        if rs is None:
+            continue
+        if rs in taken and kinds[rs[0]] != MANY:
+            ck.bad(key, "%r is played by both zones '%s' and '%s'" % (text, taken[rs], zn))
+            continue
+        taken[rs] = zn
+        roles[zn] = rs
+    return roles, taken
+
+
+def _zone_role(ck, b, key, game, zn, text, kinds, n):
+    # A zone's (role, seat) from its text, or None if the board or the game has no such.
+    if zn not in b.zone_reader:
+        ck.bad("%s.zones.%s" % (key, zn), "no zone %r on this board" % zn)
+        return None
+    if not isinstance(text, str):
+        ck.bad("%s.zones.%s" % (key, zn), "expected a role such as \"play 0\", got %s"
+               % _show(text))
+        return None
+    role, seat = parse_role(text)
+    if role not in kinds:
+        ck.bad("%s.zones.%s" % (key, zn), "%s has no role %r (roles: %s)" % (
+            game, role, ", ".join(sorted(kinds))))
+        return None
+    if kinds[role] == SEAT:
+        if not _is_int(seat) or seat >= n:
+            ck.bad("%s.zones.%s" % (key, zn), "%r needs a seat 0..%d, e.g. \"%s 0\"" % (
+                role, n - 1, role))
+            return None
+    elif seat is not None:
+        ck.bad("%s.zones.%s" % (key, zn), "%r is shared by all seats; write just \"%s\"" % (
+            role, role))
+        return None
+    return (role, seat)
 
 
 def _inputs(ck, key, what, d, have, game, n, meanings, seat_verbs):

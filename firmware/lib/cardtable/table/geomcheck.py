@@ -91,6 +91,14 @@ def check(ck, b, cfg, w, h):
             box[zn] = outline(zones[zn])
         except (TypeError, ValueError, KeyError):
             return  # reported by _zones
+    _gaps(ck, names, box)
+    _deal_keep(ck, cfg, names, box)
+    _trunks(ck, cfg, names, box)
+    _cables(ck, b, cfg, w, h, names, box)
+
+
+def _gaps(ck, names, box):
+    # Zones too close outline to outline: a card on one is read by the other.
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
             g = gap(box[names[i]], box[names[j]])
@@ -98,6 +106,10 @@ def check(ck, b, cfg, w, h):
                 ck.bad(None, "zones '%s' and '%s' are %d mm apart outline to outline (antenna"
                        " to antenna): a card on one is read by the other; keep %d mm between"
                        " them" % (names[i], names[j], g, MIN_GAP_MM))
+
+
+def _deal_keep(ck, cfg, names, box):
+    # Zones too near a deal pad, over which the deck is held and its cards dealt.
     deals = []
     layouts = cfg.get("layouts", {})
     if isinstance(layouts, dict):
@@ -116,6 +128,10 @@ def check(ck, b, cfg, w, h):
                     ck.bad("zones." + zn, "%d mm from the deal pad '%s': the deck held over it"
                            " and each card dealt from it pass over this pad; keep pads %d mm"
                            " from a deal pad's outline" % (g, dz, DEAL_KEEP_MM))
+
+
+def _trunks(ck, cfg, names, box):
+    # Trunks from the Pico to a mux that run under a zone's antenna.
     pico = cfg.get("pico")
     pico = pico.get("at") if isinstance(pico, dict) else None
     buses = cfg.get("buses")
@@ -129,6 +145,10 @@ def check(ck, b, cfg, w, h):
                                " runs under the antenna of zone '%s': place the mux (or the Pico)"
                                " so the trunk goes round it" % zn)
                         break
+
+
+def _cables(ck, b, cfg, w, h, names, box):
+    # Reader cables that run under another zone's antenna, or are shorter than their route.
     readers = cfg.get("readers", [])
     for i in range(len(readers)):
         r = readers[i]
@@ -142,14 +162,7 @@ def check(ck, b, cfg, w, h):
         if pts is None:
             continue
         own = b.reader_zone[i] if i < len(b.reader_zone) else ""
-        hit = None
-        for k in range(1, len(pts)):
-            for zn in names:
-                if zn != own and crosses(pts[k - 1], pts[k], box[zn]):
-                    hit = zn
-                    break
-            if hit:
-                break
+        hit = _crossed(pts, names, box, own)
         if hit:
             ck.bad(key, "its cable to zone '%s' runs under the antenna of zone '%s' (a field on"
                    " over a cable couples into it); route it round along the edges with"
@@ -158,3 +171,12 @@ def check(ck, b, cfg, w, h):
         if "cable_mm" in r and isinstance(r["cable_mm"], int) and r["cable_mm"] < mm:
             ck.bad(key + ".cable_mm", "%d mm is shorter than its cable's %d mm route on the"
                    " drawing" % (r["cable_mm"], mm))
+
+
+def _crossed(pts, names, box, own):
+    # The first zone but own whose antenna the route pts runs under, or None.
+    for k in range(1, len(pts)):
+        for zn in names:
+            if zn != own and crosses(pts[k - 1], pts[k], box[zn]):
+                return zn
+    return None
