@@ -194,18 +194,7 @@ SPLIT_ELSEWHERE = "split on its own branch this stop"
 # Long functions allowed for now, each with its reason: the lead removes an entry once the
 # branch that splits it is merged (test_the_long_function_list_is_current says when).
 LONG_ALLOWED = {
-    ("host/cardtable_host/serve/web.py", "make_app"): SPLIT_ELSEWHERE,
-    ("host/cardtable_host/serve/seats.py", "add_routes"): SPLIT_ELSEWHERE,
-    ("host/cardtable_host/serve/main.py", "_listen"): SPLIT_ELSEWHERE,
-    ("host/cardtable_host/sim/rp2bus.py", "_handle"): SPLIT_ELSEWHERE,
-    ("host/cardtable_host/sim/powercut.py", "new_trial"): SPLIT_ELSEWHERE,
-    ("bench/rp2latency.py", "measure"): SPLIT_ELSEWHERE,
-    ("bench/latency.py", "detect_ms"): SPLIT_ELSEWHERE,
-    ("bench/latency.py", "edge_ms"): SPLIT_ELSEWHERE,
     ("bench/run.py", "main"): SPLIT_ELSEWHERE,
-    ("bench/run.py", "_summary"): SPLIT_ELSEWHERE,
-    ("firmware/lib/cardtable/games/words.py", "reading"): SPLIT_ELSEWHERE,
-    ("firmware/lib/cardtable/table/inputs.py", "zone_action"): SPLIT_ELSEWHERE,
     ("firmware/lib/cardtable/hw_sim.py", "emulated"): (
         "device heap: the .mpy run of tests/device/test_link_fuzz.py's two-seat table has under"
         " 180 B to spare, and a split's helpers (~100 B of bytecode each in RAM) push it over"),

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from cardtable import games
 
@@ -45,38 +46,8 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--sim", metavar="GAME",
-                   help="serve a virtual board playing GAME with bots (%s)" % ", ".join(sorted(games.GAMES)))
-    p.add_argument("--seed", type=int, help="(--sim) shuffle and bot seed")
-    p.add_argument("--board", metavar="NAME",
-                   help="(--sim) the simulated board, as for cardtable sim: a board config, or 'rp2' for "
-                        "the emulated RP2040 running the firmware image ('rp2:NAME' with board config NAME)")
-    p.add_argument("--games", type=int, default=ServeOptions.games, metavar="N",
-                   help="(--sim) games to play one after another, 0 for ever (default 1); serving goes on")
-    p.add_argument("--bot-delay", dest="delay", type=float, default=None, metavar="SECONDS",
-                   help="(--sim) seconds between bot actions (default %g)" % SIM_DELAY)
-    p.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
-                   help="(--sim) a rule option, as for cardtable sim; repeatable")
-    p.add_argument("--deal-pad", action="store_true",
-                   help="(--sim) the bots deal every card across the board's deal pad: the table knows "
-                        "the hands (see --reveal)")
-    p.add_argument("--no-mistakes", action="store_true",
-                   help="(--sim) bots never lay a wrong card (by default one now and then)")
-    p.add_argument("--teach", default="", metavar="SEATS",
-                   help="teaching mode on these seats' own pages (e.g. 0,2, or all): the cards that may "
-                        "be played now are marked, the others say why not")
-    p.add_argument("--speak", action="store_true",
-                   help="say every refused card and every trick aloud through espeak-ng, with the players' names")
-    p.add_argument("--speak-lang", default=ServeOptions.speak_lang, metavar="LANG",
-                   help="the language espeak-ng speaks (default %s; espeak-ng --voices lists them)" % ServeOptions.speak_lang)
-    p.add_argument("--speak-hands", action="store_true",
-                   help="(with --speak) a seat's say button has the loudspeaker say that seat's hand too, "
-                        "not the trick alone: only for a speaker that player alone hears (an earpiece)")
-    p.add_argument("--speak-to", metavar="DIR",
-                   help="(with --speak) render each announcement to DIR/NNNN.wav, with DIR/said.jsonl, "
-                        "instead of the loudspeaker")
-    p.add_argument("--wait-viewers", type=int, default=ServeOptions.wait_viewers, metavar="N",
-                   help="(--sim) start the first game once N spectators have the page open")
+    _sim_arguments(p.add_argument_group("a simulated table (--sim)"))
+    _seat_arguments(p.add_argument_group("the players' own pages and speech"))
     p.add_argument("--http", default=DEFAULT_HTTP, metavar="HOST:PORT",
                    help="where the web server listens (default %s; port 0 picks a free one)" % DEFAULT_HTTP)
     p.add_argument("--allow-origin", action="append", default=[], metavar="NAME",
@@ -105,6 +76,47 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     t.add_argument("--broker", default=ServeOptions.broker, metavar="HOST[:PORT]",
                    help="the tournament's broker (default 127.0.0.1:1883)")
     boardfind.add_port_argument(p)
+
+
+
+def _sim_arguments(g: Any) -> None:
+    """--sim and what goes with it: the virtual board, its bots and their games."""
+    g.add_argument("--sim", metavar="GAME",
+                   help="serve a virtual board playing GAME with bots (%s)" % ", ".join(sorted(games.GAMES)))
+    g.add_argument("--seed", type=int, help="(--sim) shuffle and bot seed")
+    g.add_argument("--board", metavar="NAME",
+                   help="(--sim) the simulated board, as for cardtable sim: a board config, or 'rp2' for "
+                        "the emulated RP2040 running the firmware image ('rp2:NAME' with board config NAME)")
+    g.add_argument("--games", type=int, default=ServeOptions.games, metavar="N",
+                   help="(--sim) games to play one after another, 0 for ever (default 1); serving goes on")
+    g.add_argument("--bot-delay", dest="delay", type=float, default=None, metavar="SECONDS",
+                   help="(--sim) seconds between bot actions (default %g)" % SIM_DELAY)
+    g.add_argument("--rule", action="append", default=[], metavar="NAME=VALUE",
+                   help="(--sim) a rule option, as for cardtable sim; repeatable")
+    g.add_argument("--deal-pad", action="store_true",
+                   help="(--sim) the bots deal every card across the board's deal pad: the table knows "
+                        "the hands (see --reveal)")
+    g.add_argument("--no-mistakes", action="store_true",
+                   help="(--sim) bots never lay a wrong card (by default one now and then)")
+    g.add_argument("--wait-viewers", type=int, default=ServeOptions.wait_viewers, metavar="N",
+                   help="(--sim) start the first game once N spectators have the page open")
+
+
+def _seat_arguments(g: Any) -> None:
+    """The seat pages' teaching mode and the spoken verdicts."""
+    g.add_argument("--teach", default="", metavar="SEATS",
+                   help="teaching mode on these seats' own pages (e.g. 0,2, or all): the cards that may "
+                        "be played now are marked, the others say why not")
+    g.add_argument("--speak", action="store_true",
+                   help="say every refused card and every trick aloud through espeak-ng, with the players' names")
+    g.add_argument("--speak-lang", default=ServeOptions.speak_lang, metavar="LANG",
+                   help="the language espeak-ng speaks (default %s; espeak-ng --voices lists them)" % ServeOptions.speak_lang)
+    g.add_argument("--speak-hands", action="store_true",
+                   help="(with --speak) a seat's say button has the loudspeaker say that seat's hand too, "
+                        "not the trick alone: only for a speaker that player alone hears (an earpiece)")
+    g.add_argument("--speak-to", metavar="DIR",
+                   help="(with --speak) render each announcement to DIR/NNNN.wav, with DIR/said.jsonl, "
+                        "instead of the loudspeaker")
 
 
 def run(args: argparse.Namespace) -> int:

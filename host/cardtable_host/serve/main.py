@@ -51,31 +51,7 @@ def serve(args: ServeOptions) -> int:
     """Serve the board on args.port (found when None), or a virtual board with --sim; the exit status."""
     try:
         host, http_port = parse_http(args.http)
-        if args.delay is not None and args.delay < 0:
-            raise ValueError("--bot-delay %g: the seconds between bot actions cannot be negative" % args.delay)
-        if not 0 <= args.overlay_delay <= 3600:
-            raise ValueError("--delay %g: seconds from 0 to 3600" % args.overlay_delay)
-        if args.reveal not in REVEALS:
-            raise ValueError("--reveal %s: one of %s" % (args.reveal, ", ".join(REVEALS)))
-        if args.games < 0:
-            raise ValueError("--games %d: a number of games, 0 for ever" % args.games)
-        if args.sim is not None and args.sim not in games.GAMES:
-            raise ValueError("unknown game %r (games: %s)" % (args.sim, ", ".join(sorted(games.GAMES))))
-        if args.board is not None and args.sim is None:
-            raise ValueError("--board %s: only a simulated table (--sim GAME) has a board to choose" % args.board)
-        if args.deal_pad and args.sim is None:
-            raise ValueError("--deal-pad: only a simulated table (--sim GAME) has bots to deal")
-        from cardtable_host.serve.seats import parse_seats
-
-        parse_seats(args.teach)
-        if args.speak_to and not args.speak:
-            raise ValueError("--speak-to DIR goes with --speak")
-        if args.speak_hands and not args.speak:
-            raise ValueError("--speak-hands goes with --speak")
-        if args.speak:
-            from cardtable_host.serve.speech import check_language
-
-            check_language(args.speak_lang)
+        _check_options(args)
         secret = _secret(args.secret_file)
         archive = Archive(args.archive or default_dir(), reveal=args.reveal)
     except (ValueError, OSError) as e:
@@ -107,6 +83,35 @@ def serve(args: ServeOptions) -> int:
         except SystemExit as e:  # SIGTERM
             return int(e.code or 0)
     return 0  # (not reached: mypy cannot tell that the with block always returns)
+
+
+def _check_options(args: ServeOptions) -> None:
+    """Refuse options that make no sense together (ValueError, said as a usage error)."""
+    if args.delay is not None and args.delay < 0:
+        raise ValueError("--bot-delay %g: the seconds between bot actions cannot be negative" % args.delay)
+    if not 0 <= args.overlay_delay <= 3600:
+        raise ValueError("--delay %g: seconds from 0 to 3600" % args.overlay_delay)
+    if args.reveal not in REVEALS:
+        raise ValueError("--reveal %s: one of %s" % (args.reveal, ", ".join(REVEALS)))
+    if args.games < 0:
+        raise ValueError("--games %d: a number of games, 0 for ever" % args.games)
+    if args.sim is not None and args.sim not in games.GAMES:
+        raise ValueError("unknown game %r (games: %s)" % (args.sim, ", ".join(sorted(games.GAMES))))
+    if args.board is not None and args.sim is None:
+        raise ValueError("--board %s: only a simulated table (--sim GAME) has a board to choose" % args.board)
+    if args.deal_pad and args.sim is None:
+        raise ValueError("--deal-pad: only a simulated table (--sim GAME) has bots to deal")
+    from cardtable_host.serve.seats import parse_seats
+
+    parse_seats(args.teach)
+    if args.speak_to and not args.speak:
+        raise ValueError("--speak-to DIR goes with --speak")
+    if args.speak_hands and not args.speak:
+        raise ValueError("--speak-hands goes with --speak")
+    if args.speak:
+        from cardtable_host.serve.speech import check_language
+
+        check_language(args.speak_lang)
 
 
 def _tournament(args: ServeOptions, table: Table) -> Any:

@@ -270,6 +270,19 @@ class Cutter:
         old = [g["number"] for g in self.link.games() if g.get("current")]
         old_lines = list(self.lines)
         t = Trial("new", 0)
+        answered = self._cut_in_new(t)
+        hello = self.link.hello(timeout=30)
+        kept = self.link.games()
+        if self._old_game_kept(t, kept, old, old_lines) and self._new_game_judged(t, kept, old, old_lines, answered):
+            if hello.get("seq") != len(self.lines) - 1:
+                t.error = "the board resumed at seq %s, its journal has %d actions" % (
+                    hello.get("seq"), len(self.lines) - 1)
+            elif self.link.state()["view"] != view_of(self.game):
+                t.error = "the board's view after the reboot is not the game of its journal"
+        return t
+
+    def _cut_in_new(self, t: Trial) -> bool:
+        """Send `new` with a cut armed inside it, cut, reboot; True if the board answered first."""
         if self.cuts.randrange(2):
             t.reboot = boot_cut(self.cuts, self.boot_ns)  # and again while the next chip boots (and repairs)
         # A new game's file and header are two page programs; an erase comes now and then
@@ -287,42 +300,45 @@ class Cutter:
         self._cut_and_boot(cut, t)
         try:
             sent.result(timeout=0.5)
-            answered = True
+            return True
         except Exception:  # noqa: BLE001 - no answer: the new game is in flight
-            answered = False
-        hello = self.link.hello(timeout=30)
-        kept = self.link.games()
-        current = [g["number"] for g in kept if g.get("current")]
+            return False
+
+    def _old_game_kept(self, t: Trial, kept: list[dict[str, Any]], old: list[int], old_lines: list[Any]) -> bool:
+        """The replaced game's journal is whole after the cut (else t says what is wrong)."""
         if old and old[0] in [g["number"] for g in kept]:
             got = parsed(self.link.log(old[0], timeout=60))
             if got != old_lines:
                 t.fault = fault(got, old_lines)
                 t.error = "the replaced game's journal has %d lines, the host accepted %d" % (len(got), len(old_lines))
-                return t
+                return False
         elif old:
             t.error, t.fault = "the replaced game %d is gone from the journal" % old[0], "lost"
-            return t
+            return False
+        return True
+
+    def _new_game_judged(self, t: Trial, kept: list[dict[str, Any]], old: list[int], old_lines: list[Any],
+                         answered: bool) -> bool:
+        """The board resumed the old game (the new one dropped) or holds the new one's header
+        alone; the host follows it. False (t says why) when neither."""
+        current = [g["number"] for g in kept if g.get("current")]
         if current == old:
             if answered:
                 t.error = "the board answered the new game, then resumed the old one"
-                return t
+                return False
             t.new = "dropped"
             self.lines = old_lines
-        else:
-            got = parsed(self.link.log(timeout=60))
-            fresh = games.load(self.game_id, seats=self.seats)
-            if got != [journal_line(record.header(fresh), 0)]:
-                t.fault = fault(got, [journal_line(record.header(fresh), 0)])
-                t.error = "the new game's journal is not its header alone: %r" % (got[:3],)
-                return t
-            t.new = "accepted" if answered else "kept"
-            self.game, self.lines, self.next = fresh, got, None
-            self.games += 1
-        if hello.get("seq") != len(self.lines) - 1:
-            t.error = "the board resumed at seq %s, its journal has %d actions" % (hello.get("seq"), len(self.lines) - 1)
-        elif self.link.state()["view"] != view_of(self.game):
-            t.error = "the board's view after the reboot is not the game of its journal"
-        return t
+            return True
+        got = parsed(self.link.log(timeout=60))
+        fresh = games.load(self.game_id, seats=self.seats)
+        if got != [journal_line(record.header(fresh), 0)]:
+            t.fault = fault(got, [journal_line(record.header(fresh), 0)])
+            t.error = "the new game's journal is not its header alone: %r" % (got[:3],)
+            return False
+        t.new = "accepted" if answered else "kept"
+        self.game, self.lines, self.next = fresh, got, None
+        self.games += 1
+        return True
 
     def _check(self, t: Trial) -> None:
         hello = self.link.hello(timeout=30)
