@@ -135,9 +135,9 @@ def _guard(errors: list[str]) -> Guard:
 
 
 class Timings:
-    """Each section's wall seconds, and its CPU seconds (this process and the child processes
-    it reaped) where the sections run one at a time (--serial): concurrent sections' children
-    are reaped in each other's windows."""
+    """Each section's wall seconds and its own Python's CPU seconds, and its CPU seconds with its
+    child processes (Node, Chromium, ...) where the sections run one at a time (--serial):
+    concurrent sections' children are reaped in each other's windows."""
 
     def __init__(self, serial: bool) -> None:
         self.serial = serial
@@ -147,11 +147,11 @@ class Timings:
 
     def run(self, name: str, fn: Callable[[], Any]) -> Any:
         """fn's result, its wall (and CPU) seconds kept under name."""
-        cpu0, t0 = _cpu_s(), time.monotonic()
+        cpu0, mine0, t0 = _cpu_s(), _thread_cpu_s(), time.monotonic()
         try:
             return fn()
         finally:
-            entry = {"wall_s": round(time.monotonic() - t0, 1)}
+            entry = {"wall_s": round(time.monotonic() - t0, 1), "python_cpu_s": round(_thread_cpu_s() - mine0, 1)}
             if self.serial:
                 entry["cpu_s"] = round(_cpu_s() - cpu0, 1)
             with self._lock:
@@ -161,6 +161,12 @@ class Timings:
         """The "timing" of the results' meta."""
         return {"mode": "serial" if self.serial else "two lanes", "cpu_s": round(_cpu_s() - self.cpu0, 1),
                 "sections": self.sections}
+
+
+def _thread_cpu_s() -> float:
+    """CPU seconds of this thread (the section's own Python, without its child processes)."""
+    r = resource.getrusage(resource.RUSAGE_THREAD)
+    return r.ru_utime + r.ru_stime
 
 
 def _cpu_s() -> float:
@@ -621,10 +627,10 @@ def timing_report(meta: dict[str, Any]) -> str:
     if not secs:
         return ""
     serial = t.get("mode") == "serial"
-    rows = [[name, s["wall_s"], s.get("cpu_s")] for name, s in secs.items()]
-    return "\n" + table(f"\nSections ({t['mode']}; seconds; CPU = this process and its children"
-                        f"{'' if serial else ', per section with --serial only'})",
-                        ["section", "wall", "CPU"], rows) + \
+    rows = [[name, s["wall_s"], s.get("python_cpu_s"), s.get("cpu_s")] for name, s in secs.items()]
+    return "\n" + table(f"\nSections ({t['mode']}; seconds; CPU with its Node, Chromium, ... processes"
+                        f"{'' if serial else ' with --serial only'})",
+                        ["section", "wall", "Python CPU", "CPU"], rows) + \
         f"\n  in all: {meta.get('seconds')} s wall, {t['cpu_s']} s CPU"
 
 

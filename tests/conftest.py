@@ -133,6 +133,21 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         tr.write_line("capabilities skipped as %s allows: %s" % (ALLOW_ENV, ", ".join(allowed_caps)))
 
 
+# -- the heaviest files first ---------------------------------------------------------------------
+# `make test` hands pytest-xdist's workers a file at a time in collection order
+# (tools/testall.py: --dist loadfile --no-loadscope-reorder; xdist's own reorder puts the files
+# with the most tests first, which are the cheap parametrized ones, and left the whole-game rp2
+# runs to start near the end, alone on one core). These files go first, the heaviest first:
+# CPU seconds measured with CARDTABLE_CPU_LOG (below), the date beside. The rest keep their order.
+HEAVY_FIRST: tuple[str, ...] = (
+)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # (stable: the rest keep their order)
+
+
 # -- CPU per test file ----------------------------------------------------------------------------
 # CARDTABLE_CPU_LOG=FILE: each test file's CPU seconds (user+sys of the pytest process and of the
 # child processes it reaped: boards, chips, browsers, cardtable commands) and wall seconds, one
