@@ -137,9 +137,30 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 # `make test` hands pytest-xdist's workers a file at a time in collection order
 # (tools/testall.py: --dist loadfile --no-loadscope-reorder; xdist's own reorder puts the files
 # with the most tests first, which are the cheap parametrized ones, and left the whole-game rp2
-# runs to start near the end, alone on one core). These files go first, the heaviest first:
-# CPU seconds measured with CARDTABLE_CPU_LOG (below), the date beside. The rest keep their order.
+# runs to start near the end, alone on one core). These files go first, the heaviest first
+# (CPU seconds as measured on the 2-core machine, 2026-11-28: CARDTABLE_CPU_LOG below, the
+# figures in the files' docstrings and bench/README.md); the rest keep their order.
 HEAVY_FIRST: tuple[str, ...] = (
+    "tests/host/test_rp2_games.py",  # ~420 s: six games on the rp2 board, two chips at once
+    "tests/host/test_rp2_powercut_replay_1.py",  # ~80 s each: a recorded play, 25 boots
+    "tests/host/test_rp2_powercut_replay_4.py",
+    "tests/host/test_rp2_powercut_replay_2.py",
+    "tests/host/test_rp2_powercut_replay_3.py",
+    "tests/host/test_serve_load.py",  # two minutes of 200 viewers, serve and a virtual board
+    "tests/host/test_boot_resume.py",  # a 1,908-action journal replayed at the rp2 chip's boot
+    "tests/host/test_rp2_powercut.py",  # 10 live cuts and three boards
+    "tests/host/test_rp2_board.py",
+    "tests/host/test_rp2_bus.py",
+    "tests/host/test_rp2_pins.py",
+    "tests/host/test_hw_rp2.py",
+    "tests/host/test_run_rp2.py",
+    "tests/host/test_rp2_race.py",
+    "tests/host/test_install.py",  # a wheel, a venv and its dependencies
+    "tests/host/test_new_game.py",
+    "tests/host/test_pages_browser.py",
+    "tests/host/test_serve_browser.py",
+    "tests/host/test_seat_browser.py",
+    "tests/host/test_tournament_browser.py",
 )
 
 
