@@ -156,6 +156,7 @@ class Timings:
                 entry["cpu_s"] = round(_cpu_s() - cpu0, 1)
             with self._lock:
                 self.sections[name] = entry
+            print(f"[{name}: {entry['wall_s']:g} s]", file=sys.stderr, flush=True)  # (a run stopped early still says)
 
     def meta(self) -> dict[str, Any]:
         """The "timing" of the results' meta."""
