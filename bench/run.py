@@ -296,11 +296,22 @@ def _faults(plan: Plan, guard: Guard, errors: list[str]) -> dict[str, Any]:
     print(f"faults: fuzzing the link with {plan.fuzz_lines:,} lines, the referee with "
           f"{plan.fuzz_records:,} records ...", file=sys.stderr)
     fault = {"link": guard("faults link", partial(faults.link, plan.fuzz_lines)),
-             "records": guard("faults records", partial(faults.records, plan.fuzz_records))}
+             "records": guard("faults records", partial(_own_process, faults.records, plan.fuzz_records))}
     for name, key in (("link", "crashes"), ("link", "changed"), ("records", "tracebacks"), ("records", "unclear")):
         if fault[name].get(key):
             errors.append(f"faults {name}: {fault[name][key]} {key}")
     return fault
+
+
+def _own_process(fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) in a process of its own (spawned): the referee fuzzer judges the referee's
+    stderr, which it captures by swapping sys.stderr, and in this process the rp2 lane's
+    progress lines would land in it too."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(fn, *args).result()
 
 
 def _rp2_skipped(args: argparse.Namespace) -> str | None:
