@@ -141,26 +141,29 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 # (CPU seconds as measured on the 2-core machine, 2026-11-28: CARDTABLE_CPU_LOG below, the
 # figures in the files' docstrings and bench/README.md); the rest keep their order.
 HEAVY_FIRST: tuple[str, ...] = (
-    "tests/host/test_rp2_games.py",  # ~420 s: six games on the rp2 board, two chips at once
-    "tests/host/test_rp2_powercut_replay_1.py",  # ~80 s each: a recorded play, 25 boots
-    "tests/host/test_rp2_powercut_replay_4.py",
-    "tests/host/test_rp2_powercut_replay_2.py",
-    "tests/host/test_rp2_powercut_replay_3.py",
+    "tests/host/test_rp2_games.py",  # ~420 s (its docstring): six games on the rp2 board, two chips at once
+    "tests/host/test_rp2_powercut_replay_1.py",  # a recorded play of 70 actions, 25 boots
+    "tests/host/test_rp2_powercut_replay_4.py",  # 40 actions
+    "tests/host/test_rp2_powercut_replay_2.py",  # 35 s (30 actions; load 4-10)
+    "tests/host/test_rp2_powercut_replay_3.py",  # 30 actions
     "tests/host/test_serve_load.py",  # two minutes of 200 viewers, serve and a virtual board
     "tests/host/test_boot_resume.py",  # a 1,908-action journal replayed at the rp2 chip's boot
-    "tests/host/test_rp2_powercut.py",  # 10 live cuts and three boards
-    "tests/host/test_rp2_board.py",
-    "tests/host/test_rp2_bus.py",
+    "tests/host/test_rp2_board.py",  # ~60 s (its docstring)
+    "tests/host/test_rp2_bus.py",  # ~60 s (its docstring: two boards)
     "tests/host/test_rp2_pins.py",
     "tests/host/test_hw_rp2.py",
     "tests/host/test_run_rp2.py",
     "tests/host/test_rp2_race.py",
-    "tests/host/test_install.py",  # a wheel, a venv and its dependencies
-    "tests/host/test_new_game.py",
-    "tests/host/test_pages_browser.py",
+    "tests/host/test_install.py",  # 42 s: a wheel, a venv and its dependencies
+    "tests/host/test_rp2_powercut.py",  # 17 s for the 10 live cuts (load 4-10), and three boards
+    "tests/host/test_portable.py",  # 22 s
     "tests/host/test_serve_browser.py",
     "tests/host/test_seat_browser.py",
     "tests/host/test_tournament_browser.py",
+    "tests/host/test_flash.py",  # 18 s
+    "tests/host/test_drawings.py",  # 17 s
+    "tests/host/test_cli_errors.py",  # 16 s
+    "tests/host/test_pages_browser.py",  # 15 s
 )
 
 
