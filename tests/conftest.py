@@ -166,26 +166,6 @@ HEAVY_FIRST: tuple[str, ...] = (
     "tests/host/test_referee_cli.py",  # 16 s
     "tests/host/test_pages_browser.py",  # 15 s
 )
-    "tests/host/test_rp2_powercut_replay_3.py",  # 30 actions
-    "tests/host/test_serve_load.py",  # two minutes of 200 viewers, serve and a virtual board
-    "tests/host/test_boot_resume.py",  # a 1,908-action journal replayed at the rp2 chip's boot
-    "tests/host/test_rp2_board.py",  # ~60 s (its docstring)
-    "tests/host/test_rp2_bus.py",  # ~60 s (its docstring: two boards)
-    "tests/host/test_rp2_pins.py",
-    "tests/host/test_hw_rp2.py",
-    "tests/host/test_run_rp2.py",
-    "tests/host/test_rp2_race.py",
-    "tests/host/test_install.py",  # 42 s: a wheel, a venv and its dependencies
-    "tests/host/test_rp2_powercut.py",  # 17 s for the 10 live cuts (load 4-10), and three boards
-    "tests/host/test_portable.py",  # 22 s
-    "tests/host/test_serve_browser.py",
-    "tests/host/test_seat_browser.py",
-    "tests/host/test_tournament_browser.py",
-    "tests/host/test_flash.py",  # 18 s
-    "tests/host/test_drawings.py",  # 17 s
-    "tests/host/test_cli_errors.py",  # 16 s
-    "tests/host/test_pages_browser.py",  # 15 s
-)
 
 
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
