@@ -139,11 +139,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 # with the most tests first, which are the cheap parametrized ones, and left the whole-game rp2
 # runs to start near the end, alone on one core). These files go first, the heaviest first
 # (CPU seconds measured with CARDTABLE_CPU_LOG below on the 2-core machine, 2026-11-29, at load
-# average 4-11; the rp2 whole games from its docstring; test_serve_load runs two minutes of wall
-# time whatever its CPU); the rest keep their order.
+# average 4-11; the rp2 whole games from its docstring); the rest keep their order.
 HEAVY_FIRST: tuple[str, ...] = (
     "tests/host/test_rp2_games.py",  # ~420 s (its docstring): six games on the rp2 board, two chips at once
-    "tests/host/test_serve_load.py",  # two minutes of 200 viewers, serve and a virtual board
+    "tests/host/test_serve_hidden.py",  # 49 s
     "tests/host/test_rp2_powercut_replay_1.py",  # a recorded play of 70 actions, 25 boots
     "tests/host/test_rp2_powercut_replay_4.py",  # 40 actions
     "tests/host/test_rp2_powercut_replay_2.py",  # 35 s (30 actions)
@@ -153,11 +152,14 @@ HEAVY_FIRST: tuple[str, ...] = (
     "tests/host/test_boot_resume.py",  # 35 s: a 1,908-action journal replayed at the rp2 chip's boot
     "tests/host/test_rp2_powercut.py",  # 17 s for the 10 live cuts, and three boards
     "tests/host/test_readme.py",  # 32 s
+    "tests/host/test_serve_load.py",  # 27 s over its two minutes of 200 viewers
+    "tests/host/test_sim_e2e.py",  # 27 s
     "tests/host/test_rp2_board.py",  # 29 s
     "tests/host/test_seat_pages.py",  # 27 s
     "tests/host/test_seat_browser.py",  # 24 s
     "tests/host/test_rp2_pins.py",  # 24 s
     "tests/host/test_portable.py",  # 22 s
+    "tests/host/test_serve_safety.py",  # 20 s
     "tests/host/test_flash.py",  # 18 s
     "tests/host/test_seat_undo.py",  # 17 s
     "tests/host/test_drawings.py",  # 17 s
