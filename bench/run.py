@@ -13,7 +13,9 @@ import datetime
 import json
 import os
 import platform
+import resource
 import sys
+import threading
 import time
 import traceback
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -93,8 +95,11 @@ def _parser() -> argparse.ArgumentParser:
                          " instead of timing them again")
     ap.add_argument("--no-undo", action="store_true", help="do not time undo on the rp2 board")
     ap.add_argument("--games", help="comma-separated game ids (default: every game that imports)")
-    ap.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
-                    help="MicroPython processes at once (default 2)")
+    ap.add_argument("--jobs", type=int, default=None,
+                    help="MicroPython processes at once (default 1 beside the rp2 board's lane, 2 with --serial)")
+    ap.add_argument("--serial", action="store_true",
+                    help="every section alone, one after another (each section's CPU seconds measured; "
+                         "by default the host's sections and the rp2 board's run in two lanes at once)")
     ap.add_argument("--only", choices=("race", "profile"),
                     help="run one section alone: race (Nerts race resolution, bench/race.py), profile (where "
                          "the rp2 board's chip spends its time, bench/rp2profile.py)")
@@ -128,6 +133,87 @@ def _guard(errors: list[str]) -> Guard:
             return {"error": f"{type(e).__name__}: {e}"}
 
     return guard
+
+
+class Timings:
+    """Each section's wall seconds and its own Python's CPU seconds, and its CPU seconds with its
+    child processes (Node, Chromium, ...) where the sections run one at a time (--serial):
+    concurrent sections' children are reaped in each other's windows."""
+
+    def __init__(self, serial: bool) -> None:
+        self.serial = serial
+        self.sections: dict[str, dict[str, float]] = {}
+        self._lock = threading.Lock()
+        self.cpu0 = _cpu_s()
+
+    def run(self, name: str, fn: Callable[[], Any]) -> Any:
+        """fn's result, its wall (and CPU) seconds kept under name."""
+        cpu0, mine0, t0 = _cpu_s(), _thread_cpu_s(), time.monotonic()
+        try:
+            return fn()
+        finally:
+            entry = {"wall_s": round(time.monotonic() - t0, 1), "python_cpu_s": round(_thread_cpu_s() - mine0, 1)}
+            if self.serial:
+                entry["cpu_s"] = round(_cpu_s() - cpu0, 1)
+            with self._lock:
+                self.sections[name] = entry
+            print(f"[{name}: {entry['wall_s']:g} s]", file=sys.stderr, flush=True)  # (a run stopped early still says)
+
+    def meta(self) -> dict[str, Any]:
+        """The "timing" of the results' meta."""
+        return {"mode": "serial" if self.serial else "two lanes", "cpu_s": round(_cpu_s() - self.cpu0, 1),
+                "sections": self.sections}
+
+
+def _thread_cpu_s() -> float:
+    """CPU seconds of this thread (the section's own Python, without its child processes)."""
+    r = resource.getrusage(resource.RUSAGE_THREAD)
+    return r.ru_utime + r.ru_stime
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and its reaped children (Node, Chromium, Mosquitto, ...)."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        r = resource.getrusage(who)
+        total += r.ru_utime + r.ru_stime
+    return total
+
+
+def run_lanes(host: Callable[[], dict[str, Any]], board: list[tuple[str, Callable[[], Any]]],
+              timings: Timings) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(host's result, {name: result} of the board jobs): host (its sections one after another)
+    in this thread while a second thread takes the board jobs in order; once host is done this
+    thread takes board jobs too. Two lanes, a core each on the 2-core machine. With
+    timings.serial, all in this thread, one at a time."""
+    done: dict[str, Any] = {}
+    queue = list(board)
+    lock = threading.Lock()
+
+    def take_board_jobs() -> None:
+        while True:
+            with lock:
+                if not queue:
+                    return
+                name, fn = queue.pop(0)
+            try:
+                done[name] = timings.run(name, fn)
+            except Exception as e:  # noqa: BLE001 - the job's guard missed it: noted, the lane goes on
+                traceback.print_exc()
+                done[name] = {"error": f"{type(e).__name__}: {e}"}
+
+    if timings.serial:
+        out = host()
+        take_board_jobs()
+        return out, done
+    second = threading.Thread(target=take_board_jobs, name="bench-board-lane", daemon=True)
+    second.start()
+    try:
+        out = host()
+        take_board_jobs()
+    finally:
+        second.join()
+    return out, done
 
 
 def _games(ap: argparse.ArgumentParser, args: argparse.Namespace) -> tuple[dict[str, int], dict[str, str]]:
@@ -211,18 +297,32 @@ def _faults(plan: Plan, guard: Guard, errors: list[str]) -> dict[str, Any]:
     print(f"faults: fuzzing the link with {plan.fuzz_lines:,} lines, the referee with "
           f"{plan.fuzz_records:,} records ...", file=sys.stderr)
     fault = {"link": guard("faults link", partial(faults.link, plan.fuzz_lines)),
-             "records": guard("faults records", partial(faults.records, plan.fuzz_records))}
+             "records": guard("faults records", partial(_own_process, faults.records, plan.fuzz_records))}
     for name, key in (("link", "crashes"), ("link", "changed"), ("records", "tracebacks"), ("records", "unclear")):
         if fault[name].get(key):
             errors.append(f"faults {name}: {fault[name][key]} {key}")
     return fault
 
 
+def _own_process(fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) in a process of its own (spawned): the referee fuzzer judges the referee's
+    stderr, which it captures by swapping sys.stderr, and in this process the rp2 lane's
+    progress lines would land in it too."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(fn, *args).result()
+
+
+def _rp2_skipped(args: argparse.Namespace) -> str | None:
+    """Why the rp2 board's sections do not run, or None."""
+    return "--quick" if args.quick else "--no-rp2" if args.no_rp2 else None
+
+
 def _rp2_board(args: argparse.Namespace, plan: Plan, games: dict[str, int], boot_mods: list[str],
                guard: Guard, errors: list[str]) -> dict[str, Any]:
     """Section 5: the real port on the rp2 board (minutes: the emulated chip is slower than a Pico)."""
-    if args.quick or args.no_rp2:
-        return {"skipped": "--quick" if args.quick else "--no-rp2"}
     import rp2
 
     print(f"rp2 board: boot heap on the {'stock and ' if plan.rp2_stock else ''}frozen image{'s' if plan.rp2_stock else ''}, "
@@ -236,34 +336,100 @@ def _rp2_board(args: argparse.Namespace, plan: Plan, games: dict[str, int], boot
     return rp2_out
 
 
-def _power_cuts(args: argparse.Namespace, guard: Guard, errors: list[str]) -> dict[str, Any]:
-    """Section 5b: power cuts on the rp2 board's flash path."""
-    if args.quick or args.no_rp2 or args.powercut_trials + args.powercut_live <= 0:
-        return {"skipped": "--quick" if args.quick else "--no-rp2 or no trials"}
+def _power_cuts(trials: int, live: int, guard: Guard, errors: list[str]) -> dict[str, Any]:
+    """Section 5b: power cuts on the rp2 board's flash path, on one board (the bench runs the
+    replayed and the live ones as two jobs, a core each)."""
     import rp2cuts
 
-    print(f"rp2 board: {args.powercut_trials} replayed and {args.powercut_live} live power cuts ...",
-          file=sys.stderr)
-    cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(args.powercut_trials, args.powercut_live))
+    print(f"rp2 board: {trials} replayed and {live} live power cuts ...", file=sys.stderr)
+    cuts_out = guard("rp2 power cuts", lambda: rp2cuts.measure(trials, live, boards=1))
     if cuts_out.get("failures"):
         errors.append("rp2 power cuts: %d trial(s) lost, doubled or did not resume an action"
                       % len(cuts_out["failures"]))
     return cuts_out
 
 
-def _race_and_profile(args: argparse.Namespace, plan: Plan, guard: Guard) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Sections 5c and 5d: Nerts races (rp2 board IRQ edges, the model); the chip's profile."""
+def _cuts_merged(replayed: dict[str, Any] | None, live: dict[str, Any] | None, why: str) -> dict[str, Any]:
+    """The replayed and the live power cuts' results as one section."""
+    parts = [p for p in (replayed, live) if p]
+    if not parts:
+        return {"skipped": why if why != "not run" else "no trials"}
+    out = dict(parts[0])
+    for p in parts[1:]:
+        if "live" in p:
+            out["live"] = p["live"]
+        out["failures"] = list(out.get("failures") or []) + list(p.get("failures") or [])
+        out["trials"] = (out.get("trials") or 0) + (p.get("trials") or 0)
+    return out
+
+
+def _race(plan: Plan, guard: Guard) -> dict[str, Any]:
+    """Section 5c: Nerts races (rp2 board IRQ edges, the model)."""
     import race
 
-    if not (args.quick or args.no_rp2):
+    if not plan.quick:
         print("rp2 board: Nerts races timed at the readers' IRQ edges ...", file=sys.stderr)
-    race_out = guard("race", lambda: race.section(args.quick, not args.no_rp2, plan.race_per_apart))
+    return guard("race", lambda: race.section(plan.quick, True, plan.race_per_apart))
+
+
+def _profile(plan: Plan, guard: Guard) -> dict[str, Any]:
+    """Section 5d: where the rp2 board's chip spends its time."""
     import rp2profile
 
-    if not (args.quick or args.no_rp2):
-        print("rp2 board: a profile of the chip while the bots play ...", file=sys.stderr)
-    profile_out = guard("rp2 profile", lambda: rp2profile.section(args.quick, not args.no_rp2, plan.profile_plays))
-    return race_out, profile_out
+    print("rp2 board: a profile of the chip while the bots play ...", file=sys.stderr)
+    return guard("rp2 profile", lambda: rp2profile.section(plan.quick, True, plan.profile_plays))
+
+
+def _placements(args: argparse.Namespace, plan: Plan, guard: Guard) -> dict[str, Any]:
+    """Section 5e: placements by the seat to play timed to their LED verdict on the rp2 board."""
+    import rp2latency
+
+    if args.rp2_log:
+        return guard("rp2 latency", lambda: rp2latency.from_log(args.rp2_log))
+    print(f"rp2 board: {plan.rp2_plays} placements by the seat to play timed to their LED verdict on the "
+          "emulated clock ...", file=sys.stderr)
+    return guard("rp2 latency", lambda: rp2latency.measure(plan.rp2_plays))
+
+
+def _undo_one(game: str, plan: Plan, guard: Guard) -> dict[str, Any]:
+    """Section 5f, one game: undo at the end of its longest seeded game on the rp2 board."""
+    import rp2latency
+
+    print(f"rp2 board: undo at the end of the longest seeded {game} game ...", file=sys.stderr)
+    return guard(f"rp2 undo {game}", lambda: rp2latency.undo([game], jobs=1, max_actions=plan.max_actions)[game])
+
+
+def _board_jobs(args: argparse.Namespace, plan: Plan, games: dict[str, int], boot_mods: list[str],
+                guard: Guard, errors: list[str]) -> list[tuple[str, Callable[[], Any]]]:
+    """The sections on the rp2 board, each one Node process (a core) at a time, the longest first
+    (as measured: bench/README.md, How long it takes)."""
+    jobs: list[tuple[str, Callable[[], Any]]] = []
+    if _rp2_skipped(args):
+        return [("race", partial(_race, plan, guard))]  # (the model alone)
+    jobs.append(("placements", partial(_placements, args, plan, guard)))
+    jobs.append(("rp2", partial(_rp2_board, args, plan, games, boot_mods, guard, errors)))
+    if not args.no_undo and not args.rp2_undo:
+        jobs += [(f"undo {g}", partial(_undo_one, g, plan, guard)) for g in games]
+    if args.powercut_trials > 0:
+        jobs.append(("cuts replayed", partial(_power_cuts, args.powercut_trials, 0, guard, errors)))
+    if args.powercut_live > 0:
+        jobs.append(("cuts live", partial(_power_cuts, 0, args.powercut_live, guard, errors)))
+    jobs.append(("race", partial(_race, plan, guard)))
+    jobs.append(("rp2 profile", partial(_profile, plan, guard)))
+    return jobs
+
+
+def _board_latency(args: argparse.Namespace, games: dict[str, int], done: dict[str, Any]) -> dict[str, Any]:
+    """The placements and undo figures as the latency model takes them, or why they were skipped."""
+    why = _rp2_skipped(args)
+    if why:
+        return {"skipped": why}
+    placed = done.get("placements")
+    if args.no_undo:
+        return {"placements": placed, "undo": {}}
+    if args.rp2_undo:
+        return {"placements": placed, "undo": json.loads(Path(args.rp2_undo).read_text())}
+    return {"placements": placed, "undo": {g: done[f"undo {g}"] for g in games if f"undo {g}" in done}}
 
 
 def _tournament(plan: Plan, guard: Guard) -> dict[str, Any]:
@@ -309,70 +475,117 @@ def _meta(plan: Plan, missing: str | None) -> dict[str, Any]:
     }
 
 
+def _plan(args: argparse.Namespace) -> Plan:
+    """The counts of this run (--quick, --long or the default), the power cuts' defaults filled in."""
+    plan = QUICK if args.quick else LONG if args.long else FULL
+    if args.powercut_trials is None:
+        args.powercut_trials = 0 if _rp2_skipped(args) else plan.powercut_trials
+    if args.powercut_live is None:
+        args.powercut_live = 0 if _rp2_skipped(args) else plan.powercut_live
+    if args.jobs is None:  # beside the board lane, the MicroPython runs take one core
+        args.jobs = min(2, os.cpu_count() or 1) if args.serial else 1
+    return plan
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = _parser()
     args = ap.parse_args(argv)
-    plan = QUICK if args.quick else LONG if args.long else FULL
-    if args.powercut_trials is None:
-        args.powercut_trials = plan.powercut_trials
-    if args.powercut_live is None:
-        args.powercut_live = plan.powercut_live
+    plan = _plan(args)
     if args.only:
         return _only(args)
     t_start = time.monotonic()
+    timings = Timings(args.serial)
     errors: list[str] = []
     guard = _guard(errors)
     games, skipped = _games(ap, args)
-
-    import latency
-
-    # 1. CPython, alone on the machine (the MicroPython processes come after).
-    print(f"CPython: per-action cost and throughput of {len(games)} games ...", file=sys.stderr)
     if args.latency_only:
-        return latency_only(args, plan, games, guard, errors, t_start)
-    cpy, thr = _cpython(plan, games, guard)
-    # 2. The .mpy build and its size; 3. MicroPython; 4. the fuzzers; 5. the rp2 board.
-    foot = _footprint(cpy, guard, errors)
+        return latency_only(args, plan, games, guard, errors, timings, t_start)
     boot_mods, boot_source = benchlib.boot_modules()
-    missing, mpy_games, boot, driver = _micropython(args, plan, games, foot, boot_mods, guard, errors)
-    fault = _faults(plan, guard, errors)
-    rp2_out = _rp2_board(args, plan, games, boot_mods, guard, errors)
-    cuts_out = _power_cuts(args, guard, errors)
-    race_out, profile_out = _race_and_profile(args, plan, guard)
-    # 5e. Placements and undo timed on the rp2 board's emulated clock.
-    board_lat = rp2_latency(args, plan, games, guard)
-
-    # 6. The latency model; 7. tournament tables.
-    place_polls, pp_source = latency.place_polls_default()
-    lat = guard("latency", lambda: run_latency(plan, cpy, mpy_games, driver, place_polls, pp_source, rp2_out,
-                                               games, board_lat))
-    tour = _tournament(plan, guard)
-    tour_faults = _tournament_faults(guard)
-    page = _pages(plan, guard)
-    results: dict[str, Any] = {
-        "meta": _meta(plan, missing),
-        "games": {"measured": games, "skipped": skipped},
-        "speed": speed_section(games, cpy, mpy_games),
-        "memory": memory_section(boot, boot_source, boot_mods, mpy_games),
-        "throughput": thr,
-        "footprint": foot,
-        "driver": driver or None,
-        "latency": lat,
-        "rp2": rp2_out,
-        "rp2_power_cuts": cuts_out,
-        "race": race_out,
-        "rp2_profile": profile_out,
-        "faults": fault,
-        "tournament": tour,
-        "tournament_faults": tour_faults,
-        "pages": page,
-    }
+    _preload()
+    host, board = run_lanes(partial(_host_sections, args, plan, games, boot_mods, guard, errors, timings),
+                            _board_jobs(args, plan, games, boot_mods, guard, errors), timings)
+    board_lat = _board_latency(args, games, board)
+    # 6. The latency model, fed by the figures above.
+    lat = timings.run("latency model", lambda: guard("latency", lambda: run_latency(
+        plan, host["cpy"], host["mpy_games"], host["driver"], *_place_polls(), board.get("rp2") or {}, games,
+        board_lat)))
+    results = _results(args, plan, games, skipped, boot_mods, boot_source, host, board, lat)
     results["budgets"] = budgets(results)
     results["errors"] = errors
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
-
-    print(report(results) + _sections_report(fault, tour, tour_faults, page))
+    results["meta"]["timing"] = timings.meta()
+    print(report(results) + _sections_report(host["fault"], host["tour"], host["tour_faults"], host["page"])
+          + timing_report(results["meta"]))
     return finish(args.out, results, errors)
+
+
+def _preload() -> None:
+    """The bench modules and the boards' files imported before the lanes start (no two threads
+    importing one module half-way)."""
+    import device  # noqa: F401
+    import faults  # noqa: F401
+    import latency  # noqa: F401
+    import pages  # noqa: F401
+    import race  # noqa: F401
+    import rp2  # noqa: F401
+    import rp2cuts  # noqa: F401
+    import rp2latency  # noqa: F401
+    import rp2profile  # noqa: F401
+    import speed  # noqa: F401
+    import tournament  # noqa: F401
+    import tournament_faults  # noqa: F401
+    from cardtable.table import config
+
+    for name in config.board_names(str(benchlib.BOARDS)):
+        config.load_board(name, str(benchlib.BOARDS))
+
+
+def _place_polls() -> tuple[int, str]:
+    import latency
+
+    return latency.place_polls_default()
+
+
+def _host_sections(args: argparse.Namespace, plan: Plan, games: dict[str, int], boot_mods: list[str],
+                   guard: Guard, errors: list[str], timings: Timings) -> dict[str, Any]:
+    """The sections timed on the host's own clock, one after another (one lane): 1. CPython,
+    2. the .mpy build, 3. MicroPython (wasm), 4. the fuzzers, 7. tournament tables, 8. the page."""
+    out: dict[str, Any] = {}
+    print(f"CPython: per-action cost and throughput of {len(games)} games ...", file=sys.stderr)
+    out["cpy"], out["thr"] = timings.run("cpython", partial(_cpython, plan, games, guard))
+    out["foot"] = timings.run("footprint", partial(_footprint, out["cpy"], guard, errors))
+    out["missing"], out["mpy_games"], out["boot"], out["driver"] = timings.run(
+        "micropython", partial(_micropython, args, plan, games, out["foot"], boot_mods, guard, errors))
+    out["fault"] = timings.run("faults", partial(_faults, plan, guard, errors))
+    out["tour"] = timings.run("tournament", partial(_tournament, plan, guard))
+    out["tour_faults"] = timings.run("tournament faults", partial(_tournament_faults, guard))
+    out["page"] = timings.run("table page", partial(_pages, plan, guard))
+    return out
+
+
+def _results(args: argparse.Namespace, plan: Plan, games: dict[str, int], skipped: dict[str, str],
+             boot_mods: list[str], boot_source: str, host: dict[str, Any], board: dict[str, Any],
+             lat: dict[str, Any]) -> dict[str, Any]:
+    """bench/results/bench.json's sections (the budgets, errors and timing go in after)."""
+    why = _rp2_skipped(args) or "not run"
+    return {
+        "meta": _meta(plan, host["missing"]),
+        "games": {"measured": games, "skipped": skipped},
+        "speed": speed_section(games, host["cpy"], host["mpy_games"]),
+        "memory": memory_section(host["boot"], boot_source, boot_mods, host["mpy_games"]),
+        "throughput": host["thr"],
+        "footprint": host["foot"],
+        "driver": host["driver"] or None,
+        "latency": lat,
+        "rp2": board.get("rp2") or {"skipped": why},
+        "rp2_power_cuts": _cuts_merged(board.get("cuts replayed"), board.get("cuts live"), why),
+        "race": board.get("race") or {},
+        "rp2_profile": board.get("rp2 profile") or {"skipped": why},
+        "faults": host["fault"],
+        "tournament": host["tour"],
+        "tournament_faults": host["tour_faults"],
+        "pages": host["page"],
+    }
 
 
 def _sections_report(fault: dict[str, Any], tour: dict[str, Any], tour_faults: dict[str, Any],
@@ -398,45 +611,40 @@ def finish(out: Path, results: dict[str, Any], errors: list[str]) -> int:
     return 1 if errors else 0
 
 
-def rp2_latency(args: argparse.Namespace, plan: Plan, games: dict[str, int],
-                guard: Callable[[str, Callable[[], Any]], Any]) -> dict[str, Any]:
-    """Placements and undo on the rp2 board (bench/rp2latency.py), or why they were skipped."""
-    if args.quick or args.no_rp2:
-        return {"skipped": "--quick" if args.quick else "--no-rp2"}
-    import rp2latency
-
-    print(f"rp2 board: {plan.rp2_plays} placements by the seat to play timed to their LED verdict on the "
-          "emulated clock ...", file=sys.stderr)  # (or read from --rp2-log)
-    if args.rp2_log:
-        placed = guard("rp2 latency", lambda: rp2latency.from_log(args.rp2_log))
-    else:
-        placed = guard("rp2 latency", lambda: rp2latency.measure(plan.rp2_plays))
-    if args.no_undo:
-        return {"placements": placed, "undo": {}}
-    if args.rp2_undo:
-        return {"placements": placed, "undo": json.loads(Path(args.rp2_undo).read_text())}
-    print(f"rp2 board: undo at the end of the longest seeded game of {len(games)} kinds ...", file=sys.stderr)
-    undone = guard("rp2 undo", lambda: rp2latency.undo(list(games), max_actions=plan.max_actions))
-    return {"placements": placed, "undo": undone}
-
-
-def latency_only(args: argparse.Namespace, plan: Plan, games: dict[str, int],
-                 guard: Callable[[str, Callable[[], Any]], Any], errors: list[str], t_start: float) -> int:
+def latency_only(args: argparse.Namespace, plan: Plan, games: dict[str, int], guard: Guard, errors: list[str],
+                 timings: Timings, t_start: float) -> int:
     """--latency-only: the rp2 board's timings and the model fed by them; nothing else."""
-    import latency
     import speed
 
-    # the model's grid and undo figures (CPython's rules cost) beside the rp2 board's own
-    cpy = {g: guard(f"cpython {g}", partial(speed.per_action, g, s, plan.seeds[:1], plan.max_actions, 1))
-           for g, s in games.items()}
-    board_lat = rp2_latency(args, plan, games, guard)
-    place_polls, pp_source = latency.place_polls_default()
-    lat = guard("latency", lambda: run_latency(plan, cpy, {}, {}, place_polls, pp_source, {}, games, board_lat))
+    def cpython() -> dict[str, Any]:  # the model's grid and undo figures (CPython's rules cost)
+        return {g: guard(f"cpython {g}", partial(speed.per_action, g, s, plan.seeds[:1], plan.max_actions, 1))
+                for g, s in games.items()}
+
+    jobs = [j for j in _board_jobs(args, plan, games, [], guard, errors)
+            if j[0] == "placements" or j[0].startswith("undo ")]
+    cpy, board = run_lanes(lambda: timings.run("cpython", cpython), jobs, timings)
+    board_lat = _board_latency(args, games, board)
+    lat = guard("latency", lambda: run_latency(plan, cpy, {}, {}, *_place_polls(), {}, games, board_lat))
     results: dict[str, Any] = {"meta": {"schema": 1, "quick": plan.quick, "latency_only": True},
                                "latency": lat, "errors": errors}
     results["meta"]["seconds"] = round(time.monotonic() - t_start, 1)
-    print(latency_report(lat))
+    results["meta"]["timing"] = timings.meta()
+    print(latency_report(lat) + timing_report(results["meta"]))
     return finish(args.out, results, errors)
+
+
+def timing_report(meta: dict[str, Any]) -> str:
+    """How long each section took (wall; CPU too with --serial) and the run's CPU in all."""
+    t = meta.get("timing") or {}
+    secs = t.get("sections") or {}
+    if not secs:
+        return ""
+    serial = t.get("mode") == "serial"
+    rows = [[name, s["wall_s"], s.get("python_cpu_s"), s.get("cpu_s")] for name, s in secs.items()]
+    return "\n" + table(f"\nSections ({t['mode']}; seconds; CPU with its Node, Chromium, ... processes"
+                        f"{'' if serial else ' with --serial only'})",
+                        ["section", "wall", "Python CPU", "CPU"], rows) + \
+        f"\n  in all: {meta.get('seconds')} s wall, {t['cpu_s']} s CPU"
 
 
 def _merged(device: Any, futures: list[Future]) -> dict[str, Any]:
@@ -579,40 +787,16 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
 
     n = LATENCY_BUDGET_READERS
     bus = latency.BUSES[0]
-    cpu = model.cpu(latency.RP2040_FACTORS["nominal"])
     rp2g = _rp2_games(rp2_out)
-    check_src = "check() on MicroPython (WebAssembly) x the nominal RP2040 factor"
-    if rp2g:
-        cpu, check_src = _rp2_cpu(cpu, rp2g, rp2_out)
-    res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                           occupancy=model.occupancy, t=model.timing, focus="edge")
+    cpu, check_src = _verdict_cpu(model, rp2g, rp2_out)
     placed = board_lat.get("placements") or {}
     board: dict[str, Any] = {}
     if placed.get("_samples") and placed.get("_steps"):
-        # The firmware's CPU as the rp2 board spent it on its emulated clock (a step with an
-        # empty poll, the sighting poll, sighting to LED), the PN532 and tags as sourced
-        smp = placed["_samples"]
-        cpu = latency.board_cpu(cpu, bus, placed["_steps"], [x["poll"] for x in smp if "poll" in x and not x.get("edge")],
-                                [x["verdict"] for x in smp if "verdict" in x],
-                                [x["poll"] for x in smp if "poll" in x and x.get("edge")])
-        check_src = ("the firmware's CPU measured on the rp2 board's emulated clock (bench/rp2latency.py: "
-                     "a step with an empty poll, the sighting poll, sighting to LED frame)")
-        res = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                               occupancy=model.occupancy, t=model.timing, focus="edge")
-        # ... and the same model with the emulator's PN532 times, for the board the bench measured
-        same = latency.simulate(placed["readers"], bus, cpu, model.trials * 2, seed=4343,
-                                place_polls=model.place_polls, occupancy=0.0, t=latency.emulated_timing(),
-                                focus="edge")
-        board = {"board": placed["board"], "readers": placed["readers"], "plays": placed["plays"],
-                 "measured": placed["ms"], "model": same["accepted"], "parts_ms": placed["parts_ms"],
-                 "cpu_ms": {"empty_poll_step": round(cpu.poll[bus.cpu]["empty"], 2),
-                            "sighting_poll": round(cpu.poll[bus.cpu]["read"], 2),
-                            "sighting_to_led_p50": latency._median(cpu.verdict or [])}}
+        cpu, check_src, board = _board_measured(model, cpu, bus, placed)
+    res = _seat_to_play(model, n, bus, cpu, model.timing)
     p99 = max(res["rejected"]["p99"], res["accepted"]["p99"])
     # the same with the PN532 listing a tag in 9.7-15 ms instead of the ISO floor (estimate)
-    slow = latency.simulate(n, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                            occupancy=model.occupancy, focus="edge",
-                            t=dataclasses.replace(model.timing, **latency.LIST_TAG_SLOW))
+    slow = _seat_to_play(model, n, bus, cpu, dataclasses.replace(model.timing, **latency.LIST_TAG_SLOW))
     out: dict[str, Any] = {"p99_ms": p99, "readers": n, "bus": bus.label, "check_source": check_src,
                            "p50_ms": res["accepted"]["p50"], "p95_ms": res["accepted"]["p95"],
                            "p99_pn532_slow_ms": max(slow["rejected"]["p99"], slow["accepted"]["p99"]),
@@ -642,6 +826,48 @@ def _nerts_foundation(model: Any, bus: Any, cpu: Any, cpu_source: str) -> dict[s
                            armed=armed, idle=idle)
     return {"board": NERTS_BOARD, "readers": len(b.readers), "focus": focus, "armed": armed + 1, "idle": idle,
             "accepted": res["accepted"], "rejected": res["rejected"], "cpu_source": cpu_source}
+
+
+def _seat_to_play(model: Any, readers: int, bus: Any, cpu: Any, timing: Any) -> dict[str, Any]:
+    """The model's placements by the seat to play (its pad armed at the card's edge)."""
+    import latency
+
+    return latency.simulate(readers, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
+                            occupancy=model.occupancy, t=timing, focus="edge")
+
+
+def _verdict_cpu(model: Any, rp2g: dict[str, Any], rp2_out: dict[str, Any]) -> tuple[Any, str]:
+    """The model's CPU: check() etc. on the rp2 board's emulated clock where it ran, else
+    MicroPython (wasm) x the nominal RP2040 factor; and where it came from."""
+    import latency
+
+    cpu = model.cpu(latency.RP2040_FACTORS["nominal"])
+    if rp2g:
+        return _rp2_cpu(cpu, rp2g, rp2_out)
+    return cpu, "check() on MicroPython (WebAssembly) x the nominal RP2040 factor"
+
+
+def _board_measured(model: Any, cpu: Any, bus: Any, placed: dict[str, Any]) -> tuple[Any, str, dict[str, Any]]:
+    """The firmware's CPU as the rp2 board spent it on its emulated clock (a step with an empty
+    poll, the sighting poll, sighting to LED), the PN532 and tags as sourced; its source; and the
+    board's measured placements beside the model of the same board with the emulator's PN532 times."""
+    import latency
+
+    smp = placed["_samples"]
+    cpu = latency.board_cpu(cpu, bus, placed["_steps"], [x["poll"] for x in smp if "poll" in x and not x.get("edge")],
+                            [x["verdict"] for x in smp if "verdict" in x],
+                            [x["poll"] for x in smp if "poll" in x and x.get("edge")])
+    check_src = ("the firmware's CPU measured on the rp2 board's emulated clock (bench/rp2latency.py: "
+                 "a step with an empty poll, the sighting poll, sighting to LED frame)")
+    same = latency.simulate(placed["readers"], bus, cpu, model.trials * 2, seed=4343,
+                            place_polls=model.place_polls, occupancy=0.0, t=latency.emulated_timing(),
+                            focus="edge")
+    board = {"board": placed["board"], "readers": placed["readers"], "plays": placed["plays"],
+             "measured": placed["ms"], "model": same["accepted"], "parts_ms": placed["parts_ms"],
+             "cpu_ms": {"empty_poll_step": round(cpu.poll[bus.cpu]["empty"], 2),
+                        "sighting_poll": round(cpu.poll[bus.cpu]["read"], 2),
+                        "sighting_to_led_p50": latency._median(cpu.verdict or [])}}
+    return cpu, check_src, board
 
 
 def _rp2_cpu(cpu: Any, rp2g: dict[str, Any], rp2_out: dict[str, Any]) -> tuple[Any, str]:

@@ -107,9 +107,14 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # type: ignore[no-untyped-def]
+    tr = terminalreporter
+    log = os.environ.get(CPU_LOG_ENV)
+    if log and os.path.exists(log) and not hasattr(config, "workerinput"):
+        tr.section("CPU per test file (%s)" % CPU_LOG_ENV)
+        for line in cpu_log_lines(log):
+            tr.write_line(line)
     if not _skips:
         return
-    tr = terminalreporter
     ok = allowed()
     tr.section("skipped tests (%d)" % len(set(_skips)))
     for nodeid, reason in sorted(set(_skips)):
@@ -126,3 +131,97 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     allowed_caps = sorted({c for _, r in _skips if (c := capability(r)) is not None and c in ok})
     if allowed_caps:
         tr.write_line("capabilities skipped as %s allows: %s" % (ALLOW_ENV, ", ".join(allowed_caps)))
+
+
+# -- the heaviest files first ---------------------------------------------------------------------
+# `make test` hands pytest-xdist's workers a file at a time in collection order
+# (tools/testall.py: --dist loadfile --no-loadscope-reorder; xdist's own reorder puts the files
+# with the most tests first, which are the cheap parametrized ones, and left the whole-game rp2
+# runs to start near the end, alone on one core). These files go first, the heaviest first
+# (CPU seconds measured with CARDTABLE_CPU_LOG below on the 2-core machine, 2026-11-29, at load
+# average 4-11; the rp2 whole games from its docstring); the rest keep their order.
+HEAVY_FIRST: tuple[str, ...] = (
+    "tests/host/test_rp2_games.py",  # ~420 s (its docstring): six games on the rp2 board, two chips at once
+    "tests/host/test_serve_hidden.py",  # 49 s
+    "tests/host/test_rp2_powercut_replay_1.py",  # a recorded play of 70 actions, 25 boots
+    "tests/host/test_rp2_powercut_replay_4.py",  # 40 actions
+    "tests/host/test_rp2_powercut_replay_2.py",  # 35 s (30 actions)
+    "tests/host/test_rp2_powercut_replay_3.py",  # 30 actions
+    "tests/host/test_sim_dealpad.py",  # 44 s
+    "tests/host/test_install.py",  # 42 s: a wheel, a venv and its dependencies
+    "tests/host/test_boot_resume.py",  # 35 s: a 1,908-action journal replayed at the rp2 chip's boot
+    "tests/host/test_rp2_powercut.py",  # 17 s for the 10 live cuts, and three boards
+    "tests/host/test_readme.py",  # 32 s
+    "tests/host/test_serve_load.py",  # 27 s over its two minutes of 200 viewers
+    "tests/host/test_sim_e2e.py",  # 27 s
+    "tests/host/test_rp2_board.py",  # 29 s
+    "tests/host/test_seat_pages.py",  # 27 s
+    "tests/host/test_seat_browser.py",  # 24 s
+    "tests/host/test_rp2_pins.py",  # 24 s
+    "tests/host/test_portable.py",  # 22 s
+    "tests/host/test_serve_safety.py",  # 20 s
+    "tests/host/test_flash.py",  # 18 s
+    "tests/host/test_seat_undo.py",  # 17 s
+    "tests/host/test_drawings.py",  # 17 s
+    "tests/host/test_serve.py",  # 16 s
+    "tests/host/test_cli_errors.py",  # 16 s
+    "tests/host/test_referee_cli.py",  # 16 s
+    "tests/host/test_pages_browser.py",  # 15 s
+)
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    rank = {path: i for i, path in enumerate(HEAVY_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))  # (stable: the rest keep their order)
+
+
+# -- CPU per test file ----------------------------------------------------------------------------
+# CARDTABLE_CPU_LOG=FILE: each test file's CPU seconds (user+sys of the pytest process and of the
+# child processes it reaped: boards, chips, browsers, cardtable commands) and wall seconds, one
+# JSON line per file appended to FILE (every xdist worker appends its own); the slowest files
+# are listed at the end. Module fixtures end inside the file's last test, so their teardown
+# counts there; session fixtures count in the last file of their worker.
+CPU_LOG_ENV = "CARDTABLE_CPU_LOG"
+_cpu_start: dict[str, tuple[float, float]] = {}
+
+
+def _cpu_now() -> float:
+    import resource
+
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None):  # type: ignore[no-untyped-def]
+    log = os.environ.get(CPU_LOG_ENV)
+    path = item.nodeid.split("::")[0]
+    if log and path not in _cpu_start:
+        import time
+
+        _cpu_start[path] = (_cpu_now(), time.monotonic())
+    yield
+    if log and (nextitem is None or nextitem.nodeid.split("::")[0] != path):
+        import json
+        import time
+
+        cpu0, wall0 = _cpu_start[path]
+        with open(log, "a", encoding="utf-8") as f:
+            f.write(json.dumps({"file": path, "cpu_s": round(_cpu_now() - cpu0, 1),
+                                "wall_s": round(time.monotonic() - wall0, 1)}) + "\n")
+
+
+def cpu_log_lines(log: str, top: int = 25) -> list[str]:
+    """The slowest files of a CPU log by CPU seconds, and the total."""
+    import json
+
+    rows: dict[str, dict[str, float]] = {}
+    with open(log, encoding="utf-8") as f:
+        for line in f:
+            r = json.loads(line)
+            rows[r["file"]] = r
+    ranked = sorted(rows.values(), key=lambda r: -r["cpu_s"])
+    out = ["%7.1f s CPU %7.1f s wall  %s" % (r["cpu_s"], r["wall_s"], r["file"]) for r in ranked[:top]]
+    out.append("%7.1f s CPU in %d files (%s)" % (sum(r["cpu_s"] for r in ranked), len(ranked), log))
+    return out

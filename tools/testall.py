@@ -13,6 +13,13 @@ cached by its inputs' hash). At the end pytest lists every skipped test with its
 (tests/conftest.py); a skipped capability (rp2, browser, broker, image, ...) fails the run unless
 CARDTABLE_ALLOW_SKIP names it.
 
+pytest-xdist hands its workers a test file at a time (`--dist loadfile`: a file's module
+fixtures, such as one rp2 board serving several tests, are built once) in collection order
+(`--no-loadscope-reorder`): tests/conftest.py puts the files with the most CPU first, so that no
+whole-game rp2 run starts last and leaves the other core idle (xdist's own order, the files
+with the most tests first, did that). Set CARDTABLE_CPU_LOG=FILE to have each file's CPU
+seconds written there and the heaviest listed at the end.
+
 Both, and every `cardtable` the tests start, keep their Python bytecode in build/pycache
 (PYTHONPYCACHEPREFIX), also where PYTHONDONTWRITEBYTECODE is set: without it each pytest worker
 rewrote every test module's asserts again (~5 s of CPU each) and each `cardtable` compiled its
@@ -29,7 +36,7 @@ import time
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-PYTEST = ["-m", "pytest", "-n", "auto", "--dist", "loadfile"]
+PYTEST = ["-m", "pytest", "-n", "auto", "--dist", "loadfile", "--no-loadscope-reorder"]
 RUNNER = REPO_ROOT / "tools" / "mpy" / "test_mpy.py"
 FIRMWARE = REPO_ROOT / "tools" / "firmware" / "build.py"
 sys.path.insert(0, str(REPO_ROOT / "tools"))

@@ -194,7 +194,6 @@ SPLIT_ELSEWHERE = "split on its own branch this stop"
 # Long functions allowed for now, each with its reason: the lead removes an entry once the
 # branch that splits it is merged (test_the_long_function_list_is_current says when).
 LONG_ALLOWED = {
-    ("bench/run.py", "main"): SPLIT_ELSEWHERE,
     ("firmware/lib/cardtable/hw_sim.py", "emulated"): (
         "device heap: the .mpy run of tests/device/test_link_fuzz.py's two-seat table has under"
         " 180 B to spare, and a split's helpers (~100 B of bytecode each in RAM) push it over"),
