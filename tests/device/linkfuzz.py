@@ -6,6 +6,7 @@ Used by tests/device/test_link_fuzz.py (a few thousand lines) and by `make bench
 import json
 import sys
 
+from cardtable.link import Stop
 from cardtable.rng import Random
 
 # On MicroPython the state of a refused line is checked by its journal and game object only:
@@ -178,6 +179,11 @@ class Harness:
             commands.handle(ctl, cmd)
             while ctl.streaming is not None:
                 commands.log_step(ctl)
+        except Stop:  # (a KeyboardInterrupt: not an Exception)
+            if not (data and all(b == 3 for b in data)):  # else the deliberate stop: Ctrl-C alone on a line
+                self.crashes.append((data, "stopped by a line that is not Ctrl-C alone"))
+            ser.take()
+            return
         except Exception as e:  # noqa: BLE001 - this is what the fuzzer looks for
             self.crashes.append((data, "%s: %s" % (type(e).__name__, e)))
             return

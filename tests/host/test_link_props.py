@@ -73,3 +73,12 @@ def test_any_text_in_a_mutated_command_gets_one_answer(harness, seed, text):
     at = rng.below(len(line) + 1)
     harness.feed((line[:at] + text.encode("utf-8", "surrogatepass") + line[at:]).replace(b"\n", b" ").replace(b"\r", b" "))
     _check(harness)
+
+
+def test_ctrl_c_alone_on_a_line_is_the_deliberate_stop_not_a_crash(harness):
+    # hypothesis found it: a line of nothing but Ctrl-C leaves the table for the REPL (a
+    # KeyboardInterrupt), which took the test's worker down with it
+    harness.feed(b"\x03\x03")
+    harness.feed(b"\x03 ")  # not Ctrl-C alone: an ordinary bad line
+    harness.feed(json.dumps({"cmd": "hello", "id": 7}).encode())
+    _check(harness)

@@ -69,7 +69,17 @@ GARBAGE_ALLOWANCE = {"tests/device/test_undo_long.py": 48 * 1024,
                      "tests/device/test_undo_checkpoint.py": 40 * 1024,
                      # four seat pads armed with their PN532s waiting, and a card judged at the
                      # edge in the same call: measured, the file needs 200 KB here
-                     "tests/device/test_edge_focus.py": 8 * 1024}
+                     "tests/device/test_edge_focus.py": 8 * 1024,
+                     # Files whose tests share one process with the modules earlier tests left
+                     # loaded: the board checks split into named parts this stop (more functions,
+                     # their bytecode in this heap in .mpy runs, in flash in the image), the
+                     # say/agree buttons and undo checkpoints took the last few KB; measured, each
+                     # passes at 200 KB and fails at 192 KB. (The leaner table is the real fix.)
+                     "tests/device/test_controller.py": 8 * 1024,
+                     "tests/device/test_wiring.py": 8 * 1024,
+                     "tests/device/test_link_fuzz.py": 8 * 1024,
+                     # host-only words (never on the board) compiled from source beside the rules
+                     "tests/rules/test_words.py": 8 * 1024}
 
 
 def heap_for(path: Path, mode: str, heap: str) -> str:
