@@ -325,8 +325,7 @@ class Controller:
         reason = g.check(action)
         now = self.clock.ticks_ms()
         fbk = self.feedback
-        fbk.flash(led, "rejected" if reason else "accepted", now)
-        fbk.update(now)
+        fbk.show_flash(led, "rejected" if reason else "accepted", now)  # that LED alone, at once
         obj = self.encode(action)
         if reason:
             fbk.sound("rejected", now)
