@@ -297,6 +297,7 @@ class Controller:
         # (its reset_table, games/base.py).
         self.zone_card = {}  # zone -> the card last accepted from it
         self.tags = {}  # card -> UID key of the tag that said it (duplicate check)
+        self.codes = (None, {})  # (deck, tag text -> its card): inputs._card parses a text once
         self.round_t0 = self.clock.ticks_ms()
         self.dealt = []  # cards dealt across the deal pad so far, in order
         self.deal_zone = None

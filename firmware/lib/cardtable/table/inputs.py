@@ -10,7 +10,7 @@ def placed(ctl, zone, led, text, key, t):
     # The card's verdict comes first (issue 35): nothing between the READ and check() but what
     # makes the action; the table's own bookkeeping (the tag seen as this card, a duplicate's
     # fault) follows the LED frame.
-    role = ctl.layout.role(zone)
+    role = ctl.layout.roles.get(zone)
     if role is None:
         return  # this game does not use the zone
     r, seat = role
@@ -19,7 +19,7 @@ def placed(ctl, zone, led, text, key, t):
         return
     g = ctl.game
     try:
-        card = g.deck.parse(text.split(":")[0])
+        card = _card(ctl, g.deck, text)
     except ValueError:
         if r == "deal" and g.dealing:
             from cardtable.table import dealpad
@@ -46,6 +46,22 @@ def placed(ctl, zone, led, text, key, t):
     action = zone_action(ctl, r, seat, card, t, led, zone)
     if action is not None:
         ctl.play(action, "zone " + zone, led, zone)
+
+
+CODES_MAX = 64  # tag texts whose card is kept (a deck's cards: each parsed once)
+
+
+def _card(ctl, deck, text):
+    """The card a tag's text names (ValueError: none of this deck), parsed once per text."""
+    known = ctl.codes
+    if known[0] is not deck:  # another game's deck: its cards are not these
+        known = ctl.codes = (deck, {})
+    card = known[1].get(text)
+    if card is None:
+        card = deck.parse(text.split(":")[0] if ":" in text else text)
+        if len(known[1]) < CODES_MAX:
+            known[1][text] = card
+    return card
 
 
 def _tag(ctl, zone, led, card, key, flash):
