@@ -85,8 +85,9 @@ class Controller:
     # The doors of the helpers (table/inputs, commands, remote, dealpad): play, undo, confirm,
     # new_game, refresh, hello, send_state, state, verdict, fault, encode, seat_to_act; and the
     # attributes game, layout, board, clock, hal, feedback, link, journal, scanner, config,
-    # enroll, streaming, the table's state (zone_card, tags, dealt, deal_zone, round_t0, agree)
-    # and the game's scratch (its reset_table). Names with an underscore are the controller's own.
+    # enroll, streaming, the table's state (zone_card, tags, codes, dealt, deal_zone, round_t0,
+    # agree) and the game's scratch (its reset_table). Names with an underscore are the
+    # controller's own.
 
     def __init__(self, board, layout_name, hal, journal=None, rules=None, budget=1,
                  place_polls=2, lift_polls=3, config=None, config_path="config.json", fw=FW,
