@@ -13,10 +13,11 @@ What happens between a card landing on a pad and its LED changing colour:
    the play zone of the seat to play, which the scanner polls between every two other
    readers (its `focus`, set by the controller); `focus="other"` models a card laid out of
    turn (another zone has the focus) and `focus="off"` the plain round robin.
-3. The controller turns the event into a play in the same step. Rejected: check(), then the
-   LEDs. Accepted: check() + apply(), then the LEDs - before the journal line is flushed to
-   flash and the event and state report go over USB (controller.play), so neither delays the
-   verdict a player sees.
+3. The controller turns the event into a play in the same step: check(), then the LED frame
+   at once, accepted or rejected (controller.play: Feedback.show_flash writes that LED and
+   shows the chain; the other LEDs wait for the step's update); only then apply(), the tag
+   bookkeeping (inputs.placed), the journal line's flush and the event and state report over
+   USB, so none of them delays the verdict a player sees.
 
 Bus times come from byte counts of the real driver (drivers/pn532.py), PN532 and tag times
 from the parameters below (cited; ranges are sampled uniformly), and the firmware's CPU terms
@@ -177,7 +178,8 @@ class Cpu:
     view: Sequence[float]  # json of the spectator view (the state report)
     view_len: Sequence[float]  # its length in bytes
     # measured on the rp2 board: from the sighting poll's last bus transaction to the LED
-    # frame latched (the event, check(), the LED write); None: LEDs + check() as above
+    # frame latched (the NDEF parse, the event, the card's action, check(), that LED written
+    # and the chain shown); None: LEDs + check() as above
     verdict: Sequence[float] | None = None
     # measured on the rp2 board: one loop step's CPU whatever its bus work (a step with an
     # empty poll less its bus and PN532 time); 0: step + the driver's share of the poll

@@ -193,6 +193,23 @@ def test_an_unknown_tag_is_a_fault_not_a_play():
 
 
 @stepped
+def test_a_tag_is_read_as_a_card_of_the_deck_on_the_table():
+    # The table parses a tag's text once and keeps its card, for the deck of the game on the
+    # table: a new game of another deck reads the same text with its own deck.
+    t = yield from dealt_caljacks()
+    t.put("s1", "KH")
+    g = t.ctl.game
+    assert g.history[-1][1] == "play" and g.card_code(g.history[-1][2]) == "KH"
+    yield
+    assert t.send({"cmd": "new", "game": "fairies", "id": 7})[0]["type"] == "ok"
+    yield
+    t.put("s1", "KH", uid=b"\x04\x07\x07\x07\x07\x07\x07")  # no Fairies card: no deal
+    f = t.kinds("fault")
+    assert f and f[-1]["kind"] == "tag" and "'KH' is no fairies card" in f[-1]["msg"], f
+    assert t.ctl.game.dealing
+
+
+@stepped
 def test_two_tags_claiming_one_card_are_flagged():
     t = yield from dealt_caljacks()
     t.put("s1", "KH", uid=b"\x04\x01\x02\x03\x04\x05\x06")

@@ -80,8 +80,28 @@ def restore(g, st, since):
             continue
         v = st[k]
         t = type(v)
-        if (t is list or t is bytearray) and type(d.get(k)) is t and d[k] == v:
+        live = d.get(k)
+        if (t is list or t is bytearray or t is dict) and type(live) is t and live == v:
             continue  # as at the checkpoint (== compares in C): kept, nothing copied
-        setattr(g, k, v[:] if k in flat else _copy(v))
+        if k in flat:
+            setattr(g, k, v[:])
+        elif t is list and type(live) is list:
+            setattr(g, k, _again(v, live))
+        else:
+            setattr(g, k, _copy(v))
     for a in since:
         g._apply(a)
+
+
+def _again(v, live):
+    """A copy of the checkpoint's list v of containers, keeping each of the live list's items
+    that is still as at the checkpoint (a hand's results when one more was added since)."""
+    out = v[:]
+    n = len(live)
+    for i in range(len(out)):
+        x = out[i]
+        t = type(x)
+        if t is not int and t is not str and t is not tuple and x is not None and t is not bool:
+            y = live[i] if i < n else None
+            out[i] = y if type(y) is t and (t is list or t is dict or t is bytearray) and y == x else _copy(x)
+    return out

@@ -85,8 +85,9 @@ class Controller:
     # The doors of the helpers (table/inputs, commands, remote, dealpad): play, undo, confirm,
     # new_game, refresh, hello, send_state, state, verdict, fault, encode, seat_to_act; and the
     # attributes game, layout, board, clock, hal, feedback, link, journal, scanner, config,
-    # enroll, streaming, the table's state (zone_card, tags, dealt, deal_zone, round_t0, agree)
-    # and the game's scratch (its reset_table). Names with an underscore are the controller's own.
+    # enroll, streaming, the table's state (zone_card, tags, codes, dealt, deal_zone, round_t0,
+    # agree) and the game's scratch (its reset_table). Names with an underscore are the
+    # controller's own.
 
     def __init__(self, board, layout_name, hal, journal=None, rules=None, budget=1,
                  place_polls=2, lift_polls=3, config=None, config_path="config.json", fw=FW,
@@ -297,6 +298,7 @@ class Controller:
         # (its reset_table, games/base.py).
         self.zone_card = {}  # zone -> the card last accepted from it
         self.tags = {}  # card -> UID key of the tag that said it (duplicate check)
+        self.codes = (None, {})  # (deck, tag text -> its card): inputs._card parses a text once
         self.round_t0 = self.clock.ticks_ms()
         self.dealt = []  # cards dealt across the deal pad so far, in order
         self.deal_zone = None
@@ -325,8 +327,7 @@ class Controller:
         reason = g.check(action)
         now = self.clock.ticks_ms()
         fbk = self.feedback
-        fbk.flash(led, "rejected" if reason else "accepted", now)
-        fbk.update(now)
+        fbk.show_flash(led, "rejected" if reason else "accepted", now)  # that LED alone, at once
         obj = self.encode(action)
         if reason:
             fbk.sound("rejected", now)

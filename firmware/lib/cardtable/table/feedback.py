@@ -79,6 +79,19 @@ class Feedback:
             self._flashing[led] = 1
             self._dirty = True
 
+    def show_flash(self, led, name, now):
+        """flash(), and that LED shown at once (a verdict: issue 35); the other LEDs' changes
+        wait for the next update(), which walks them all."""
+        self.flash(led, name, now)
+        if 0 <= led < self.n and not self.fault[led]:
+            c = self._flash[led]
+            if c is not self._shown[led]:
+                self._shown[led] = c
+                self.pixels.set(led, c)
+                self.pixels.show()
+        else:
+            self.update(now)
+
     def sound(self, name, now):
         """Play the pattern called name."""
         pat = PATTERNS.get(name, ())

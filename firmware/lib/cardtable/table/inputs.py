@@ -7,24 +7,25 @@ from cardtable.hal import BUTTON, TURN
 
 def placed(ctl, zone, led, text, key, t):
     """A card read on a zone: a play, a deal, a pending card or a fault."""
-    role = ctl.layout.role(zone)
+    # The card's verdict comes first (issue 35): nothing between the READ and check() but what
+    # makes the action; the table's own bookkeeping (the tag seen as this card, a duplicate's
+    # fault) follows the LED frame.
+    role = ctl.layout.roles.get(zone)
     if role is None:
         return  # this game does not use the zone
     r, seat = role
-    src = "zone " + zone
     if r == "tap":
         confirm(ctl, seat, "tap " + zone, led)
         return
     g = ctl.game
-    now = ctl.clock.ticks_ms()
     try:
-        code = text.split(":")[0]
-        card = g.deck.parse(code)
+        card = _card(ctl, g.deck, text)
     except ValueError:
         if r == "deal" and g.dealing:
             from cardtable.table import dealpad
             dealpad.misdeal(ctl, zone, led, "%r is no card of this %s deck" % (text, g.ID))
             return
+        now = ctl.clock.ticks_ms()
         ctl.feedback.flash(led, "unknown", now)
         ctl.feedback.sound("unknown", now)
         ctl.fault("tag", "zone %s: %r is no %s card" % (zone, text, g.ID), zone)
@@ -33,17 +34,46 @@ def placed(ctl, zone, led, text, key, t):
         from cardtable.table import dealpad
         dealpad.card(ctl, zone, led, card)
         return
+    put_back = ctl.zone_card.get(zone) == card  # the card accepted here, lifted and put back
+    if (r == "play" or r == "foundation") and not put_back:  # always a play: its verdict first
+        a = _play(ctl, seat, card, led, zone) if r == "play" else zone_action(ctl, r, seat, card, t, led, zone)
+        ctl.play(a, "zone " + zone, led, zone)
+        _tag(ctl, zone, led, card, key, False)
+        return
+    _tag(ctl, zone, led, card, key, True)
+    if put_back:
+        return
+    action = zone_action(ctl, r, seat, card, t, led, zone)
+    if action is not None:
+        ctl.play(action, "zone " + zone, led, zone)
+
+
+CODES_MAX = 64  # tag texts whose card is kept (a deck's cards: each parsed once)
+
+
+def _card(ctl, deck, text):
+    """The card a tag's text names (ValueError: none of this deck), parsed once per text."""
+    known = ctl.codes
+    if known[0] is not deck:  # another game's deck: its cards are not these
+        known = ctl.codes = (deck, {})
+    card = known[1].get(text)
+    if card is None:
+        card = deck.parse(text.split(":")[0] if ":" in text else text)
+        if len(known[1]) < CODES_MAX:
+            known[1][text] = card
+    return card
+
+
+def _tag(ctl, zone, led, card, key, flash):
+    """Keep the tag (key) seen as this card; two tags that say they are the same card are a
+    fault (flash: shown on the LED too; not after a verdict, which the LED keeps showing)."""
     prev = ctl.tags.get(card)
     if prev is None:
         ctl.tags[card] = key
     elif prev != key:
-        ctl.feedback.flash(led, "unknown", now)
-        ctl.fault("duplicate", "zone %s: two tags say they are the %s" % (zone, g.card_code(card)), zone)
-    if ctl.zone_card.get(zone) == card:
-        return  # the card accepted here was lifted and put back
-    action = zone_action(ctl, r, seat, card, t, led, zone)
-    if action is not None:
-        ctl.play(action, src, led, zone)
+        if flash:
+            ctl.feedback.flash(led, "unknown", ctl.clock.ticks_ms())
+        ctl.fault("duplicate", "zone %s: two tags say they are the %s" % (zone, ctl.game.card_code(card)), zone)
 
 
 def zone_action(ctl, r, seat, card, t, led, zone=None):
