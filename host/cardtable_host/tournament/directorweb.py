@@ -159,6 +159,14 @@ tick(); setInterval(tick, 500);
 """
 
 
+async def _json_body(request: web.Request) -> Any:
+    """The request's body as JSON, or None when it is not JSON."""
+    try:
+        return json.loads(await request.text())
+    except ValueError:
+        return None
+
+
 def state_of(director: Director) -> dict[str, Any]:
     """What the director's page shows: the snapshot, the prizes, the disputes, the games to
     correct and the tables calling the director, in words."""
@@ -210,10 +218,7 @@ def make_app(director: Director, password: str) -> web.Application:
     async def clear(request: web.Request) -> web.StreamResponse:
         if not allowed(request):
             raise web.HTTPForbidden(text="forbidden\n")
-        try:
-            body = json.loads(await request.text())
-        except ValueError:
-            body = None
+        body = await _json_body(request)
         table = body.get("table") if isinstance(body, dict) else None
         if type(table) is not int:
             return web.json_response({"ok": False, "error": "send {\"table\": n}"}, status=400)
@@ -224,10 +229,7 @@ def make_app(director: Director, password: str) -> web.Application:
     async def correct(request: web.Request) -> web.StreamResponse:
         if not allowed(request):
             raise web.HTTPForbidden(text="forbidden\n")
-        try:
-            body = json.loads(await request.text())
-        except ValueError:
-            body = None
+        body = await _json_body(request)
         if not isinstance(body, dict):
             return web.json_response({"ok": False, "error": "the body must be a JSON object"}, status=400)
         why = director.correct(body, where="the director's page")
