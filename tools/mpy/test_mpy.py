@@ -52,7 +52,10 @@ EMULATED = {"tests/device/test_%s.py" % name: board for name, board in (
 # does (the image freezes them into flash; `flash --mpy` copies .mpy): their docstrings and the
 # compiler's working space (~20 KB more live heap than .mpy, measured on the Forty-Fives whole
 # game) go on top of the table's 192 KB there. The .mpy runs hold the table to 192 KB exactly.
-SOURCE_ALLOWANCE = 32 * 1024
+# 32 KB until this stop; the source grew (the board checks split into named parts, the seat
+# buttons, undo checkpoints, the verdict's LED first) and test_link/test_wiring as .py then
+# needed 232 KB, measured.
+SOURCE_ALLOWANCE = 40 * 1024
 
 
 # This port collects garbage only between a test's steps, never inside one call as the chip
@@ -76,7 +79,6 @@ GARBAGE_ALLOWANCE = {"tests/device/test_undo_long.py": 48 * 1024,
                      # say/agree buttons and undo checkpoints took the last few KB; measured, each
                      # passes at 200 KB and fails at 192 KB. (The leaner table is the real fix.)
                      "tests/device/test_controller.py": 8 * 1024,
-                     "tests/device/test_wiring.py": 8 * 1024,
                      "tests/device/test_link_fuzz.py": 8 * 1024,
                      # host-only words (never on the board) compiled from source beside the rules
                      "tests/rules/test_words.py": 8 * 1024}
