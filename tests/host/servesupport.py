@@ -162,3 +162,22 @@ def ended_hand(m: dict[str, Any]) -> bool:
     """A message that says a hand (or the game) is scored."""
     return m.get("type") == "event" and any(isinstance(e, dict) and e.get("ev") in ("hand", "over")
                                             for e in m.get("events") or ())
+
+
+def seats(s: "Serve") -> dict[str, Any]:
+    """The scorekeeper's seats.json: each seat's page address and token."""
+    req = urllib.request.Request(s.url + "seats.json", headers={"X-Cardtable-Secret": s.secret})
+    with urllib.request.urlopen(req, timeout=20) as r:
+        return json.loads(r.read().decode())
+
+
+def ask(url: str, body: Any) -> tuple[int, dict[str, Any]]:
+    """POST body as JSON to url: the status and the answer (its text when it is not JSON)."""
+    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return r.status, json.loads(r.read().decode())
+    except urllib.error.HTTPError as e:
+        text = e.read().decode()
+        return e.code, json.loads(text) if text.startswith("{") else {"text": text}

@@ -13,14 +13,12 @@ import json
 import shutil
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hostsupport import need_node
-from servesupport import Serve, Viewer
+from servesupport import Serve, Viewer, ask, seats
 
 from cardtable import games
 from cardtable_host.serve.speech import Announcer, hand_said, say_words
@@ -33,22 +31,6 @@ LAYOUT = "fortyfives-dealt"  # pico-i2c-4seat: a deal pad, agree and dispute but
 def _need_speech() -> None:
     if not (shutil.which("espeak-ng") and shutil.which("soxi")):
         pytest.skip("espeak-ng and sox are not installed")
-
-
-def seats(s: Serve) -> dict[str, Any]:
-    req = urllib.request.Request(s.url + "seats.json", headers={"X-Cardtable-Secret": s.secret})
-    with urllib.request.urlopen(req, timeout=20) as r:
-        return json.loads(r.read().decode())
-
-
-def ask(url: str, body: Any) -> tuple[int, dict[str, Any]]:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read().decode())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read().decode())
 
 
 def deal_over_the_pad(vb: Any) -> list[list[str]]:

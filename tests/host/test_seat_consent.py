@@ -9,26 +9,19 @@ from __future__ import annotations
 import json
 import re
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from browsersupport import ARTIFACTS, chromium, need_chromium, wait
 from hostsupport import need_node
-from servesupport import Serve
+from servesupport import Serve, seats
 
 pytest.importorskip("aiohttp")
 need_node()
 need_chromium()
 
 BOT_DELAY = 12  # seconds between the bots' actions: a window for each ask and its answer
-
-
-def seats(s: Serve) -> dict[str, Any]:
-    req = urllib.request.Request(s.url + "seats.json", headers={"X-Cardtable-Secret": s.secret})
-    with urllib.request.urlopen(req, timeout=20) as r:
-        return json.loads(r.read().decode())
 
 
 def shot(driver: Any, name: str) -> None:

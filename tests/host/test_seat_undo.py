@@ -11,27 +11,10 @@ from typing import Any
 
 import pytest
 from hostsupport import need_node
-from servesupport import Serve, Viewer
+from servesupport import Serve, Viewer, ask, seats
 
 pytest.importorskip("aiohttp")
 need_node()
-
-
-def seats(s: Serve) -> dict[str, Any]:
-    req = urllib.request.Request(s.url + "seats.json", headers={"X-Cardtable-Secret": s.secret})
-    with urllib.request.urlopen(req, timeout=20) as r:
-        return json.loads(r.read().decode())
-
-
-def ask(url: str, body: Any) -> tuple[int, dict[str, Any]]:
-    req = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read().decode())
-    except urllib.error.HTTPError as e:
-        text = e.read().decode()
-        return e.code, json.loads(text) if text.startswith("{") else {"text": text}
 
 
 def test_an_undo_needs_the_other_sides_consent(tmp_path) -> None:
