@@ -2,12 +2,13 @@
 test_rp2_powercut_replay_*.py each record their own seeded play on a fresh rp2 board and place
 their share of the cuts on it (one file per share, so pytest-xdist's workers split them).
 
-Trials per file: $CARDTABLE_RP2_REPLAY_TRIALS (default 50: four files, 200 in all, every kind
-40 times, 10 on each of the four plays). Each costs one boot of the emulated chip (two when a
-second cut falls in it): ~1.7 s of CPU; the recorded play ~0.25 s of CPU an action. 25 a file
-was tried to save CPU (issue 35) and left a play without a cut on the kept side of the
-journal's commit point (file 3, seed 13, once the firmware's timing moved): the outcomes the
-files assert need about this many. Depth is `make bench-long`'s: 400 replayed, 50 live.
+Trials per file: $CARDTABLE_RP2_REPLAY_TRIALS (default 25: four files, 100 in all, every kind
+20 times, 5 on each of the four plays). Each costs one boot of the emulated chip (two when a
+second cut falls in it): ~1.3 s of CPU; the recorded play ~0.25 s of CPU an action. Every
+other cut at a time falls after its action's last flash write (sim/cutreplay.py), so each play
+has cuts on both sides of the journal's commit point at this count (at 25 trials of uniform
+times, file 3 once had none on the kept side). Depth is `make bench-long`'s: 400 replayed, 50
+live.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 import pytest
 from hostsupport import need_node
 
-TRIALS = int(os.environ.get("CARDTABLE_RP2_REPLAY_TRIALS") or 50)
+TRIALS = int(os.environ.get("CARDTABLE_RP2_REPLAY_TRIALS") or 25)
 
 
 def replayed_cuts(tmp_path: Path, seed: int, actions: int, news: int, trials: int = TRIALS) -> None:

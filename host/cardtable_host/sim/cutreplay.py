@@ -23,7 +23,8 @@ sim/powercut.py), and check, over the link, that
   actions.
 
 Kinds (sim/powercut.py's): ``time`` (a random time in a random action's handling, from the
-previous answer to its own), ``erase`` and ``program`` (a random fraction into a random flash
+previous answer to its own; every other one from its last flash write on, the action committed
+and not yet answered: the kept side of the commit point, a short window), ``erase`` and ``program`` (a random fraction into a random flash
 erase or program of the play: the journal's data, littlefs's block copies and metadata
 commits), ``reboot`` (one of those, then a second cut while the next chip boots), ``new`` (a
 random fraction into one of a `new` command's flash operations, half of them with a second cut
@@ -181,6 +182,7 @@ class Replayer:
         self.play = play
         self.cuts = random.Random(seed)
         self.boot_ns = powercut.BOOT_NS
+        self.times = 0  # cuts at a time chosen so far (every other one after the commit point)
         self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=4)
         acts = [c for c in play.cmds if c.kind == "act"]
         self.acts = acts
@@ -198,15 +200,24 @@ class Replayer:
     def _at(self, how: str) -> tuple[int, int | None, int, float]:
         """A cut point of kind how (time, erase, program): (op index, ns into it or None,
         emulated time, where: ns for time, the fraction of the operation otherwise)."""
-        ops = self.play.ops
         if how == "time":
             c = self.cuts.choice(self.acts)
             i = self.play.cmds.index(c)
             start = self.play.cmds[i - 1].answered if i else c.delivered
+            self.times += 1
+            if self.times % 2 == 0:  # every other one after the action's last flash write
+                start = self._committed(c, start)
             t = self.cuts.randrange(start, c.answered + 1)
             upto, into = self.play.split(t)
             return upto, into, t, float(t - start)
         return self._in_op(self.cuts.choice(self.by_kind[how]))
+
+    def _committed(self, c: Cmd, start: int) -> int:
+        """When the last flash operation in c's handling ended (its journal line committed), or
+        start if it wrote nothing: a cut after it and before the answer keeps the action, which
+        a cut at a uniform time hits rarely (the window is short)."""
+        ops = [self.play.ops[i] for i in self.play.window(c)]
+        return max([start] + [op[1] + op[2] for op in ops if op[1] + op[2] <= c.answered])
 
     def _in_op(self, i: int) -> tuple[int, int | None, int, float]:
         kind, start, ns, _off, _size = self.play.ops[i]
