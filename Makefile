@@ -24,7 +24,7 @@ demo: setup
 
 # First the set-up: the Debian packages of tools/system-packages.txt (installed when root or
 # `sudo -n` works, else it stops with the one command to run) and the firmware image. Then pytest
-# on every core (pytest-xdist), a test file to a worker (its module fixtures are built once);
+# with a worker per core and one more (pytest-xdist), a test file to a worker (its module fixtures are built once);
 # each worker keeps its own port-lock folder (tests/conftest.py). The MicroPython runner runs
 # beside it at the lowest CPU priority, on the CPU pytest leaves idle (tools/testall.py). At the
 # end every skipped test is listed with its reason; CARDTABLE_ALLOW_SKIP=rp2,browser,... allows

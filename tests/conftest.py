@@ -141,9 +141,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 # (CPU seconds measured with CARDTABLE_CPU_LOG below on the 2-core machine, 2026-11-29, at load
 # average 4-11; the rp2 whole games from its docstring); the rest keep their order.
 HEAVY_FIRST: tuple[str, ...] = (
-    "tests/host/test_rp2_games.py",  # ~420 s (its docstring): six games on the rp2 board, two chips at once
+    "tests/host/test_rp2_games.py",  # 216 s (its docstring): six games on the rp2 board, two chips at once
     "tests/host/test_serve_hidden.py",  # 49 s
-    "tests/host/test_rp2_powercut_replay_1.py",  # a recorded play of 70 actions, 25 boots
+    "tests/host/test_rp2_powercut_replay_1.py",  # a recorded play of 70 actions, 25 cuts
     "tests/host/test_rp2_powercut_replay_4.py",  # 40 actions
     "tests/host/test_rp2_powercut_replay_2.py",  # 35 s (30 actions)
     "tests/host/test_rp2_powercut_replay_3.py",  # 30 actions

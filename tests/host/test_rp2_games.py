@@ -10,9 +10,9 @@ the journal pulled from the board's littlefs over the same link.
 
 The games run two at a time (a chip each, a core each), the longest first so that the two
 cores finish together; each game's wall time and the CPU time of all six are printed (-s)
-for the CI budget. Measured on the 2-core development machine shared with other work (load
-~12): 7 min of CPU, 10-15 min of wall time (Nerts, six players and 184 actions, the
-longest: 8 min there); about 4-5 min on an idle machine.
+for the CI budget. Measured on the 2-core development machine (2026-11-29, shared with other
+work at load 6-11, CARDTABLE_CPU_LOG): 216 s of CPU, 6 min of wall time; Nerts (six players,
+184 actions) the longest.
 """
 from __future__ import annotations
 
