@@ -133,40 +133,42 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
         tr.write_line("capabilities skipped as %s allows: %s" % (ALLOW_ENV, ", ".join(allowed_caps)))
 
 
-# -- the heaviest files first ---------------------------------------------------------------------
+# -- the longest files first ----------------------------------------------------------------------
 # `make test` hands pytest-xdist's workers a file at a time in collection order
 # (tools/testall.py: --dist loadfile --no-loadscope-reorder; xdist's own reorder puts the files
 # with the most tests first, which are the cheap parametrized ones, and left the whole-game rp2
-# runs to start near the end, alone on one core). These files go first, the heaviest first
-# (CPU seconds measured with CARDTABLE_CPU_LOG below on the 2-core machine, 2026-11-29, at load
-# average 4-11; the rp2 whole games from its docstring); the rest keep their order.
+# runs to start near the end, alone on one core). These files go first, the longest first (wall
+# and CPU seconds measured with CARDTABLE_CPU_LOG below: `make test` on the 2-core machine,
+# 2026-11-29, three workers, load average 6-11); the rest keep their order.
 HEAVY_FIRST: tuple[str, ...] = (
-    "tests/host/test_rp2_games.py",  # 216 s (its docstring): six games on the rp2 board, two chips at once
-    "tests/host/test_serve_hidden.py",  # 49 s
-    "tests/host/test_rp2_powercut_replay_1.py",  # a recorded play of 70 actions, 25 cuts
-    "tests/host/test_rp2_powercut_replay_4.py",  # 40 actions
-    "tests/host/test_rp2_powercut_replay_2.py",  # 35 s (30 actions)
-    "tests/host/test_rp2_powercut_replay_3.py",  # 30 actions
-    "tests/host/test_sim_dealpad.py",  # 44 s
-    "tests/host/test_install.py",  # 42 s: a wheel, a venv and its dependencies
-    "tests/host/test_boot_resume.py",  # 35 s: a 1,908-action journal replayed at the rp2 chip's boot
-    "tests/host/test_rp2_powercut.py",  # 17 s for the 10 live cuts, and three boards
-    "tests/host/test_readme.py",  # 32 s
-    "tests/host/test_serve_load.py",  # 27 s over its two minutes of 200 viewers
-    "tests/host/test_sim_e2e.py",  # 27 s
-    "tests/host/test_rp2_board.py",  # 29 s
-    "tests/host/test_seat_pages.py",  # 27 s
-    "tests/host/test_seat_browser.py",  # 24 s
-    "tests/host/test_rp2_pins.py",  # 24 s
-    "tests/host/test_portable.py",  # 22 s
-    "tests/host/test_serve_safety.py",  # 20 s
-    "tests/host/test_flash.py",  # 18 s
-    "tests/host/test_seat_undo.py",  # 17 s
-    "tests/host/test_drawings.py",  # 17 s
-    "tests/host/test_serve.py",  # 16 s
-    "tests/host/test_cli_errors.py",  # 16 s
-    "tests/host/test_referee_cli.py",  # 16 s
-    "tests/host/test_pages_browser.py",  # 15 s
+    "tests/host/test_rp2_games.py",  # 373 s wall, 216 s CPU
+    "tests/host/test_rp2_powercut.py",  # 220 s wall, 97 s CPU
+    "tests/host/test_rp2_powercut_replay_1.py",  # 172 s wall, 46 s CPU
+    "tests/host/test_serve_load.py",  # 123 s wall, 31 s CPU
+    "tests/host/test_sim_dealpad.py",  # 120 s wall, 67 s CPU
+    "tests/host/test_boot_resume.py",  # 115 s wall, 30 s CPU
+    "tests/host/test_seat_browser.py",  # 110 s wall, 22 s CPU
+    "tests/host/test_rp2_powercut_replay_2.py",  # 106 s wall, 32 s CPU
+    "tests/host/test_rp2_lockstep.py",  # 104 s wall, 63 s CPU
+    "tests/host/test_install.py",  # 100 s wall, 24 s CPU
+    "tests/host/test_seat_undo.py",  # 99 s wall, 18 s CPU
+    "tests/host/test_rp2_powercut_replay_4.py",  # 96 s wall, 38 s CPU
+    "tests/host/test_rp2_powercut_replay_3.py",  # 90 s wall, 35 s CPU
+    "tests/host/test_serve_hidden.py",  # 80 s wall, 35 s CPU
+    "tests/host/test_rp2_board.py",  # 78 s wall, 25 s CPU
+    "tests/host/test_readme.py",  # 77 s wall, 30 s CPU
+    "tests/host/test_serve_safety.py",  # 54 s wall, 10 s CPU
+    "tests/host/test_types.py",  # 45 s wall, 26 s CPU
+    "tests/host/test_tournament_mqtt.py",  # 45 s wall, 12 s CPU
+    "tests/host/test_seat_consent.py",  # 40 s wall, 6 s CPU
+    "tests/host/test_pages_browser.py",  # 40 s wall, 10 s CPU
+    "tests/host/test_rp2_pins.py",  # 37 s wall, 19 s CPU
+    "tests/host/test_words_every_game.py",  # 37 s wall, 16 s CPU
+    "tests/host/test_serve.py",  # 33 s wall, 8 s CPU
+    "tests/host/test_serve_browser.py",  # 33 s wall, 9 s CPU
+    "tests/host/test_sim_e2e.py",  # 29 s wall, 25 s CPU
+    "tests/host/test_drawings.py",  # 26 s wall, 14 s CPU
+    "tests/host/test_seat_pages.py",  # 26 s wall, 16 s CPU
 )
 
 

@@ -15,7 +15,7 @@ CARDTABLE_ALLOW_SKIP names it.
 
 pytest-xdist hands its workers a test file at a time (`--dist loadfile`: a file's module
 fixtures, such as one rp2 board serving several tests, are built once) in collection order
-(`--no-loadscope-reorder`): tests/conftest.py puts the files with the most CPU first, so that no
+(`--no-loadscope-reorder`): tests/conftest.py puts the longest files first, so that no
 whole-game rp2 run starts last and leaves the other core idle (xdist's own order, the files
 with the most tests first, did that). Set CARDTABLE_CPU_LOG=FILE to have each file's CPU
 seconds written there and the heaviest listed at the end.
