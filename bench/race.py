@@ -15,8 +15,10 @@ Two ways a table times a play (the `t` the rules judge a race by, games/nerts.py
 
 `python bench/race.py` runs this section alone: the model at N = 2..100 ms, and on the rp2 board
 (an emulated RP2040 running the firmware, the IRQ lines driven at the emulated time each
-PN532 answers) two seats racing for each pile N ms apart; it prints a table and writes
-bench/results/race.json. bench/run.py runs the same as its `race` section.
+PN532 answers) two seats racing for each pile N ms apart, each of their cards timed from its
+landing to the LED frame that shows its verdict on the emulated clock (issue 35: a play on a
+foundation); it prints the tables and writes bench/results/race.json. bench/run.py runs the
+same as its `race` section.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from benchlib import FALLBACK_DRIVER, RESULTS, table  # noqa: E402
+from benchlib import FALLBACK_DRIVER, RESULTS, summary, table  # noqa: E402
 
 APARTS = (2, 5, 10, 20, 30, 50, 100)  # ms between the two plays
 RP2_APARTS = (50, 20, 5)
@@ -114,7 +116,40 @@ def rp2(per_apart: int = 10, aparts: Sequence[int] = RP2_APARTS) -> dict[str, An
     why = rp2board.missing()
     if why:
         return {"skipped": why}
-    return races(per_apart, aparts)
+    out = races(per_apart, aparts)
+    out["verdict_ms"] = verdicts(out.get("plays") or [])
+    plays = out.get("plays") or []
+    out["verdict_ms_by_apart"] = {str(d): verdicts([p for p in plays if p.get("apart") == d]) for d in aparts}
+    # the later card of each race may wait for the earlier one's work (its journal flush)
+    out["verdict_ms_by_order"] = {name: verdicts([p for p in plays if p.get("order") == k])
+                                  for k, name in enumerate(("earlier", "later"))}
+    return out
+
+
+def verdicts(plays: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The plays' landing-to-LED-verdict times (ms, emulated clock), and how many showed none."""
+    ms = [p["ms"] for p in plays if "ms" in p]
+    return {**summary(ms), "plays": len(plays), "no_verdict": len(plays) - len(ms),
+            "green": sum(1 for p in plays if p.get("led") == "accepted"),
+            "red": sum(1 for p in plays if p.get("led") == "rejected")}
+
+
+VERDICT_TITLE = ("Nerts, pico-nerts-6, a play on a foundation, rp2 board measured (landing to the LED verdict, "
+                 "emulated clock; ms)")
+
+
+def verdict_table(b: dict[str, Any]) -> tuple[str, list[str], list[list[Any]]] | None:
+    """(title, header, rows): the races' plays timed to their LED verdict, all and by ms apart."""
+    v = b.get("verdict_ms") or {}
+    if not v.get("plays"):
+        return None
+    rows = [["all"] + [v.get(k, "-") for k in ("p50", "p95", "p99", "max")] + [v["plays"], v["no_verdict"]]]
+    split = [("%s ms apart" % d, w) for d, w in (b.get("verdict_ms_by_apart") or {}).items()]
+    split += [("the %s card" % o, w) for o, w in (b.get("verdict_ms_by_order") or {}).items()]
+    for name, w in split:
+        if w.get("plays"):
+            rows.append([name] + [w.get(k, "-") for k in ("p50", "p95", "p99", "max")] + [w["plays"], w["no_verdict"]])
+    return VERDICT_TITLE, ["", "p50", "p95", "p99", "max", "plays", "no verdict"], rows
 
 
 def tables(r: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
@@ -133,6 +168,9 @@ def tables(r: dict[str, Any]) -> list[tuple[str, list[str], list[list[Any]]]]:
                 for d, v in b["by_apart"].items()]
         out.append(("Nerts race on the rp2 board (IRQ edges on the emulated clock)",
                     ["ms apart", "races", "earlier won", "ordered right", "image"], rows))
+    led = verdict_table(b)
+    if led is not None:
+        out.append(led)
     return out
 
 

@@ -115,6 +115,8 @@ def _only(args: argparse.Namespace) -> int:
     out = section.section(args.quick, not args.no_rp2)
     for title, header, rows in section.tables(out):
         print(table(title, header, rows))
+    for line in _nerts_measured(out) if args.only == "race" else ():
+        print(line)
     dest = args.out if args.out != RESULTS else section.OUT
     dest.parent.mkdir(parents=True, exist_ok=True)
     dest.write_text(json.dumps(_clean(out), indent=1) + "\n")
@@ -1046,7 +1048,7 @@ def report(r: dict[str, Any]) -> str:
     parts += _memory_report(r)
     parts += _throughput_and_flash_report(r)
     parts += _driver_report(r)
-    parts.append(latency_report(r.get("latency") or {}))
+    parts.append(latency_report(r.get("latency") or {}, r.get("race") or {}))
     parts += _rp2_report(r)
     parts += _budgets_report(r)
     return "\n".join(parts)
@@ -1178,8 +1180,9 @@ def _budgets_report(r: dict[str, Any]) -> list[str]:
     return parts
 
 
-def latency_report(lat: dict[str, Any]) -> str:
-    """The latency section's tables."""
+def latency_report(lat: dict[str, Any], race: dict[str, Any] | None = None) -> str:
+    """The latency section's tables (race: the race section's results, for the rp2 board's
+    measured Nerts figure beside the model's)."""
     parts = _latency_grid_report(lat) if lat.get("grid") else []
     sm = lat.get("summary") or {}
     if lat.get("grid"):
@@ -1204,6 +1207,7 @@ def latency_report(lat: dict[str, Any]) -> str:
         parts.append(f"Nerts on {nf['board']}, a play on a foundation ({nf['armed']} foundations armed, "
                      f"{nf['idle']} pads every 8th lap; model, the same CPU): p50 {a['p50']}, p95 {a['p95']}, "
                      f"p99 {a['p99']} ms")
+    parts += _nerts_measured(race or {})
     board = sm.get("board") or {}
     if board.get("measured"):
         m, md = board["measured"], board["model"]
@@ -1228,6 +1232,19 @@ def latency_report(lat: dict[str, Any]) -> str:
                                ["board", "bus", "readers", "focus", "reject p50", "p95", "accept p50", "p95"], rows))
 
     return "\n".join(parts)
+
+
+def _nerts_measured(race: dict[str, Any]) -> list[str]:
+    """The rp2 board's Nerts figure, when the race section ran there: its plays on a foundation
+    timed from the landing to the LED verdict on the emulated clock (bench/race.py)."""
+    rp2r = race.get("rp2") or {}
+    v = rp2r.get("verdict_ms") or {}
+    if not v.get("n"):
+        return []
+    return [f"Nerts foundation play p95: {v['p95']:g} ms on the rp2 board ({rp2r.get('board', NERTS_BOARD)}, "
+            f"{v['n']} plays)",
+            f"  landing to the LED verdict on the emulated clock (races N ms apart, bench/race.py): "
+            f"p50 {v['p50']:g}, p99 {v['p99']:g}, max {v['max']:g} ms"]
 
 
 def _latency_grid_report(lat: dict[str, Any]) -> list[str]:

@@ -1,7 +1,9 @@
 """A Nerts race on the rp2 board (pico-nerts-6, "scan": "irq"): the firmware on the emulated
 RP2040 arms the foundations' PN532s, each reader's IRQ line falls on the emulated GPIO at the
 emulated time its PN532 answers a card, and two plays laid 50 ms apart in emulated time are
-judged by those edges: the earlier kept, the later refused "too late", their times 50 ms apart.
+judged by those edges: the earlier kept, the later refused "too late", their times 50 ms apart;
+each card's verdict shows on its foundation's LED (green kept, red refused) soon after it landed,
+timed on the emulated clock as bench/race.py times every play of its races.
 
 About 60-90 s of wall time on this loaded 2-core machine (a boot, four cards).
 """
@@ -14,8 +16,11 @@ from hostsupport import need_node
 
 pytest.importorskip("termios")  # ptys are POSIX only
 
+from cardtable.table import config  # noqa: E402
 from cardtable_host.board.link import Link  # noqa: E402
 from cardtable_host.sim.rp2board import Rp2Board, missing  # noqa: E402
+from cardtable_host.sim.rp2race import verdict_frame  # noqa: E402
+from cardtable_host.sim.table import _boards_dir  # noqa: E402
 
 need_node()
 _why = missing()
@@ -24,6 +29,10 @@ if _why:
 
 BOOT_S = 240
 WAIT_S = 120
+# a verdict's LED frame comes well within this of the card landing on the emulated clock (the
+# PN532's activation, the READ, check(); ~20 ms measured); a path that waits for a poll lap, a
+# journal flush or the next message would miss it
+VERDICT_MS = 100.0
 
 
 def _said(link: Link, cards: tuple[str, ...], timeout: float) -> dict[str, dict[str, Any]]:
@@ -55,6 +64,9 @@ def test_two_plays_50_ms_apart_are_judged_by_their_irq_edges() -> None:
             assert at[1] - at[0] == 50_000_000
             said = _said(link, ("2S#2", "2S#1"), WAIT_S)
             assert b.irq_stats()["edges"] >= edges + 2
+            leds = config.load_board("pico-nerts-6", str(_boards_dir())).zone_led
+            # (the chip runs free: both verdicts' frames were latched before their lines came)
+            shown = [verdict_frame(b, land, leds[z], steps=0) for land, z in zip(at, ("f4", "f2"))]
     finally:
         b.close()
     first, late = said["2S#2"], said["2S#1"]
@@ -62,3 +74,8 @@ def test_two_plays_50_ms_apart_are_judged_by_their_irq_edges() -> None:
     assert late["type"] == "verdict" and late["reason"].startswith("too late"), late
     gap = late["action"]["t"] - first["action"]["t"]
     assert 49 <= gap <= 51, (first, late)  # timed at the edges, 50 ms apart on the emulated clock
+    # each card's foundation LED showed its verdict: the kept one green, the refused one red
+    assert [s and s[1] for s in shown] == ["accepted", "rejected"], shown
+    for land, s in zip(at, shown):
+        assert s is not None
+        assert 0 < (s[0] - land) / 1e6 < VERDICT_MS, (land, shown)
