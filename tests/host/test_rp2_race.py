@@ -29,9 +29,10 @@ if _why:
 
 BOOT_S = 240
 WAIT_S = 120
-# a verdict's LED frame comes well within this of the card landing on the emulated clock (the
-# PN532's activation, the READ, check(); ~20 ms measured); a path that waits for a poll lap, a
-# journal flush or the next message would miss it
+# a verdict's LED frame comes within this of the card landing, on the emulated clock (the PN532's
+# activation, the IRQ edge, the READ, check(): ~20 ms here, up to ~95 ms behind another play's
+# journal flush in bench/race.py); a card found by the round robin instead of at its edge (the
+# model's polled Nerts: p50 119 ms) or a frame left for a later loop step would come later
 VERDICT_MS = 100.0
 
 
