@@ -22,7 +22,7 @@ def _reads(t, log):
 
 
 @stepped
-def test_two_plays_50_ms_apart_read_in_the_opposite_order_the_earlier_one_counts():
+def test_two_plays_50_ms_apart_the_earlier_edge_is_read_and_judged_first_at_its_own_time():
     extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT  # (no tag command here)
     yield from nerts_three_seats()
     t, emu = yield from emulated("nerts-3", "nerts", extra=extra)
@@ -53,23 +53,27 @@ def test_two_plays_50_ms_apart_read_in_the_opposite_order_the_earlier_one_counts
     assert w.armed[t.board.zone_reader["f0"]], "the pad waits again once its card is lifted"
     log = []
     _reads(t, log)
-    # Bob (seat 2) lays the two of spades on f4; 50 ms later Will (seat 1) lays his on f2. The
-    # table reads f2 first (it comes first in its order), yet Bob's play counts.
+    # Bob (seat 2) lays the two of spades on f4; 50 ms later Will (seat 1) lays his on f2, and
+    # both wait for the table's next step. f2 comes first in the table's order, yet the step
+    # reads Bob's card alone (its edge came first) and shows its verdict before Will's is read.
+    from cardtable.table.feedback import COLOURS
+
     clock = t.hal.clock
     laid = clock.ticks_ms()
     t.hal.place("f4", "2S#2")
     clock.advance(50)
     t.hal.place("f2", "2S#1")
     t.run(1, ms=5)
-    assert log == ["f2", "f4"], log
+    assert log == ["f4"], log
+    assert t.led("f4") == COLOURS["accepted"]
+    t.run(1, ms=5)
+    assert log == ["f4", "f2"], log
     t0 = ctl.round_t0
     bob = g.deck.parse("2S#2")
     assert g.piles[0][-1] == (bob, laid - t0), g.piles  # accepted, at the time it was laid
     assert len(g.piles[0]) == 2 and g.centre[2] == 1 and g.centre[1] == 0
     late = t.kinds("verdict")[-1]
     assert late["seat"] == 1 and late["reason"].startswith("too late"), late
-    from cardtable.table.feedback import COLOURS
-
     assert (t.led("f4"), t.led("f2")) == (COLOURS["accepted"], COLOURS["rejected"])
 
 

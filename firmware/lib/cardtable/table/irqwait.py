@@ -10,8 +10,10 @@
 # When a card comes the PN532 answers and pulls its IRQ line low; the Pico's interrupt handler
 # stores ticks_us() for that reader into a preallocated list (it allocates nothing), so the
 # time of the play is when its reader saw the card, whatever order the loop reads them in.
-# Each scanner step reads the answers waiting, reads the cards (the READ confirms them, as on
-# a focus reader) and hands their events over in the order of their edges. A reader whose card
+# Each scanner step reads the answer of the card whose edge came first and that card (the READ
+# confirms it, as on a focus reader), hands its event over and returns: its verdict comes
+# before the next card is read (two cards of a race a few ms apart used to wait for each
+# other's READ), and the next step takes the next card, timed at its own edge. A reader whose card
 # was read goes back to the round robin (field switched on per poll) until its card is lifted,
 # then waits again; so does one that failed. Readers without an IRQ line are polled as before.
 # An armed reader is never polled, so it is checked instead: in turn, each is aborted and armed
@@ -116,19 +118,34 @@ class IrqWait:
                     s._failed(i, self.clock.ticks_ms(), e)
                 if s._lit == i:
                     s._dark()  # (its field too, even in a step that polls no one)
+        while True:  # one card a step, the earliest edge first: its verdict before the next READ
+            i = self._first()
+            if i < 0:
+                break
+            self._answer(i)
+            if len(s.events) > k:
+                return  # (arming and checks wait for a later step)
         for i in self.want:
-            if self.armed[i]:
-                if self.got[i] or self.lines[i].value() == 0:
-                    self._answer(i)
-            elif not s._ulen[i] and not s._clen[i] and not s.down[i]:
+            if not self.armed[i] and not s._ulen[i] and not s._clen[i] and not s.down[i]:
                 self._arm(i)
-        took = len(s.events) - k
-        if took > 1:
-            got = s.events[k:]
-            got.sort(key=_t)
-            s.events[k:] = got
-        if self.want and not took:  # (a card taken: its verdict first, a check at a later step)
+        if self.want:
             self._check()
+
+    def _first(self):
+        """The armed reader whose card came first: the earliest IRQ edge, else one whose line is
+        low without an edge seen (timed now); -1: none."""
+        best = -1
+        got = self.got
+        edge = self.edge
+        for i in self.want:
+            if not self.armed[i]:
+                continue
+            if got[i]:
+                if best < 0 or not got[best] or ticks_diff(edge[i], edge[best]) < 0:
+                    best = i
+            elif best < 0 and self.lines[i].value() == 0:
+                best = i
+        return best
 
     def _check(self):
         """Abort and re-arm the next armed reader in turn when its time has come (see above)."""
@@ -191,7 +208,3 @@ class IrqWait:
             s._failed(i, now, e)
             return
         s._fails[i] = 0
-
-
-def _t(ev):
-    return ev[2]
