@@ -16,6 +16,13 @@ emulated clock. The bus trace between the two says where the time went (`parts`)
   sighting, the card-code READ, the field switched off; with a debounce, its second poll);
 - `verdict`: from there to the LED frame (the scanner's event, check(), the LED write).
 
+A card the table has read before is named by its UID, not READ again (table/scanner.py): the
+bots deal every card across the board's deal pad (`Bots(deal_pad=True)`), so each card a seat
+lays has been read there; its `poll` is then the armed answer read alone. `first_sight=True`
+(`rp2latency.py PLAYS LOG first`) times cards the table has not read before instead: the deck
+dealt over the link, unseen, and only a card's first lay counted. Each sample says which
+(`known`); by default `main` measures both, one after the other, into one log.
+
 `cycle` figures are the same bus trace read for the parts of the model (bench/latency.py):
 per poll of an empty reader, the time from its InListPassiveTarget to the next reader's, less
 the PN532's own processing (pn532_emu's timing model) and the wire time the model counts.
@@ -76,10 +83,13 @@ def empty_steps(trace: list[tuple[float, int, int]]) -> list[float]:
     return out
 
 
-def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, log: Any = None) -> dict[str, Any]:
+def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, log: Any = None,
+            first_sight: bool = False) -> dict[str, Any]:
     """Bots play on the rp2 board until `plays` cards laid by the seat to play were judged
-    (log: a text file that gets each one as a JSON line). The board runs in lockstep (the chip
-    stands while the host acts), so the same seed gives the same figures at any load."""
+    (log: a text file that gets each one as a JSON line): cards the table has read before (the
+    deal across its deal pad), or with first_sight cards it has not (the deal over the link,
+    a card's first lay only). The board runs in lockstep (the chip stands while the host acts),
+    so the same seed gives the same figures at any load."""
     _host()
     from cardtable_host.sim.rp2board import missing
 
@@ -90,14 +100,26 @@ def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, lo
     board = _timed_board(random.Random(seed), spread_ms)
     board.start(board.BOOT_S)
     try:
-        judge = _Judge(board, plays, log)
-        _play(board, judge, seed)
+        judge = _Judge(board, plays, log, first_sight)
+        _play(board, judge, seed, not first_sight)
         emulated = board.status().get("emulated_ns")
     finally:
         board.close()
     out = summarize(judge.samples, judge.steps, judge.readers, seed, spread_ms)
-    out.update({"out_of_turn_ms": summary(judge.other) if judge.other else None,
+    out.update({"first_sight": first_sight, "out_of_turn_ms": summary(judge.other) if judge.other else None,
                 "emulated_s": round((emulated or 0) / 1e9, 1), "wall_s": round(time.monotonic() - t0, 1)})
+    return out
+
+
+def measure_both(plays: int, log: Any = None) -> dict[str, Any]:
+    """measure() of `plays` cards the table has read before, then of `plays` it has not, on two
+    boards one after the other; the figures of both (`by_sight` tells them apart)."""
+    known = measure(plays, log=log)
+    if "skipped" in known:
+        return known
+    first = measure(plays, log=log, first_sight=True)
+    out = summarize(known["_samples"] + first["_samples"], known["_steps"] + first["_steps"])
+    out.update({k: round(known[k] + first[k], 1) for k in ("emulated_s", "wall_s")})
     return out
 
 
@@ -111,9 +133,14 @@ def _timed_board(rng: random.Random, spread_ms: float) -> Any:
         """Cards land at a random emulated time instead of at once."""
 
         armed: tuple[str, int] | None = None
+        laid: set[str] = set()  # the card codes laid so far: read by the table (scanner.py keeps them)
+        known = False  # the armed card's code had been laid before
 
         def place(self, zone: str, text: str | None, uid: bytes | str | None = None, kind: int | str = 213,
                   wait: bool = True) -> None:
+            self.known = text in self.laid
+            if text is not None:
+                self.laid = self.laid | {text}
             if wait or self.readers is None:
                 return Rp2Board.place(self, zone, text, uid, kind, wait)
             rd = self.readers
@@ -134,11 +161,12 @@ class _Judge:
     """The bots' on_message: each judgement of an armed card becomes a sample (the seat to
     play's, in turn) or an `other` figure."""
 
-    def __init__(self, board: Any, plays: int, log: Any) -> None:
+    def __init__(self, board: Any, plays: int, log: Any, first_sight: bool = False) -> None:
         from cardtable_host.sim.table import VirtualTable
 
         self.board = board
         self.plays = plays
+        self.first_sight = first_sight  # only cards the table has not read before are samples
         self.log = log
         self.table = VirtualTable(board, BOARD, table_layout(board))
         self.readers = len(self.table.board.readers)
@@ -167,8 +195,9 @@ class _Judge:
             return
         ms = (at - land) / 1e6
         role, seat = self.table.layout.roles[zone]
-        if role == "play" and before is not None and seat in before.turn:
-            self._sample(ms, msg["type"] == "event", parts_of(trace, reader, land, at), empty_steps(trace))
+        if role == "play" and before is not None and seat in before.turn and not (self.first_sight and board.known):
+            parts = parts_of(trace, reader, land, at)
+            self._sample(ms, msg["type"] == "event", {**parts, "known": board.known}, empty_steps(trace))
         else:
             self.other.append(ms)
 
@@ -197,12 +226,13 @@ def _frame_at(board: Any, land: float, led: int, want: tuple[int, int, int]) -> 
     return None
 
 
-def _play(board: Any, judge: _Judge, seed: int) -> None:
-    """The bots play (new games as they end) until the judge has its samples."""
+def _play(board: Any, judge: _Judge, seed: int, deal_pad: bool = True) -> None:
+    """The bots play (new games as they end) until the judge has its samples; deal_pad: every
+    card dealt across the board's deal pad (read there before it is played)."""
     from cardtable_host.sim.bots import Bots
 
     with board.lockstep_link() as link:
-        bots = Bots(link, judge.table, seed=seed, timeout=board.JUDGE_S, on_message=judge)
+        bots = Bots(link, judge.table, seed=seed, timeout=board.JUDGE_S, on_message=judge, deal_pad=deal_pad)
         hello = link.hello()
         link.drain()
         bots.new_game({}, hello=hello)
@@ -224,7 +254,20 @@ def summarize(samples: list[dict[str, Any]], steps: list[float], readers: int = 
     return {"board": BOARD, "readers": readers, "game": GAME, "seed": seed,
             "plays": len(samples), "spread_ms": spread_ms, "ms": summary(ms),
             "accepted": sum(1 for s in samples if s["accepted"]), "parts_ms": parts,
+            "by_sight": by_sight(samples),
             "empty_poll_step_ms": summary(steps, 2), "_samples": samples, "_steps": steps}
+
+
+def by_sight(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of the cards the table had read before (`known`: named by their UID) and of
+    those it had not (`first`: READ), each with its parts (a sample without `known`: first)."""
+    out = {}
+    for name, sub in (("known", [s for s in samples if s.get("known")]),
+                      ("first", [s for s in samples if not s.get("known")])):
+        if sub:
+            out[name] = {"plays": len(sub), "ms": summary([s["ms"] for s in sub]),
+                         "parts_ms": {k: summary([s[k] for s in sub if k in s]) for k in ("wait", "poll", "verdict")}}
+    return out
 
 
 def from_log(path: str) -> dict[str, Any]:
@@ -331,17 +374,22 @@ def table_layout(board: Any) -> str:
 
 
 def main(argv: list[str]) -> int:
+    import contextlib
     import json
 
     if argv and argv[0] == "undo":
         print(json.dumps(undo(argv[1].split(",")), indent=1))
         return 0
     plays = int(argv[0]) if argv else 120
-    if len(argv) > 1:
-        with open(argv[1], "w") as log:
-            out = measure(plays, log=log)
-    else:
-        out = measure(plays)
+    which = argv[2] if len(argv) > 2 else "both"  # known, first or both (one after the other)
+    if which not in ("known", "first", "both"):
+        print("usage: rp2latency.py [PLAYS [LOG [known|first|both]]] | undo GAMES", file=sys.stderr)
+        return 2
+    with (open(argv[1], "w") if len(argv) > 1 else contextlib.nullcontext()) as log:
+        if which == "both":
+            out = measure_both(plays, log=log)
+        else:
+            out = measure(plays, log=log, first_sight=which == "first")
     out.pop("_samples", None)
     out.pop("_steps", None)
     print(json.dumps(out, indent=1))
