@@ -20,8 +20,12 @@ A card the table has read before is named by its UID, not READ again (table/scan
 bots deal every card across the board's deal pad (`Bots(deal_pad=True)`), so each card a seat
 lays has been read there; its `poll` is then the armed answer read alone. `first_sight=True`
 (`rp2latency.py PLAYS LOG first`) times cards the table has not read before instead: the deck
-dealt over the link, unseen, and only a card's first lay counted. Each sample says which
-(`known`); by default `main` measures both, one after the other, into one log.
+dealt over the link, unseen, each game's deck with tags of its own (new UIDs), and a card's
+first lay only (a new game once one is laid again). Each sample says which (`known`); by
+default (`rp2latency.py PLAYS LOG`, `measure_both`) both are measured, one after the other,
+into one log. A card whose pad's LED already shows its verdict's colour when it lands (the
+seat's last flash not over: in lockstep the bots' next card can come that soon) latches no
+frame of its own and is not timed (`not_timed_led_already_showing_it` counts them).
 
 `cycle` figures are the same bus trace read for the parts of the model (bench/latency.py):
 per poll of an empty reader, the time from its InListPassiveTarget to the next reader's, less
@@ -97,7 +101,7 @@ def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, lo
     if why:
         return {"skipped": why}
     t0 = time.monotonic()
-    board = _timed_board(random.Random(seed), spread_ms)
+    board = _timed_board(random.Random(seed), spread_ms, first_sight)
     board.start(board.BOOT_S)
     try:
         judge = _Judge(board, plays, log, first_sight)
@@ -106,7 +110,7 @@ def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, lo
     finally:
         board.close()
     out = summarize(judge.samples, judge.steps, judge.readers, seed, spread_ms)
-    out.update({"first_sight": first_sight, "out_of_turn_ms": summary(judge.other) if judge.other else None,
+    out.update({"first_sight": first_sight, "not_timed_led_already_showing_it": judge.hidden, "out_of_turn_ms": summary(judge.other) if judge.other else None,
                 "emulated_s": round((emulated or 0) / 1e9, 1), "wall_s": round(time.monotonic() - t0, 1)})
     return out
 
@@ -120,27 +124,35 @@ def measure_both(plays: int, log: Any = None) -> dict[str, Any]:
     first = measure(plays, log=log, first_sight=True)
     out = summarize(known["_samples"] + first["_samples"], known["_steps"] + first["_steps"])
     out.update({k: round(known[k] + first[k], 1) for k in ("emulated_s", "wall_s")})
+    out["not_timed_led_already_showing_it"] = (known["not_timed_led_already_showing_it"]
+                                               + first["not_timed_led_already_showing_it"])
     return out
 
 
-def _timed_board(rng: random.Random, spread_ms: float) -> Any:
+def _timed_board(rng: random.Random, spread_ms: float, first_sight: bool = False) -> Any:
     """An rp2 board in lockstep on which a card laid without waiting lands at a random
-    emulated time (up to spread_ms after the chip runs on) instead of at once."""
+    emulated time (up to spread_ms after the chip runs on) instead of at once. first_sight:
+    each game's deck has tags of its own (`deck`: UIDs the table has not read before)."""
     from cardtable_host.sim.board import uid_hex
     from cardtable_host.sim.rp2board import Rp2Board
+    from cardtable_host.sim.table import uid_for
 
     class Timed(Rp2Board):
         """Cards land at a random emulated time instead of at once."""
 
         armed: tuple[str, int] | None = None
-        laid: set[str] = set()  # the card codes laid so far: read by the table (scanner.py keeps them)
-        known = False  # the armed card's code had been laid before
+        laid: set[tuple[str, int]] = set()  # the tags laid so far: read by the table (scanner.py keeps them)
+        known = False  # the armed card's tag had been laid before
+        deck = 0  # first_sight: the deck of tags in play (a new one for each game, _play)
 
         def place(self, zone: str, text: str | None, uid: bytes | str | None = None, kind: int | str = 213,
                   wait: bool = True) -> None:
-            self.known = text in self.laid
+            tag = (text or "", self.deck)
+            self.known = tag in self.laid
             if text is not None:
-                self.laid = self.laid | {text}
+                self.laid = self.laid | {tag}
+                if first_sight and uid_hex(zone, text, uid, kind) == uid_for(text).hex():  # (a deck's tag)
+                    uid = uid_for("%s@%d" % tag)
             if wait or self.readers is None:
                 return Rp2Board.place(self, zone, text, uid, kind, wait)
             rd = self.readers
@@ -167,6 +179,8 @@ class _Judge:
         self.board = board
         self.plays = plays
         self.first_sight = first_sight  # only cards the table has not read before are samples
+        self.stale = False  # first_sight: a card of this deck was laid again (a new game's due)
+        self.hidden = 0  # verdicts the pad's LED already showed when the card landed: not timed
         self.log = log
         self.table = VirtualTable(board, BOARD, table_layout(board))
         self.readers = len(self.table.board.readers)
@@ -190,12 +204,18 @@ class _Judge:
             return
         self.steps.extend(empty_steps(trace))
         want = COLOURS["accepted" if msg["type"] == "event" else "rejected"]
-        at = _frame_at(board, land, self.table.board.zone_led[zone], want)
+        led = self.table.board.zone_led[zone]
+        if _shown_at(board, land, led) == want:  # (the last verdict's flash still on: no frame)
+            self.hidden += 1
+            return
+        at = _frame_at(board, land, led, want)
         if at is None:
             return
         ms = (at - land) / 1e6
         role, seat = self.table.layout.roles[zone]
-        if role == "play" and before is not None and seat in before.turn and not (self.first_sight and board.known):
+        if role == "play" and before is not None and seat in before.turn and self.first_sight and board.known:
+            self.stale = True
+        elif role == "play" and before is not None and seat in before.turn:
             parts = parts_of(trace, reader, land, at)
             self._sample(ms, msg["type"] == "event", {**parts, "known": board.known}, empty_steps(trace))
         else:
@@ -209,6 +229,15 @@ class _Judge:
         if self.log is not None:  # (a run stopped early keeps what it measured)
             self.log.write(json.dumps({"sample": self.samples[-1], "steps": steps}) + "\n")
             self.log.flush()
+
+
+def _shown_at(board: Any, land: float, led: int) -> tuple[int, ...] | None:
+    """The colour the LED showed when the card landed (its last frame before; None: none kept).
+    A verdict the LED already shows (the seat's last flash of that colour not over, in lockstep
+    its next card can come that soon) latches no frame of its own: it cannot be timed."""
+    frames = board._request({"op": "led_frames", "since": land - 10e9})["frames"]
+    before = [f for f in frames if f[0] <= land]
+    return tuple(before[-1][1][led]) if before else None
 
 
 FRAME_STEPS = 100  # emulated steps (2 ms each) a verdict's LED frame may come after its line
@@ -237,7 +266,9 @@ def _play(board: Any, judge: _Judge, seed: int, deal_pad: bool = True) -> None:
         link.drain()
         bots.new_game({}, hello=hello)
         while len(judge.samples) < judge.plays:
-            if bots.over:
+            if bots.over or judge.stale:  # (first sight: a new game, a deck of new tags)
+                judge.stale = False
+                board.deck += judge.first_sight
                 bots.new_game({})
             if bots.bot_turn():
                 bots.step()

@@ -52,7 +52,8 @@
 # a tag seen again is reported with that text and no READ (2-3 ms on the air, and the NDEF
 # parse). The key (uid_key, 30 bits) only finds the slot; the UID's bytes are compared whole,
 # so two UIDs with one key are never taken for each other (the second is read). When all slots
-# are used a new tag takes the next one round robin. RAM only, kept across hands and games
+# are used a new tag takes the next one round robin; a card READ is kept at the next step, after
+# its verdict (nothing between a READ and its LED frame but what the verdict needs). RAM only, kept across hands and games
 # (one physical deck), lost at power-up. It serves every reader, not the seat to play's alone,
 # as nothing else needs the READ itself: the two-tag check comes before it (unchanged); a
 # named card has no READ to be torn from, so on a watched pad its sighting alone is its
@@ -158,6 +159,9 @@ class Scanner:
         self._kslot = {}
         self._knext = 0  # the slot a new tag takes when all are used (round robin)
         self._text = None  # _name's text
+        self._learn = -1  # a reader whose card was READ: its text kept at the next step (_kept)
+        self._learn_key = 0
+        self._learn_text = None
         self.named = 0  # cards named by their UID, no READ
         self.reads = 0  # cards READ
 
@@ -187,6 +191,8 @@ class Scanner:
 
     def step(self, budget=1):
         """Poll the next `budget` readers; returns how many events are waiting."""
+        if self._learn >= 0:
+            self._kept()  # (after the verdict of the card READ in the step before)
         w = self.waiter
         if w is not None:
             k = len(self.events)
@@ -458,10 +464,23 @@ class Scanner:
             raise
         self.reads += 1
         self._torn[i] = 0
-        if kind == PLACED:
-            self._keep(uid, n, key, text)
+        if kind == PLACED:  # kept at the next step, once its verdict is shown
+            if self._learn >= 0:
+                self._kept()
+            self._learn = i
+            self._learn_key = key
+            self._learn_text = text
         self._text = text
         return kind
+
+    def _kept(self):
+        """Keep the text of the card READ on reader _learn (its UID: the card lying there)."""
+        i = self._learn
+        self._learn = -1
+        n = self._ulen[i]
+        if n and uid_key(self._uid[i], n) == self._learn_key:  # (still the card read there)
+            self._keep(self._uid[i], n, self._learn_key, self._learn_text)
+        self._learn_text = None
 
     def _known(self, uid, n, key):
         """The slot keeping the text of the tag whose UID is uid's n bytes, or -1. The key only
@@ -497,6 +516,8 @@ class Scanner:
     def forget(self, uid):
         """The tag with this UID is read again the next time it is seen (the table writes it:
         remote.tag)."""
+        if self._learn >= 0:
+            self._kept()
         n = len(uid)
         if n > _UIDMAX:
             n = _UIDMAX
