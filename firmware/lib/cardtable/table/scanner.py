@@ -82,13 +82,14 @@ TWO = const(7)
 NAMES = ("", "placed", "lifted", "unknown", "down", "up", "torn", "two")
 _UIDMAX = const(10)
 KNOWN_MAX = const(64)  # tags named by their UID: a deck with its jokers, and spares
+_KUID = const(8)  # per kept tag: its UID's length (0: a free slot), then up to 7 UID bytes
 
 
-def uid_key(buf, n):
-    """A small int (< 2**30) standing for the first n bytes of a UID: h = (h * 31 + byte) mod
-    2**30 over them, worked in 15-bit halves so no step needs a long int (allocates nothing)."""
+def uid_key(buf, n, o=0):
+    """A small int (< 2**30) standing for the n bytes of a UID at buf[o:]: h = (h * 31 + byte)
+    mod 2**30 over them, worked in 15-bit halves so no step needs a long int (allocates nothing)."""
     h = n
-    for k in range(n):
+    for k in range(o, o + n):
         c = (h & 0x7FFF) * 31 + buf[k]
         h = ((((h >> 15) * 31 + (c >> 15)) & 0x7FFF) << 15) | (c & 0x7FFF)
     return h
@@ -151,16 +152,13 @@ class Scanner:
         self._pend = -1  # a reader whose poll was sent (poll_start) and not yet answered
         self._pend_at = 0
         self._pend_w = False
-        # the tags read before (see the header): UID bytes, lengths, texts, keys; key -> slot
-        self._kuid = bytearray(KNOWN_MAX * _UIDMAX)
-        self._klen = bytearray(KNOWN_MAX)  # 0: a free slot
+        # the tags read before (see the header): per slot its UID and text; its key -> slot
+        self._kuid = bytearray(KNOWN_MAX * _KUID)
         self._ktext = [None] * KNOWN_MAX
-        self._kkey = [0] * KNOWN_MAX
         self._kslot = {}
         self._knext = 0  # the slot a new tag takes when all are used (round robin)
         self._text = None  # _name's text
         self._learn = -1  # a reader whose card was READ: its text kept at the next step (_kept)
-        self._learn_key = 0
         self._learn_text = None
         self.named = 0  # cards named by their UID, no READ
         self.reads = 0  # cards READ
@@ -435,7 +433,6 @@ class Scanner:
         self._clen[i] = 0
         self._hits[i] = 0
         self.events.append((kind, i, self._t0[i], self._text, key))
-        self._text = None
         if watched:
             self._lit = i  # its verdict before the field goes off
 
@@ -468,49 +465,50 @@ class Scanner:
             if self._learn >= 0:
                 self._kept()
             self._learn = i
-            self._learn_key = key
             self._learn_text = text
         self._text = text
         return kind
-
-    def _kept(self):
-        """Keep the text of the card READ on reader _learn (its UID: the card lying there)."""
-        i = self._learn
-        self._learn = -1
-        n = self._ulen[i]
-        if n and uid_key(self._uid[i], n) == self._learn_key:  # (still the card read there)
-            self._keep(self._uid[i], n, self._learn_key, self._learn_text)
-        self._learn_text = None
 
     def _known(self, uid, n, key):
         """The slot keeping the text of the tag whose UID is uid's n bytes, or -1. The key only
         finds the slot: its UID bytes are compared whole (two UIDs may share a key)."""
         s = self._kslot.get(key, -1)
-        if s < 0 or self._klen[s] != n:
+        if s < 0:
             return -1
         b = self._kuid
-        o = s * _UIDMAX
+        o = s * _KUID
+        if b[o] != n:
+            return -1
         for k in range(n):
-            if b[o + k] != uid[k]:
+            if b[o + 1 + k] != uid[k]:
                 return -1
         return s
 
-    def _keep(self, uid, n, key, text):
-        """Keep text as the tag's (its UID uid's n bytes): in the slot of its key (a UID that
-        shares the key is forgotten), else the next slot round robin."""
-        s = self._kslot.get(key, -1)
+    def _kept(self):
+        """Keep the text of the card READ on reader _learn (the card lying there) in the slot of
+        its UID's key (a UID that shares the key is forgotten), else the next slot round robin."""
+        i = self._learn
+        self._learn = -1
+        text = self._learn_text
+        self._learn_text = None
+        n = self._ulen[i]
+        if not n or n >= _KUID:
+            return  # (gone meanwhile: its reader down; a UID longer than an NTAG's: read each time)
+        uid = self._uid[i]
+        key = uid_key(uid, n)
+        d = self._kslot
+        b = self._kuid
+        s = d.get(key, -1)
         if s < 0:
             s = self._knext
             self._knext = s + 1 if s + 1 < KNOWN_MAX else 0
-            if self._klen[s]:
-                del self._kslot[self._kkey[s]]
-            self._kslot[key] = s
-            self._kkey[s] = key
-        b = self._kuid
-        o = s * _UIDMAX
+            if b[s * _KUID]:
+                del d[uid_key(b, b[s * _KUID], s * _KUID + 1)]
+            d[key] = s
+        o = s * _KUID
+        b[o] = n
         for k in range(n):
-            b[o + k] = uid[k]
-        self._klen[s] = n
+            b[o + 1 + k] = uid[k]
         self._ktext[s] = text
 
     def forget(self, uid):
@@ -519,12 +517,11 @@ class Scanner:
         if self._learn >= 0:
             self._kept()
         n = len(uid)
-        if n > _UIDMAX:
-            n = _UIDMAX
-        s = self._known(uid, n, uid_key(uid, n))
+        key = uid_key(uid, n)
+        s = self._known(uid, n, key)
         if s >= 0:
-            del self._kslot[self._kkey[s]]
-            self._klen[s] = 0
+            del self._kslot[key]
+            self._kuid[s * _KUID] = 0
             self._ktext[s] = None
 
     def _empty(self, i, now):
