@@ -154,12 +154,12 @@ class Scanner:
         self._pend_w = False
         # the tags read before (see the header): per slot its UID and text; its key -> slot
         self._kuid = bytearray(KNOWN_MAX * _KUID)
-        self._ktext = [None] * KNOWN_MAX
+        self._ktext = [""] * KNOWN_MAX
         self._kslot = {}
         self._knext = 0  # the slot a new tag takes when all are used (round robin)
         self._text = None  # _name's text
         self._learn = -1  # a reader whose card was READ: its text kept at the next step (_kept)
-        self._learn_text = None
+        self._learn_text = ""
         self.named = 0  # cards named by their UID, no READ
         self.reads = 0  # cards READ
 
@@ -490,7 +490,7 @@ class Scanner:
         i = self._learn
         self._learn = -1
         text = self._learn_text
-        self._learn_text = None
+        self._learn_text = ""
         n = self._ulen[i]
         if not n or n >= _KUID:
             return  # (gone meanwhile: its reader down; a UID longer than an NTAG's: read each time)
@@ -522,7 +522,7 @@ class Scanner:
         if s >= 0:
             del self._kslot[key]
             self._kuid[s * _KUID] = 0
-            self._ktext[s] = None
+            self._ktext[s] = ""
 
     def _empty(self, i, now):
         if self._torn[i]:
