@@ -827,9 +827,11 @@ def _nerts_foundation(model: Any, bus: Any, cpu: Any, cpu_source: str) -> dict[s
 
     b = config.load_board(NERTS_BOARD, str(benchlib.BOARDS))
     focus, armed, idle = _board_focus(b)
+    # (known=False: a Nerts table's decks, one a seat, are more tags than the scanner's UID cache
+    # keeps, so a card on a foundation is READ)
     res = latency.simulate(len(b.readers), bus, cpu, model.trials * 2, seed=4545, place_polls=model.place_polls,
                            occupancy=model.occupancy, leds=b.led_count, t=model.timing, focus=focus,
-                           armed=armed, idle=idle)
+                           armed=armed, idle=idle, known=False)
     return {"board": NERTS_BOARD, "readers": len(b.readers), "focus": focus, "armed": armed + 1, "idle": idle,
             "accepted": res["accepted"], "rejected": res["rejected"], "cpu_source": cpu_source}
 
