@@ -53,17 +53,18 @@
 # parse). The key (uid_key, 30 bits) only finds the slot; the UID's bytes are compared whole,
 # so two UIDs with one key are never taken for each other (the second is read). When all slots
 # are used a new tag takes the next one round robin; a card READ is kept at the next step, after
-# its verdict (nothing between a READ and its LED frame but what the verdict needs). RAM only, kept across hands and games
-# (one physical deck), lost at power-up. It serves every reader, not the seat to play's alone,
-# as nothing else needs the READ itself: the two-tag check comes before it (unchanged); a
-# named card has no READ to be torn from, so on a watched pad its sighting alone is its
-# confirmation (the READ confirmed it 2-3 ms later, which a card in passing outlives all the
-# same), and off the focus ``place_polls`` sightings still are; the deal pad and the
-# duplicate-tag check (inputs.py) get the same text and key as a READ gives. A tag the table
-# writes or reads for enrolling (remote.tag) is forgotten: read again when next seen. What it
-# trades: a tag rewritten by something else (a phone) while the table is on keeps its old
-# text until then, and a UID cloned onto another tag with another text is taken for the
-# first card (a magic tag: cheating either way; two tags with one text still are a duplicate).
+# its verdict (nothing between a READ and its LED frame but what the verdict needs). RAM only,
+# kept across hands and games (one physical deck), lost at power-up. It serves every reader,
+# not the seat to play's alone, as nothing else needs the READ itself: the two-tag check comes
+# before it (unchanged); a named card has no READ to be torn from, so on a watched pad its
+# sighting alone is its confirmation (the READ confirmed it 2-3 ms later, which a card in
+# passing outlives all the same), and off the focus ``place_polls`` sightings still are; the
+# deal pad and the duplicate-tag check (inputs.py) get the same text and key as a READ gives.
+# A tag the table writes or reads for enrolling (remote.tag) is forgotten: read again when next
+# seen. What it trades: a tag rewritten by something else (a phone) while the table is on keeps
+# its old text until then, and a UID cloned onto another tag with another text is taken for
+# the first card (a magic tag: cheating either way; two tags with one text still are a
+# duplicate). A table with more tags than KNOWN_MAX in play (Nerts: a deck a seat) reads most.
 #
 # Events are tuples ``(kind, reader, t, text, key)``: t is the tick of the first sighting (of
 # the failure, of the lift), text the card code read from the tag (PLACED), the reason
