@@ -12,7 +12,9 @@ What happens between a card landing on a pad and its LED changing colour:
    (one NTAG READ of 4 pages: a code like "10H" fits, embedded-facts §6). The card lands on
    the play zone of the seat to play, which the scanner polls between every two other
    readers (its `focus`, set by the controller); `focus="other"` models a card laid out of
-   turn (another zone has the focus) and `focus="off"` the plain round robin.
+   turn (another zone has the focus) and `focus="off"` the plain round robin. A card the
+   table has read before is named by its UID and not READ again (scanner.py): the edge path
+   models both (`simulate(known=...)`), the polled paths READ every card.
 3. The controller turns the event into a play in the same step: check(), then the LED frame
    at once, accepted or rejected (controller.play: Feedback.show_flash writes that LED and
    shows the chain; the other LEDs wait for the step's update); only then apply(), the tag
