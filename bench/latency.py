@@ -12,7 +12,9 @@ What happens between a card landing on a pad and its LED changing colour:
    (one NTAG READ of 4 pages: a code like "10H" fits, embedded-facts §6). The card lands on
    the play zone of the seat to play, which the scanner polls between every two other
    readers (its `focus`, set by the controller); `focus="other"` models a card laid out of
-   turn (another zone has the focus) and `focus="off"` the plain round robin.
+   turn (another zone has the focus) and `focus="off"` the plain round robin. A card the
+   table has read before is named by its UID and not READ again (scanner.py): the edge path
+   models both (`simulate(known=...)`), the polled paths READ every card.
 3. The controller turns the event into a play in the same step: check(), then the LED frame
    at once, accepted or rejected (controller.play: Feedback.show_flash writes that LED and
    shows the chain; the other LEDs wait for the step's update); only then apply(), the tag
@@ -184,6 +186,9 @@ class Cpu:
     # measured on the rp2 board: one loop step's CPU whatever its bus work (a step with an
     # empty poll less its bus and PN532 time); 0: step + the driver's share of the poll
     loop: float = 0.0
+    # ... the same as verdict for a card the table had not read before (its READ, then the
+    # NDEF parse); None: verdict (the measurement did not tell the two apart)
+    verdict_new: Sequence[float] | None = None
 
     @classmethod
     def scaled(cls, factor: float, driver: Mapping[str, Any], rules: Mapping[str, Sequence[float]]) -> "Cpu":
@@ -246,11 +251,13 @@ def poll_ms(bus: Bus, kind: str, rng: random.Random, t: Timing, cpu: Cpu) -> flo
     return ms + c.get(kind, c["read" if kind.startswith("read") else kind.split("_")[0]]) + cpu.step
 
 
-def verdict_ms(accepted: bool, leds: int, rng: random.Random, t: Timing, cpu: Cpu) -> float:
-    """From the card code read to the LED showing the verdict: controller.play lights it on
-    check()'s answer, accepted or not, before apply(), the messages and the journal."""
-    if cpu.verdict:
-        return cpu.verdict[rng.randrange(len(cpu.verdict))]
+def verdict_ms(accepted: bool, leds: int, rng: random.Random, t: Timing, cpu: Cpu, known: bool = True) -> float:
+    """From the card code read (or, for a card the table has read before, named by its UID) to
+    the LED showing the verdict: controller.play lights it on check()'s answer, accepted or
+    not, before apply(), the messages and the journal."""
+    measured = cpu.verdict if known or not cpu.verdict_new else cpu.verdict_new
+    if measured:
+        return measured[rng.randrange(len(measured))]
     i = rng.randrange(len(cpu.check))
     return leds * t.led_per_led + t.led_latch + cpu.check[i]
 
@@ -263,17 +270,19 @@ def armed_answer_ms(rng: random.Random, t: Timing) -> float:
 
 
 def edge_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, occupancy: float,
-            cycle: float, armed: int = 0, idle: int = 0, split: bool = True) -> tuple[float, float, float]:
+            cycle: float, armed: int = 0, idle: int = 0, split: bool = True,
+            known: bool = True) -> tuple[float, float, float]:
     """The seat to play's reader 0 armed (issue 35: it waits for its card with its field on,
     table/irqwait.py): from the card landing to its IRQ edge's step ending, in the parts
     detect_ms gives. The PN532 answers at armed_answer_ms; the loop meanwhile polls the other
-    readers (loop_until); the first step after the edge reads the answer and the card (READ)
-    and polls no one else (edge_read_ms): the verdict follows."""
+    readers (loop_until); the first step after the edge reads the answer and, for a card the
+    table has not read before (known False), the card (READ), and polls no one else
+    (edge_read_ms): the verdict follows."""
     occupied = [i > armed and rng.random() < occupancy for i in range(n)]
     land = rng.uniform(0.0, cycle)
     edge = land + armed_answer_ms(rng, t)
     now = loop_until(edge, n, bus, rng, t, cpu, occupied, armed, idle, split)
-    return now - land, 0.0, edge_read_ms(bus, rng, t, cpu)
+    return now - land, 0.0, edge_read_ms(bus, rng, t, cpu, known)
 
 
 def next_polled(rr: list[int], n: int, armed: int, idle: int, occupied: list[bool]) -> int:
@@ -342,13 +351,17 @@ def split_poll(now: float, edge: float, bus: Bus, rng: random.Random, t: Timing,
     return now
 
 
-def edge_read_ms(bus: Bus, rng: random.Random, t: Timing, cpu: Cpu) -> float:
+def edge_read_ms(bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, known: bool = True) -> float:
     """The step that serves the edge: the armed answer read (sized for one tag, as
-    pn532_wait.answer reads it), the card's READ at once, the scanner's CPU."""
+    pn532_wait.answer reads it), the scanner's CPU, and for a card the table has not read
+    before the card's READ at once (a card it has read is named by its UID: scanner.py)."""
     byte = bus.byte_us / 1000
     last = bus.switch * byte + (bus.head + bus.status + LIST2[1]) * byte
+    c = cpu.poll[bus.cpu]
+    if known:
+        return last + c.get("named", c["read"]) + cpu.step
     last += exchange(bus, READ, rng.uniform(*t.read), rng, t)
-    return last + cpu.poll[bus.cpu]["read"] + cpu.step
+    return last + c["read"] + cpu.step
 
 
 def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_polls: int,
@@ -436,9 +449,10 @@ def mean_cycle(n: int, bus: Bus, t: Timing, cpu: Cpu, occupancy: float, rng: ran
 def simulate(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, place_polls: int = 2,
              occupancy: float = 0.5, leds: int | None = None, t: Timing = Timing(),
              focus: str = "on", read_confirms: bool = True, field_on: bool = FIELD_ON,
-             rare_occupied: bool = True, armed: int = 0, idle: int = 0) -> dict[str, Any]:
+             rare_occupied: bool = True, armed: int = 0, idle: int = 0, known: bool = True) -> dict[str, Any]:
     """Latency distributions (ms) of a rejected and an accepted play with n readers (focus
-    "edge": armed and idle as edge_ms takes them)."""
+    "edge": armed and idle as edge_ms takes them; known: a card the table has read before, named
+    by its UID at the edge, else one seen the first time, READ)."""
     rng = random.Random(seed)
     cycle = mean_cycle(n, bus, t, cpu, occupancy, rng)
     leds = n if leds is None else leds
@@ -447,13 +461,14 @@ def simulate(n: int, bus: Bus, cpu: Cpu, trials: int, seed: int, place_polls: in
     parts = [0.0, 0.0, 0.0, 0.0, 0.0]
     for _ in range(trials):
         if focus == "edge":
-            wait, debounce, last = edge_ms(n, bus, rng, t, cpu, occupancy, cycle, armed, idle)
+            wait, debounce, last = edge_ms(n, bus, rng, t, cpu, occupancy, cycle, armed, idle, known=known)
         else:
             wait, debounce, last = detect_ms(n, bus, rng, t, cpu, place_polls, occupancy, cycle, focus,
                                              read_confirms, field_on, rare_occupied)
         d = wait + debounce + last
-        r = verdict_ms(False, leds, rng, t, cpu)
-        a = verdict_ms(True, leds, rng, t, cpu)
+        k = known and focus == "edge"  # (a polled pad's model READs every card: the CPU after a READ)
+        r = verdict_ms(False, leds, rng, t, cpu, k)
+        a = verdict_ms(True, leds, rng, t, cpu, k)
         rejected.append(d + r)
         accepted.append(d + a)
         for k, v in enumerate((wait, debounce, last, r, a)):
@@ -542,26 +557,32 @@ class Model:
 
 
 def board_cpu(cpu: Cpu, bus: Bus, steps_ms: Sequence[float], polls_ms: Sequence[float],
-              verdicts_ms: Sequence[float], edge_ms_: Sequence[float] = ()) -> Cpu:
+              verdicts_ms: Sequence[float], edge_ms_: Sequence[float] = (), named_ms: Sequence[float] = (),
+              verdicts_new: Sequence[float] = ()) -> Cpu:
     """The CPU terms of the model as the rp2 board measured them (bench/rp2latency.py), on its
     emulated clock: a whole step with an empty poll, the focus reader's sighting poll, and the
     time from that poll's last bus transaction to the LED frame (edge_ms_: the same "poll" of
-    an armed reader, its answer read and READ). The PN532 and wire time the model counts itself
-    (with the emulator's own timing) is taken off."""
+    an armed reader, its answer read and READ; named_ms: the same for a card named by its UID,
+    its answer read alone; verdicts_ms: the cards named by their UID where named_ms is given,
+    verdicts_new the cards READ). The PN532 and wire time the model counts itself (with the
+    emulator's own timing) is taken off."""
     t = emulated_timing()
     rng = random.Random(0)
     zero = Cpu(cpu.factor, {bus.cpu: {"empty": 0.0, "tag": 0.0, "read": 0.0}}, 0.0, [0.0], [0.0], [0.0], [0])
     step = max(0.0, _median(steps_ms) - poll_ms(bus, "empty", rng, t, zero))
     read = max(0.0, _median(polls_ms) - poll_ms(bus, "read2", rng, t, zero))
+    byte = bus.byte_us / 1000
+    answer = bus.switch * byte + (bus.head + bus.status + LIST2[1]) * byte  # the armed answer read
     if edge_ms_:  # the armed reader's answer read at its edge, then the READ (edge_ms's last part)
-        byte = bus.byte_us / 1000
-        wire = bus.switch * byte + (bus.head + bus.status + LIST2[1]) * byte + exchange(bus, READ, t.read[0], rng, t)
-        read = max(0.0, _median(edge_ms_) - wire)
+        read = max(0.0, _median(edge_ms_) - answer - exchange(bus, READ, t.read[0], rng, t))
     poll = dict(cpu.poll)
     poll[bus.cpu] = {"empty": step, "tag": step, "read": read}
+    if named_ms:
+        poll[bus.cpu]["named"] = max(0.0, _median(named_ms) - answer)
     # (a split poll's every step costs the whole step's CPU: `loop`, an upper bound, as the
     # measured step also holds the driver's CPU of a whole poll)
-    return Cpu(cpu.factor, poll, 0.0, cpu.check, cpu.action, cpu.view, cpu.view_len, list(verdicts_ms), step)
+    return Cpu(cpu.factor, poll, 0.0, cpu.check, cpu.action, cpu.view, cpu.view_len, list(verdicts_ms), step,
+               list(verdicts_new) or None)
 
 
 def _median(xs: Sequence[float]) -> float:

@@ -16,6 +16,17 @@ emulated clock. The bus trace between the two says where the time went (`parts`)
   sighting, the card-code READ, the field switched off; with a debounce, its second poll);
 - `verdict`: from there to the LED frame (the scanner's event, check(), the LED write).
 
+A card the table has read before is named by its UID, not READ again (table/scanner.py): the
+bots deal every card across the board's deal pad (`Bots(deal_pad=True)`), so each card a seat
+lays has been read there; its `poll` is then the armed answer read alone. `first_sight=True`
+(`rp2latency.py PLAYS LOG first`) times cards the table has not read before instead: the deck
+dealt over the link, unseen, each game's deck with tags of its own (new UIDs), and a card's
+first lay only (a new game once one is laid again). Each sample says which (`known`); by
+default (`rp2latency.py PLAYS LOG`, `measure_both`) both are measured, one after the other,
+into one log. A card whose pad's LED already shows its verdict's colour when it lands (the
+seat's last flash not over: in lockstep the bots' next card can come that soon) latches no
+frame of its own and is not timed (`not_timed_led_already_showing_it` counts them).
+
 `cycle` figures are the same bus trace read for the parts of the model (bench/latency.py):
 per poll of an empty reader, the time from its InListPassiveTarget to the next reader's, less
 the PN532's own processing (pn532_emu's timing model) and the wire time the model counts.
@@ -76,10 +87,13 @@ def empty_steps(trace: list[tuple[float, int, int]]) -> list[float]:
     return out
 
 
-def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, log: Any = None) -> dict[str, Any]:
+def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, log: Any = None,
+            first_sight: bool = False) -> dict[str, Any]:
     """Bots play on the rp2 board until `plays` cards laid by the seat to play were judged
-    (log: a text file that gets each one as a JSON line). The board runs in lockstep (the chip
-    stands while the host acts), so the same seed gives the same figures at any load."""
+    (log: a text file that gets each one as a JSON line): cards the table has read before (the
+    deal across its deal pad), or with first_sight cards it has not (the deal over the link,
+    a card's first lay only). The board runs in lockstep (the chip stands while the host acts),
+    so the same seed gives the same figures at any load."""
     _host()
     from cardtable_host.sim.rp2board import missing
 
@@ -87,33 +101,58 @@ def measure(plays: int = 120, seed: int = SEED, spread_ms: float = SPREAD_MS, lo
     if why:
         return {"skipped": why}
     t0 = time.monotonic()
-    board = _timed_board(random.Random(seed), spread_ms)
+    board = _timed_board(random.Random(seed), spread_ms, first_sight)
     board.start(board.BOOT_S)
     try:
-        judge = _Judge(board, plays, log)
-        _play(board, judge, seed)
+        judge = _Judge(board, plays, log, first_sight)
+        _play(board, judge, seed, not first_sight)
         emulated = board.status().get("emulated_ns")
     finally:
         board.close()
     out = summarize(judge.samples, judge.steps, judge.readers, seed, spread_ms)
-    out.update({"out_of_turn_ms": summary(judge.other) if judge.other else None,
+    out.update({"first_sight": first_sight, "not_timed_led_already_showing_it": judge.hidden, "out_of_turn_ms": summary(judge.other) if judge.other else None,
                 "emulated_s": round((emulated or 0) / 1e9, 1), "wall_s": round(time.monotonic() - t0, 1)})
     return out
 
 
-def _timed_board(rng: random.Random, spread_ms: float) -> Any:
+def measure_both(plays: int, log: Any = None) -> dict[str, Any]:
+    """measure() of `plays` cards the table has read before, then of `plays` it has not, on two
+    boards one after the other; the figures of both (`by_sight` tells them apart)."""
+    known = measure(plays, log=log)
+    if "skipped" in known:
+        return known
+    first = measure(plays, log=log, first_sight=True)
+    out = summarize(known["_samples"] + first["_samples"], known["_steps"] + first["_steps"])
+    out.update({k: round(known[k] + first[k], 1) for k in ("emulated_s", "wall_s")})
+    out["not_timed_led_already_showing_it"] = (known["not_timed_led_already_showing_it"]
+                                               + first["not_timed_led_already_showing_it"])
+    return out
+
+
+def _timed_board(rng: random.Random, spread_ms: float, first_sight: bool = False) -> Any:
     """An rp2 board in lockstep on which a card laid without waiting lands at a random
-    emulated time (up to spread_ms after the chip runs on) instead of at once."""
+    emulated time (up to spread_ms after the chip runs on) instead of at once. first_sight:
+    each game's deck has tags of its own (`deck`: UIDs the table has not read before)."""
     from cardtable_host.sim.board import uid_hex
     from cardtable_host.sim.rp2board import Rp2Board
+    from cardtable_host.sim.table import uid_for
 
     class Timed(Rp2Board):
         """Cards land at a random emulated time instead of at once."""
 
         armed: tuple[str, int] | None = None
+        laid: set[tuple[str, int]] = set()  # the tags laid so far: read by the table (scanner.py keeps them)
+        known = False  # the armed card's tag had been laid before
+        deck = 0  # first_sight: the deck of tags in play (a new one for each game, _play)
 
         def place(self, zone: str, text: str | None, uid: bytes | str | None = None, kind: int | str = 213,
                   wait: bool = True) -> None:
+            tag = (text or "", self.deck)
+            self.known = tag in self.laid
+            if text is not None:
+                self.laid = self.laid | {tag}
+                if first_sight and uid_hex(zone, text, uid, kind) == uid_for(text).hex():  # (a deck's tag)
+                    uid = uid_for("%s@%d" % tag)
             if wait or self.readers is None:
                 return Rp2Board.place(self, zone, text, uid, kind, wait)
             rd = self.readers
@@ -134,11 +173,14 @@ class _Judge:
     """The bots' on_message: each judgement of an armed card becomes a sample (the seat to
     play's, in turn) or an `other` figure."""
 
-    def __init__(self, board: Any, plays: int, log: Any) -> None:
+    def __init__(self, board: Any, plays: int, log: Any, first_sight: bool = False) -> None:
         from cardtable_host.sim.table import VirtualTable
 
         self.board = board
         self.plays = plays
+        self.first_sight = first_sight  # only cards the table has not read before are samples
+        self.stale = False  # first_sight: a card of this deck was laid again (a new game's due)
+        self.hidden = 0  # verdicts the pad's LED already showed when the card landed: not timed
         self.log = log
         self.table = VirtualTable(board, BOARD, table_layout(board))
         self.readers = len(self.table.board.readers)
@@ -162,13 +204,20 @@ class _Judge:
             return
         self.steps.extend(empty_steps(trace))
         want = COLOURS["accepted" if msg["type"] == "event" else "rejected"]
-        at = _frame_at(board, land, self.table.board.zone_led[zone], want)
+        led = self.table.board.zone_led[zone]
+        if _shown_at(board, land, led) == want:  # (the last verdict's flash still on: no frame)
+            self.hidden += 1
+            return
+        at = _frame_at(board, land, led, want)
         if at is None:
             return
         ms = (at - land) / 1e6
         role, seat = self.table.layout.roles[zone]
-        if role == "play" and before is not None and seat in before.turn:
-            self._sample(ms, msg["type"] == "event", parts_of(trace, reader, land, at), empty_steps(trace))
+        if role == "play" and before is not None and seat in before.turn and self.first_sight and board.known:
+            self.stale = True
+        elif role == "play" and before is not None and seat in before.turn:
+            parts = parts_of(trace, reader, land, at)
+            self._sample(ms, msg["type"] == "event", {**parts, "known": board.known}, empty_steps(trace))
         else:
             self.other.append(ms)
 
@@ -180,6 +229,15 @@ class _Judge:
         if self.log is not None:  # (a run stopped early keeps what it measured)
             self.log.write(json.dumps({"sample": self.samples[-1], "steps": steps}) + "\n")
             self.log.flush()
+
+
+def _shown_at(board: Any, land: float, led: int) -> tuple[int, ...] | None:
+    """The colour the LED showed when the card landed (its last frame before; None: none kept).
+    A verdict the LED already shows (the seat's last flash of that colour not over, in lockstep
+    its next card can come that soon) latches no frame of its own: it cannot be timed."""
+    frames = board._request({"op": "led_frames", "since": land - 10e9})["frames"]
+    before = [f for f in frames if f[0] <= land]
+    return tuple(before[-1][1][led]) if before else None
 
 
 FRAME_STEPS = 100  # emulated steps (2 ms each) a verdict's LED frame may come after its line
@@ -197,17 +255,20 @@ def _frame_at(board: Any, land: float, led: int, want: tuple[int, int, int]) -> 
     return None
 
 
-def _play(board: Any, judge: _Judge, seed: int) -> None:
-    """The bots play (new games as they end) until the judge has its samples."""
+def _play(board: Any, judge: _Judge, seed: int, deal_pad: bool = True) -> None:
+    """The bots play (new games as they end) until the judge has its samples; deal_pad: every
+    card dealt across the board's deal pad (read there before it is played)."""
     from cardtable_host.sim.bots import Bots
 
     with board.lockstep_link() as link:
-        bots = Bots(link, judge.table, seed=seed, timeout=board.JUDGE_S, on_message=judge)
+        bots = Bots(link, judge.table, seed=seed, timeout=board.JUDGE_S, on_message=judge, deal_pad=deal_pad)
         hello = link.hello()
         link.drain()
         bots.new_game({}, hello=hello)
         while len(judge.samples) < judge.plays:
-            if bots.over:
+            if bots.over or judge.stale:  # (first sight: a new game, a deck of new tags)
+                judge.stale = False
+                board.deck += judge.first_sight
                 bots.new_game({})
             if bots.bot_turn():
                 bots.step()
@@ -224,7 +285,20 @@ def summarize(samples: list[dict[str, Any]], steps: list[float], readers: int = 
     return {"board": BOARD, "readers": readers, "game": GAME, "seed": seed,
             "plays": len(samples), "spread_ms": spread_ms, "ms": summary(ms),
             "accepted": sum(1 for s in samples if s["accepted"]), "parts_ms": parts,
+            "by_sight": by_sight(samples),
             "empty_poll_step_ms": summary(steps, 2), "_samples": samples, "_steps": steps}
+
+
+def by_sight(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """The figures of the cards the table had read before (`known`: named by their UID) and of
+    those it had not (`first`: READ), each with its parts (a sample without `known`: first)."""
+    out = {}
+    for name, sub in (("known", [s for s in samples if s.get("known")]),
+                      ("first", [s for s in samples if not s.get("known")])):
+        if sub:
+            out[name] = {"plays": len(sub), "ms": summary([s["ms"] for s in sub]),
+                         "parts_ms": {k: summary([s[k] for s in sub if k in s]) for k in ("wait", "poll", "verdict")}}
+    return out
 
 
 def from_log(path: str) -> dict[str, Any]:
@@ -331,17 +405,22 @@ def table_layout(board: Any) -> str:
 
 
 def main(argv: list[str]) -> int:
+    import contextlib
     import json
 
     if argv and argv[0] == "undo":
         print(json.dumps(undo(argv[1].split(",")), indent=1))
         return 0
     plays = int(argv[0]) if argv else 120
-    if len(argv) > 1:
-        with open(argv[1], "w") as log:
-            out = measure(plays, log=log)
-    else:
-        out = measure(plays)
+    which = argv[2] if len(argv) > 2 else "both"  # known, first or both (one after the other)
+    if which not in ("known", "first", "both"):
+        print("usage: rp2latency.py [PLAYS [LOG [known|first|both]]] | undo GAMES", file=sys.stderr)
+        return 2
+    with (open(argv[1], "w") if len(argv) > 1 else contextlib.nullcontext()) as log:
+        if which == "both":
+            out = measure_both(plays, log=log)
+        else:
+            out = measure(plays, log=log, first_sight=which == "first")
     out.pop("_samples", None)
     out.pop("_steps", None)
     print(json.dumps(out, indent=1))

@@ -388,9 +388,10 @@ def _placements(args: argparse.Namespace, plan: Plan, guard: Guard) -> dict[str,
 
     if args.rp2_log:
         return guard("rp2 latency", lambda: rp2latency.from_log(args.rp2_log))
-    print(f"rp2 board: {plan.rp2_plays} placements by the seat to play timed to their LED verdict on the "
-          "emulated clock ...", file=sys.stderr)
-    return guard("rp2 latency", lambda: rp2latency.measure(plan.rp2_plays))
+    print(f"rp2 board: {plan.rp2_plays} placements by the seat to play of cards the table has read, and "
+          f"{plan.rp2_plays} of cards it has not, timed to their LED verdict on the emulated clock ...",
+          file=sys.stderr)
+    return guard("rp2 latency", lambda: rp2latency.measure_both(plan.rp2_plays))
 
 
 def _undo_one(game: str, plan: Plan, guard: Guard) -> dict[str, Any]:
@@ -795,13 +796,18 @@ def _summary(model: Any, grid: dict[str, Any], rp2_out: dict[str, Any], mpy: dic
     board: dict[str, Any] = {}
     if placed.get("_samples") and placed.get("_steps"):
         cpu, check_src, board = _board_measured(model, cpu, bus, placed)
-    res = _seat_to_play(model, n, bus, cpu, model.timing)
+    res = _seat_to_play(model, n, bus, cpu, model.timing)  # cards the table has read: named by their UID
     p99 = max(res["rejected"]["p99"], res["accepted"]["p99"])
+    new = _seat_to_play(model, n, bus, cpu, model.timing, known=False)  # a card seen the first time: READ
     # the same with the PN532 listing a tag in 9.7-15 ms instead of the ISO floor (estimate)
     slow = _seat_to_play(model, n, bus, cpu, dataclasses.replace(model.timing, **latency.LIST_TAG_SLOW))
     out: dict[str, Any] = {"p99_ms": p99, "readers": n, "bus": bus.label, "check_source": check_src,
                            "p50_ms": res["accepted"]["p50"], "p95_ms": res["accepted"]["p95"],
                            "p99_pn532_slow_ms": max(slow["rejected"]["p99"], slow["accepted"]["p99"]),
+                           "mean_parts_ms": res["mean_parts_ms"],
+                           "first_sight": {"p50_ms": new["accepted"]["p50"], "p95_ms": new["accepted"]["p95"],
+                                           "p99_ms": max(new["rejected"]["p99"], new["accepted"]["p99"]),
+                                           "mean_parts_ms": new["mean_parts_ms"]},
                            "board": board}
     out["nerts_foundation"] = _nerts_foundation(model, bus, cpu, check_src)
     # Nerts: two plays 50 ms apart on the 12-reader board (6 foundations, 6 "left" pads idle)
@@ -823,19 +829,22 @@ def _nerts_foundation(model: Any, bus: Any, cpu: Any, cpu_source: str) -> dict[s
 
     b = config.load_board(NERTS_BOARD, str(benchlib.BOARDS))
     focus, armed, idle = _board_focus(b)
+    # (known=False: a Nerts table's decks, one a seat, are more tags than the scanner's UID cache
+    # keeps, so a card on a foundation is READ)
     res = latency.simulate(len(b.readers), bus, cpu, model.trials * 2, seed=4545, place_polls=model.place_polls,
                            occupancy=model.occupancy, leds=b.led_count, t=model.timing, focus=focus,
-                           armed=armed, idle=idle)
+                           armed=armed, idle=idle, known=False)
     return {"board": NERTS_BOARD, "readers": len(b.readers), "focus": focus, "armed": armed + 1, "idle": idle,
             "accepted": res["accepted"], "rejected": res["rejected"], "cpu_source": cpu_source}
 
 
-def _seat_to_play(model: Any, readers: int, bus: Any, cpu: Any, timing: Any) -> dict[str, Any]:
-    """The model's placements by the seat to play (its pad armed at the card's edge)."""
+def _seat_to_play(model: Any, readers: int, bus: Any, cpu: Any, timing: Any, known: bool = True) -> dict[str, Any]:
+    """The model's placements by the seat to play (its pad armed at the card's edge): cards the
+    table has read before (a deal pad, an earlier hand), or with known False seen the first time."""
     import latency
 
     return latency.simulate(readers, bus, cpu, model.trials * 2, seed=4242, place_polls=model.place_polls,
-                            occupancy=model.occupancy, t=timing, focus="edge")
+                            occupancy=model.occupancy, t=timing, focus="edge", known=known)
 
 
 def _verdict_cpu(model: Any, rp2g: dict[str, Any], rp2_out: dict[str, Any]) -> tuple[Any, str]:
@@ -851,25 +860,50 @@ def _verdict_cpu(model: Any, rp2g: dict[str, Any], rp2_out: dict[str, Any]) -> t
 
 def _board_measured(model: Any, cpu: Any, bus: Any, placed: dict[str, Any]) -> tuple[Any, str, dict[str, Any]]:
     """The firmware's CPU as the rp2 board spent it on its emulated clock (a step with an empty
-    poll, the sighting poll, sighting to LED), the PN532 and tags as sourced; its source; and the
-    board's measured placements beside the model of the same board with the emulator's PN532 times."""
+    poll, the sighting poll, sighting to LED: for the cards named by their UID and for those
+    READ apart, where the samples say which), the PN532 and tags as sourced; its source; and
+    the board's measured placements beside the model of the same board with the emulator's PN532
+    times."""
     import latency
 
     smp = placed["_samples"]
+    known = [x for x in smp if x.get("known")]
+    first = [x for x in smp if not x.get("known")]
+    edge = [x["poll"] for x in first if "poll" in x and x.get("edge")]
     cpu = latency.board_cpu(cpu, bus, placed["_steps"], [x["poll"] for x in smp if "poll" in x and not x.get("edge")],
-                            [x["verdict"] for x in smp if "verdict" in x],
-                            [x["poll"] for x in smp if "poll" in x and x.get("edge")])
+                            [x["verdict"] for x in (known or first) if "verdict" in x], edge,
+                            [x["poll"] for x in known if "poll" in x and x.get("edge")],
+                            [x["verdict"] for x in first if "verdict" in x] if known else [])
     check_src = ("the firmware's CPU measured on the rp2 board's emulated clock (bench/rp2latency.py: "
-                 "a step with an empty poll, the sighting poll, sighting to LED frame)")
-    same = latency.simulate(placed["readers"], bus, cpu, model.trials * 2, seed=4343,
-                            place_polls=model.place_polls, occupancy=0.0, t=latency.emulated_timing(),
-                            focus="edge")
-    board = {"board": placed["board"], "readers": placed["readers"], "plays": placed["plays"],
-             "measured": placed["ms"], "model": same["accepted"], "parts_ms": placed["parts_ms"],
-             "cpu_ms": {"empty_poll_step": round(cpu.poll[bus.cpu]["empty"], 2),
-                        "sighting_poll": round(cpu.poll[bus.cpu]["read"], 2),
-                        "sighting_to_led_p50": latency._median(cpu.verdict or [])}}
+                 "a step with an empty poll, the sighting poll, sighting to LED frame"
+                 + (", for cards named by their UID and cards READ apart)" if known and first else
+                    ", cards named by their UID only: a first sight's READ CPU as theirs)" if known else
+                    ", cards READ only: a card named by its UID costed as one READ less)"))
+    board: dict[str, Any] = {"board": placed["board"], "readers": placed["readers"]}
+    for name, sub, k in (("known", known, True), ("first", first, False)):
+        if not sub:
+            continue
+        same = latency.simulate(placed["readers"], bus, cpu, model.trials * 2, seed=4343,
+                                place_polls=model.place_polls, occupancy=0.0, t=latency.emulated_timing(),
+                                focus="edge", known=k)
+        fig = placed.get("by_sight", {}).get(name) or latency_part(sub)
+        board[name] = {"plays": len(sub), "measured": fig["ms"], "model": same["accepted"], "parts_ms": fig["parts_ms"]}
+    main = board.get("known") or board.get("first") or {}
+    board.update({"plays": main.get("plays"), "measured": main.get("measured"), "model": main.get("model"),
+                  "parts_ms": main.get("parts_ms"),
+                  "cpu_ms": {"empty_poll_step": round(cpu.poll[bus.cpu]["empty"], 2),
+                             "sighting_poll": round(cpu.poll[bus.cpu]["read"], 2),
+                             "named_at_the_edge": round(cpu.poll[bus.cpu].get("named", cpu.poll[bus.cpu]["read"]), 2),
+                             "sighting_to_led_p50": latency._median(cpu.verdict or []),
+                             "read_to_led_p50": latency._median(cpu.verdict_new or cpu.verdict or [])}})
     return cpu, check_src, board
+
+
+def latency_part(samples: list[dict[str, Any]]) -> dict[str, Any]:
+    """A share of the rp2 board's samples as rp2latency.by_sight gives it (a log's figures)."""
+    import rp2latency
+
+    return rp2latency.by_sight(samples).get("known" if samples[0].get("known") else "first") or {}
 
 
 def _rp2_cpu(cpu: Any, rp2g: dict[str, Any], rp2_out: dict[str, Any]) -> tuple[Any, str]:
@@ -950,10 +984,16 @@ def _undo_worst(undo: dict[str, Any]) -> dict[str, Any]:
 
 
 def summary_lines(r: dict[str, Any]) -> list[str]:
-    """The two lines the bench ends with, word for word as issue 18 names them."""
+    """The two lines the bench ends with, word for word as issue 18 names them (the first for
+    a table that has read its cards before: a deal pad, an earlier hand), and before them the
+    same figure for a card the table has not seen before."""
     s = (r.get("latency") or {}).get("summary") or {}
     out = []
     if "p99_ms" in s:
+        first = s.get("first_sight") or {}
+        if "p99_ms" in first:  # (before the two the bench ends with)
+            out.append(f"placement-to-verdict p99, a card not seen before: {first['p99_ms']:.0f} ms "
+                       f"({s['readers']} readers, seat to play)")
         out.append(f"placement-to-verdict p99: {s['p99_ms']:.0f} ms ({s['readers']} readers, seat to play)")
     w = s.get("undo_worst")
     if w:
@@ -1201,6 +1241,10 @@ def latency_report(lat: dict[str, Any], race: dict[str, Any] | None = None) -> s
         parts.append(f"\nPlacement to verdict, 8 readers on I2C, the seat to play (model; {sm['check_source']}): "
                      f"p50 {sm['p50_ms']}, p95 {sm['p95_ms']}, p99 {sm['p99_ms']} ms; with the PN532 listing a "
                      f"tag in 9.7-15 ms instead of the ISO floor (estimate): p99 {sm.get('p99_pn532_slow_ms')} ms")
+        fs = sm.get("first_sight")
+        if fs:
+            parts.append(f"  a card the table has not read before (its READ at the edge): p50 {fs['p50_ms']}, "
+                         f"p95 {fs['p95_ms']}, p99 {fs['p99_ms']} ms")
     nf = sm.get("nerts_foundation")
     if nf:
         a = nf["accepted"]
@@ -1210,15 +1254,7 @@ def latency_report(lat: dict[str, Any], race: dict[str, Any] | None = None) -> s
     parts += _nerts_measured(race or {})
     board = sm.get("board") or {}
     if board.get("measured"):
-        m, md = board["measured"], board["model"]
-        parts.append(table(f"\nPlacement to verdict on the rp2 board's emulated clock ({board['board']}, "
-                           f"{board['readers']} readers, {board['plays']} cards by the seat to play; ms)",
-                           ["", "p50", "p95", "p99", "max"],
-                           [["measured (LED latch - landing)", m["p50"], m["p95"], m["p99"], m["max"]],
-                            ["the model, the emulator's PN532 times", md["p50"], md["p95"], md["p99"], md["max"]]]))
-        parts.append("  where it went (measured, p50 / p99 ms): " + ", ".join(
-            f"{k} {v.get('p50')} / {v.get('p99')}" for k, v in board["parts_ms"].items()))
-        parts.append(f"  measured CPU fed to the model: {board['cpu_ms']}")
+        parts.extend(_board_report(board))
     if sm.get("undo"):
         parts.append(table("  undo at the end of the longest seeded game (ms)",
                            ["game", "seed", "actions", "replayed", "apply ms", "model ms", "rp2 board ms", "source"],
@@ -1245,6 +1281,25 @@ def _nerts_measured(race: dict[str, Any]) -> list[str]:
             f"{v['n']} plays)",
             f"  landing to the LED verdict on the emulated clock (races N ms apart, bench/race.py): "
             f"p50 {v['p50']:g}, p99 {v['p99']:g}, max {v['max']:g} ms"]
+
+
+def _board_report(board: dict[str, Any]) -> list[str]:
+    """The rp2 board's measured placements beside the model: cards named by their UID, cards READ."""
+    parts: list[str] = []
+    for name, what in (("known", "cards the table had read before"), ("first", "cards seen the first time")):
+        b = board.get(name)
+        if not b:
+            continue
+        m, md = b["measured"], b["model"]
+        parts.append(table(f"\nPlacement to verdict on the rp2 board's emulated clock ({board['board']}, "
+                           f"{board['readers']} readers, {b['plays']} {what}, laid by the seat to play; ms)",
+                           ["", "p50", "p95", "p99", "max"],
+                           [["measured (LED latch - landing)", m["p50"], m["p95"], m["p99"], m["max"]],
+                            ["the model, the emulator's PN532 times", md["p50"], md["p95"], md["p99"], md["max"]]]))
+        parts.append("  where it went (measured, p50 / p99 ms): " + ", ".join(
+            f"{k} {v.get('p50')} / {v.get('p99')}" for k, v in b["parts_ms"].items()))
+    parts.append(f"  measured CPU fed to the model: {board['cpu_ms']}")
+    return parts
 
 
 def _latency_grid_report(lat: dict[str, Any]) -> list[str]:

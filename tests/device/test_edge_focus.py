@@ -9,6 +9,7 @@ from emutable import EXTRA, WAIT, emulated, idle, tidy, until
 
 LIST = 0x4A  # InListPassiveTarget
 RFCONFIG = 0x32  # RFConfiguration (the field off, the retries bounded)
+EXCHANGE = 0x40  # InDataExchange (the card's READ)
 
 
 def _lists(emu, cmd=LIST):
@@ -113,6 +114,35 @@ def test_two_tags_laid_together_on_the_armed_pad_are_refused_and_nothing_is_play
     t.hal.place(zone, "KH")
     t.run(1)
     assert ctl.journal.seq == seq + 1
+
+
+@stepped
+def test_a_card_the_table_has_read_is_judged_at_the_edge_without_a_read():
+    # The up card was read on its pad; the same tag laid on the armed pad is named by its UID:
+    # no InDataExchange (READ) on the bus between its edge and its verdict.
+    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT
+    t, emu = yield from emulated("pico-i2c-4seat", "california-jacks", extra=extra)
+    if emu is None:
+        return
+    from cardtable.table.feedback import COLOURS
+
+    ctl = t.ctl
+    yield from _dealt(t)
+    t.hal.lift("c")
+    yield from until(t, "c", False)
+    zone, r = _to_play(t)
+    assert ctl.scanner.waiter.armed[r]
+    tidy(t)
+    verdicts = len(t.kinds("verdict"))
+    reads, named = ctl.scanner.reads, ctl.scanner.named
+    e = t.hal.emus[r]
+    e.log = bytearray()
+    t.hal.place(zone, "9S")  # the up card's own tag: not in the seat's hand
+    t.run(1)
+    assert len(t.kinds("verdict")) == verdicts + 1, "no verdict in the step after its edge"
+    assert t.led(zone) == COLOURS["rejected"], t.led(zone)
+    assert _lists(e, EXCHANGE) == 0, list(e.log)
+    assert ctl.scanner.named == named + 1 and ctl.scanner.reads == reads
 
 
 def _say(t, obj, steps=2):

@@ -405,3 +405,136 @@ def test_the_watched_pad_counts_two_tags_in_its_poll_not_a_second_exchange():
     readers[2].extra = (uid_for("8H"), "8H")
     events = rounds(sc, clock, 4)
     assert kinds(events) == [(TWO, 2)] and readers[2].counted >= 1  # off the focus: targets()
+
+
+# -- a card the table has read before is named by its UID, not read again ----------------------
+
+def _lay(readers, sc, clock, i, text, uid=None):
+    """Lay a tag on reader i until it is reported, then lift it; the placement's events."""
+    readers[i].card = (uid_for(text) if uid is None else uid, text)
+    events = rounds(sc, clock, 3)
+    readers[i].card = None
+    rounds(sc, clock, 4)
+    return events
+
+
+def test_a_card_laid_again_is_named_by_its_uid_without_a_read():
+    readers, clock, sc = table(n=3)
+    first = _lay(readers, sc, clock, 0, "AS")
+    assert kinds(first) == [(PLACED, 0)] and readers[0].reads == 1
+    again = _lay(readers, sc, clock, 0, "AS")  # the same pad
+    assert kinds(again) == [(PLACED, 0)] and again[0][3:] == first[0][3:] == ("AS", uid_key_of("AS"))
+    assert readers[0].reads == 1  # no READ: the text is the one read before
+    sc.watch((2,))
+    other = _lay(readers, sc, clock, 2, "AS")  # another pad, the seat to play's (its field kept on)
+    assert kinds(other) == [(PLACED, 2)] and other[0][3:] == ("AS", uid_key_of("AS"))
+    assert readers[2].reads == 0 and sc.named == 2 and sc.reads == 1
+    new = _lay(readers, sc, clock, 2, "KD")  # a card not seen before is read
+    assert kinds(new) == [(PLACED, 2)] and new[0][3] == "KD" and readers[2].reads == 1
+
+
+def test_a_uid_whose_key_matches_a_known_one_is_read_not_misnamed():
+    from cardtable.table.scanner import uid_key
+
+    a = bytes((0x04, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66))
+    b = bytes((0x04, 0x11, 0x22, 0x33, 0x44, 0x56, 0x47))  # 31 more in one byte, 31 less in the next
+    assert a != b and uid_key(a, 7) == uid_key(b, 7)
+    readers, clock, sc = table(n=1)
+    assert _lay(readers, sc, clock, 0, "AS", a)[0][3] == "AS"
+    got = _lay(readers, sc, clock, 0, "KD", b)
+    assert kinds(got) == [(PLACED, 0)] and got[0][3] == "KD" and readers[0].reads == 2
+    assert _lay(readers, sc, clock, 0, "AS", a)[0][3] == "AS"  # (b took a's slot: a is read again)
+    assert _lay(readers, sc, clock, 0, "AS", a)[0][3] == "AS" and readers[0].reads == 3
+
+
+def test_a_tag_without_a_card_code_is_read_every_time_it_is_laid():
+    readers, clock, sc = table(n=1)
+    bank = b"\x08\x11\x22\x33"
+    for k in range(2):
+        got = _lay(readers, sc, clock, 0, None, bank)
+        assert kinds(got) == [(UNKNOWN, 0)] and readers[0].reads == k + 1
+    assert sc.named == 0
+
+
+class _Ctl:
+    """What remote.tag uses of the controller: three zones a, b, c on the scanner's readers."""
+
+    def __init__(self, sc, clock):
+        self.scanner = sc
+        self.clock = clock
+        self.enroll = None
+        self.board = self
+        self.zone_reader = {"a": 0, "b": 1, "c": 2}
+        self.reader_zone = ("a", "b", "c")
+        self.zone_led = {}
+        self.feedback = self
+        self.link = self
+        self.sent = []
+
+    def flash(self, led, what, now):
+        pass
+
+    def send(self, msg):
+        self.sent.append(msg)
+
+
+def test_a_tag_the_table_rewrites_is_read_again():
+    from cardtable.table import remote
+
+    readers, clock, sc = table(n=3)
+    assert _lay(readers, sc, clock, 0, "AS")[0][3] == "AS"
+    ctl = _Ctl(sc, clock)
+    readers[1].card = (uid_for("AS"), "AS")  # the same tag on zone b, enrolled anew as the KS
+    got = remote.tag(ctl, {"cmd": "tag", "id": 1, "zone": "b", "write": "KS"})
+    assert got["text"] == "KS" and readers[1].card[1] == "KS", (got, ctl.sent)
+    assert remote.tag(ctl, {"cmd": "tag", "id": 2, "done": True}) == {}
+    readers[1].card = None
+    rounds(sc, clock, 4)
+    reads = sc.reads
+    got = _lay(readers, sc, clock, 2, "KS", uid_for("AS"))
+    assert kinds(got) == [(PLACED, 2)] and got[0][3] == "KS" and sc.reads == reads + 1
+    got = _lay(readers, sc, clock, 0, "KS", uid_for("AS"))  # and then named by its new text
+    assert got[0][3] == "KS" and sc.reads == reads + 1
+
+
+def test_a_full_cache_replaces_the_oldest_tag_and_names_the_others_right():
+    from cardtable.table.scanner import KNOWN_MAX
+
+    readers, clock, sc = table(n=1)
+    codes = ["X%d" % k for k in range(KNOWN_MAX + 1)]
+    for c in codes:
+        assert _lay(readers, sc, clock, 0, c)[0][3] == c
+    assert sc.reads == KNOWN_MAX + 1 and sc.named == 0
+    assert _lay(readers, sc, clock, 0, codes[1])[0][3] == codes[1] and sc.reads == KNOWN_MAX + 1
+    assert _lay(readers, sc, clock, 0, codes[-1])[0][3] == codes[-1] and sc.reads == KNOWN_MAX + 1
+    # the first took the last's place round robin: read again, and it takes the next slot (X1's)
+    assert _lay(readers, sc, clock, 0, codes[0])[0][3] == codes[0] and sc.reads == KNOWN_MAX + 2
+    assert _lay(readers, sc, clock, 0, codes[1])[0][3] == codes[1] and sc.reads == KNOWN_MAX + 3
+    for c in codes[2:]:  # each read, and named right, whichever slot it finds
+        assert _lay(readers, sc, clock, 0, c)[0][3] == c
+    # (one tag more than the cache, laid in a cycle: each takes the slot of the next one due)
+    assert sc.reads == 2 * KNOWN_MAX + 2
+    assert _lay(readers, sc, clock, 0, codes[-1])[0][3] == codes[-1] and sc.reads == 2 * KNOWN_MAX + 2
+
+
+def test_naming_a_known_card_allocates_nothing():
+    from cardtable.table.scanner import uid_key
+
+    readers, clock, sc = table(n=1)
+    _lay(readers, sc, clock, 0, "QS")
+    uid = bytearray(uid_for("QS"))
+    n = len(uid)
+    key = uid_key(uid, n)
+    if MICROPYTHON:
+        import micropython
+
+        micropython.heap_lock()  # (an allocation raises MemoryError)
+        try:
+            k = uid_key(uid, n)
+            kind = sc._name(0, readers[0], uid, n, k)
+        finally:
+            micropython.heap_unlock()
+    else:
+        k = uid_key(uid, n)
+        kind = sc._name(0, readers[0], uid, n, k)
+    assert k == key and kind == PLACED and sc._text == "QS" and readers[0].reads == 1

@@ -170,6 +170,19 @@ def test_the_seat_to_play_is_seen_within_a_poll_or_two_whatever_the_reader_count
         assert on["rejected"]["p95"] < off["rejected"]["p95"] < other["rejected"]["p95"]
 
 
+def test_a_card_the_table_has_read_is_judged_a_read_sooner_at_the_edge() -> None:
+    latency = _bench_module("latency")
+    cpu = _model_cpu(latency)
+    bus = latency.BUSES[0]
+    t = latency.Timing()
+    known, new = (latency.simulate(8, bus, cpu, 400, seed=9, focus="edge", known=k) for k in (True, False))
+    # the same card and loop up to the edge; the step that serves it is one READ exchange shorter
+    assert abs(known["mean_parts_ms"]["first_sighting"] - new["mean_parts_ms"]["first_sighting"]) < 0.5
+    gain = new["mean_parts_ms"]["read_poll"] - known["mean_parts_ms"]["read_poll"]
+    assert t.read[0] < gain < t.read[1] + 2.0, gain
+    assert known["accepted"]["p99"] < new["accepted"]["p99"]
+
+
 def test_an_armed_seat_pad_answers_at_the_edge_sooner_than_a_polled_one() -> None:
     latency = _bench_module("latency")
     cpu = _model_cpu(latency)
@@ -264,8 +277,13 @@ def test_the_bench_ends_with_the_two_summary_lines(quick: tuple[dict, str]) -> N
     import re
 
     r, out = quick
-    last = out.rstrip("\n").splitlines()[-2:]
-    assert re.fullmatch(r"placement-to-verdict p99: \d+ ms \(8 readers, seat to play\)", last[0]), last
+    first, *last = out.rstrip("\n").splitlines()[-3:]
+    known = re.fullmatch(r"placement-to-verdict p99: (\d+) ms \(8 readers, seat to play\)", last[0])
+    assert known, last
+    # before them, the same for a card the table has not read before: its READ on top
+    new = re.fullmatch(r"placement-to-verdict p99, a card not seen before: (\d+) ms \(8 readers, seat to play\)",
+                       first)
+    assert new and int(new.group(1)) > int(known.group(1)), (first, last)
     m = re.fullmatch(r"undo at the end of the longest game: (\d+) ms \(([a-z-]+)\)", last[1])
     assert m and m.group(2) in r["games"]["measured"], last
     s = r["latency"]["summary"]

@@ -64,12 +64,15 @@ SOURCE_ALLOWANCE = 40 * 1024
 # needs 221-240 KB here. The same deal runs on the rp2 board's real heap (test_rp2_games, nerts).
 # The Forty-Fives play-outs through buttons and pads undo a whole finished game's last action in
 # one controller call (about 155 KB live before it): measured, the file needs 208 KB here.
+# The scanner's UID cache (issue 35: 64 tags' UIDs and texts, kept across games) took 2 KB more
+# of the two .mpy runs below (measured with --heap at their old allowances: they pass from 194 and
+# 193 KB, from 192 and 191 before it; their bytecode is in this heap, in flash on a board).
 GARBAGE_ALLOWANCE = {"tests/device/test_undo_long.py": 48 * 1024,
-                     "tests/device/test_controller_playouts.py": 16 * 1024,
+                     "tests/device/test_controller_playouts.py": 18 * 1024,
                      # a play that takes a checkpoint (the old one is garbage in the same call)
                      # and an undo across one that replays the journal in one controller call:
-                     # measured, the file needs 232 KB here
-                     "tests/device/test_undo_checkpoint.py": 40 * 1024,
+                     # measured, the file needs 232 KB here (2 KB more with the UID cache)
+                     "tests/device/test_undo_checkpoint.py": 42 * 1024,
                      # four seat pads armed with their PN532s waiting, and a card judged at the
                      # edge in the same call: measured, the file needs 200 KB here
                      "tests/device/test_edge_focus.py": 8 * 1024,

@@ -90,6 +90,7 @@ def _tag(ctl, cmd, zone, r, text):
         uid = r.poll()
         if uid is not None:
             out["uid"] = "".join(["%02x" % b for b in uid])
+            ctl.scanner.forget(uid)  # (enrolling may write it: the scanner READs it again)
         if uid is None or out["uid"] != cmd.get("uid", out["uid"]):
             if text is None:
                 return out

@@ -45,6 +45,27 @@
 # the next poll if it is still there; if the next poll finds the pad empty, it was torn
 # away before the table knew what it was (TORN).
 #
+# A card the table has read before is named by its UID, not read again (issue 35): NTAG21x UIDs
+# are 7 bytes, unique and fixed at manufacture, and the poll's answer carries the UID whole, so
+# the scanner keeps, for up to KNOWN_MAX tags (a deck with its jokers, and spares), the UID
+# bytes -> the text its READ gave (card codes only: a tag with none is read every time), and
+# a tag seen again is reported with that text and no READ (2-3 ms on the air, and the NDEF
+# parse). The key (uid_key, 30 bits) only finds the slot; the UID's bytes are compared whole,
+# so two UIDs with one key are never taken for each other (the second is read). When all slots
+# are used a new tag takes the next one round robin; a card READ is kept at the next step, after
+# its verdict (nothing between a READ and its LED frame but what the verdict needs). RAM only,
+# kept across hands and games (one physical deck), lost at power-up. It serves every reader,
+# not the seat to play's alone, as nothing else needs the READ itself: the two-tag check comes
+# before it (unchanged); a named card has no READ to be torn from, so on a watched pad its
+# sighting alone is its confirmation (the READ confirmed it 2-3 ms later, which a card in
+# passing outlives all the same), and off the focus ``place_polls`` sightings still are; the
+# deal pad and the duplicate-tag check (inputs.py) get the same text and key as a READ gives.
+# A tag the table writes or reads for enrolling (remote.tag) is forgotten: read again when next
+# seen. What it trades: a tag rewritten by something else (a phone) while the table is on keeps
+# its old text until then, and a UID cloned onto another tag with another text is taken for
+# the first card (a magic tag: cheating either way; two tags with one text still are a
+# duplicate). A table with more tags than KNOWN_MAX in play (Nerts: a deck a seat) reads most.
+#
 # Events are tuples ``(kind, reader, t, text, key)``: t is the tick of the first sighting (of
 # the failure, of the lift), text the card code read from the tag (PLACED), the reason
 # (UNKNOWN: a tag with no card code; DOWN: the error; TORN, TWO: what happened), key a small
@@ -61,13 +82,17 @@ TWO = const(7)
 
 NAMES = ("", "placed", "lifted", "unknown", "down", "up", "torn", "two")
 _UIDMAX = const(10)
+KNOWN_MAX = const(64)  # tags named by their UID: a deck with its jokers, and spares
+_KUID = const(8)  # per kept tag: its UID's length (0: a free slot), then up to 7 UID bytes
 
 
-def uid_key(buf, n):
-    """A small int (< 2**30) standing for the first n bytes of a UID."""
+def uid_key(buf, n, o=0):
+    """A small int (< 2**30) standing for the n bytes of a UID at buf[o:]: h = (h * 31 + byte)
+    mod 2**30 over them, worked in 15-bit halves so no step needs a long int (allocates nothing)."""
     h = n
-    for k in range(n):
-        h = (h * 31 + buf[k]) & 0x3FFFFFFF
+    for k in range(o, o + n):
+        c = (h & 0x7FFF) * 31 + buf[k]
+        h = ((((h >> 15) * 31 + (c >> 15)) & 0x7FFF) << 15) | (c & 0x7FFF)
     return h
 
 
@@ -128,6 +153,16 @@ class Scanner:
         self._pend = -1  # a reader whose poll was sent (poll_start) and not yet answered
         self._pend_at = 0
         self._pend_w = False
+        # the tags read before (see the header): per slot its UID and text; its key -> slot
+        self._kuid = bytearray(KNOWN_MAX * _KUID)
+        self._ktext = [""] * KNOWN_MAX
+        self._kslot = {}
+        self._knext = 0  # the slot a new tag takes when all are used (round robin)
+        self._text = None  # _name's text
+        self._learn = -1  # a reader whose card was READ: its text kept at the next step (_kept)
+        self._learn_text = ""
+        self.named = 0  # cards named by their UID, no READ
+        self.reads = 0  # cards READ
 
     def watch(self, focus):
         """Set the focus readers (a tuple); a new focus is polled at the next step."""
@@ -155,6 +190,8 @@ class Scanner:
 
     def step(self, budget=1):
         """Poll the next `budget` readers; returns how many events are waiting."""
+        if self._learn >= 0:
+            self._kept()  # (after the verdict of the card READ in the step before)
         w = self.waiter
         if w is not None:
             k = len(self.events)
@@ -384,6 +421,34 @@ class Scanner:
                                         uid_key(cand, n)))
                 return
             self._two[i] = 0
+        key = uid_key(cand, n)
+        kind = self._name(i, r, cand, n, key)
+        if not kind:
+            return  # torn: read again at the next poll if it is still there
+        if self._ulen[i]:
+            self.events.append((LIFTED, i, now, None, uid_key(self._uid[i], self._ulen[i])))
+        stable = self._uid[i]
+        for k in range(n):
+            stable[k] = cand[k]
+        self._ulen[i] = n
+        self._clen[i] = 0
+        self._hits[i] = 0
+        self.events.append((kind, i, self._t0[i], self._text, key))
+        if watched:
+            self._lit = i  # its verdict before the field goes off
+
+    # -- the tags read before, named by their UID ---------------------------------------------
+
+    def _name(self, i, r, uid, n, key):
+        """The card's text in self._text: kept from an earlier READ of this very UID, else READ
+        now. PLACED or UNKNOWN (the reason in _text), or 0: the tag left in the middle of its
+        READ (self._torn set)."""
+        s = self._known(uid, n, key)
+        if s >= 0:
+            self.named += 1
+            self._torn[i] = 0
+            self._text = self._ktext[s]
+            return PLACED
         kind = PLACED
         try:
             text = r.read_text()
@@ -393,20 +458,72 @@ class Scanner:
         except OSError as e:
             if hasattr(e, "status"):
                 self._torn[i] = 1  # the tag left mid-read: read it again if it is still there
-                return
+                return 0
             raise
+        self.reads += 1
         self._torn[i] = 0
-        if self._ulen[i]:
-            self.events.append((LIFTED, i, now, None, uid_key(self._uid[i], self._ulen[i])))
-        stable = self._uid[i]
+        if kind == PLACED:  # kept at the next step, once its verdict is shown
+            if self._learn >= 0:
+                self._kept()
+            self._learn = i
+            self._learn_text = text
+        self._text = text
+        return kind
+
+    def _known(self, uid, n, key):
+        """The slot keeping the text of the tag whose UID is uid's n bytes, or -1. The key only
+        finds the slot: its UID bytes are compared whole (two UIDs may share a key)."""
+        s = self._kslot.get(key, -1)
+        if s < 0:
+            return -1
+        b = self._kuid
+        o = s * _KUID
+        if b[o] != n:
+            return -1
         for k in range(n):
-            stable[k] = cand[k]
-        self._ulen[i] = n
-        self._clen[i] = 0
-        self._hits[i] = 0
-        self.events.append((kind, i, self._t0[i], text, uid_key(stable, n)))
-        if watched:
-            self._lit = i  # its verdict before the field goes off
+            if b[o + 1 + k] != uid[k]:
+                return -1
+        return s
+
+    def _kept(self):
+        """Keep the text of the card READ on reader _learn (the card lying there) in the slot of
+        its UID's key (a UID that shares the key is forgotten), else the next slot round robin."""
+        i = self._learn
+        self._learn = -1
+        text = self._learn_text
+        self._learn_text = ""
+        n = self._ulen[i]
+        if not n or n >= _KUID:
+            return  # (gone meanwhile: its reader down; a UID longer than an NTAG's: read each time)
+        uid = self._uid[i]
+        key = uid_key(uid, n)
+        d = self._kslot
+        b = self._kuid
+        s = d.get(key, -1)
+        if s < 0:
+            s = self._knext
+            self._knext = s + 1 if s + 1 < KNOWN_MAX else 0
+            if b[s * _KUID]:
+                del d[uid_key(b, b[s * _KUID], s * _KUID + 1)]
+            d[key] = s
+        o = s * _KUID
+        b[o] = n
+        for k in range(n):
+            b[o + 1 + k] = uid[k]
+        self._ktext[s] = text
+
+    def forget(self, uid):
+        """The tag with this UID is read again the next time it is seen (the table writes it:
+        remote.tag)."""
+        if self._learn >= 0:
+            self._kept()
+        n = len(uid)
+        key = uid_key(uid, n)
+        s = self._known(uid, n, key)
+        if s >= 0:
+            del self._kslot[key]
+            self._kuid[s * _KUID] = 0
+            self._ktext[s] = ""
 
     def _empty(self, i, now):
         if self._torn[i]:
