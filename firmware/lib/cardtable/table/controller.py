@@ -206,11 +206,9 @@ class Controller:
         # runs with interrupts off, so the other card of a race would be timed at its end, not
         # at its IRQ edge, and judged after it (bench/README.md, Nerts races).
         c = self._commits
-        if c:
-            now = self.clock.ticks_ms()
-            if ticks_diff(now, c[0][4]) >= COMMIT_WAIT_MS or not sc.busy() and (
-                    ticks_diff(now, c[-1][4]) >= QUIET_MS or not getattr(self.game, "TIMED", False)):
-                self._commit()
+        if c and (not sc.busy() and (ticks_diff(self.clock.ticks_ms(), c[-1][4]) >= QUIET_MS or not getattr(self.game, "TIMED", 0))
+                  or ticks_diff(self.clock.ticks_ms(), c[0][4]) >= COMMIT_WAIT_MS):
+            self._commit()
         pins = self.hal.inputs
         ev = pins.next()
         while ev is not None:

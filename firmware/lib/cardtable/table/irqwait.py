@@ -118,8 +118,17 @@ class IrqWait:
                     s._failed(i, self.clock.ticks_ms(), e)
                 if s._lit == i:
                     s._dark()  # (its field too, even in a step that polls no one)
+        got = self.got
         while True:  # one card a step, the earliest edge first: its verdict before the next READ
-            i = self._first()
+            i = -1  # (an edge not seen, the line low: timed now, after any edge seen)
+            for j in self.want:
+                if not self.armed[j]:
+                    continue
+                if got[j]:
+                    if i < 0 or not got[i] or ticks_diff(self.edge[j], self.edge[i]) < 0:
+                        i = j
+                elif i < 0 and self.lines[j].value() == 0:
+                    i = j
             if i < 0:
                 break
             self._answer(i)
@@ -130,22 +139,6 @@ class IrqWait:
                 self._arm(i)
         if self.want:
             self._check()
-
-    def _first(self):
-        """The armed reader whose card came first: the earliest IRQ edge, else one whose line is
-        low without an edge seen (timed now); -1: none."""
-        best = -1
-        got = self.got
-        edge = self.edge
-        for i in self.want:
-            if not self.armed[i]:
-                continue
-            if got[i]:
-                if best < 0 or not got[best] or ticks_diff(edge[i], edge[best]) < 0:
-                    best = i
-            elif best < 0 and self.lines[i].value() == 0:
-                best = i
-        return best
 
     def _check(self):
         """Abort and re-arm the next armed reader in turn when its time has come (see above)."""
