@@ -23,9 +23,10 @@ lays has been read there; its `poll` is then the armed answer read alone. `first
 dealt over the link, unseen, each game's deck with tags of its own (new UIDs), and a card's
 first lay only (a new game once one is laid again). Each sample says which (`known`); by
 default (`rp2latency.py PLAYS LOG`, `measure_both`) both are measured, one after the other,
-into one log. A card whose pad's LED already shows its verdict's colour when it lands (the
-seat's last flash not over: in lockstep the bots' next card can come that soon) latches no
-frame of its own and is not timed (`not_timed_led_already_showing_it` counts them).
+into one log. A card laid on a play pad lands once that pad's LED no longer flashes the last
+verdict (the chip runs on until then, sim/rp2race.dark: in lockstep the bots' next card can
+come that soon): a verdict in the colour the LED already shows latches no frame of its own and
+could not be timed (`not_timed_led_already_showing_it` counts any such card).
 
 `cycle` figures are the same bus trace read for the parts of the model (bench/latency.py):
 per poll of an empty reader, the time from its InListPassiveTarget to the next reader's, less
@@ -135,6 +136,7 @@ def _timed_board(rng: random.Random, spread_ms: float, first_sight: bool = False
     each game's deck has tags of its own (`deck`: UIDs the table has not read before)."""
     from cardtable_host.sim.board import uid_hex
     from cardtable_host.sim.rp2board import Rp2Board
+    from cardtable_host.sim.rp2race import dark
     from cardtable_host.sim.table import uid_for
 
     class Timed(Rp2Board):
@@ -143,6 +145,7 @@ def _timed_board(rng: random.Random, spread_ms: float, first_sight: bool = False
         armed: tuple[str, int] | None = None
         laid: set[tuple[str, int]] = set()  # the tags laid so far: read by the table (scanner.py keeps them)
         known = False  # the armed card's tag had been laid before
+        play_leds: dict[str, int] = {}  # the play pads' LEDs (set by _Judge)
         deck = 0  # first_sight: the deck of tags in play (a new one for each game, _play)
 
         def place(self, zone: str, text: str | None, uid: bytes | str | None = None, kind: int | str = 213,
@@ -155,6 +158,8 @@ def _timed_board(rng: random.Random, spread_ms: float, first_sight: bool = False
                     uid = uid_for("%s@%d" % tag)
             if wait or self.readers is None:
                 return Rp2Board.place(self, zone, text, uid, kind, wait)
+            if zone in self.play_leds:  # the pad's LED flashing the last verdict would hide this one's
+                dark(self, [self.play_leds[zone]])
             rd = self.readers
             rd.trace = []
             i = rd.index(zone)
@@ -183,6 +188,8 @@ class _Judge:
         self.hidden = 0  # verdicts the pad's LED already showed when the card landed: not timed
         self.log = log
         self.table = VirtualTable(board, BOARD, table_layout(board))
+        roles = self.table.layout.roles
+        board.play_leds = {z: led for z, led in self.table.board.zone_led.items() if roles.get(z, ("",))[0] == "play"}
         self.readers = len(self.table.board.readers)
         self.samples: list[dict[str, Any]] = []
         self.other: list[float] = []

@@ -67,7 +67,7 @@ def verdict_frame(board: Any, land_ns: float, led: int, steps: int = FRAME_STEPS
     return None
 
 
-def _dark(board: Any, leds: Sequence[int]) -> None:
+def dark(board: Any, leds: Sequence[int]) -> None:
     """Let the standing chip run on until none of leds flashes a verdict (an earlier race's)."""
     waited = 0.0
     while any(tuple(board.pixels()[i]) in VERDICT_COLOURS for i in leds):
@@ -127,7 +127,7 @@ def races(per_apart: int, aparts: Sequence[int], image: str | None = None) -> di
                     first, second = (1, 2) if k % 2 == 0 else (2, 1)
                     pads = PADS[(n + s) % len(PADS)], PADS[(n + s + 2) % len(PADS)]
                     cards = ("%s%s#%d" % (rank, suit, first), "%s%s#%d" % (rank, suit, second))
-                    _dark(b, [leds[z] for z in pads])
+                    dark(b, [leds[z] for z in pads])
                     link.drain()
                     at = b.place_at([(pads[0], cards[0], 0.0), (pads[1], cards[1], float(apart))])
                     kept = _outcome(link, cards, WAIT_S)
