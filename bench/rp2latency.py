@@ -122,7 +122,13 @@ def measure_both(plays: int, log: Any = None) -> dict[str, Any]:
     known = measure(plays, log=log)
     if "skipped" in known:
         return known
-    first = measure(plays, log=log, first_sight=True)
+    return combine(known, measure(plays, log=log, first_sight=True))
+
+
+def combine(known: dict[str, Any], first: dict[str, Any]) -> dict[str, Any]:
+    """One figure of two measure() runs: cards the table had read, cards it had not."""
+    if "skipped" in known or "skipped" in first:
+        return known if "skipped" in known else first
     out = summarize(known["_samples"] + first["_samples"], known["_steps"] + first["_steps"])
     out.update({k: round(known[k] + first[k], 1) for k in ("emulated_s", "wall_s")})
     out["not_timed_led_already_showing_it"] = (known["not_timed_led_already_showing_it"]

@@ -58,7 +58,7 @@ class Plan:
 
 
 # `make bench`: every section, sized for about five minutes on a 2-core machine
-FULL = Plan(False, (1, 2, 3), 1500, 1, 0.5, 20000, 2000, 100_000, 500, 8, 2, 20, 2, 5, 10, 0, False)
+FULL = Plan(False, (1, 2, 3), 1500, 1, 0.5, 20000, 2000, 100_000, 500, 8, 2, 12, 2, 5, 10, 0, False)
 # `make bench-long` (--long): the counts the bench had before issue 35 (well over 15 minutes)
 LONG = Plan(False, (1, 2, 3), 1500, 3, 1.0, 20000, 2000, 1_000_000, 5000, 400, 50, 100, 10, 30, 30, 1500, True)
 QUICK = Plan(True, (1,), 120, 1, 0.1, 2000, 200, 2000, 50, 0, 0, 0, 0, 0, 0, 0, False)
@@ -382,16 +382,16 @@ def _profile(plan: Plan, guard: Guard) -> dict[str, Any]:
     return guard("rp2 profile", lambda: rp2profile.section(plan.quick, True, plan.profile_plays))
 
 
-def _placements(args: argparse.Namespace, plan: Plan, guard: Guard) -> dict[str, Any]:
-    """Section 5e: placements by the seat to play timed to their LED verdict on the rp2 board."""
+def _placements(plan: Plan, guard: Guard, first_sight: bool) -> dict[str, Any]:
+    """Section 5e, one half: placements by the seat to play timed to their LED verdict on the rp2
+    board, of cards the table has read (dealt across its deal pad) or of cards it has not."""
     import rp2latency
 
-    if args.rp2_log:
-        return guard("rp2 latency", lambda: rp2latency.from_log(args.rp2_log))
-    print(f"rp2 board: {plan.rp2_plays} placements by the seat to play of cards the table has read, and "
-          f"{plan.rp2_plays} of cards it has not, timed to their LED verdict on the emulated clock ...",
-          file=sys.stderr)
-    return guard("rp2 latency", lambda: rp2latency.measure_both(plan.rp2_plays))
+    what = "it has not read" if first_sight else "the table has read"
+    print(f"rp2 board: {plan.rp2_plays} placements by the seat to play of cards {what}, timed to their LED "
+          f"verdict on the emulated clock ...", file=sys.stderr)
+    return guard("rp2 latency " + ("new" if first_sight else "read"),
+                 lambda: rp2latency.measure(plan.rp2_plays, first_sight=first_sight))
 
 
 def _undo_one(game: str, plan: Plan, guard: Guard) -> dict[str, Any]:
@@ -409,7 +409,8 @@ def _board_jobs(args: argparse.Namespace, plan: Plan, games: dict[str, int], boo
     jobs: list[tuple[str, Callable[[], Any]]] = []
     if _rp2_skipped(args):
         return [("race", partial(_race, plan, guard))]  # (the model alone)
-    jobs.append(("placements", partial(_placements, args, plan, guard)))
+    if not args.rp2_log:  # (two boards at once: each half is the longest job)
+        jobs += [(f"placements {k}", partial(_placements, plan, guard, k == "new")) for k in ("read", "new")]
     jobs.append(("rp2", partial(_rp2_board, args, plan, games, boot_mods, guard, errors)))
     if not args.no_undo and not args.rp2_undo:
         jobs += [(f"undo {g}", partial(_undo_one, g, plan, guard)) for g in games]
@@ -427,12 +428,22 @@ def _board_latency(args: argparse.Namespace, games: dict[str, int], done: dict[s
     why = _rp2_skipped(args)
     if why:
         return {"skipped": why}
-    placed = done.get("placements")
+    placed = _placed(args, done)
     if args.no_undo:
         return {"placements": placed, "undo": {}}
     if args.rp2_undo:
         return {"placements": placed, "undo": json.loads(Path(args.rp2_undo).read_text())}
     return {"placements": placed, "undo": {g: done[f"undo {g}"] for g in games if f"undo {g}" in done}}
+
+
+def _placed(args: argparse.Namespace, done: dict[str, Any]) -> dict[str, Any] | None:
+    """The placements' figures: from --rp2-log, or the two halves timed in this run."""
+    import rp2latency
+
+    if args.rp2_log:
+        return rp2latency.from_log(args.rp2_log)
+    read, new = done.get("placements read"), done.get("placements new")
+    return rp2latency.combine(read, new) if read and new else read or new
 
 
 def _tournament(plan: Plan, guard: Guard) -> dict[str, Any]:
@@ -624,7 +635,7 @@ def latency_only(args: argparse.Namespace, plan: Plan, games: dict[str, int], gu
                 for g, s in games.items()}
 
     jobs = [j for j in _board_jobs(args, plan, games, [], guard, errors)
-            if j[0] == "placements" or j[0].startswith("undo ")]
+            if j[0].startswith(("placements", "undo "))]
     cpy, board = run_lanes(lambda: timings.run("cpython", cpython), jobs, timings)
     board_lat = _board_latency(args, games, board)
     lat = guard("latency", lambda: run_latency(plan, cpy, {}, {}, *_place_polls(), {}, games, board_lat))
