@@ -1237,12 +1237,13 @@ def latency_report(lat: dict[str, Any], race: dict[str, Any] | None = None) -> s
     parts = _latency_grid_report(lat) if lat.get("grid") else []
     sm = lat.get("summary") or {}
     if lat.get("grid"):
-        race = sm.get("nerts_race_50ms")
-        if race:
+        modelled = sm.get("nerts_race_50ms")
+        if modelled:
             parts.append(f"  Nerts race, two plays 50 ms apart, 12 readers: the earlier one wins "
-                         f"{race['ordered_right']:.1%} polled (before issue 18's levers: {race['before_issue_18']:.1%}), "
-                         f"{race.get('irq_edge', 0):.1%} timed at the IRQ edge (board scan irq); polled "
-                         "by ms apart: " + ", ".join(f"{d} {v:.1%}" for d, v in race["by_apart_ms"].items()))
+                         f"{modelled['ordered_right']:.1%} polled (before issue 18's levers: "
+                         f"{modelled['before_issue_18']:.1%}), "
+                         f"{modelled.get('irq_edge', 0):.1%} timed at the IRQ edge (board scan irq); polled "
+                         "by ms apart: " + ", ".join(f"{d} {v:.1%}" for d, v in modelled["by_apart_ms"].items()))
         deal = sm.get("deal")
         if deal:
             parts.append(f"  dealing across the pad (7 readers): a card is read {deal['read_ms']['p50']} ms "
