@@ -11,6 +11,7 @@ EMULATING = not MICROPYTHON or __import__("cardtable").__file__.endswith(".mpy")
 EXTRA = ("cardtable.sim.pn532_emu", "cardtable.drivers.ndef", "cardtable.drivers.pn532",
          "cardtable.drivers.mux", "cardtable.drivers.pn532_i2c", "cardtable.table.remote")
 WAIT = ("cardtable.drivers.pn532_wait", "cardtable.table.irqwait")  # readers that wait on IRQ ("scan": "irq")
+IRQ_TABLE = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT  # ... and no tag command
 
 
 def emulated(board_name, layout, module="cardtable.sim.pn532_emu", extra=EXTRA):

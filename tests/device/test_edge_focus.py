@@ -5,7 +5,7 @@ and judged in the very next step, before any other reader is polled; two tags la
 still refused. (Its own file: one table configuration per MicroPython process.)"""
 from support import stepped
 
-from emutable import EXTRA, WAIT, emulated, idle, tidy, until
+from emutable import EXTRA, IRQ_TABLE, WAIT, emulated, idle, tidy, until
 
 LIST = 0x4A  # InListPassiveTarget
 RFCONFIG = 0x32  # RFConfiguration (the field off, the retries bounded)
@@ -34,8 +34,7 @@ def _to_play(t):
 
 @stepped
 def test_the_seat_to_play_waits_armed_and_its_card_is_judged_in_the_next_step():
-    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT
-    t, emu = yield from emulated("pico-i2c-4seat", "california-jacks", extra=extra)
+    t, emu = yield from emulated("pico-i2c-4seat", "california-jacks", extra=IRQ_TABLE)
     if emu is None:  # fake readers (the emulator does not fit beside the .py package): no IRQ lines
         return
     from cardtable.table.feedback import COLOURS
@@ -90,8 +89,7 @@ def test_the_seat_to_play_waits_armed_and_its_card_is_judged_in_the_next_step():
 
 @stepped
 def test_two_tags_laid_together_on_the_armed_pad_are_refused_and_nothing_is_played():
-    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT
-    t, emu = yield from emulated("pico-i2c-4seat", "california-jacks", extra=extra)
+    t, emu = yield from emulated("pico-i2c-4seat", "california-jacks", extra=IRQ_TABLE)
     if emu is None:
         return
     ctl = t.ctl
@@ -120,8 +118,7 @@ def test_two_tags_laid_together_on_the_armed_pad_are_refused_and_nothing_is_play
 def test_a_card_the_table_has_read_is_judged_at_the_edge_without_a_read():
     # The up card was read on its pad; the same tag laid on the armed pad is named by its UID:
     # no InDataExchange (READ) on the bus between its edge and its verdict.
-    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT
-    t, emu = yield from emulated("pico-i2c-4seat", "california-jacks", extra=extra)
+    t, emu = yield from emulated("pico-i2c-4seat", "california-jacks", extra=IRQ_TABLE)
     if emu is None:
         return
     from cardtable.table.feedback import COLOURS

@@ -3,7 +3,7 @@ stops answering is reported down within a few seconds, like a polled one, and wa
 again once it answers. (Its own file: one table configuration per MicroPython process.)"""
 from support import stepped
 
-from emutable import EXTRA, WAIT, emulated, idle, nerts_three_seats
+from emutable import IRQ_TABLE, emulated, idle, nerts_three_seats
 
 
 def _seconds(t, s):
@@ -14,9 +14,8 @@ def _seconds(t, s):
 
 @stepped
 def test_a_waiting_reader_that_stops_answering_is_reported_down_and_waits_again_when_it_answers():
-    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT
     yield from nerts_three_seats()
-    t, emu = yield from emulated("nerts-3", "nerts", extra=extra)
+    t, emu = yield from emulated("nerts-3", "nerts", extra=IRQ_TABLE)
     if emu is None:  # fake readers (the emulator does not fit beside the .py package): no IRQ lines
         return
     sc = t.ctl.scanner

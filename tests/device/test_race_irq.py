@@ -5,7 +5,15 @@ in. (Its own file: one table configuration per MicroPython process keeps the hea
 Pico's.)"""
 from support import stepped
 
-from emutable import EXTRA, WAIT, emulated, idle, lay, nerts_three_seats, until
+from emutable import IRQ_TABLE, emulated, idle, lay, nerts_three_seats, until
+
+
+def _race_table():
+    """The three-seat Nerts table with its foundations' IRQ lines; None where the emulator does not
+    fit (beside the .py package: fake readers, no IRQ lines)."""
+    yield from nerts_three_seats()
+    t, emu = yield from emulated("nerts-3", "nerts", extra=IRQ_TABLE)
+    return None if emu is None else t
 
 
 def _reads(t, log):
@@ -23,10 +31,8 @@ def _reads(t, log):
 
 @stepped
 def test_two_plays_50_ms_apart_the_earlier_edge_is_read_and_judged_first_at_its_own_time():
-    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT  # (no tag command here)
-    yield from nerts_three_seats()
-    t, emu = yield from emulated("nerts-3", "nerts", extra=extra)
-    if emu is None:  # fake readers (the emulator does not fit beside the .py package): no IRQ lines
+    t = yield from _race_table()
+    if t is None:
         return
     ctl = t.ctl
     g = ctl.game
@@ -81,10 +87,8 @@ def test_two_plays_50_ms_apart_the_earlier_edge_is_read_and_judged_first_at_its_
 def test_the_step_that_takes_a_card_at_its_edge_checks_no_other_armed_reader():
     # An armed reader is aborted and armed again about every retry_ms (IrqWait._check: three
     # exchanges): not in the step that took a card, whose verdict comes first.
-    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT
-    yield from nerts_three_seats()
-    t, emu = yield from emulated("nerts-3", "nerts", extra=extra)
-    if emu is None:  # fake readers (the emulator does not fit beside the .py package): no IRQ lines
+    t = yield from _race_table()
+    if t is None:
         return
     ctl = t.ctl
     g = ctl.game
@@ -111,10 +115,8 @@ def test_a_race_s_second_card_is_judged_before_the_first_one_s_journal_flush():
     # A flush erases a flash sector with interrupts off (45-51 ms): a card laid meanwhile would
     # be timed at its end and judged after it. In a timed game the flush waits until no play
     # has come for controller.QUIET_MS, so the second card of a race is judged first.
-    extra = tuple([m for m in EXTRA if m != "cardtable.table.remote"]) + WAIT
-    yield from nerts_three_seats()
-    t, emu = yield from emulated("nerts-3", "nerts", extra=extra)
-    if emu is None:  # fake readers (the emulator does not fit beside the .py package): no IRQ lines
+    t = yield from _race_table()
+    if t is None:
         return
     from cardtable.table.controller import QUIET_MS
     from cardtable.table.feedback import COLOURS
