@@ -82,3 +82,25 @@ def make_uf2(payload: bytes, base: int = 0x10000000, chunk: int = 256) -> bytes:
         head = struct.pack("<8I", uf2.MAGIC0, uf2.MAGIC1, 0x2000, base + i * chunk, len(data), i, n, 0xE48BFF56)
         out += head + data.ljust(476, b"\0") + struct.pack("<I", uf2.MAGIC_END)
     return out
+
+
+@contextlib.contextmanager
+def club_tournament(tmp_path: Path) -> Iterator[tuple[Any, dict[str, str], Any, Any]]:
+    """Four teams of two on two tables, with its own Mosquitto and its director running:
+    (tournament, credentials, broker, director); both stopped at the end."""
+    from cardtable_host.tournament import broker as brokers
+    from cardtable_host.tournament.director import Director
+    from cardtable_host.tournament.tourney import create
+
+    teams = [{"name": "Team %d" % i, "players": ["P%dA" % i, "P%dB" % i]} for i in range(1, 5)]
+    tour = create(tmp_path / "t", teams, 2)
+    creds = brokers.write_config(tour.dir / "broker", tour.id, 2)
+    b = brokers.LocalBroker(tour.dir / "broker").start()
+    try:
+        d = Director(tour, "127.0.0.1", b.port, creds["director"]).start()
+        try:
+            yield tour, creds, b, d
+        finally:
+            d.stop()
+    finally:
+        b.stop()

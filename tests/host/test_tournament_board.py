@@ -15,11 +15,10 @@ import pytest
 from cardtable import referee as rules_referee
 from cardtable_host.tournament import broker as brokers
 from cardtable_host.tournament import mqttwire
-from cardtable_host.tournament.director import Director
 from cardtable_host.tournament.reporter import Reporter, bot_game
 from cardtable_host.tournament.tablereport import TableReport
 from cardtable_host.tournament.tourney import create
-from hostsupport import need_node
+from hostsupport import club_tournament, need_node
 
 if not (shutil.which("mosquitto_passwd") and (shutil.which("mosquitto") or Path("/usr/sbin/mosquitto").exists())):
     pytest.skip("Mosquitto is not installed (apt-get install mosquitto; .ci/run does)", allow_module_level=True)
@@ -29,14 +28,8 @@ TARGET = 30  # a game to 30: one or two hands on the virtual board, not the half
 
 @pytest.fixture
 def tournament(tmp_path: Path):  # type: ignore[no-untyped-def]
-    teams = [{"name": "Team %d" % i, "players": ["P%dA" % i, "P%dB" % i]} for i in range(1, 5)]
-    tour = create(tmp_path / "t", teams, 2)
-    creds = brokers.write_config(tour.dir / "broker", tour.id, 2)
-    b = brokers.LocalBroker(tour.dir / "broker").start()
-    d = Director(tour, "127.0.0.1", b.port, creds["director"]).start()
-    yield tour, creds, b, d
-    d.stop()
-    b.stop()
+    with club_tournament(tmp_path) as running:
+        yield running
 
 
 def test_serve_of_a_board_on_a_port_reports_its_table_and_a_game_both_teams_confirmed(tournament, tmp_path) -> None:  # type: ignore[no-untyped-def]

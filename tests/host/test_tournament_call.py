@@ -14,11 +14,10 @@ from typing import Any
 
 import pytest
 
-from cardtable_host.tournament import broker as brokers
 from cardtable_host.tournament import mqttwire
 from cardtable_host.tournament.director import Director
 from cardtable_host.tournament.reporter import Reporter
-from cardtable_host.tournament.tourney import create
+from hostsupport import club_tournament
 
 if not (shutil.which("mosquitto_passwd") and (shutil.which("mosquitto") or Path("/usr/sbin/mosquitto").exists())):
     pytest.skip("Mosquitto is not installed (apt-get install mosquitto; .ci/run does)", allow_module_level=True)
@@ -26,14 +25,8 @@ if not (shutil.which("mosquitto_passwd") and (shutil.which("mosquitto") or Path(
 
 @pytest.fixture
 def tournament(tmp_path: Path):  # type: ignore[no-untyped-def]
-    teams = [{"name": "Team %d" % i, "players": ["P%dA" % i, "P%dB" % i]} for i in range(1, 5)]
-    tour = create(tmp_path / "t", teams, 2)
-    creds = brokers.write_config(tour.dir / "broker", tour.id, 2)
-    b = brokers.LocalBroker(tour.dir / "broker").start()
-    d = Director(tour, "127.0.0.1", b.port, creds["director"]).start()
-    yield tour, creds, b, d
-    d.stop()
-    b.stop()
+    with club_tournament(tmp_path) as running:
+        yield running
 
 
 def refused(tour: Any) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from cardtable_host.tournament import mqttwire
 from cardtable_host.tournament.director import Director
 from cardtable_host.tournament.reporter import Reporter, bot_game
 from cardtable_host.tournament.tourney import Tournament, create
-from hostsupport import cardtable
+from hostsupport import cardtable, club_tournament
 
 if not (shutil.which("mosquitto") or Path("/usr/sbin/mosquitto").exists()):
     pytest.skip("Mosquitto is not installed (apt-get install mosquitto; .ci/run does)", allow_module_level=True)
@@ -65,14 +65,8 @@ def test_fault_suite_every_honest_result_once_every_hostile_one_refused(tmp_path
 
 @pytest.fixture
 def club(tmp_path: Path):  # type: ignore[no-untyped-def]
-    teams = [{"name": "Team %d" % i, "players": ["P%dA" % i, "P%dB" % i]} for i in range(1, 5)]
-    tour = create(tmp_path / "t", teams, 2)
-    creds = brokers.write_config(tour.dir / "broker", tour.id, 2)
-    b = brokers.LocalBroker(tour.dir / "broker").start()
-    d = Director(tour, "127.0.0.1", b.port, creds["director"]).start()
-    yield tour, creds, b, d
-    d.stop()
-    b.stop()
+    with club_tournament(tmp_path) as running:
+        yield running
 
 
 def _text(path: Path) -> str:
