@@ -358,10 +358,12 @@ def edge_read_ms(bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, known: bool 
     byte = bus.byte_us / 1000
     last = bus.switch * byte + (bus.head + bus.status + LIST2[1]) * byte
     c = cpu.poll[bus.cpu]
+    # (drawn for both, so that a card seen the first time and one read before share every other
+    # draw of a trial: the two summary lines differ by the READ alone, whatever the samples)
+    read = exchange(bus, READ, rng.uniform(*t.read), rng, t)
     if known:
         return last + c.get("named", c["read"]) + cpu.step
-    last += exchange(bus, READ, rng.uniform(*t.read), rng, t)
-    return last + c["read"] + cpu.step
+    return last + read + c["read"] + cpu.step
 
 
 def detect_ms(n: int, bus: Bus, rng: random.Random, t: Timing, cpu: Cpu, place_polls: int,
