@@ -32,6 +32,7 @@ OP_IRQ = 0x49  # a reader's P70_IRQ line: low now?, and when it next falls (host
 OP_ARRIVE = 0x41  # the card staged for a reader comes into its field now; replies as OP_IRQ
 OP_SYNC = 0x53  # an empty reply once every earlier request is handled (the chip pauses: lockstep)
 _IRQ_REPLY = struct.Struct("<Bd")
+_BUSY_REPLY = struct.Struct("<Bd")  # 2, then when a reader working on a command is ready (emulated ns)
 _HEAD = struct.Struct("<IBBd")  # length of the rest, op, reader, emulated ns
 
 # A change on a reader is seen by the scanner within this many polls of it (the controller's
@@ -217,11 +218,17 @@ class Readers:
         self._cond.notify_all()
 
     def _read(self, r: _Reader, index: int, ns: float) -> bytes:
-        """The reader's status and pending frame (not taken)."""
+        """The reader's status and pending frame (not taken); not ready while it works on a
+        command: when it will be (bus.mjs answers its polls until then, or until anything else
+        reaches it). Not while a tag waits to land at a bus request (arm())."""
         f = self._peek(r, ns)
-        if f is not None and f != ACK and self.trace is not None and len(self.trace) < TRACE_MAX:
+        if f is None:
+            if r.emu.ready() and self._armed is None:  # (an answer queued, not yet ready)
+                return _BUSY_REPLY.pack(2, r.ready_ns)
+            return b"\x00"
+        if f != ACK and self.trace is not None and len(self.trace) < TRACE_MAX:
             self.trace.append((ns, index, -1))
-        return b"\x00" if f is None else b"\x01" + f
+        return b"\x01" + f
 
     def _arrive_now(self, r: _Reader, index: int, ns: float) -> bytes:
         """The card staged for the reader comes into its field now; its IRQ line after."""

@@ -11,7 +11,8 @@
 //
 // Bus time is real: every byte completes after its bit times on the emulated clock (I2C: 9
 // bits at the SCL period the firmware programmed, plus a bit for START and for STOP; SPI: the
-// data bits at the programmed baud rate).
+// data bits at the programmed baud rate). The SDK's busy-wait for a byte stalls the core until
+// the byte's completion instead of being run (stallWhileSpinning).
 //
 // Pin level (with the chip: attachBoard's `chip`): the I2C lines have their board pull-ups,
 // a mux RESET pin low turns every channel of the bus's muxes off, and a PN532 told to hold
@@ -48,16 +49,26 @@ function rev8(b) {
 }
 const REV = Uint8Array.from({ length: 256 }, (_, i) => rev8(i));
 
-/** The blocking request/reply channel to the Python side that holds the PN532s. */
+const NOT_READY = [false, new Uint8Array(0)];
+
+/**
+ * The blocking request/reply channel to the Python side that holds the PN532s. A reader still
+ * working on a command says until when (`busy`): its status polls before then are answered
+ * here, not over the socket (the driver polls every 100 us through a 5-15 ms command), until
+ * anything else reaches that reader.
+ */
 export class BusLink {
   constructor(fd) {
     this.fd = fd;
     this.head = Buffer.alloc(4);
     this.requests = 0;
     this.calls = 0;
+    this.busy = new Map(); // reader -> emulated ns its answer is ready at
   }
 
   _send(op, reader, nanos, payload) {
+    if (op === OP_POWER) this.busy.clear();
+    else this.busy.delete(reader);
     const n = payload ? payload.length : 0;
     const buf = Buffer.alloc(4 + 10 + n);
     buf.writeUInt32LE(10 + n, 0);
@@ -109,10 +120,16 @@ export class BusLink {
 
   /** [ready, frame]: is a frame ready for the host, and which (not taken). */
   read(reader, nanos) {
+    const until = this.busy.get(reader);
+    if (until !== undefined && nanos < until) return NOT_READY;
     this._send(OP_READ, reader, nanos, null);
     this.calls++;
     const len = this._readExactly(4).readUInt32LE(0);
     const body = this._readExactly(len);
+    if (body[0] === 2) { // (not ready: working until then)
+      this.busy.set(reader, body.readDoubleLE(1));
+      return NOT_READY;
+    }
     return [body[0] === 1, body.subarray(1)];
   }
 }
@@ -124,14 +141,50 @@ class Later {
     this.alarm = clock.createAlarm(() => {
       const fn = this.fn;
       this.fn = null;
+      this.polled = null;
       fn();
     });
+    this.polled = null; // register offset -> the value the core last read there
   }
 
   after(ns, fn) {
     this.fn = fn;
     this.alarm.schedule(ns);
   }
+}
+
+// Status registers, whose reads change nothing (I2C's IC_CLR_* clear as they are read: never
+// stalled on). I2C: IC_INTR_STAT, IC_RAW_INTR_STAT, IC_STATUS, IC_TXFLR, IC_RXFLR,
+// IC_TX_ABRT_SOURCE; SPI: SSPSR, SSPRIS, SSPMIS.
+const I2C_STATUS = new Set([0x2c, 0x34, 0x70, 0x74, 0x78, 0x80]);
+const SPI_STATUS = new Set([0x0c, 0x18, 0x1c]);
+
+/**
+ * The SDK waits for each byte by reading the block's status registers in a loop. The second
+ * read of a status register giving the same value, with a byte still on the wire and no write
+ * since, is that loop turning: the core stalls until the byte's completion (Chip.stall)
+ * instead of being run round it dozens of times (a quarter of the chip's cycles on an I2C
+ * table, bench/rp2profile.py).
+ */
+function stallWhileSpinning(rp2040, block, later, status) {
+  const read = block.readUint32.bind(block);
+  const write = block.writeUint32Atomic.bind(block);
+  block.readUint32 = (offset) => {
+    const v = read(offset);
+    if (later.fn === null || !rp2040.stall || !status.has(offset)) return v;
+    const seen = (later.polled ??= new Map());
+    if (seen.get(offset) !== v) {
+      seen.set(offset, v);
+      return v;
+    }
+    rp2040.stall(later.alarm);
+    return read(offset);
+  };
+  block.writeUint32Atomic = (offset, value, atomicType) => {
+    later.polled = null;
+    write(offset, value, atomicType);
+    later.polled = null;
+  };
 }
 
 /**
@@ -141,6 +194,7 @@ class Later {
 export function attachI2C(rp2040, i2c, link, muxes, readers, pins = null) {
   const mask = new Map(muxes.map((a) => [a, 0]));
   const later = new Later(rp2040.clock);
+  stallWhileSpinning(rp2040, i2c, later, I2C_STATUS);
   const stats = { transactions: 0, bytes: 0, nacks: 0, first: null };
   let seg = null; // the transaction in progress: {addr, read, data, src, n, visible}
   const wires = pins ? new Wires(pins, mask, readers) : null;
@@ -366,6 +420,7 @@ class Wires {
  */
 export function attachSPI(rp2040, spi, link, readers, pins = null) {
   const later = new Later(rp2040.clock);
+  stallWhileSpinning(rp2040, spi, later, SPI_STATUS);
   const stats = { transactions: 0, bytes: 0, first: null };
   const sel = new Map(); // reader index -> transaction while its CS is low
   const now = () => rp2040.clock.nanos;

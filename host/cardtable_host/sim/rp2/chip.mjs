@@ -326,6 +326,9 @@ export class Chip {
     this.busy = null; // a flash operation in progress: {op, start, end, done(), cut(ns)}
     this.onFlashOp = null; // (op, startNs) => void: every erase and program as it starts
     this.stopAtNs = Infinity;
+    this.stallLimit = -Infinity; // run()'s limit: a bus's spin may stall the core up to it (stall)
+    this.stalledNs = 0;
+    mcu.stall = (alarm) => this.stall(alarm);
     this.pauseReq = false; // set from a callback (a USB line out, in lockstep): run() returns 'pause'
     this.breaks = 0;
     this.flashOps = { erase: 0, program: 0, bytesErased: 0, bytesProgrammed: 0 };
@@ -536,6 +539,20 @@ export class Chip {
     this.profCallers = on && callers.length ? new Map(callers.map((a) => [a & ~1, new Map()])) : null;
   }
 
+  /**
+   * A bus's spin (bus.mjs): the core polls a status that only `alarm`, the bus's next
+   * completion, can change, so the clock goes straight there as it does for a core waiting
+   * for an interrupt; only when nothing else is due first and within run()'s limit. The spin
+   * would have ended within one turn of its loop after that instant; the host skips running it.
+   */
+  stall(alarm) {
+    const clock = this.clock;
+    if (clock.nextAlarm !== alarm || alarm.nanos > this.stallLimit) return;
+    const d = alarm.nanos - clock.nanos;
+    this.stalledNs += d;
+    clock.tick(d);
+  }
+
   /** Stop the chip dead when the emulated clock reaches ns (a power cut), even mid-erase. */
   stopAt(ns) {
     this.stopAtNs = ns;
@@ -551,6 +568,7 @@ export class Chip {
     const { mcu, clock } = this;
     const core = mcu.core;
     const limit = Math.min(untilNs, this.stopAtNs);
+    this.stallLimit = limit;
     let cycles = 0;
     while (cycles < maxCycles && !this.stopped) {
       if (this.pauseReq) return 'pause';
@@ -591,8 +609,9 @@ export class Chip {
       if (this.prof) {
         const pc = core.PC;
         if (this.profCallers) this.caller(pc, core.registers[14]);
+        this.stalledNs = 0;
         const c = core.executeInstruction();
-        this.charge(pc, c);
+        this.charge(pc, c + this.stalledNs / CYCLE_NS); // (a bus's spin: its time stays its own)
         clock.tick(c * CYCLE_NS);
         cycles += c;
         if (clock.nanos >= untilNs) return this.pauseReq ? 'pause' : 'run';
