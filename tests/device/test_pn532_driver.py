@@ -242,6 +242,54 @@ def test_longer_code_and_ntag215():
     assert list(emu.log) == [0x40, 0x40]
 
 
+def test_a_reader_reads_the_next_long_code_in_one_fast_read():
+    # A Nerts deck's codes ("7H#1") need 17 bytes from page 3: two READs for the reader's first
+    # card, then one FAST_READ of 5 pages for each card after it; a short code goes back to READ
+    emu, bus, r = i2c_reader(Tag(UID_AS, text="7H#1"))
+    r.poll()
+    emu.log = bytearray()
+    assert r.read_text() == "7H#1" and list(emu.log) == [0x40, 0x40]
+    for code in ("10S#2", "QD#3"):
+        emu.remove()
+        emu.place(Tag("04a1a2a3a4a5a6", text=code))
+        r.poll()
+        emu.log = bytearray()
+        assert r.read_text() == code and list(emu.log) == [0x42], (code, list(emu.log))
+    assert emu.frames[-1][2:5] == b"\x3a\x03\x07"  # FAST_READ pages 3 to 7
+    emu.remove()
+    emu.place(Tag(UID_AS, text="AS"))
+    r.poll()
+    assert r.read_text() == "AS"  # (from the FAST_READ: its 20 bytes hold it)
+    emu.remove()
+    emu.place(Tag(UID_AS, text="KS"))
+    r.poll()
+    emu.log = bytearray()
+    assert r.read_text() == "KS" and list(emu.log) == [0x40]
+
+
+class NoFastRead(Tag):
+    """A Type 2 tag that NAKs FAST_READ (an NTAG21x answers it; an older tag may not)."""
+
+    def exchange(self, data):
+        if data[:1] == b"\x3a":
+            return 0x14, b""
+        return super().exchange(data)
+
+
+def test_a_tag_without_fast_read_is_read_again_with_reads():
+    emu, bus, r = i2c_reader(Tag(UID_AS, text="7H#1"))
+    r.poll()
+    assert r.read_text() == "7H#1"
+    emu.remove()
+    emu.place(NoFastRead("04a1a2a3a4a5a6", text="8H#1"))
+    r.poll()
+    e = raises(TagError, r.read_text)
+    assert e.status == 0x14 and r.fails == 0  # refused, not the reader's fault: read again
+    r.poll()
+    emu.log = bytearray()
+    assert r.read_text() == "8H#1" and list(emu.log) == [0x40, 0x40]
+
+
 def test_tag_arrives_later():
     emu, bus, r = i2c_reader()
     assert r.poll() is None

@@ -72,8 +72,18 @@ def test_two_plays_50_ms_apart_the_earlier_edge_is_read_and_judged_first_at_its_
     t.run(1, ms=5)
     assert log == ["f4"], log
     assert t.led("f4") == COLOURS["accepted"]
+    bob_pad = t.hal.emus[t.board.zone_reader["f4"]]
+    bob_pad.frames = []
     t.run(1, ms=5)
     assert log == ["f4", "f2"], log
+    # Will's card waited: its step read it before Bob's reader was told anything (its field on,
+    # as while it waited); the step after bounds its retries again and switches its field off
+    rfconfig = lambda: [bytes(f[2:3]) for f in bob_pad.frames if bytes(f[:2]) == b"\xd4\x32"]  # noqa: E731
+    assert rfconfig() == [], bob_pad.frames
+    t.run(1, ms=5)
+    assert rfconfig() == [b"\x05", b"\x01"], bob_pad.frames  # RFConfiguration items 5, 1
+    on = [z for z in ("f0", "f2", "f4") if t.hal.emus[t.board.zone_reader[z]].rf]
+    assert on == ["f0"], on  # the pads holding Bob's and Will's cards have their fields off
     t0 = ctl.round_t0
     bob = g.deck.parse("2S#2")
     assert g.piles[0][-1] == (bob, laid - t0), g.piles  # accepted, at the time it was laid

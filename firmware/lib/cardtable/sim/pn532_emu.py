@@ -32,6 +32,7 @@ T_GUARD_US = 5100  # the power-up guard time after the field comes on (ISO 14443
 T_SECOND_US = 1000  # MaxTg 2 with one tag: the search for a second (estimate)
 T_ATTEMPT_US = 1000  # one empty activation attempt (estimate)
 T_READ_US = 368 + 1548  # READ command + 16-byte answer at 106 kbit/s
+T_AIR_BYTE_US = 86  # a byte more on the air at 106 kbit/s (1548 us / 18 bytes with the CRC)
 T_WRITE_US = 708 + 57  # WRITE command + ACK (EEPROM time up to TACK 10 ms not included)
 T_RATS_US = 2000  # RATS/ATS for an ISO-DEP card (estimate)
 
@@ -510,7 +511,18 @@ class PN532Emu:
         tg = p[0] & 0x0F
         if tg < 1 or tg > len(self.listed):
             return bytes((ST_NO_TARGET,))
-        tag = self.listed[tg - 1]
+        return self._to_tag(self.listed[tg - 1], p[1:])
+
+    def _cmd_thru(self, p):
+        # InCommunicateThru (UM0701-02 7.3.9): the bytes as they are to the target listed
+        # (the PN532 adds and checks the CRC), e.g. an NTAG FAST_READ
+        if len(p) < 1:
+            return -1
+        if not self.listed:
+            return bytes((ST_NO_TARGET,))
+        return self._to_tag(self.listed[0], p)
+
+    def _to_tag(self, tag, data):
         if not self.rf or tag not in self.field:
             return bytes((ST_TIMEOUT,))
         if self.vanish_after >= 0:
@@ -519,9 +531,12 @@ class PN532Emu:
                 self.remove(tag)
                 return bytes((ST_TIMEOUT,))
             self.vanish_after -= 1
-        st, data = tag.exchange(p[1:])
-        self._cost += T_WRITE_US if p[1] == 0xA2 else T_READ_US
-        return bytes((st,)) + data
+        st, out = tag.exchange(data)
+        if data[0] == 0xA2:
+            self._cost += T_WRITE_US
+        else:  # a READ; a FAST_READ's command byte and answer beyond 16 bytes more on the air
+            self._cost += T_READ_US + T_AIR_BYTE_US * (len(data) - 2 + max(0, len(out) - 16))
+        return bytes((st,)) + out
 
     def _cmd_release(self, p):
         if len(p) < 1:
@@ -560,6 +575,7 @@ _HANDLERS = {
     0x16: PN532Emu._cmd_powerdown,
     0x32: PN532Emu._cmd_rfconfig,
     0x40: PN532Emu._cmd_exchange,
+    0x42: PN532Emu._cmd_thru,
     0x44: PN532Emu._cmd_deselect,
     0x4A: PN532Emu._cmd_list,
     0x52: PN532Emu._cmd_release,

@@ -127,6 +127,7 @@ class Controller:
         # Zone plays refereed in this step whose journal line and messages wait (see step())
         self._commits = []
         self._defer = False
+        self._stale = False  # refresh() is due (play: another card waited at its edge)
         self.agree = bytearray(2)  # a finished team game: each team's answer (inputs.answer)
         self._clear_table()
         self.scanner.start()
@@ -200,6 +201,8 @@ class Controller:
                 ev = sc.next_event()
         finally:
             self._defer = False
+        if self._stale and not sc.card_waiting():
+            self.refresh()
         # A zone play's journal flush (a flash erase: 45-400 ms with the CPU stalled) and its
         # messages wait while another card is being confirmed: that card's verdict comes first.
         # In a timed game (a Nerts race) also until no play has come for QUIET_MS: the erase
@@ -356,7 +359,10 @@ class Controller:
             self.zone_card[zone] = action[2]
         if g.over:
             self.feedback.sound("over", now)
-        self.refresh()  # the focus moves to the next seat to play at once
+        if self.scanner.card_waiting():  # another card taken at its edge waits: its verdict
+            self._stale = True  # before the table's colours (a Nerts race; step() refreshes)
+        else:
+            self.refresh()  # the focus moves to the next seat to play at once
         if self._defer:
             self._commits.append((obj, events, src, led, now))
             return True, None, events
@@ -542,6 +548,7 @@ class Controller:
     def refresh(self):
         """Steady zone colours from the game state: whose turn, pending inputs, the winner;
         the scanner's focus on the zones that take the next card (the deal, the seat to play)."""
+        self._stale = False
         f = self.feedback
         f.clear()
         g = self.game

@@ -13,7 +13,9 @@
 # Each scanner step reads the answer of the card whose edge came first and that card (the READ
 # confirms it, as on a focus reader), hands its event over and returns: its verdict comes
 # before the next card is read (two cards of a race a few ms apart used to wait for each
-# other's READ), and the next step takes the next card, timed at its own edge. A reader whose card
+# other's READ), and the next step takes the next card, timed at its own edge. A reader whose
+# card was taken so is put back to bounded retries with its field off once no other card waits:
+# until then its field stays on as it was while it waited, as every armed reader's is. A reader whose card
 # was read goes back to the round robin (field switched on per poll) until its card is lifted,
 # then waits again; so does one that failed. Readers without an IRQ line are polled as before.
 # An armed reader is never polled, so it is checked instead: in turn, each is aborted and armed
@@ -86,6 +88,7 @@ class IrqWait:
         """Stop every armed reader waiting (before a reader is used outside the scanner: the
         tag command); the next service() arms those still wanted again."""
         s = self.s
+        self._unbound()
         for i in self.want:
             if self.armed[i]:
                 self.armed[i] = 0
@@ -108,37 +111,53 @@ class IrqWait:
         arm the wanted readers that have no card on them."""
         s = self.s
         k = len(s.events)
-        b = self._bound
-        for i in range(s.n):
-            if b[i]:  # a card was taken at its edge in the last step: after its verdict
-                b[i] = 0
-                try:
-                    pn532_wait.bound(s.readers[i])
-                except OSError as e:
-                    s._failed(i, self.clock.ticks_ms(), e)
-                if s._lit == i:
-                    s._dark()  # (its field too, even in a step that polls no one)
-        got = self.got
         while True:  # one card a step, the earliest edge first: its verdict before the next READ
-            i = -1  # (an edge not seen, the line low: timed now, after any edge seen)
-            for j in self.want:
-                if not self.armed[j]:
-                    continue
-                if got[j]:
-                    if i < 0 or not got[i] or ticks_diff(self.edge[j], self.edge[i]) < 0:
-                        i = j
-                elif i < 0 and self.lines[j].value() == 0:
-                    i = j
+            i = self.next_card()
             if i < 0:
                 break
-            self._answer(i)
+            self._answer(i)  # (the last card's reader is bounded after this one's verdict)
             if len(s.events) > k:
                 return  # (arming and checks wait for a later step)
+        self._unbound()
         for i in self.want:
             if not self.armed[i] and not s._ulen[i] and not s._clen[i] and not s.down[i]:
                 self._arm(i)
         if self.want:
             self._check()
+
+    def next_card(self):
+        """The armed reader whose card came first (its edge seen, else its line low: timed
+        now, after any edge seen), or -1."""
+        got = self.got
+        i = -1
+        for j in self.want:
+            if not self.armed[j]:
+                continue
+            if got[j]:
+                if i < 0 or not got[i] or ticks_diff(self.edge[j], self.edge[i]) < 0:
+                    i = j
+            elif i < 0 and self.lines[j].value() == 0:
+                i = j
+        return i
+
+    def _unbound(self):
+        """Bound again the retries of the readers whose cards were taken at their edges (after
+        their verdicts, and those of the cards that came after them), and switch their fields
+        off; before anything polls them."""
+        s = self.s
+        b = self._bound
+        for i in range(s.n):
+            if b[i]:
+                left_on = b[i] == 2  # (its field left on for the card after it: _answer)
+                b[i] = 0
+                try:
+                    pn532_wait.bound(s.readers[i])
+                    if left_on:
+                        s.readers[i].release()
+                except OSError as e:
+                    s._failed(i, self.clock.ticks_ms(), e)
+                if s._lit == i:
+                    s._dark()  # (its field too, even in a step that polls no one)
 
     def _check(self):
         """Abort and re-arm the next armed reader in turn when its time has come (see above)."""
@@ -185,8 +204,13 @@ class IrqWait:
         self.armed[i] = 0
         self.got[i] = 0
         self.answers += 1
-        if s._lit >= 0:
-            s._dark()  # another card's field left on in this service: one lit at a time
+        lit = s._lit
+        if lit >= 0:
+            if self._bound[lit]:  # a card taken at its edge just before: its field, on while it
+                s._lit = -1  # waited, goes off with its bound, after this card (_unbound)
+                self._bound[lit] = 2
+            else:
+                s._dark()  # a polled card's field left on: one lit at a time
         s.polls[i] += 1
         try:
             uid = pn532_wait.answer(r)

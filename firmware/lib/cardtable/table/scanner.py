@@ -367,6 +367,11 @@ class Scanner:
             self.last_error[i] = None
             self.events.append((UP, i, now, None, 0))
 
+    def card_waiting(self):
+        """True when a reader waiting by itself has announced a card not yet read."""
+        w = self.waiter
+        return w is not None and w.next_card() >= 0
+
     def quiet(self):
         """Before a reader is used outside the scanner: the poll under way answered, a field
         left on after a card was reported (see _seen) switched off, armed readers stopped."""
