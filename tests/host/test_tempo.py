@@ -71,3 +71,10 @@ def test_a_record_without_times_says_so(tmp_path) -> None:
     out = subprocess.run([sys.executable, "-m", "cardtable_host.cli", "referee", "--tempo", str(bad)],
                          capture_output=True, text=True)
     assert out.returncode == 2 and "\"times\" must be a list of whole ms" in out.stderr
+
+
+def test_seconds_are_tenths_half_up_as_the_page_shows_them() -> None:
+    # the archive page (web/tempo.js) rounds half up; "%.1f" would print 1250 ms as "1.2 s"
+    assert [tempo.seconds(ms) for ms in (1150, 1249, 1249.5, 1250, 60000, 0)] == \
+        ["1.2 s", "1.2 s", "1.2 s", "1.3 s", "60.0 s", "0.0 s"]
+    assert tempo.seconds(None) == "-"

@@ -87,8 +87,10 @@ def figures(lines: list[str]) -> dict[str, Any] | None:
             "hands": [dict(summary([r["ms"] for r in rows if r["hand"] == h]), hand=h) for h in hands]}
 
 
-def seconds(ms: int | None) -> str:
-    return "-" if ms is None else "%.1f s" % (ms / 1000)
+def seconds(ms: float | None) -> str:
+    """Tenths of a second, half up, as the page's tempo.js rounds them ("%.1f" and JavaScript's
+    toFixed disagree on 1250 and 1150 ms)."""
+    return "-" if ms is None else "%.1f s" % ((ms + 50) // 100 / 10)
 
 
 def text(fig: dict[str, Any], names: list[str] | None = None) -> list[str]:

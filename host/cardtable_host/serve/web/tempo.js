@@ -9,7 +9,8 @@ const Tempo = (() => {
     for (const k of kids) e.append(k instanceof Node ? k : document.createTextNode(String(k)));
     return e;
   }
-  const secs = (ms) => ms == null ? "-" : (ms / 1000).toFixed(1) + " s";
+  // tenths of a second, half up, as tempo.py's seconds() (toFixed alone: 1.15 s shows "1.1 s")
+  const secs = (ms) => ms == null ? "-" : (Math.round(ms / 100) / 10).toFixed(1) + " s";
 
   function live() {
     const note = el("div", { id: "slownote", class: "fault hidden" });
