@@ -10,8 +10,8 @@ block's busy waits (the bus), delays (sleep_us), USB, flash, waiting for an inte
     python bench/rp2profile.py [PLAYS [GAME]]      # the table (--json: the figures as JSON)
     python bench/run.py --only profile             # the same, as a section of `make bench`
 
-Needs the image and its ELF (build/firmware/rp2/firmware.elf: a build makes it, an image from the
-build cache comes without; `python3 tools/firmware/build.py --force`) and Node.
+Needs the image and its ELF (build/firmware/cardtable-pico.elf: the build cache keeps it beside the
+image; one cached before it did comes without: `python3 tools/firmware/build.py --force`) and Node.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 
 from benchlib import REPO_ROOT, RESULTS
 
-ELF = REPO_ROOT / "build" / "firmware" / "rp2" / "firmware.elf"
+ELF = REPO_ROOT / "build" / "firmware" / "cardtable-pico.elf"
 OUT = RESULTS.with_name("rp2profile.json")
 BOARD = "pico-i2c-4seat"
 GAME = "california-jacks"  # every play a card laid on a reader (bench/rp2latency.py)
@@ -59,8 +59,8 @@ GROUPS = (
 
 
 def elf_missing() -> str | None:
-    """Why the image's ELF cannot name the profile's addresses, or None. (An image taken from the
-    build cache comes without its ELF: only a build makes one.)"""
+    """Why the image's ELF cannot name the profile's addresses, or None. (An image the build
+    cache kept before it kept ELFs comes without one.)"""
     info = REPO_ROOT / "build" / "firmware" / "cardtable-pico.json"
     build = json.loads(info.read_text()).get("build") if info.exists() else None
     if not ELF.exists() or not build or build.encode() not in ELF.read_bytes():

@@ -39,6 +39,7 @@ PACKAGE = FIRMWARE / "lib" / "cardtable"
 USERMOD = REPO / "tools" / "firmware" / "usermod"
 OUT = REPO / "build" / "firmware"
 IMAGE = OUT / "cardtable-pico.uf2"
+ELF = OUT / "cardtable-pico.elf"  # its symbols (bench/rp2profile.py names the chip's addresses)
 INFO = OUT / "cardtable-pico.json"
 GEN = OUT / "gen"  # _build.py and cardtable_build.h; the manifest and usermod look here
 WORK = OUT / "rp2"  # the port's cmake build directory, reused while the sources stay the same
@@ -275,6 +276,7 @@ def prune(images: Path, keep: int = KEEP_IMAGES) -> None:
     old = sorted(images.glob("*.uf2"), key=lambda p: p.stat().st_mtime, reverse=True)[keep:]
     for p in old:
         p.unlink(missing_ok=True)
+        p.with_suffix(".elf").unlink(missing_ok=True)
 
 
 def compile_image(src: Path, prefix: Path, tar_sha: str) -> Path:
@@ -330,12 +332,14 @@ def build(force: bool = False) -> dict[str, object]:
             % (BOARD, ver, bhash, jobs(), LOG.relative_to(REPO)))
         uf2 = compile_image(src, prefix, tar_sha)
         cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_name("%s.%d.tmp" % (cached.name, os.getpid()))
-        shutil.copyfile(uf2, tmp)
-        tmp.rename(cached)
+        for made, kept in ((uf2.with_suffix(".elf"), cached.with_suffix(".elf")), (uf2, cached)):
+            tmp = kept.with_name("%s.%d.tmp" % (kept.name, os.getpid()))
+            shutil.copyfile(made, tmp)
+            tmp.rename(kept)
         prune(cached.parent)
-    if not IMAGE.exists() or sha256_file(IMAGE) != sha256_file(cached):
-        shutil.copyfile(cached, IMAGE)
+    for kept, out in ((cached, IMAGE), (cached.with_suffix(".elf"), ELF)):
+        if kept.exists() and (not out.exists() or sha256_file(out) != sha256_file(kept)):
+            shutil.copyfile(kept, out)
     size = IMAGE.stat().st_size
     info: dict[str, object] = {"image": IMAGE.relative_to(REPO).as_posix(), "version": ver,
                                "build": bhash, "board": BOARD, "micropython": "v1.27.0",
