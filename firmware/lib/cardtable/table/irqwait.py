@@ -14,10 +14,11 @@
 # confirms it, as on a focus reader), hands its event over and returns: its verdict comes
 # before the next card is read (two cards of a race a few ms apart used to wait for each
 # other's READ), and the next step takes the next card, timed at its own edge. A reader whose
-# card was taken so is put back to bounded retries with its field off once no other card waits:
-# until then its field stays on as it was while it waited, as every armed reader's is. A reader whose card
-# was read goes back to the round robin (field switched on per poll) until its card is lifted,
-# then waits again; so does one that failed. Readers without an IRQ line are polled as before.
+# card was taken so is put back to bounded retries with its field off once no other card waits
+# (until then its field stays on, as it was while it waited, as every armed reader's is). A
+# reader whose card was read goes back to the round robin (field switched on per poll) until
+# its card is lifted, then waits again; so does one that failed. Readers without an IRQ line
+# are polled as before.
 # An armed reader is never polled, so it is checked instead: in turn, each is aborted and armed
 # again about every retry_ms (pn532_wait.disarm, arm). Those exchanges prove its PN532 answers;
 # one that is gone (a cut cable, a hung PN532) fails there as a polled reader would and is
