@@ -499,16 +499,7 @@ class PN532:
         f = _F_READ
         f[9] = page
         f[10] = (-(_READ_SUM + page)) & 0xFF
-        n = self._call(CMD_EXCHANGE, _P_READ, 26, None, f)
-        if n < 1:
-            raise self._bad("empty InDataExchange answer")
-        self._status()
-        if n != 17:
-            raise NdefError("tag answered READ with %d bytes: not an NTAG21x" % (n - 1))
-        ro = self._ro + 1
-        for k in range(16):
-            dst[off + k] = RX[ro + k]
-        return dst
+        return self._pages_into(self._call(CMD_EXCHANGE, _P_READ, 26, None, f), 16, dst, off, "READ")
 
     def fast_read(self, first, last, dst, off):
         """NTAG FAST_READ of pages first..last into dst[off:] in one exchange; returns dst."""
@@ -517,12 +508,15 @@ class PN532:
         p[1] = first
         p[2] = last
         want = (last - first + 1) * 4
-        n = self._call(CMD_THRU, p, 10 + want)
+        return self._pages_into(self._call(CMD_THRU, p, 10 + want), want, dst, off, "FAST_READ")
+
+    def _pages_into(self, n, want, dst, off, what):
+        """A tag's answer of n bytes (status first) to a read of `want` bytes, into dst[off:]."""
         if n < 1:
-            raise self._bad("empty InCommunicateThru answer")
+            raise self._bad("empty answer to " + what)
         self._status()
         if n != want + 1:
-            raise NdefError("tag answered FAST_READ with %d bytes: not an NTAG21x" % (n - 1))
+            raise NdefError("tag answered %s with %d bytes: not an NTAG21x" % (what, n - 1))
         ro = self._ro + 1
         for k in range(want):
             dst[off + k] = RX[ro + k]
