@@ -220,12 +220,20 @@ FILE_LINE = re.compile(r"^# file (.*)\n", re.M)
 TOOK_LINE = re.compile(r"^# took (\d+) ms, status (\d+)\n", re.M)
 
 
-def run_batch(node: str, paths: list[Path], mode: str, args: argparse.Namespace) -> list[Result]:
+def run_batch(node: str, paths: list[Path], mode: str, args: argparse.Namespace,
+              again: bool = True) -> list[Result]:
     """Files with the same options in one Node process (run.mjs --each). If the process dies
     in a file (killed at its timeout, a crash), that file fails with what it said and the files
-    after it run in a new process."""
+    after it run in a new process. A process killed by a signal before it said anything (not
+    by anything of its own: nothing ran) is started once more, and says so."""
     proc = subprocess.run([node, str(RUN_MJS), *options(paths[0], mode, args), "--each", *map(str, paths)],
                           capture_output=True, text=True, cwd=REPO_ROOT)
+    if proc.returncode < 0 and not proc.stdout and not proc.stderr:
+        said = "node was killed by signal %d before it said anything" % -proc.returncode
+        if again:
+            print("note: %s (%s); running them again" % (said, ", ".join(map(shown, paths))), flush=True)
+            return run_batch(node, paths, mode, args, False)
+        return [result_of(p, mode, proc.returncode, 0.0, said + "\n", "") for p in paths]
     results: list[Result] = []
     starts = list(FILE_LINE.finditer(proc.stdout))
     for i, start in enumerate(starts):
