@@ -130,9 +130,11 @@ def replay(record_text: str) -> dict[int, Any]:
 
 @pytest.mark.parametrize("game_id", sorted(KNOWN))
 def test_a_seat_page_carries_its_own_seat_alone_over_a_whole_game(game_id: str, tmp_path) -> None:
-    with Serve("--sim", game_id, "--deal-pad", "--bot-delay", "0", "--wait-viewers", "1", "--http", "127.0.0.1:0",
+    with Serve("--sim", game_id, "--deal-pad", "--bot-delay", "0.1", "--wait-viewers", "1", "--http", "127.0.0.1:0",
                "--archive", str(tmp_path), "-q", "--players", PLAYERS, *KNOWN[game_id]) as s:
-        spectator = Viewer(s.url)  # the bots start once a spectator has the page
+        # the bots start once a spectator has the page; a tenth of a second between actions lets
+        # each seat page follow the game under load (a page shows the latest view, not every line)
+        spectator = Viewer(s.url)
         s.wait_for(lambda: (s.json("snapshot.json").get("seq") or 0) >= 1, 120, "the deal")
         seats = codes_of(s)["seats"]
         assert len(seats) == s.json("snapshot.json")["hello"]["game"]["seats"]
