@@ -18,10 +18,14 @@
 // - Not modelled: the second core, flash read timing (XIP costs nothing), clock changes
 //   (every cycle is 8 ns, machine.freq() or not).
 
+import fs from 'node:fs';
 import { nodePackage } from '../boardio.mjs';
+import { fastDispatch } from './dispatch.mjs';
 
 // rp2040js: the checkout's node_modules, or an installed cardtable's cache (boardio.mjs)
-const { GPIOPinState, RP2040 } = await import(nodePackage('rp2040js'));
+const RP2040JS = import.meta.resolve(nodePackage('rp2040js'));
+const { GPIOPinState, RP2040 } = await import(RP2040JS);
+const CORE_SOURCE = fs.readFileSync(new URL('cortex-m0-core.js', RP2040JS), 'utf8'); // for dispatch.mjs
 
 export const FLASH_BASE = 0x10000000;
 export const FLASH_SIZE = 2 * 1024 * 1024; // a Pico's W25Q16JV
@@ -312,12 +316,13 @@ export class Chip {
    * firmware); bootrom: Uint32Array of the B1 bootrom; carry: what a watchdog reset keeps
    * (the previous chip's `carry()`), null at power-on.
    */
-  constructor({ flash, bootrom, carry = null }) {
+  constructor({ flash, bootrom, carry = null, chain = false }) {
     const mcu = new RP2040(); // on its own SimulationClock
     this.clock = mcu.clock;
     mcu.logger = { debug() {}, info() {}, warn() {}, error: (tag, msg) => this.log?.(`${tag}: ${msg}`) };
     mcu.loadBootrom(bootrom); // resets the core and erases the flash array
     fastMemory(mcu);
+    this.tabled = !chain && fastDispatch(mcu.core, CORE_SOURCE); // chain: rp2040js's own decode
     this.mcu = mcu;
     this.flash = mcu.flash.subarray(0, FLASH_SIZE);
     this.flash.set(flash);
