@@ -203,13 +203,18 @@ for gp in (20, 17):
     assert out == ["50", uid_for("9D").hex(), "9D", "50", "None"]
 
 
-def test_a_card_is_not_laid_where_the_lift_of_the_last_was_never_seen(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_same_card_is_not_laid_again_where_its_lift_was_never_seen_and_another_goes_down_at_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from cardtable_host.sim import rp2bus
 
     monkeypatch.setattr(rp2bus, "WAIT_S", 0.05)
     r = readers()
     r.place("s2", "04112233445566", "QH", running=False)
     r.lift("s2", running=True, wait=False)  # a lift the firmware must see: no chip polls here
-    with pytest.raises(ValueError, match="zone s2: the firmware did not poll its reader .* the KS was not laid"):
-        r.place("s2", "04112233445577", "KS")
+    # laid again before the firmware saw it go, the same card would look as if it never moved
+    with pytest.raises(ValueError, match="zone s2: the firmware did not poll its reader .* the QH was not laid"):
+        r.place("s2", "04112233445566", "QH")
     assert r.cards_by_zone() == {}
+    # another card is a swap the scanner sees as that lift and a new card: it goes down at once
+    assert r.place("s2", "04112233445577", "KS", wait=False)
+    assert r.cards_by_zone() == {"s2": "KS"}

@@ -86,6 +86,7 @@ class Readers:
         self.readers = [_Reader() for _ in board.readers]
         self.cards: dict[int, tuple[str, str | None, int | str]] = {}  # reader -> (uid hex, text, kind)
         self.lift_until: dict[int, int] = {}
+        self.lifted: dict[int, str] = {}  # reader -> the uid hex of the tag last taken off it
         self.requests = 0
         self.served_s = 0.0  # wall time spent answering (the chip waits meanwhile)
         self.fields_max = 0  # the most RF fields on at once ("one field at a time": 1)
@@ -389,12 +390,15 @@ class Readers:
     def place(self, zone: str | int, uid_hex: str, text: str | None, kind: int | str = 213,
               wait: bool = True, running: bool = True) -> bool:
         """Lay a tag on a zone's reader; with wait, return once the firmware polled it enough
-        to have seen it (after a lift not yet seen, the tag goes down once it has been: a lift
-        the firmware has not seen within WAIT_S is a ValueError, the tag not laid)."""
+        to have seen it. Another tag than the one last taken off goes down at once, as a quick
+        hand swaps cards: the scanner reports the swap as that lift, then this card
+        (cardtable/table/scanner.py). The same tag again waits until its lift has been seen, or
+        the firmware would see nothing happen (a lift not seen within WAIT_S is a ValueError,
+        the tag not laid)."""
         i = self.index(zone)
         tag = self._tag(uid_hex, text, kind)
         with self._cond:
-            if running and not self._wait(i, self.lift_until.get(i, 0), True):
+            if running and self.lifted.get(i) == uid_hex and not self._wait(i, self.lift_until.get(i, 0), True):
                 raise ValueError("zone %s: the firmware did not poll its reader for %.0f s after its last card "
                                  "was lifted: the %s was not laid" % (zone, WAIT_S, text or "tag"))
             self.cards[i] = (uid_hex, text, kind)
@@ -434,7 +438,10 @@ class Readers:
         """Take the tag off a zone's reader (wait: until the firmware has had time to notice)."""
         i = self.index(zone)
         with self._cond:
-            had = self.cards.pop(i, None) is not None
+            old = self.cards.pop(i, None)
+            had = old is not None
+            if had:
+                self.lifted[i] = old[0]
             r = self.readers[i]
             r.emu.remove()
             r.tag = None
