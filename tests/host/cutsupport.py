@@ -4,7 +4,9 @@ their share of the cuts on it (one file per share, so pytest-xdist's workers spl
 
 Trials per file: $CARDTABLE_RP2_REPLAY_TRIALS (default 25: four files, 100 in all, every kind
 20 times, 5 on each of the four plays). Each costs one boot of the emulated chip (two when a
-second cut falls in it): ~1.3 s of CPU; the recorded play ~0.25 s of CPU an action. Every
+second cut falls in it) and its checks: ~0.3-0.5 s of emulated time and ~1-1.5 s of wall time
+on an idle machine; the recorded play ~0.09 s of emulated time an action, about as much wall
+time (file 1, 70 actions and 25 trials: 54 s of CPU alone, 2026-11-29). Every
 other cut at a time falls after its action's last flash write (sim/cutreplay.py), so each play
 has cuts on both sides of the journal's commit point at this count (at 25 trials of uniform
 times, file 3 once had none on the kept side). Depth is `make bench-long`'s: 400 replayed, 50

@@ -10,9 +10,10 @@ the journal pulled from the board's littlefs over the same link.
 
 The games run two at a time (a chip each, a core each), the longest first so that the two
 cores finish together; each game's wall time and the CPU time of all six are printed (-s)
-for the CI budget. Measured on the 2-core development machine (2026-11-29, shared with other
-work at load 6-11, CARDTABLE_CPU_LOG): 216 s of CPU, 6 min of wall time; Nerts (six players,
-184 actions) the longest.
+for the CI budget. Measured on the 2-core development machine (2026-11-29, alone: 140 s of CPU
+and 84 s of wall time before the table decode of sim/rp2/dispatch.mjs; in a clean clone's
+`.ci/run`, CARDTABLE_CPU_LOG, with it: 150 s of CPU, 172 s of wall time); Nerts (six players,
+184 actions) and Forty-Fives the longest.
 """
 from __future__ import annotations
 
