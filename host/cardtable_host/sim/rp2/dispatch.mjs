@@ -2,9 +2,9 @@
 //
 // rp2040js's CortexM0Core.executeInstruction finds an instruction's body by testing its opcode
 // against each encoding in turn, an if/else-if chain of ~90 tests, so the common loads, stores
-// and branches pay dozens of tests each (half the emulator's time in a profile of a game). The
-// tests read only the opcode (and, for a few 32-bit encodings, its second half), so which body
-// an opcode reaches is known before the chip runs: `fastDispatch` reads the method's source,
+// and branches pay dozens of tests each (the method, tests and bodies, was half the emulator's
+// time in a profile of a game). The tests read only the opcode (and, for a few 32-bit
+// encodings, its second half), so which body an opcode reaches is known before the chip runs: `fastDispatch` reads the method's source,
 // takes its chain apart, decides for each of the 65,536 opcodes the first branch it can reach,
 // and builds the same method with a switch on that table. A branch whose test also reads the
 // second half starts the original chain from there. The bodies, their order and every cycle
