@@ -4,13 +4,14 @@
 // against each encoding in turn, an if/else-if chain of ~90 tests, so the common loads, stores
 // and branches pay dozens of tests each (the method, tests and bodies, was half the emulator's
 // time in a profile of a game). The tests read only the opcode (and, for a few 32-bit
-// encodings, its second half), so which body an opcode reaches is known before the chip runs: `fastDispatch` reads the method's source,
-// takes its chain apart, decides for each of the 65,536 opcodes the first branch it can reach,
-// and builds the same method with a switch on that table. A branch whose test also reads the
-// second half starts the original chain from there. The bodies, their order and every cycle
-// count are rp2040js's own text; only the search for them changes, so the chip's behaviour and
-// emulated times are the same to the cycle (tests/host/test_rp2_dispatch.py runs both side by
-// side). If the method's text is not the shape this expects, the core keeps its own.
+// encodings, its second half), so which body an opcode reaches is known before the chip runs:
+// `fastDispatch` reads the method's source, takes its chain apart, decides for each of the
+// 65,536 opcodes the first branch it can reach, and builds the same method with a switch on
+// that table. A branch whose test also reads the second half starts the original chain from
+// there. The bodies, their order and every cycle count are rp2040js's own text; only the
+// search for them changes, so the chip's behaviour and emulated times are the same to the
+// cycle (tests/host/test_rp2_dispatch.py runs both side by side). If the method's text is not
+// the shape this expects, the core keeps its own.
 
 const START = 'let deltaCycles = 1;';
 const END = 'this.cycles += deltaCycles;';
