@@ -162,6 +162,29 @@ def test_tags_on_the_virtual_table_are_plays_verdicts_and_faults() -> None:
             p != (0, 0, 0) for p in vb.pixels())
 
 
+def test_a_card_laid_again_or_swapped_at_once_after_a_lift_is_seen_by_the_board() -> None:
+    """A hand that lifts a card and lays one at once: the same card is laid once the board has
+    seen its pad empty (else the board would see nothing happen), another goes down at once
+    and the board sees the swap: both are judged."""
+    with VirtualBoard("pico-i2c-2seat", game="california-jacks") as vb, Link(vb.port) as link:
+        table = VirtualTable(vb, "pico-i2c-2seat", "california-jacks")
+        link.hello()
+        link.drain()
+        table.lay("c", "9S")
+        wait_for(link, "event", **{"from": "zone c"})
+        table.lift("c")
+        leader = link.state()["view"]["turn"][0]
+        pad = table.zone("play", leader)
+        table.lay(pad, "QH")
+        wait_for(link, "event", **{"from": "zone " + pad})
+        for card in ("KD", "KD", "KC"):  # swapped at once, the same laid again, swapped again
+            table.lift(pad, wait=False)
+            link.drain()
+            table.lay(pad, card)
+            verdict = wait_for(link, "verdict", **{"from": "zone " + pad})
+            assert verdict["action"]["card"] == card and verdict["reason"].startswith("not your turn"), verdict
+
+
 def test_the_flash_survives_a_power_cut_and_a_restart(tmp_path: Path) -> None:
     flash = tmp_path / "flash"
     with VirtualBoard("pico-i2c-2seat", flash_dir=flash, game="california-jacks") as vb:

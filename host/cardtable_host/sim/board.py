@@ -454,7 +454,9 @@ class VirtualBoard:
         uid: the tag's UID (default: a stable one for the text); kind: 213/215/216,
         'bank' (an ISO-DEP card, no NDEF), 'classic' (MIFARE Classic) or 'blank' (an NTAG
         never formatted). wait: return once the firmware has polled the reader enough
-        times to have seen the tag.
+        times to have seen the tag. Where a tag was just lifted, the same tag goes down once
+        the firmware has seen the reader empty; another goes down at once (a swap, which the
+        scanner reports as the lift and the new card).
         """
         self._request({"op": "place", "zone": zone, "uid": uid_hex(zone, text, uid, kind), "text": text,
                        "kind": kind, "wait": wait})

@@ -244,6 +244,7 @@ class Board extends Control {
     this.waits = []; // control replies waiting for polls
     this.deferred = []; // places waiting for their reader to be seen empty after a lift
     this.liftUntil = new Map(); // reader -> poll count by which its last lift is seen
+    this.liftedUid = new Map(); // reader -> the uid of the card last lifted from it
     this.request = null; // 'reset' | 'soft_reset' from machine.*
     this.replOut = null; // REPL output being collected (byte array) or null
     this.raw = false;
@@ -914,6 +915,7 @@ class Board extends Control {
     this.waits = [];
     this.deferred = [];
     this.liftUntil = new Map();
+    this.liftedUid = new Map();
   }
 
   onControl(req) {
@@ -948,9 +950,10 @@ class Board extends Control {
           this.reply(req);
           return;
         }
-        // A card lifted from this reader a moment ago: lay the next one once the firmware
-        // has seen the reader empty, as a hand that lifts and lays does.
-        if (g.polls(reader) < (this.liftUntil.get(reader) || 0)) {
+        // The card lifted from this reader a moment ago, laid again: once the firmware has
+        // seen the reader empty, or it would see nothing happen. Another card goes down at
+        // once, as a quick hand swaps cards: the scanner reports the lift, then this card.
+        if (this.liftedUid.get(reader) === uid && g.polls(reader) < (this.liftUntil.get(reader) || 0)) {
           this.deferred.push({ req, reader, zone, card });
           return;
         }
@@ -960,6 +963,7 @@ class Board extends Control {
       case 'lift': {
         const reader = this.readerOf(req);
         const zone = this.zoneOf(reader);
+        const old = this.cards.get(zone);
         const had = this.cards.delete(zone);
         const dropped = this.dropDeferred(reader);
         if (!had || dropped) {
@@ -969,6 +973,7 @@ class Board extends Control {
         if (this.running()) {
           g.lift(zone);
           this.liftUntil.set(reader, g.polls(reader) + LIFT_POLLS);
+          this.liftedUid.set(reader, old.uid);
         }
         this.waitPolls(req, reader, LIFT_POLLS);
         return;
