@@ -10,10 +10,9 @@ the journal pulled from the board's littlefs over the same link.
 
 The games run two at a time (a chip each, a core each), the longest first so that the two
 cores finish together; each game's wall time and the CPU time of all six are printed (-s)
-for the CI budget. Measured on the 2-core development machine (2026-11-29, alone: 140 s of CPU
-and 84 s of wall time before the table decode of sim/rp2/dispatch.mjs; in a clean clone's
-`.ci/run`, CARDTABLE_CPU_LOG, with it: 150 s of CPU, 172 s of wall time); Nerts (six players,
-184 actions) and Forty-Fives the longest.
+for the CI budget. Measured on the 2-core development machine (2026-11-29 08:45, alone): 113 s
+of CPU, 66 s of wall time; Nerts (six players, 184 actions, 37 s) and Fairies (23 s) the
+longest.
 """
 from __future__ import annotations
 
@@ -41,11 +40,11 @@ if missing():
 # game follows on the rp2 board with seed 1 and its own rules
 TUNED = {
     "nerts": ("rp2", 120, ["--rule", "target=1"]),  # one round, six players
-    "fortyfives": ("rp2", 26, ["--rule", "target=60"]),  # a whole game of three hands, one of them set
     "fairies": ("rp2", 1, []),
-    "nexus": ("rp2", 1, []),  # one deal is the game
-    "california-jacks": ("rp2", 171, ["--rule", "target=1"]),
+    "fortyfives": ("rp2", 26, ["--rule", "target=60"]),  # a whole game of three hands, one of them set
     "nonesuch": ("rp2:pico-spi-4seat", 254, ["--rule", "target=1"]),  # PN532s on SPI
+    "california-jacks": ("rp2", 171, ["--rule", "target=1"]),
+    "nexus": ("rp2", 1, []),  # one deal is the game
 }
 GAMES = {**TUNED, **{g: ("rp2", 1, []) for g in games.GAMES if g not in TUNED}}
 AT_ONCE = 2

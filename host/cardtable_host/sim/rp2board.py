@@ -461,8 +461,9 @@ class Rp2Board(VirtualBoard):
             if rd.waits(zone) and self.mode == "table":
                 # its PN532 may be waiting for a card by itself: it must come on its IRQ line
                 i = rd.index(zone)
-                rd.after_lift(i)
-                self._arrive([(i, uid_hex(zone, text, uid, kind), text, kind, 0.0)])
+                tag = uid_hex(zone, text, uid, kind)
+                rd.after_lift(i, tag)  # (another card than the one lifted: a swap, at once)
+                self._arrive([(i, tag, text, kind, 0.0)])
                 if wait:
                     rd.seen(i)
                 return

@@ -376,10 +376,12 @@ class Readers:
         i = self.index(zone)
         return bool(b.reader_irq) and b.reader_irq[i] is not None
 
-    def after_lift(self, i: int) -> None:
-        """Wait until the firmware has seen the reader's last tag lifted (as place() does)."""
+    def after_lift(self, i: int, uid_hex: str | None = None) -> None:
+        """Wait until the firmware has seen the reader's last tag lifted; with uid_hex, only if
+        that tag is the one to be laid next (as place() does)."""
         with self._cond:
-            self._wait(i, self.lift_until.get(i, 0), True)
+            if uid_hex is None or self.lifted.get(i) == uid_hex:
+                self._wait(i, self.lift_until.get(i, 0), True)
 
     def seen(self, i: int) -> bool:
         """Wait until the firmware has had time to see the tag that just arrived on reader i:
