@@ -23,9 +23,16 @@ import { nodePackage } from '../boardio.mjs';
 import { fastDispatch } from './dispatch.mjs';
 
 // rp2040js: the checkout's node_modules, or an installed cardtable's cache (boardio.mjs)
-const RP2040JS = import.meta.resolve(nodePackage('rp2040js'));
-const { GPIOPinState, RP2040 } = await import(RP2040JS);
-const CORE_SOURCE = fs.readFileSync(new URL('cortex-m0-core.js', RP2040JS), 'utf8'); // for dispatch.mjs
+const { GPIOPinState, RP2040 } = await import(nodePackage('rp2040js'));
+// the core's module text, for dispatch.mjs (null where Node has no import.meta.resolve, before
+// 20.6: the core then keeps rp2040js's own decode)
+const CORE_SOURCE = (() => {
+  try {
+    return fs.readFileSync(new URL('cortex-m0-core.js', import.meta.resolve(nodePackage('rp2040js'))), 'utf8');
+  } catch {
+    return null;
+  }
+})();
 
 export const FLASH_BASE = 0x10000000;
 export const FLASH_SIZE = 2 * 1024 * 1024; // a Pico's W25Q16JV
