@@ -376,12 +376,19 @@ class Readers:
         i = self.index(zone)
         return bool(b.reader_irq) and b.reader_irq[i] is not None
 
+    def _lift_seen(self, i: int, uid_hex: str | None = None) -> bool:
+        """(Holding the lock.) Wait until the firmware has seen reader i's last tag lifted;
+        with uid_hex, only if that tag is the one to be laid next: another is a swap, which the
+        scanner sees as the lift and the new card. False if the lift went unseen for WAIT_S."""
+        if uid_hex is not None and self.lifted.get(i) != uid_hex:
+            return True
+        return self._wait(i, self.lift_until.get(i, 0), True)
+
     def after_lift(self, i: int, uid_hex: str | None = None) -> None:
-        """Wait until the firmware has seen the reader's last tag lifted; with uid_hex, only if
-        that tag is the one to be laid next (as place() does)."""
+        """Wait until the firmware has seen the reader's last tag lifted (with uid_hex: only
+        if that tag is laid again, as place() does)."""
         with self._cond:
-            if uid_hex is None or self.lifted.get(i) == uid_hex:
-                self._wait(i, self.lift_until.get(i, 0), True)
+            self._lift_seen(i, uid_hex)
 
     def seen(self, i: int) -> bool:
         """Wait until the firmware has had time to see the tag that just arrived on reader i:
@@ -400,7 +407,7 @@ class Readers:
         i = self.index(zone)
         tag = self._tag(uid_hex, text, kind)
         with self._cond:
-            if running and self.lifted.get(i) == uid_hex and not self._wait(i, self.lift_until.get(i, 0), True):
+            if running and not self._lift_seen(i, uid_hex):
                 raise ValueError("zone %s: the firmware did not poll its reader for %.0f s after its last card "
                                  "was lifted: the %s was not laid" % (zone, WAIT_S, text or "tag"))
             self.cards[i] = (uid_hex, text, kind)
@@ -416,7 +423,7 @@ class Readers:
         set); a lift of that zone not yet seen by the firmware is waited for first."""
         i = self.index(zone)
         with self._cond:
-            self._wait(i, self.lift_until.get(i, 0), True)
+            self._lift_seen(i)
             self.landed_ns = None
             self._armed = [i, self._tag(uid_hex, text, kind), float(delay_ns), None]
             self.cards[i] = (uid_hex, text, kind)
