@@ -12,6 +12,7 @@ import argparse
 import contextlib
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -85,7 +86,10 @@ def build(src: Path = SRC, out: Path = OUT, force: bool = False, verbose: bool =
     removed = _remove_stale(lib, files)
     out.mkdir(parents=True, exist_ok=True)
     manifest = {"mpy_cross": version, "march": MARCH, "files": files}
-    manifest_path.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    # Replaced, never rewritten in place: run.mjs reads it without the build's lock.
+    staged = manifest_path.with_suffix(".tmp")
+    staged.write_text(json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    os.replace(staged, manifest_path)
     _report(out, files, len(todo), errors, removed, verbose)
     return 1 if errors else 0
 

@@ -105,7 +105,12 @@ function checkMpyBuild() {
   const manifestPath = path.join(REPO_ROOT, 'build', 'mpy', 'manifest.json');
   const fix = 'run `python tools/mpy/build.py` first';
   if (!fs.existsSync(manifestPath)) throw new RunnerError(`no .mpy build (${path.relative(REPO_ROOT, manifestPath)}): ${fix}`);
-  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+  let manifest;
+  try {
+    manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8'));
+  } catch (e) {
+    throw new RunnerError(`${path.relative(REPO_ROOT, manifestPath)} is unreadable (${e.message}): ${fix}`);
+  }
   const seen = new Set();
   const walk = (dir) => {
     for (const ent of fs.readdirSync(dir, { withFileTypes: true })) {

@@ -243,9 +243,11 @@ def run_batch(node: str, paths: list[Path], mode: str, args: argparse.Namespace,
         if took is None:  # the process ended in this file
             results.append(result_of(paths[i], mode, proc.returncode, 0.0, report, proc.stderr))
             break
-        status = int(took.group(2))  # (what run.mjs said on stderr goes to a file it refused)
-        results.append(result_of(paths[i], mode, status, int(took.group(1)) / 1000, report[:took.start()],
-                                 proc.stderr if status not in (0, 1) else ""))
+        status = int(took.group(2))
+        said = report[:took.start()]
+        # The process's stderr goes to a file that ended without its report (refused, or a JS error).
+        results.append(result_of(paths[i], mode, status, int(took.group(1)) / 1000, said,
+                                 proc.stderr if status not in (0, 1) or not SUMMARY.search(said) else ""))
     if not starts:  # refused to start (a bad option, a stale build): every file says so
         return [result_of(p, mode, proc.returncode, 0.0, proc.stdout, proc.stderr) for p in paths]
     rest = paths[len(results):]
