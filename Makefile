@@ -6,12 +6,15 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: setup run demo test test-py test-mpy bench bench-long soak draw flash firmware clean
 
+# npm installs beside pip (half the set-up's time); pip leaves byte-compiling to the first import
+# (most of what it installs is never imported; compiling it all doubled its time).
 $(STAMP): pyproject.toml package.json package-lock.json
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install --quiet -e '.[test]'
-	$(BIN)/pip install --quiet --no-user --upgrade --target typings micropython-rp2-rpi_pico-stubs==1.27.0.post1
-	npm ci --silent --no-audit --no-fund
+	npm ci --silent --no-audit --no-fund & npm=$$!; \
+	{ $(BIN)/pip install --quiet --upgrade pip && \
+	  PYTHONWARNINGS='ignore:Editable installation' $(BIN)/pip install --quiet --no-compile -e '.[test]' && \
+	  $(BIN)/pip install --quiet --no-compile --no-user --upgrade --target typings micropython-rp2-rpi_pico-stubs==1.27.0.post1; }; \
+	pip=$$?; wait $$npm || { echo "make setup: npm ci failed (above)" >&2; exit 1; }; exit $$pip
 	touch $(STAMP)
 
 setup: $(STAMP)
