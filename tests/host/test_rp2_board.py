@@ -91,6 +91,22 @@ def test_mpremote_lists_copies_and_runs_code(board: Rp2Board, tmp_path: Path) ->
     back_to_table(board)
 
 
+def test_a_busy_wait_ends_on_time_though_the_emulator_skips_it(board: Rp2Board) -> None:
+    # time.sleep_us spins on the timer (mp_hal_delay_us); the emulator moves the clock to its
+    # end instead of running the spin (Chip.skipDelay), and the chip's own clock must agree.
+    before = board.status()["skipped_ns"]
+    r = mpremote(board.port, "exec", "import time\nfor us in (100, 700, 1500):\n"
+                 " t = time.ticks_us(); time.sleep_us(us); print(us, time.ticks_diff(time.ticks_us(), t))")
+    assert r.returncode == 0, r.stderr
+    took = dict(tuple(map(int, line.split())) for line in r.stdout.split("\n") if line.strip())
+    assert sorted(took) == [100, 700, 1500]
+    # (the calls around it: tens of µs on the chip; the emulator running the spin measured
+    # {100: 169, 700: 723, 1500: 1522}, skipping it {100: 168, 700: 723, 1500: 1523})
+    assert all(us <= took[us] <= us + 100 for us in took), took
+    assert board.status()["skipped_ns"] - before >= 1_000_000  # most of the 1.3 ms spun (1500: 1 ms of it waits)
+    back_to_table(board)
+
+
 def test_ctrl_c_in_a_line_is_data_and_a_line_of_ctrl_c_stops_the_table(board: Rp2Board) -> None:
     # Issue 30 (8): over the chip's USB CDC, with main.run's kbd_intr(-1), a 0x03 inside a line
     # is a byte of that line (here: a command with no id, refused as such) and the table plays

@@ -501,6 +501,7 @@ export class Board extends Control {
           boot_ns: this.bootNs ?? null,
           emulated_ns: chip ? chip.nanos : null,
           cycles: chip ? chip.mcu.core.cycles : null,
+          skipped_ns: chip ? chip.skippedNs : null, // busy waits not run (Chip.skipDelay)
           flash_ops: chip ? chip.flashOps : null,
           wall_ms: Math.round(this.stats.wallMs),
           busy_emulated_ns: this.stats.emuNs,

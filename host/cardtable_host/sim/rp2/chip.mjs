@@ -317,6 +317,27 @@ function fastMemory(mcu) {
   mcu.core.writeUint32 = mcu.writeUint32;
 }
 
+/**
+ * mp_hal_delay_us's busy wait (MicroPython's rp2 port, as arm-none-eabi-gcc builds it): at the
+ * loop's head `bl time_us_64`, then `cmp r5, r1; bhi head; bne out; cmp r4, r0; bhi head;
+ * pop {r4, r5, r6, pc}`: it turns until the timer reaches r5:r4, the delay's end in µs. The
+ * tail's bytes, whose branches lead back to the head; the head is the BL before them.
+ */
+const DELAY_TAIL = [0x428d, 0xd8fb, 0xd101, 0x4284, 0xd8f8, 0xbd70];
+
+/** The address of the image's delay loop head, or -1 unless exactly one is found. */
+export function findDelayLoop(flash) {
+  const view = new DataView(flash.buffer, flash.byteOffset, flash.byteLength);
+  const found = [];
+  for (let at = 4; at + 12 <= flash.length; at += 2) {
+    if (view.getUint16(at, true) !== DELAY_TAIL[0]) continue;
+    if (DELAY_TAIL.every((h, i) => view.getUint16(at + 2 * i, true) === h) && (view.getUint16(at - 4, true) >> 11) === 0b11110) {
+      found.push(FLASH_BASE + at - 4); // (the BL's first half: 11110)
+    }
+  }
+  return found.length === 1 ? found[0] : -1;
+}
+
 export class Chip {
   /**
    * flash: the flash contents (Uint8Array, FLASH_SIZE; used in place and changed by the
@@ -333,6 +354,8 @@ export class Chip {
     this.mcu = mcu;
     this.flash = mcu.flash.subarray(0, FLASH_SIZE);
     this.flash.set(flash);
+    this.delayLoop = findDelayLoop(this.flash); // (skipDelay)
+    this.skippedNs = 0;
     this.resetCause = null; // 'reset' | 'watchdog' | 'break' once the firmware asked to stop
     this.stopped = false;
     this.busy = null; // a flash operation in progress: {op, start, end, done(), cut(ns)}
@@ -565,6 +588,34 @@ export class Chip {
     clock.tick(d);
   }
 
+  /**
+   * The core at the head of mp_hal_delay_us's busy wait: the clock goes to a µs before the
+   * delay's end, as stall() does for a bus's spin, and the loop's own turns end it as they
+   * would have (within one turn of the same instant). Not past an alarm (it fires on time and
+   * the core takes any interrupt it raises, then comes back here) or run()'s limit, and not
+   * with an interrupt pending. Returns the ns skipped (0: the loop runs its turn). Checks the
+   * loop's bytes are still there (a new image may have been written over the flash).
+   */
+  skipDelay(limit) {
+    const core = this.mcu.core;
+    if (core.interruptsUpdated) return 0; // an interrupt to take first
+    const clock = this.clock;
+    const r = core.registers;
+    let to = Math.min((r[5] * 4294967296 + r[4] - 1) * 1000, limit);
+    const alarm = clock.nextAlarm;
+    if (alarm !== null && alarm.nanos < to) to = alarm.nanos;
+    const d = to - clock.nanos;
+    if (d <= 0) return 0;
+    const at = this.delayLoop - FLASH_BASE + 4;
+    if (this.flash[at] !== 0x8d || this.flash[at + 11] !== 0xbd) {
+      this.delayLoop = -1;
+      return 0;
+    }
+    clock.tick(d);
+    this.skippedNs += d;
+    return d;
+  }
+
   /** Stop the chip dead when the emulated clock reaches ns (a power cut), even mid-erase. */
   stopAt(ns) {
     this.stopAtNs = ns;
@@ -620,6 +671,14 @@ export class Chip {
       }
       if (this.prof) {
         const pc = core.PC;
+        if (pc === this.delayLoop) {
+          const d = this.skipDelay(limit);
+          if (d > 0) {
+            this.charge(pc, d / CYCLE_NS);
+            cycles += d / CYCLE_NS;
+            continue;
+          }
+        }
         if (this.profCallers) this.caller(pc, core.registers[14]);
         this.stalledNs = 0;
         const c = core.executeInstruction();
@@ -633,7 +692,13 @@ export class Chip {
       // limit; the clock moves with every instruction (the timer reads it) and its alarms fire
       // on time (a peripheral may schedule one from the instruction it runs)
       const end = Math.min(untilNs, this.stopAtNs);
+      const delay = this.delayLoop;
       while (cycles < maxCycles) {
+        if (core.PC === delay) {
+          const d = this.skipDelay(end);
+          cycles += d / CYCLE_NS;
+          if (clock.nanos >= end || core.waiting || this.stopped || this.pauseReq) break;
+        }
         const c = core.executeInstruction();
         cycles += c;
         const ns = clock.nanos + c * CYCLE_NS;
