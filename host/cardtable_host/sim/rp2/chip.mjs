@@ -325,17 +325,23 @@ function fastMemory(mcu) {
  */
 const DELAY_TAIL = [0x428d, 0xd8fb, 0xd101, 0x4284, 0xd8f8, 0xbd70];
 
+/** Is the delay loop's head at halfword i of the flash? (`half` in the host's order: little-endian, as the chip's) */
+function delayLoopAt(half, i) {
+  return i >= 0 && half[i] >> 11 === 0b11110 && DELAY_TAIL.every((h, k) => half[i + 2 + k] === h); // (BL's first half: 11110)
+}
+
+let lastDelayLoop = -1; // where the last image scanned had it: a chip's reboot finds it there at once
+
 /** The address of the image's delay loop head, or -1 unless exactly one is found. */
 export function findDelayLoop(flash) {
-  const view = new DataView(flash.buffer, flash.byteOffset, flash.byteLength);
+  const half = new Uint16Array(flash.buffer, flash.byteOffset, flash.byteLength >> 1);
+  if (lastDelayLoop >= 0 && delayLoopAt(half, (lastDelayLoop - FLASH_BASE) >> 1)) return lastDelayLoop;
   const found = [];
-  for (let at = 4; at + 12 <= flash.length; at += 2) {
-    if (view.getUint16(at, true) !== DELAY_TAIL[0]) continue;
-    if (DELAY_TAIL.every((h, i) => view.getUint16(at + 2 * i, true) === h) && (view.getUint16(at - 4, true) >> 11) === 0b11110) {
-      found.push(FLASH_BASE + at - 4); // (the BL's first half: 11110)
-    }
+  for (let i = 0; i + 2 + DELAY_TAIL.length <= half.length; i++) {
+    if (half[i + 2] === DELAY_TAIL[0] && delayLoopAt(half, i)) found.push(FLASH_BASE + 2 * i);
   }
-  return found.length === 1 ? found[0] : -1;
+  lastDelayLoop = found.length === 1 ? found[0] : -1;
+  return lastDelayLoop;
 }
 
 export class Chip {
@@ -355,6 +361,7 @@ export class Chip {
     this.flash = mcu.flash.subarray(0, FLASH_SIZE);
     this.flash.set(flash);
     this.delayLoop = findDelayLoop(this.flash); // (skipDelay)
+    this.flashHalves = new Uint16Array(this.flash.buffer, this.flash.byteOffset, FLASH_SIZE >> 1);
     this.skippedNs = 0;
     this.resetCause = null; // 'reset' | 'watchdog' | 'break' once the firmware asked to stop
     this.stopped = false;
@@ -606,8 +613,7 @@ export class Chip {
     if (alarm !== null && alarm.nanos < to) to = alarm.nanos;
     const d = to - clock.nanos;
     if (d <= 0) return 0;
-    const at = this.delayLoop - FLASH_BASE + 4;
-    if (this.flash[at] !== 0x8d || this.flash[at + 11] !== 0xbd) {
+    if (!delayLoopAt(this.flashHalves, (this.delayLoop - FLASH_BASE) >> 1)) {
       this.delayLoop = -1;
       return 0;
     }
@@ -696,8 +702,10 @@ export class Chip {
       while (cycles < maxCycles) {
         if (core.PC === delay) {
           const d = this.skipDelay(end);
-          cycles += d / CYCLE_NS;
-          if (clock.nanos >= end || core.waiting || this.stopped || this.pauseReq) break;
+          if (d > 0) {
+            cycles += d / CYCLE_NS;
+            if (clock.nanos >= end || core.waiting || this.stopped || this.pauseReq) break;
+          }
         }
         const c = core.executeInstruction();
         cycles += c;
