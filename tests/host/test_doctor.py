@@ -57,9 +57,9 @@ def scripted_bringup(vb: Any, wait_s: int = 30, two: bool = True) -> tuple[int, 
     """`cardtable doctor --bringup` on board vb with a scripted maker: a card (AS) laid on each
     zone when asked and lifted after, LEDs 0-3 seen lit and 4 onwards dark (a chain broken
     after LED 3), two cards laid together when asked (two: else --no-two), each button pressed
-    when asked (again every PRESS_AGAIN_S until the doctor answers), each encoder turned a detent backwards (its A and B wires swapped), the buzzer
-    said heard only if the board's piezo played. Returns (exit status, output lines, zones laid
-    on, LEDs asked about)."""
+    when asked (again every PRESS_AGAIN_S until the doctor answers), each encoder turned a detent
+    backwards (its A and B wires swapped), the buzzer said heard only if the board's piezo
+    played. Returns (exit status, output lines, zones laid on, LEDs asked about)."""
     import os
     import subprocess
 
