@@ -41,11 +41,17 @@ WDT_AFTER = 200
 MAX_ERRORS = 20
 
 
-def load_board(cfg, boards_dir=BOARDS):
-    """The board config cfg names (DEFAULT_BOARD if it names none)."""
+def load_board(cfg, boards_dir=BOARDS, storage=None):
+    """The board config cfg names (DEFAULT_BOARD if it names none); storage: where the image
+    keeps its check of the board file (table/checkedboard.py)."""
     from cardtable.table import config
 
-    return config.load_board(cfg.get("board") or DEFAULT_BOARD, boards_dir)
+    path = config.board_path(cfg.get("board") or DEFAULT_BOARD, boards_dir)
+    if storage is None:
+        return config.load(path)
+    from cardtable.table import checkedboard
+
+    return checkedboard.load(path, storage)
 
 
 def build(cfg, make_hal, boards_dir=BOARDS, stop=None, board=None):
@@ -235,7 +241,8 @@ def main():
         return
     try:
         ctl = build(cfg, lambda board: hw_rp2.Rp2Hal(board, storage),
-                    stop=lambda hal, board: maintenance(storage, hal, board))
+                    stop=lambda hal, board: maintenance(storage, hal, board),
+                    board=load_board(cfg, storage=storage))
     except ValueError as e:  # a board config the firmware cannot run
         boot_failed(storage, "cardtable: cannot start: %s" % e)
         return

@@ -9,6 +9,7 @@ time on a machine: installing the firmware on a fresh flash is cached afterwards
 """
 from __future__ import annotations
 
+import hashlib
 import subprocess
 import sys
 import time
@@ -164,6 +165,32 @@ def test_the_seats_say_buttons_and_a_teams_agree_button_reach_the_host(board: Rp
         board.press("ok1")  # the game goes on: East-West's agree is their consent, told to the host
         msg = link.wait_for(lambda m: m.get("type") in ("consent", "verdict", "agree"), 60)
     assert msg == {"type": "consent", "team": 1, "answer": "agree", "from": "button ok1"}, msg
+
+
+def test_the_board_check_is_kept_and_an_edited_board_file_is_checked_again(board: Rp2Board, tmp_path: Path) -> None:
+    # The image keeps its check of the board file (table/checkedboard.py) under the file's
+    # hash: the next boot builds the board from it. A maker's edit that breaks the file is
+    # checked again at the next boot, which stops with the checker's words.
+    path = ":boards/pico-i2c-4seat.json"
+    kept = mpremote(board.port, "cat", ":board-checked.json")
+    assert kept.returncode == 0, kept.stderr
+    key = kept.stdout.splitlines()[0].split()
+    good = tmp_path / "good.json"
+    assert mpremote(board.port, "cp", path, str(good)).returncode == 0
+    assert key[1:] == ["boards/pico-i2c-4seat.json", hashlib.sha256(good.read_bytes()).hexdigest()], key
+    broken = tmp_path / "broken.json"
+    broken.write_text(good.read_text().replace('"bus": "i2c0"', '"bus": "i2c7"', 1))
+    try:
+        assert mpremote(board.port, "cp", str(broken), path).returncode == 0
+        assert board.reset(timeout=BOOT_S) == "repl"  # the table did not start
+        said = mpremote(board.port, "cat", ":boot-error.txt").stdout
+        assert "pico-i2c-4seat.json" in said and "i2c7" in said, said
+    finally:
+        assert mpremote(board.port, "cp", str(good), path).returncode == 0
+    back_to_table(board)
+    again = mpremote(board.port, "cat", ":board-checked.json")
+    assert again.stdout.splitlines()[0] == kept.stdout.splitlines()[0]  # the good file's check, kept anew
+    back_to_table(board)
 
 
 def test_a_button_held_at_power_up_is_maintenance_mode(board: Rp2Board) -> None:
