@@ -44,14 +44,14 @@ MAX_ERRORS = 20
 def load_board(cfg, boards_dir=BOARDS, storage=None):
     """The board config cfg names (DEFAULT_BOARD if it names none); storage: where the image
     keeps its check of the board file (table/checkedboard.py)."""
+    name = cfg.get("board") or DEFAULT_BOARD
+    if storage is not None:
+        from cardtable.table import checkedboard
+
+        return checkedboard.load("%s/%s.json" % (boards_dir, name), storage)
     from cardtable.table import config
 
-    path = config.board_path(cfg.get("board") or DEFAULT_BOARD, boards_dir)
-    if storage is None:
-        return config.load(path)
-    from cardtable.table import checkedboard
-
-    return checkedboard.load(path, storage)
+    return config.load_board(name, boards_dir)
 
 
 def build(cfg, make_hal, boards_dir=BOARDS, stop=None, board=None):

@@ -36,14 +36,9 @@ def load(path):
     return _check("load", path)
 
 
-def board_path(name, boards_dir="boards"):
-    """The file of board name: boards_dir/<name>.json (boards_dir is 'boards' on the device)."""
-    return "%s/%s.json" % (boards_dir, name)
-
-
 def load_board(name, boards_dir="boards"):
     """Load firmware/boards/<name>.json (boards_dir is 'boards' on the device)."""
-    return load(board_path(name, boards_dir))
+    return load("%s/%s.json" % (boards_dir, name))
 
 
 def board_names(boards_dir="boards"):
