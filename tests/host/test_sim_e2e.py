@@ -30,7 +30,7 @@ TUNED = {
     "california-jacks": (171, []),  # 159
     "fortyfives": (26, []),  # 150
     "nonesuch": (254, []),  # 214
-    "nerts": (120, ["--rule", "target=40"]),  # six players, first to 40
+    "nerts": (207, ["--rule", "target=40"]),  # six players, first to 40: two rounds, 219
 }
 GAMES = {g: TUNED.get(g, (1, [])) for g in games.GAMES}  # every registered game
 TIMEOUT = 200
