@@ -40,11 +40,12 @@ class Table:
         return {"ok": True}
 
     def raw(self, request: bytes, timeout: float = 10) -> bytes:
-        """Send request bytes as they are; everything the server answers until it closes."""
+        """Send request bytes as they are; the server's answer until it is whole (its head and
+        Content-Length bytes of body; a 101's head alone: the socket stays open) or it closes."""
         with socket.create_connection(("127.0.0.1", self.port), timeout=timeout) as s:
             s.sendall(request)
             out = b""
-            while True:
+            while not whole(out):
                 try:
                     got = s.recv(65536)
                 except socket.timeout:
@@ -69,6 +70,21 @@ class Table:
         head.update(headers or {})
         req = "GET %s HTTP/1.1\r\n%s\r\n" % (path, "".join("%s: %s\r\n" % kv for kv in head.items()))
         return status_of(self.raw(req.encode()))
+
+
+def whole(answer: bytes) -> bool:
+    """Is this HTTP answer complete: its head, then as much body as its Content-Length says?"""
+    head, sep, body = answer.partition(b"\r\n\r\n")
+    if not sep:
+        return False
+    lines = head.split(b"\r\n")
+    if lines[0].split()[1:2] == [b"101"]:
+        return True
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            return len(body) >= int(value)
+    return False
 
 
 def status_of(answer: bytes) -> tuple[int, bytes]:
