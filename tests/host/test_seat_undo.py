@@ -17,8 +17,18 @@ pytest.importorskip("aiohttp")
 need_node()
 
 
+BOT_DELAY = 1.0  # seconds between the bots' actions: each ask is made right after one
+
+
+def fresh(s: Serve) -> int:
+    """Wait for the bots' next action (the ask that follows has BOT_DELAY seconds); its seq."""
+    seq = s.json("snapshot.json").get("seq") or 0
+    s.wait_for(lambda: (s.json("snapshot.json").get("seq") or 0) > seq, 30, "the bots' next action")
+    return s.json("snapshot.json")["seq"]
+
+
 def test_an_undo_needs_the_other_sides_consent(tmp_path) -> None:
-    with Serve("--sim", "nexus", "--bot-delay", "2.5", "--no-mistakes", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
+    with Serve("--sim", "nexus", "--bot-delay", str(BOT_DELAY), "--no-mistakes", "--http", "127.0.0.1:0", "--archive", str(tmp_path),
                "--players", "Ann,Bob", "-q", "--wait-viewers", "1") as s:
         v = Viewer(s.url)
         s.wait_for(lambda: (s.json("snapshot.json").get("seq") or 0) >= 3, 120, "a few actions")
@@ -27,16 +37,20 @@ def test_an_undo_needs_the_other_sides_consent(tmp_path) -> None:
         assert ask(ann.split("?")[0] + "?token=nope", {"do": "undo"})[0] == 401
         assert ask(ann, {"do": "fly"})[0] == 400
         # asked, not agreed: nothing is undone, and once the table moves on the ask is void
-        seq = s.json("snapshot.json")["seq"]
-        assert ask(ann, {"do": "undo"})[0] == 200
-        status, answer = ask(ann, {"do": "agree"})
+        for _ in range(6):  # ask right after a bot action (the next one voids the ask)
+            seq = fresh(s)
+            assert ask(ann, {"do": "undo"})[0] == 200
+            status, answer = ask(ann, {"do": "agree"})
+            if answer.get("error") != "no undo is asked":  # (else the bots moved on meanwhile)
+                break
         assert status == 409 and "the other side must agree" in answer["error"]
         s.wait_for(lambda: s.json("snapshot.json")["seq"] > seq, 60, "the table to move on")
         assert not any("undone" in m for m in v.messages)
         assert ask(bob, {"do": "agree"})[1].get("error") in ("no undo is asked", "the table moved on: ask again")
         # asked and agreed by the other side: undone
         done = None
-        for _ in range(6):  # the bots play every 2.5 s: ask and agree between two of their actions
+        for _ in range(6):  # ask and agree between two of the bots' actions
+            fresh(s)
             assert ask(ann, {"do": "undo"})[0] == 200
             pending = seats(s)["undo"]  # the line asked to be undone
             status, answer = ask(bob, {"do": "agree"})
