@@ -33,8 +33,15 @@ BOOT_S = 180  # boot to the table on a loaded 2-core machine, stock image and .m
 
 
 def mpremote(port: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mpremote", "connect", port, *args],
-                          capture_output=True, text=True, timeout=timeout)
+    """mpremote on the board, run again (as a person would) if it gave up entering the raw REPL:
+    it waits 10 s of wall time for the prompt, which the emulated chip, at a twentieth of a
+    Pico's pace on a loaded machine, may not give in time."""
+    for _ in range(3):
+        r = subprocess.run([sys.executable, "-m", "mpremote", "connect", port, *args],
+                           capture_output=True, text=True, timeout=timeout)
+        if "could not enter raw repl" not in r.stderr:
+            break
+    return r
 
 
 def mpremote_bg(port: str, *args: str) -> subprocess.Popen[str]:
