@@ -97,6 +97,12 @@ class Serve:
             time.sleep(0.1)
         raise AssertionError("timed out waiting for %s; serve said:\n%s" % (what, "\n".join((self.lines + self.err)[-30:])))
 
+    def next_action(self, timeout: float) -> int:
+        """Wait for the bots' next action (an ask made now has a whole bot delay); its seq."""
+        seq = self.json("snapshot.json").get("seq") or 0
+        self.wait_for(lambda: (self.json("snapshot.json").get("seq") or 0) > seq, timeout, "the bots' next action")
+        return self.json("snapshot.json")["seq"]
+
     def stop(self) -> int:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)

@@ -32,13 +32,6 @@ def shot(driver: Any, name: str) -> None:
     assert path.stat().st_size > 10000
 
 
-def fresh(s: Serve) -> int:
-    """Wait for the bots' next action: the ask that follows has BOT_DELAY seconds to be answered."""
-    seq = s.json("snapshot.json").get("seq") or 0
-    s.wait_for(lambda: (s.json("snapshot.json").get("seq") or 0) > seq, BOT_DELAY * 3, "the bots' next action")
-    return s.json("snapshot.json")["seq"]
-
-
 def narrow(driver: Any) -> int:
     """The page's width at 390 px: it must not scroll sideways."""
     return int(driver.execute_script("return document.documentElement.scrollWidth"))
@@ -53,7 +46,7 @@ def ask_for(desk: Any, who: str) -> None:
 def agreed_by_bob(s: Serve, desk: Any, phone: Any) -> bool:
     """Asked for Ann on the scorekeeper's page; pending until Bob agrees on his page. False if
     the bots moved on first (the ask is void: try again)."""
-    seq = fresh(s)
+    seq = s.next_action(BOT_DELAY * 3)
     ask_for(desk, "0")
     wait(desk, "return document.getElementById('undopending').innerText.includes('waiting for Bob')", 20, "the ask")
     pending = desk.execute_script("return document.getElementById('undopending').innerText")
@@ -78,7 +71,7 @@ def agreed_by_bob(s: Serve, desk: Any, phone: Any) -> bool:
 
 def overridden(s: Serve, desk: Any) -> bool:
     """Asked for the table; carried by the scorekeeper's override. False if the bots moved on first."""
-    fresh(s)
+    s.next_action(BOT_DELAY * 3)
     ask_for(desk, "table")
     wait(desk, "return document.getElementById('undopending').innerText.startsWith('The scorekeeper (for the table) asks to undo ')"
                " && document.getElementById('undooverride').offsetParent", 20, "the table's ask")
@@ -119,7 +112,7 @@ def test_undo_asked_on_the_scorekeepers_page(tmp_path: Path) -> None:
         assert lines[0].startswith(kept[0]["undone"]) and lines[1].startswith(kept[1]["undone"])
         # Bob's page on a wide screen, asked again (left unanswered: the bots move on)
         phone.set_window_size(1200, 900)
-        fresh(s)
+        s.next_action(BOT_DELAY * 3)
         ask_for(desk, "0")
         wait(phone, "return document.getElementById('agreeundo').offsetParent", 20, "the question on a wide screen")
         assert phone.execute_script("return document.getElementById('asked').textContent") == ""  # not the last answer

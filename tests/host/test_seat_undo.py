@@ -16,15 +16,7 @@ from servesupport import Serve, Viewer, ask, seats
 pytest.importorskip("aiohttp")
 need_node()
 
-
 BOT_DELAY = 1.0  # seconds between the bots' actions: each ask is made right after one
-
-
-def fresh(s: Serve) -> int:
-    """Wait for the bots' next action (the ask that follows has BOT_DELAY seconds); its seq."""
-    seq = s.json("snapshot.json").get("seq") or 0
-    s.wait_for(lambda: (s.json("snapshot.json").get("seq") or 0) > seq, 30, "the bots' next action")
-    return s.json("snapshot.json")["seq"]
 
 
 def test_an_undo_needs_the_other_sides_consent(tmp_path) -> None:
@@ -38,7 +30,7 @@ def test_an_undo_needs_the_other_sides_consent(tmp_path) -> None:
         assert ask(ann, {"do": "fly"})[0] == 400
         # asked, not agreed: nothing is undone, and once the table moves on the ask is void
         for _ in range(6):  # ask right after a bot action (the next one voids the ask)
-            seq = fresh(s)
+            seq = s.next_action(30)
             assert ask(ann, {"do": "undo"})[0] == 200
             status, answer = ask(ann, {"do": "agree"})
             if answer.get("error") != "no undo is asked":  # (else the bots moved on meanwhile)
@@ -50,7 +42,7 @@ def test_an_undo_needs_the_other_sides_consent(tmp_path) -> None:
         # asked and agreed by the other side: undone
         done = None
         for _ in range(6):  # ask and agree between two of the bots' actions
-            fresh(s)
+            s.next_action(30)
             assert ask(ann, {"do": "undo"})[0] == 200
             pending = seats(s)["undo"]  # the line asked to be undone
             status, answer = ask(bob, {"do": "agree"})
