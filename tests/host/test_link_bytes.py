@@ -50,7 +50,7 @@ def test_ctrl_c_in_a_line_is_data_and_a_line_of_ctrl_c_stops_the_table() -> None
         # the deliberate stop: what mpremote sends to break in (\r\x03, then \r\x01)
         link.send_raw(b"\r\x03\r")
         assert vb.wait_mode("repl", 20), vb.mode
-        assert "stopped by Ctrl-C; the REPL is yours" in vb.console()
+        assert "stopped by Ctrl-C; the REPL is yours" in vb.console(ending=">>> ", timeout=10)
     with VirtualBoard("pico-i2c-2seat", game="nexus") as vb:
         from mpremote.transport_serial import SerialTransport
 

@@ -372,7 +372,7 @@ def _keep_running(keep: bool, vb: VirtualBoard, link: Link, bots: Bots, people: 
 
 def _said(vb: VirtualBoard) -> str:
     """What the board printed last, as words to add to an error ("" if nothing)."""
-    why = board_words(vb.console())
+    why = board_words(vb.console(ending=">>> " if vb.mode == "repl" else "", timeout=5))
     return "; the board said: %s" % why if why else ""
 
 

@@ -355,11 +355,21 @@ class VirtualBoard:
             self._console.extend(data)
             if len(self._console) > _CONSOLE_MAX:
                 del self._console[:len(self._console) - _CONSOLE_MAX]
+            self._cond.notify_all()
         return data
 
-    def console(self) -> str:
-        """The last few KB the board printed on its serial, whoever read them (or nobody)."""
-        with self._lock:
+    def console(self, ending: str = "", timeout: float = 0) -> str:
+        """The last few KB the board printed on its serial, whoever read them (or nobody);
+        with ending, once it ends so (a REPL's prompt) or timeout passes: the serial and the
+        board's mode come by different ways, so the mode can be ahead of the text."""
+        end = ending.encode()
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while not self._console.endswith(end) and self.alive:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                self._cond.wait(min(left, 0.2))
             return self._console.decode("utf-8", "replace")
 
     def _stderr_reader(self) -> None:
