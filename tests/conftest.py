@@ -141,31 +141,31 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 # and CPU seconds measured with CARDTABLE_CPU_LOG below: `make test` on the 2-core machine,
 # 2026-11-29, a clean clone's `.ci/run`, three workers); the rest keep their order.
 HEAVY_FIRST: tuple[str, ...] = (
-    "tests/host/test_rp2_powercut.py",  # 192 s wall, 93 s CPU
-    "tests/host/test_rp2_games.py",  # 172 s wall, 150 s CPU
-    "tests/host/test_serve_load.py",  # 123 s wall, 52 s CPU
-    "tests/host/test_seat_browser.py",  # 120 s wall, 29 s CPU
-    "tests/host/test_rp2_powercut_replay_1.py",  # 105 s wall, 52 s CPU
-    "tests/host/test_seat_undo.py",  # 96 s wall, 23 s CPU
-    "tests/host/test_rp2_lockstep.py",  # 70 s wall, 72 s CPU
-    "tests/host/test_serve_safety.py",  # 65 s wall, 14 s CPU
-    "tests/host/test_boot_resume.py",  # 63 s wall, 31 s CPU
-    "tests/host/test_serve_hidden.py",  # 48 s wall, 42 s CPU
-    "tests/host/test_rp2_powercut_replay_2.py",  # 45 s wall, 30 s CPU
-    "tests/host/test_rp2_powercut_replay_3.py",  # 43 s wall, 31 s CPU
-    "tests/host/test_sim_dealpad.py",  # 43 s wall, 43 s CPU
-    "tests/host/test_seat_pages.py",  # 42 s wall, 24 s CPU
-    "tests/host/test_rp2_powercut_replay_4.py",  # 40 s wall, 32 s CPU
+    "tests/host/test_serve_load.py",  # 122 s wall, 52 s CPU
+    "tests/host/test_rp2_games.py",  # 108 s wall, 91 s CPU
+    "tests/host/test_seat_browser.py",  # 100 s wall, 26 s CPU
+    "tests/host/test_rp2_powercut.py",  # 88 s wall, 34 s CPU
+    "tests/host/test_rp2_powercut_replay_1.py",  # 70 s wall, 36 s CPU
+    "tests/host/test_rp2_board.py",  # 52 s wall, 30 s CPU
+    "tests/host/test_rp2_powercut_replay_3.py",  # 51 s wall, 29 s CPU
+    "tests/host/test_rp2_powercut_replay_2.py",  # 50 s wall, 28 s CPU
+    "tests/host/test_rp2_powercut_replay_4.py",  # 46 s wall, 28 s CPU
+    "tests/host/test_seat_undo.py",  # 42 s wall, 11 s CPU
+    "tests/host/test_serve_hidden.py",  # 42 s wall, 33 s CPU
+    "tests/host/test_seat_pages.py",  # 42 s wall, 23 s CPU
     "tests/host/test_seat_consent.py",  # 40 s wall, 8 s CPU
-    "tests/host/test_drawings.py",  # 37 s wall, 17 s CPU
-    "tests/host/test_words_every_game.py",  # 36 s wall, 24 s CPU
-    "tests/host/test_types.py",  # 35 s wall, 31 s CPU
-    "tests/host/test_readme.py",  # 35 s wall, 17 s CPU
-    "tests/host/test_serve.py",  # 34 s wall, 9 s CPU
-    "tests/host/test_sim_e2e.py",  # 34 s wall, 33 s CPU
-    "tests/host/test_pages_browser.py",  # 33 s wall, 11 s CPU
-    "tests/host/test_rp2_board.py",  # 30 s wall, 24 s CPU
-    "tests/host/test_install.py",  # 27 s wall, 21 s CPU
+    "tests/host/test_types.py",  # 40 s wall, 30 s CPU
+    "tests/host/test_boot_resume.py",  # 38 s wall, 28 s CPU
+    "tests/host/test_pages_browser.py",  # 34 s wall, 10 s CPU
+    "tests/host/test_serve.py",  # 33 s wall, 9 s CPU
+    "tests/host/test_rp2_lockstep.py",  # 28 s wall, 24 s CPU
+    "tests/host/test_words_every_game.py",  # 27 s wall, 16 s CPU
+    "tests/host/test_install.py",  # 25 s wall, 18 s CPU
+    "tests/host/test_drawings.py",  # 25 s wall, 17 s CPU
+    "tests/host/test_rp2_pins.py",  # 24 s wall, 15 s CPU
+    "tests/host/test_sim_dealpad.py",  # 23 s wall, 24 s CPU
+    "tests/host/test_flash.py",  # 21 s wall, 9 s CPU
+    "tests/device/test_board_config.py",  # 21 s wall, 14 s CPU
 )
 
 
