@@ -255,6 +255,7 @@ class TableApp:
         self.seats = seats
         self.viewers = Viewers(hub)
         self.delayed = Delayed(overlay_delay) if overlay_delay > 0 else None
+        self.subscribed: list[int] = []  # the hub's ids of the feeds above, while serving
         self.game_page = _page("game.html")
         self.missing = _page_text("missing.html")
 
@@ -262,17 +263,16 @@ class TableApp:
 
     async def on_startup(self, app: web.Application) -> None:
         self.viewers.loop = asyncio.get_running_loop()
-        app["hub_sub"] = self.hub.subscribe(self.viewers.publish)[0]
+        self.subscribed.append(self.hub.subscribe(self.viewers.publish)[0])
         if self.delayed is not None:
             self.delayed.loop = self.viewers.loop
-            app["delayed_sub"] = self.hub.subscribe(self.delayed.publish)[0]
+            self.subscribed.append(self.hub.subscribe(self.delayed.publish)[0])
         if self.seats is not None:
             self.seats.start(self.viewers.loop)
 
     async def on_cleanup(self, app: web.Application) -> None:
-        self.hub.unsubscribe(app["hub_sub"])
-        if self.delayed is not None:
-            self.hub.unsubscribe(app["delayed_sub"])
+        while self.subscribed:
+            self.hub.unsubscribe(self.subscribed.pop())
         if self.seats is not None:
             self.seats.stop()
 
@@ -428,7 +428,6 @@ def make_app(hub: Hub, archive: Archive, secret: str, control: Control | None,
                           middlewares=[netguard.guard(names if names is not None else netguard.host_names("127.0.0.1"),
                                                        allowed)])
     table = TableApp(hub, archive, secret, control, drawing, overlay_delay, seats)
-    app["viewers"] = table.viewers
     app.on_startup.append(table.on_startup)
     app.on_shutdown.append(table.on_shutdown)
     app.on_cleanup.append(table.on_cleanup)
